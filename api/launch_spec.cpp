@@ -1,0 +1,418 @@
+// Launch-spec parsing and validation; see launch_spec.h for the format.
+#include "api/launch_spec.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <set>
+
+#include "base/error.h"
+#include "base/files.h"
+#include "base/float16.h"
+#include "base/random.h"
+#include "device/device_spec.h"
+
+namespace kernsim::api {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+const char* to_string(ScalarType t) {
+  switch (t) {
+    case ScalarType::I32: return "i32";
+    case ScalarType::U32: return "u32";
+    case ScalarType::I64: return "i64";
+    case ScalarType::U64: return "u64";
+    case ScalarType::F32: return "f32";
+    case ScalarType::F64: return "f64";
+  }
+  return "?";
+}
+
+const char* to_string(ElemType t) {
+  switch (t) {
+    case ElemType::F32: return "f32";
+    case ElemType::F16: return "f16";
+    case ElemType::BF16: return "bf16";
+    case ElemType::F64: return "f64";
+    case ElemType::I32: return "i32";
+    case ElemType::U32: return "u32";
+    case ElemType::I64: return "i64";
+    case ElemType::U8: return "u8";
+  }
+  return "?";
+}
+
+std::size_t size_of(ScalarType t) {
+  return (t == ScalarType::I32 || t == ScalarType::U32 || t == ScalarType::F32) ? 4 : 8;
+}
+
+std::size_t size_of(ElemType t) {
+  switch (t) {
+    case ElemType::F16:
+    case ElemType::BF16: return 2;
+    case ElemType::F32:
+    case ElemType::I32:
+    case ElemType::U32: return 4;
+    case ElemType::F64:
+    case ElemType::I64: return 8;
+    case ElemType::U8: return 1;
+  }
+  return 0;
+}
+
+namespace {
+
+class SpecReader {
+ public:
+  explicit SpecReader(std::string origin) : origin_(std::move(origin)) {}
+
+  [[noreturn]] void fail(const std::string& field, const std::string& msg) const {
+    throw Error(ErrorKind::LaunchSpec, origin_ + ": " + (field.empty() ? "" : "`" + field + "`: ") + msg);
+  }
+
+  void only_keys(const json& obj, const std::string& where, const std::set<std::string>& allowed) const {
+    for (auto it = obj.begin(); it != obj.end(); ++it) {
+      if (!allowed.count(it.key())) {
+        std::string list;
+        for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
+        fail(where.empty() ? it.key() : where + "." + it.key(), "unknown key (allowed: " + list + ")");
+      }
+    }
+  }
+
+  std::string str(const json& obj, const std::string& key, const std::string& field) const {
+    const json& v = obj.at(key);
+    if (!v.is_string()) fail(field, "must be a string");
+    return v.get<std::string>();
+  }
+
+  std::int64_t integer(const json& v, const std::string& field) const {
+    if (v.is_number_integer()) {
+      if (v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX))
+        fail(field, "integer too large");
+      return v.get<std::int64_t>();
+    }
+    if (v.is_number_float()) {
+      double d = v.get<double>();
+      if (std::floor(d) == d && std::fabs(d) < 9.0e15) return static_cast<std::int64_t>(d);
+      fail(field, "must be an integer, got " + v.dump());
+    }
+    fail(field, "must be an integer, got " + v.dump());
+  }
+
+  std::array<std::int64_t, 3> dims(const json& v, const std::string& field) const {
+    std::array<std::int64_t, 3> d{1, 1, 1};
+    if (v.is_number()) {
+      d[0] = integer(v, field);
+    } else if (v.is_array()) {
+      if (v.empty() || v.size() > 3) fail(field, "must have 1 to 3 elements [x, y, z]");
+      for (std::size_t i = 0; i < v.size(); ++i) d[i] = integer(v[i], field + "[" + std::to_string(i) + "]");
+    } else {
+      fail(field, "must be an array [x, y, z]");
+    }
+    for (int i = 0; i < 3; ++i)
+      if (d[i] <= 0) fail(field, "every dimension must be positive, got " + std::to_string(d[i]));
+    return d;
+  }
+
+  ScalarArg scalar(const json& a, const std::string& field) const {
+    static const std::map<std::string, ScalarType> types = {
+        {"i32", ScalarType::I32}, {"u32", ScalarType::U32}, {"i64", ScalarType::I64},
+        {"u64", ScalarType::U64}, {"f32", ScalarType::F32}, {"f64", ScalarType::F64}};
+    only_keys(a, field, {"type", "value", "name"});
+    std::string t = str(a, "type", field + ".type");
+    auto it = types.find(t);
+    if (it == types.end()) fail(field + ".type", "unknown scalar type `" + t + "` (one of i32 u32 i64 u64 f32 f64)");
+    if (!a.contains("value")) fail(field + ".value", "missing");
+    const json& v = a.at("value");
+    ScalarArg s;
+    s.type = it->second;
+    if (!v.is_number()) fail(field + ".value", "must be a number, got " + v.dump());
+    switch (s.type) {
+      case ScalarType::F32: {
+        double d = v.get<double>();
+        if (std::isfinite(d) && std::fabs(d) > std::numeric_limits<float>::max()) fail(field + ".value", "out of range for f32");
+        float f = static_cast<float>(d);
+        std::uint32_t b;
+        std::memcpy(&b, &f, 4);
+        s.bits = b;
+        s.as_double = f;
+        break;
+      }
+      case ScalarType::F64: {
+        double d = v.get<double>();
+        std::memcpy(&s.bits, &d, 8);
+        s.as_double = d;
+        break;
+      }
+      case ScalarType::I32:
+      case ScalarType::I64: {
+        std::int64_t x = integer(v, field + ".value");
+        if (s.type == ScalarType::I32 && (x < INT32_MIN || x > INT32_MAX)) fail(field + ".value", "out of range for i32");
+        s.bits = s.type == ScalarType::I32 ? static_cast<std::uint32_t>(static_cast<std::int32_t>(x)) : static_cast<std::uint64_t>(x);
+        s.as_double = static_cast<double>(x);
+        break;
+      }
+      case ScalarType::U32:
+      case ScalarType::U64: {
+        if (v.is_number_unsigned()) {
+          std::uint64_t x = v.get<std::uint64_t>();
+          if (s.type == ScalarType::U32 && x > UINT32_MAX) fail(field + ".value", "out of range for u32");
+          s.bits = x;
+          s.as_double = static_cast<double>(x);
+        } else {
+          std::int64_t x = integer(v, field + ".value");
+          if (x < 0) fail(field + ".value", "must not be negative for " + std::string(to_string(s.type)));
+          if (s.type == ScalarType::U32 && x > static_cast<std::int64_t>(UINT32_MAX)) fail(field + ".value", "out of range for u32");
+          s.bits = static_cast<std::uint64_t>(x);
+          s.as_double = static_cast<double>(x);
+        }
+        break;
+      }
+    }
+    return s;
+  }
+
+  Init init(const json& a, const std::string& field, const fs::path& base_dir, ElemType type,
+            std::int64_t count) const {
+    Init in;
+    if (!a.contains("init")) return in;  // zeros
+    const json& v = a.at("init");
+    if (!v.is_string()) fail(field, "must be a string (zeros, uniform, iota, randint:LO:HI, file:PATH)");
+    std::string s = v.get<std::string>();
+    in.text = s;
+    if (s == "zeros") {
+      in.kind = Init::Kind::Zeros;
+    } else if (s == "uniform") {
+      in.kind = Init::Kind::Uniform;
+    } else if (s == "iota") {
+      in.kind = Init::Kind::Iota;
+    } else if (s.rfind("randint:", 0) == 0) {
+      in.kind = Init::Kind::RandInt;
+      std::string rest = s.substr(8);
+      auto colon = rest.find(':');
+      if (colon == std::string::npos) fail(field, "randint needs two bounds: randint:LO:HI");
+      try {
+        std::size_t p1 = 0, p2 = 0;
+        in.lo = std::stoll(rest.substr(0, colon), &p1);
+        in.hi = std::stoll(rest.substr(colon + 1), &p2);
+        if (p1 != colon || p2 != rest.size() - colon - 1) throw std::invalid_argument("trailing");
+      } catch (const std::exception&) {
+        fail(field, "bad randint bounds in `" + s + "` (want randint:LO:HI with integers)");
+      }
+      if (in.lo > in.hi) fail(field, "randint: LO (" + std::to_string(in.lo) + ") is greater than HI (" + std::to_string(in.hi) + ")");
+      bool unsigned_type = type == ElemType::U32 || type == ElemType::U8;
+      if (unsigned_type && in.lo < 0) fail(field, "randint: negative bound for unsigned buffer type " + std::string(to_string(type)));
+      if (type == ElemType::U8 && in.hi > 255) fail(field, "randint: bound above 255 for u8 buffer");
+    } else if (s.rfind("file:", 0) == 0) {
+      in.kind = Init::Kind::File;
+      std::string rel = s.substr(5);
+      if (rel.empty()) fail(field, "file: needs a path");
+      in.file = fs::path(rel).is_absolute() ? fs::path(rel) : base_dir / rel;
+      std::error_code ec;
+      if (!fs::exists(in.file, ec)) fail(field, "file not found: " + in.file.string());
+      auto size = fs::file_size(in.file, ec);
+      std::size_t need = static_cast<std::size_t>(count) * size_of(type);
+      if (ec) fail(field, "cannot read size of " + in.file.string());
+      if (size < need)
+        fail(field, "file " + in.file.string() + " is too short: " + std::to_string(size) + " bytes, buffer needs " +
+                        std::to_string(need) + " (" + std::to_string(count) + " x " + to_string(type) + ")");
+      if (size > need)
+        fail(field, "file " + in.file.string() + " has " + std::to_string(size) + " bytes but the buffer holds " +
+                        std::to_string(need) + "; give the matching count");
+    } else {
+      fail(field, "unknown init `" + s + "` (zeros, uniform, iota, randint:LO:HI, file:PATH)");
+    }
+    return in;
+  }
+
+  BufferArg buffer(const json& a, const std::string& field, const fs::path& base_dir) const {
+    static const std::map<std::string, ElemType> types = {
+        {"f32", ElemType::F32}, {"f16", ElemType::F16}, {"bf16", ElemType::BF16}, {"f64", ElemType::F64},
+        {"i32", ElemType::I32}, {"u32", ElemType::U32}, {"i64", ElemType::I64}, {"u8", ElemType::U8}};
+    only_keys(a, field, {"buffer", "count", "init", "name"});
+    std::string t = str(a, "buffer", field + ".buffer");
+    auto it = types.find(t);
+    if (it == types.end()) fail(field + ".buffer", "unknown buffer type `" + t + "` (one of f32 f16 bf16 f64 i32 u32 i64 u8)");
+    BufferArg b;
+    b.type = it->second;
+    if (!a.contains("count")) fail(field + ".count", "missing");
+    b.count = integer(a.at("count"), field + ".count");
+    if (b.count <= 0) fail(field + ".count", "must be positive, got " + std::to_string(b.count));
+    if (static_cast<double>(b.count) * static_cast<double>(size_of(b.type)) > 64.0 * (1ull << 30))
+      fail(field + ".count", "buffer larger than 64 GiB");
+    b.init = init(a, field + ".init", base_dir, b.type, b.count);
+    return b;
+  }
+
+ private:
+  std::string origin_;
+};
+
+}  // namespace
+
+LaunchSpec parse_launch_spec_text(const std::string& text, const fs::path& base_dir, const std::string& origin) {
+  SpecReader r(origin);
+  json j;
+  try {
+    j = json::parse(text);
+  } catch (const json::parse_error& e) {
+    // Turn the byte offset into line:column.
+    std::size_t line = 1, col = 1;
+    for (std::size_t i = 0; i < e.byte && i < text.size(); ++i) {
+      if (text[i] == '\n') { ++line; col = 1; } else { ++col; }
+    }
+    throw Error(ErrorKind::LaunchSpec, origin + ":" + std::to_string(line) + ":" + std::to_string(col) +
+                                           ": JSON syntax error: " + e.what());
+  }
+  if (!j.is_object()) r.fail("", "a launch spec must be a JSON object");
+  r.only_keys(j, "", {"spec_version", "source", "kernel", "grid", "block", "dynamic_shared_bytes", "args", "id",
+                      "family", "notes", "flops", "min_bytes", "seed"});
+  LaunchSpec s;
+  if (j.contains("spec_version")) {
+    s.spec_version = static_cast<int>(r.integer(j.at("spec_version"), "spec_version"));
+    if (s.spec_version != kLaunchSpecVersion)
+      r.fail("spec_version", "unsupported version " + std::to_string(s.spec_version) + " (this kernsim reads " +
+                                 std::to_string(kLaunchSpecVersion) + ")");
+  }
+  for (const char* req : {"source", "kernel", "grid", "block", "args"})
+    if (!j.contains(req)) r.fail(req, "missing required key");
+  std::string src = r.str(j, "source", "source");
+  if (src.empty()) r.fail("source", "must not be empty");
+  s.source = fs::path(src).is_absolute() ? fs::path(src) : base_dir / src;
+  s.kernel = r.str(j, "kernel", "kernel");
+  if (s.kernel.empty()) r.fail("kernel", "must not be empty");
+  s.grid = r.dims(j.at("grid"), "grid");
+  s.block = r.dims(j.at("block"), "block");
+  if (j.contains("dynamic_shared_bytes")) {
+    s.dynamic_shared_bytes = r.integer(j.at("dynamic_shared_bytes"), "dynamic_shared_bytes");
+    if (s.dynamic_shared_bytes < 0) r.fail("dynamic_shared_bytes", "must not be negative");
+  }
+  const json& args = j.at("args");
+  if (!args.is_array()) r.fail("args", "must be an array");
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    std::string field = "args[" + std::to_string(i) + "]";
+    const json& a = args[i];
+    if (!a.is_object()) r.fail(field, "must be an object: {\"type\":..,\"value\":..} or {\"buffer\":..,\"count\":..}");
+    Arg arg;
+    if (a.contains("buffer")) {
+      arg.is_buffer = true;
+      arg.buffer = r.buffer(a, field, base_dir);
+    } else if (a.contains("type")) {
+      arg.scalar = r.scalar(a, field);
+    } else {
+      r.fail(field, "needs either `type` (a scalar) or `buffer` (an array)");
+    }
+    s.args.push_back(arg);
+  }
+  for (const char* k : {"id", "family", "notes"})
+    if (j.contains(k)) {
+      std::string v = r.str(j, k, k);
+      (std::string(k) == "id" ? s.id : std::string(k) == "family" ? s.family : s.notes) = v;
+    }
+  for (const char* k : {"flops", "min_bytes"})
+    if (j.contains(k)) {
+      const json& v = j.at(k);
+      if (!v.is_number() || v.get<double>() < 0) r.fail(k, "must be a non-negative number");
+      (std::string(k) == "flops" ? s.flops : s.min_bytes) = v.get<double>();
+    }
+  if (j.contains("seed")) {
+    std::int64_t seed = r.integer(j.at("seed"), "seed");
+    if (seed < 0) r.fail("seed", "must not be negative");
+    s.seed = static_cast<std::uint64_t>(seed);
+  }
+  return s;
+}
+
+LaunchSpec parse_launch_spec(const fs::path& file) {
+  std::string text = read_file(file, "launch spec");
+  fs::path base = file.has_parent_path() ? file.parent_path() : fs::path(".");
+  LaunchSpec s = parse_launch_spec_text(text, base, file.string());
+  s.spec_file = file;
+  return s;
+}
+
+void validate_against_device(const LaunchSpec& s, const device::DeviceSpec& dev) {
+  std::string origin = s.spec_file.empty() ? std::string("launch spec") : s.spec_file.string();
+  auto fail = [&](const std::string& field, const std::string& msg) {
+    throw Error(ErrorKind::LaunchSpec, origin + ": `" + field + "`: " + msg + " on " + dev.name);
+  };
+  const char* axis[3] = {"x", "y", "z"};
+  for (int i = 0; i < 3; ++i) {
+    if (s.block[i] > dev.limits.max_block_dim[i])
+      fail("block", "block." + std::string(axis[i]) + " = " + std::to_string(s.block[i]) + " exceeds the limit " +
+                        std::to_string(dev.limits.max_block_dim[i]));
+    if (s.grid[i] > dev.limits.max_grid_dim[i])
+      fail("grid", "grid." + std::string(axis[i]) + " = " + std::to_string(s.grid[i]) + " exceeds the limit " +
+                       std::to_string(dev.limits.max_grid_dim[i]));
+  }
+  if (s.threads_per_block() > dev.limits.max_threads_per_block)
+    fail("block", std::to_string(s.threads_per_block()) + " threads per block exceed the limit " +
+                      std::to_string(dev.limits.max_threads_per_block));
+  if (s.dynamic_shared_bytes > dev.limits.max_shared_per_block_bytes)
+    fail("dynamic_shared_bytes", std::to_string(s.dynamic_shared_bytes) + " bytes exceed the per-block limit " +
+                                     std::to_string(dev.limits.max_shared_per_block_bytes));
+}
+
+std::vector<std::uint8_t> make_initial_bytes(const LaunchSpec& s, std::size_t arg_index) {
+  const BufferArg& b = s.args.at(arg_index).buffer;
+  std::vector<std::uint8_t> out(b.bytes());
+  const std::size_t n = static_cast<std::size_t>(b.count);
+  auto store = [&](std::size_t i, double v, std::int64_t iv, bool integral) {
+    std::uint8_t* p = out.data() + i * size_of(b.type);
+    switch (b.type) {
+      case ElemType::F32: { float f = static_cast<float>(v); std::memcpy(p, &f, 4); break; }
+      case ElemType::F64: { std::memcpy(p, &v, 8); break; }
+      case ElemType::F16: { std::uint16_t h = float_to_half(static_cast<float>(v)); std::memcpy(p, &h, 2); break; }
+      case ElemType::BF16: { std::uint16_t h = float_to_bf16(static_cast<float>(v)); std::memcpy(p, &h, 2); break; }
+      case ElemType::I32: { std::int32_t x = static_cast<std::int32_t>(integral ? iv : static_cast<std::int64_t>(v)); std::memcpy(p, &x, 4); break; }
+      case ElemType::U32: { std::uint32_t x = static_cast<std::uint32_t>(integral ? iv : static_cast<std::int64_t>(v)); std::memcpy(p, &x, 4); break; }
+      case ElemType::I64: { std::int64_t x = integral ? iv : static_cast<std::int64_t>(v); std::memcpy(p, &x, 8); break; }
+      case ElemType::U8: { std::uint8_t x = static_cast<std::uint8_t>(integral ? iv : static_cast<std::int64_t>(v)); *p = x; break; }
+    }
+  };
+  switch (b.init.kind) {
+    case Init::Kind::Zeros: break;
+    case Init::Kind::Uniform: {
+      bool integral = !(b.type == ElemType::F32 || b.type == ElemType::F64 || b.type == ElemType::F16 || b.type == ElemType::BF16);
+      for (std::size_t i = 0; i < n; ++i) {
+        if (integral) {
+          // Integers: uniform over the small range [-1, 1) rounds to {-1, 0}; use full 8-bit range
+          // for u8 and [-128,127] for other ints so data-dependent kernels see variety.
+          std::uint64_t r = counter_random(s.seed, arg_index, i);
+          std::int64_t v = b.type == ElemType::U8 || b.type == ElemType::U32 ? static_cast<std::int64_t>(r & 0xff)
+                                                                             : static_cast<std::int64_t>(r & 0xff) - 128;
+          store(i, 0, v, true);
+        } else {
+          store(i, counter_uniform(s.seed, arg_index, i), 0, false);
+        }
+      }
+      break;
+    }
+    case Init::Kind::Iota:
+      for (std::size_t i = 0; i < n; ++i) store(i, static_cast<double>(i), static_cast<std::int64_t>(i), true);
+      break;
+    case Init::Kind::RandInt: {
+      std::uint64_t span = static_cast<std::uint64_t>(b.init.hi - b.init.lo) + 1;
+      for (std::size_t i = 0; i < n; ++i) {
+        std::uint64_t r = counter_random(s.seed, arg_index, i);
+        std::int64_t v = b.init.lo + static_cast<std::int64_t>(span == 0 ? r : r % span);
+        store(i, static_cast<double>(v), v, true);
+      }
+      break;
+    }
+    case Init::Kind::File: {
+      std::string bytes = read_file(b.init.file, "buffer init file");
+      if (bytes.size() != out.size())
+        throw Error(ErrorKind::LaunchSpec, "`args[" + std::to_string(arg_index) + "].init`: file " + b.init.file.string() +
+                                               " changed size since the spec was read");
+      std::memcpy(out.data(), bytes.data(), out.size());
+      break;
+    }
+  }
+  return out;
+}
+
+}  // namespace kernsim::api

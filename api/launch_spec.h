@@ -1,0 +1,93 @@
+// The launch spec: one JSON file per kernel launch — kernsim's public, versioned input format.
+//
+//   {"spec_version": 1, "source": "kernels/saxpy.cu", "kernel": "saxpy",
+//    "grid": [4096,1,1], "block": [256,1,1], "dynamic_shared_bytes": 0,
+//    "args": [ {"type": "u64", "value": 1048576}, {"type": "f32", "value": 2.0},
+//              {"buffer": "f32", "count": 1048576, "init": "uniform"}, ... ],
+//    "id": "...", "family": "...", "notes": "...", "flops": 2097152, "min_bytes": 12582912,
+//    "seed": 0}
+//
+// parse_launch_spec() checks everything that can be checked without the kernel or the device:
+// JSON syntax (with line and column), unknown keys, types, sizes, init strings, files. The
+// checks against the device (grid/block/shared limits) and against the kernel's parameter list
+// are separate functions because they need those objects. Every error names the field, in the
+// form `args[2].init`.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kernsim::device { class DeviceSpec; }
+
+namespace kernsim::api {
+
+inline constexpr int kLaunchSpecVersion = 1;
+
+enum class ScalarType { I32, U32, I64, U64, F32, F64 };
+enum class ElemType { F32, F16, BF16, F64, I32, U32, I64, U8 };
+
+const char* to_string(ScalarType t);
+const char* to_string(ElemType t);
+std::size_t size_of(ScalarType t);
+std::size_t size_of(ElemType t);
+
+struct Init {
+  enum class Kind { Zeros, Uniform, Iota, RandInt, File };
+  Kind kind = Kind::Zeros;
+  std::int64_t lo = 0, hi = 0;          // RandInt: inclusive range
+  std::filesystem::path file;           // File: resolved path
+  std::string text;                     // as written, for messages
+};
+
+struct ScalarArg {
+  ScalarType type = ScalarType::I32;
+  std::uint64_t bits = 0;  // little-endian bit pattern of the value in its type
+  double as_double = 0;    // for reports
+};
+
+struct BufferArg {
+  ElemType type = ElemType::F32;
+  std::int64_t count = 0;
+  Init init;
+  std::size_t bytes() const { return static_cast<std::size_t>(count) * size_of(type); }
+};
+
+struct Arg {
+  bool is_buffer = false;
+  ScalarArg scalar;
+  BufferArg buffer;
+};
+
+struct LaunchSpec {
+  int spec_version = kLaunchSpecVersion;
+  std::filesystem::path spec_file;   // where it was read from (empty for in-memory specs)
+  std::filesystem::path source;      // resolved relative to the spec file
+  std::string kernel;
+  std::array<std::int64_t, 3> grid{1, 1, 1};
+  std::array<std::int64_t, 3> block{1, 1, 1};
+  std::int64_t dynamic_shared_bytes = 0;
+  std::vector<Arg> args;
+  std::string id, family, notes;
+  std::optional<double> flops, min_bytes;
+  std::uint64_t seed = 0;
+
+  std::int64_t threads_per_block() const { return block[0] * block[1] * block[2]; }
+  std::int64_t num_blocks() const { return grid[0] * grid[1] * grid[2]; }
+};
+
+LaunchSpec parse_launch_spec(const std::filesystem::path& file);
+// `base_dir` resolves relative `source` and `file:` paths; `origin` names the text in errors.
+LaunchSpec parse_launch_spec_text(const std::string& json_text, const std::filesystem::path& base_dir,
+                                  const std::string& origin);
+
+// Grid, block and shared-memory limits of the part.
+void validate_against_device(const LaunchSpec& spec, const device::DeviceSpec& dev);
+
+// Fills a buffer argument's initial bytes (deterministic in spec.seed and the argument index).
+std::vector<std::uint8_t> make_initial_bytes(const LaunchSpec& spec, std::size_t arg_index);
+
+}  // namespace kernsim::api

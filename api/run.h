@@ -1,0 +1,46 @@
+// kernsim::api — the library facade the CLI and the Python package drive.
+//
+// run_launch() takes a parsed launch spec and a device, and carries the launch through every
+// stage: compile (frontends) -> decode (isa) -> functional execution and timing (sim) ->
+// report (cost_model views). A stage that does not exist yet throws Error(NotImplemented)
+// naming itself; no stage ever invents a number.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "api/launch_spec.h"
+#include "device/device_spec.h"
+
+namespace kernsim::api {
+
+struct RunOptions {
+  bool full = false;                               // execute and time every CTA
+  std::optional<std::filesystem::path> dump_dir;   // write arg<N>.in.bin / arg<N>.out.bin
+  std::uint64_t max_instructions = 0;              // per launch, warp instructions; 0 = default
+  bool keep_outputs = false;                       // return output buffers (Python)
+};
+
+struct BufferOut {
+  std::size_t arg_index = 0;
+  std::vector<std::uint8_t> bytes;
+};
+
+struct RunResult {
+  std::string kernel;
+  std::string arch;
+  double time_us = 0;
+  double cycles = 0;
+  std::string report_json;       // the full report (views), as JSON text
+  std::string report_text;       // the human-readable report
+  std::vector<BufferOut> outputs;
+};
+
+RunResult run_launch(const LaunchSpec& spec, const device::DeviceSpec& dev, const RunOptions& opts);
+
+std::string version();
+
+}  // namespace kernsim::api

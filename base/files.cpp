@@ -1,0 +1,70 @@
+// File helpers: reads with named errors, atomic writes, data and cache directory lookup.
+#include "base/files.h"
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <unistd.h>
+
+#include "base/error.h"
+
+#ifndef KERNSIM_SOURCE_DIR
+#define KERNSIM_SOURCE_DIR ""
+#endif
+#ifndef KERNSIM_INSTALL_DATA_DIR
+#define KERNSIM_INSTALL_DATA_DIR ""
+#endif
+
+namespace kernsim {
+namespace fs = std::filesystem;
+
+std::string read_file(const fs::path& path, std::string_view what) {
+  std::error_code ec;
+  if (!fs::exists(path, ec))
+    throw Error(ErrorKind::Io, std::string(what) + " not found: " + path.string());
+  if (fs::is_directory(path, ec))
+    throw Error(ErrorKind::Io, std::string(what) + " is a directory, not a file: " + path.string());
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    throw Error(ErrorKind::Io, "cannot open " + std::string(what) + " " + path.string() + ": " +
+                                   std::strerror(errno));
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+void write_file_atomic(const fs::path& path, std::string_view bytes) {
+  std::error_code ec;
+  if (path.has_parent_path()) fs::create_directories(path.parent_path(), ec);
+  fs::path tmp = path;
+  tmp += ".tmp." + std::to_string(::getpid());
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) throw Error(ErrorKind::Io, "cannot write " + tmp.string() + ": " + std::strerror(errno));
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    if (!out) throw Error(ErrorKind::Io, "short write to " + tmp.string());
+  }
+  fs::rename(tmp, path, ec);
+  if (ec) throw Error(ErrorKind::Io, "cannot rename " + tmp.string() + " to " + path.string() + ": " + ec.message());
+}
+
+fs::path data_dir() {
+  if (const char* env = std::getenv("KERNSIM_DATA_DIR"); env && *env) return fs::path(env);
+  std::error_code ec;
+  fs::path src(KERNSIM_SOURCE_DIR);
+  if (!src.empty() && fs::exists(src / "calibration" / "devices", ec)) return src;
+  fs::path inst(KERNSIM_INSTALL_DATA_DIR);
+  if (!inst.empty() && fs::exists(inst / "calibration" / "devices", ec)) return inst;
+  throw Error(ErrorKind::Io, "cannot find kernsim's data directory (calibration/devices); set KERNSIM_DATA_DIR");
+}
+
+fs::path cache_dir() {
+  if (const char* env = std::getenv("KERNSIM_CACHE_DIR"); env && *env) return fs::path(env);
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return fs::path(xdg) / "kernsim";
+  if (const char* home = std::getenv("HOME"); home && *home) return fs::path(home) / ".cache" / "kernsim";
+  return fs::temp_directory_path() / "kernsim-cache";
+}
+
+}  // namespace kernsim

@@ -1,0 +1,174 @@
+// kernsim::device::DeviceSpec — the typed description of one GPU, loaded from a device file.
+//
+// A device file (calibration/devices/*.yaml) describes a part hierarchically, like the
+// hardware: clocks; the SM/CU with its schedulers/SIMDs, register file and limits; the
+// instruction pipes with their issue intervals and latencies; shared memory/LDS and banks;
+// L1; L2 in slices/channels; MALL; HBM; launch costs. Every number in the file carries its
+// provenance (source + confidence); DeviceSpec keeps that beside the typed values so reports,
+// calibration and docs can say how well each number is grounded.
+//
+// Model code reads plain fields (`spec.sm.count`, `spec.l2.hit_latency_cycles`); it never sees
+// YAML. Fields that only one vendor has are documented as such and are zero for the other.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kernsim::device {
+
+enum class Vendor { Nvidia, Amd };
+enum class Confidence { Documented, Measured, Estimated, Fitted };
+
+const char* to_string(Vendor v);
+const char* to_string(Confidence c);
+
+struct Provenance {
+  std::string source;     // URL, a key of the file's `sources:` table, or "measured: ..." text
+  Confidence confidence = Confidence::Estimated;
+  std::string note;
+  std::optional<double> residual;  // for fitted values: relative fit residual
+  std::string file;                // device file the value came from (after `inherits`)
+  int line = 0;
+};
+
+// Issue interval and latency of one instruction class on one scheduler (NVIDIA sub-partition)
+// or SIMD (AMD). issue_cycles: cycles the pipe is busy per warp/wave instruction, i.e. the
+// reciprocal throughput; latency_cycles: issue to dependent issue.
+struct Pipe {
+  double issue_cycles = 0;
+  double latency_cycles = 0;
+};
+
+struct Pipes {
+  Pipe int_alu;     // integer add/logic/shift/compare (NVIDIA: ALU pipe; AMD: VALU int)
+  Pipe int_mul;     // integer multiply / mad (NVIDIA: IMAD on the FMA pipe)
+  Pipe fp32;        // fp32 add/mul/fma
+  Pipe fp16;        // packed half/bfloat arithmetic (HFMA2 / v_pk_*_f16)
+  Pipe fp64;        // fp64 add/mul/fma
+  Pipe sfu;         // transcendentals, rcp/rsqrt/sqrt approximations (MUFU / quarter-rate VALU)
+  Pipe convert;     // type conversions
+  Pipe branch;      // branches, predicate logic, control
+  Pipe tensor_f16;  // one dense f16/bf16 matrix instruction (mma.sync m16n8k16 / v_mfma 16x16x16)
+  Pipe tensor_tf32; // tf32 / xf32 matrix instruction (m16n8k8 / v_mfma 16x16x8 xf32)
+  Pipe tensor_i8;   // int8 matrix instruction (m16n8k32 / v_mfma i32 16x16x32)
+  Pipe tensor_fp8;  // fp8 matrix instruction (m16n8k32 e4m3 / v_mfma 16x16x32 fp8)
+  Pipe tensor_f64;  // fp64 matrix instruction (DMMA m8n8k4 / v_mfma f64 16x16x4)
+  Pipe scalar;      // AMD scalar unit (SALU); unused on NVIDIA
+};
+
+struct Clocks {
+  double core_mhz = 0;    // the clock the pipeline model counts cycles in
+  double memory_mhz = 0;  // HBM data clock (informational; bandwidths are given directly)
+};
+
+struct Limits {
+  std::int64_t max_threads_per_block = 0;
+  std::array<std::int64_t, 3> max_block_dim{};
+  std::array<std::int64_t, 3> max_grid_dim{};
+  std::int64_t max_shared_per_block_bytes = 0;  // opt-in maximum (dynamic + static)
+  std::int64_t max_registers_per_thread = 0;    // NVIDIA: per thread; AMD: VGPRs per lane (arch+acc)
+};
+
+// NVIDIA SM or AMD CU.
+struct ComputeUnit {
+  std::int64_t count = 0;           // SMs / CUs on the part
+  std::int64_t sub_partitions = 0;  // NVIDIA: SMSPs (warp schedulers); AMD: SIMDs
+  std::int64_t lanes_per_sub = 0;   // NVIDIA: FP32 lanes per SMSP; AMD: SIMD width
+  std::int64_t warp_size = 0;       // 32 / 64
+  std::int64_t max_threads = 0;     // resident threads per SM/CU
+  std::int64_t max_warps = 0;       // resident warps/waves per SM/CU
+  std::int64_t max_blocks = 0;      // resident CTAs/workgroups per SM/CU
+  std::int64_t registers = 0;       // NVIDIA: 32-bit registers per SM; AMD: VGPRs per SIMD lane
+  std::int64_t register_alloc_unit = 0;  // NVIDIA: regs per warp granule; AMD: VGPR granule
+  std::int64_t scalar_registers = 0;     // AMD: SGPRs per SIMD; NVIDIA: 0
+  std::int64_t issue_per_cycle = 0;      // instructions a scheduler issues per cycle
+  double block_launch_cycles = 0;        // cycles from a CTA slot freeing to the next CTA's first issue
+};
+
+struct SharedMemory {
+  std::int64_t bytes_per_unit = 0;          // max shared/LDS per SM/CU
+  std::int64_t reserved_per_block_bytes = 0;
+  std::int64_t alloc_unit_bytes = 0;
+  std::int64_t banks = 0;
+  std::int64_t bank_width_bytes = 0;
+  double latency_cycles = 0;                // load-to-use, no conflicts
+  double bytes_per_cycle = 0;               // per SM/CU
+};
+
+struct Cache {
+  std::int64_t bytes = 0;          // capacity of one instance (L1: per SM/CU; L2: whole part or per XCD)
+  std::int64_t line_bytes = 0;
+  std::int64_t sector_bytes = 0;   // fill/transfer granule (NVIDIA 32 B); = line for AMD
+  std::int64_t ways = 0;
+  double hit_latency_cycles = 0;
+  double bytes_per_cycle = 0;      // per instance
+};
+
+struct L2Cache : Cache {
+  std::int64_t instances = 0;      // NVIDIA: 1; MI300X: 8 (one per XCD)
+  std::int64_t slices = 0;         // slices/channels per instance
+  std::int64_t partitions = 0;     // NVIDIA: 2 (near/far); AMD: 1
+  double far_hit_latency_cycles = 0;
+  double atomic_ops_per_cycle = 0; // per slice, distinct addresses
+};
+
+struct Mall {
+  std::int64_t bytes = 0;          // 0 when the part has none
+  double hit_latency_cycles = 0;
+  double bandwidth_gbps = 0;
+};
+
+struct Dram {
+  std::int64_t bytes = 0;
+  std::int64_t channels = 0;
+  double bandwidth_gbps = 0;          // peak, GB/s (1e9 bytes)
+  double read_efficiency = 0;         // sustainable fraction of peak for a pure read stream
+  double copy_efficiency = 0;         // sustainable fraction of peak for read+write streams
+  double latency_cycles = 0;          // unloaded load-to-use from an SM/CU, core cycles
+};
+
+struct Launch {
+  double overhead_us = 0;     // event-timed cost of an empty launch beyond kernel execution
+};
+
+struct Topology {
+  std::int64_t dies = 0;        // NVIDIA: dies; AMD: XCDs
+  std::int64_t units_per_die = 0;
+};
+
+class DeviceSpec {
+ public:
+  std::string name;          // file stem or `name:` key (e.g. "h200")
+  std::string description;
+  Vendor vendor = Vendor::Nvidia;
+  std::string isa_target;    // sm_90a, sm_100a, gfx942, gfx950
+  std::filesystem::path file;
+
+  Clocks clocks;
+  Limits limits;
+  Topology topology;
+  ComputeUnit sm;            // the SM (NVIDIA) or CU (AMD)
+  Pipes pipes;
+  SharedMemory shared;
+  Cache l1;
+  L2Cache l2;
+  Mall mall;
+  Dram dram;
+  Launch launch;
+
+  // Dotted key path ("sm.count") -> where the value came from.
+  std::map<std::string, Provenance> provenance;
+  // The file's `sources:` table, key -> URL or description.
+  std::map<std::string, std::string> sources;
+
+  const Provenance& provenance_of(const std::string& key) const;
+  // Fraction of numeric keys at each confidence level, for `kernsim devices --provenance`.
+  std::map<Confidence, int> confidence_histogram() const;
+};
+
+}  // namespace kernsim::device

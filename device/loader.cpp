@@ -1,0 +1,498 @@
+// The device-file loader: YAML -> flat keyed leaves (with inheritance) -> schema check -> DeviceSpec.
+#include "device/loader.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cctype>
+#include <functional>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "base/error.h"
+#include "base/files.h"
+
+namespace kernsim::device {
+namespace fs = std::filesystem;
+
+const char* to_string(Vendor v) { return v == Vendor::Nvidia ? "nvidia" : "amd"; }
+
+const char* to_string(Confidence c) {
+  switch (c) {
+    case Confidence::Documented: return "documented";
+    case Confidence::Measured: return "measured";
+    case Confidence::Estimated: return "estimated";
+    case Confidence::Fitted: return "fitted";
+  }
+  return "?";
+}
+
+const Provenance& DeviceSpec::provenance_of(const std::string& key) const {
+  auto it = provenance.find(key);
+  if (it == provenance.end())
+    throw Error(ErrorKind::Internal, "kernsim bug: no provenance recorded for device key " + key);
+  return it->second;
+}
+
+std::map<Confidence, int> DeviceSpec::confidence_histogram() const {
+  std::map<Confidence, int> h;
+  for (const auto& [k, p] : provenance) h[p.confidence]++;
+  return h;
+}
+
+namespace {
+
+enum class Type { Int, Double, String, Int3 };
+constexpr unsigned kNv = 1, kAmd = 2, kBoth = 3;
+
+struct Field {
+  std::string key;
+  Type type;
+  std::string unit;
+  unsigned vendors;
+  bool required;
+  std::string description;
+  std::function<void*(DeviceSpec&)> bind;
+};
+
+template <class T>
+std::function<void*(DeviceSpec&)> binder(T& (*f)(DeviceSpec&)) {
+  return [f](DeviceSpec& d) -> void* { return &f(d); };
+}
+
+std::vector<Field> build_schema() {
+  std::vector<Field> s;
+  auto I = [&](const char* key, const char* unit, unsigned v, bool req, const char* desc,
+               std::int64_t& (*f)(DeviceSpec&)) { s.push_back({key, Type::Int, unit, v, req, desc, binder(f)}); };
+  auto D = [&](const char* key, const char* unit, unsigned v, bool req, const char* desc,
+               double& (*f)(DeviceSpec&)) { s.push_back({key, Type::Double, unit, v, req, desc, binder(f)}); };
+  auto S = [&](const char* key, unsigned v, bool req, const char* desc, std::string& (*f)(DeviceSpec&)) {
+    s.push_back({key, Type::String, "", v, req, desc, binder(f)});
+  };
+  auto I3 = [&](const char* key, const char* unit, unsigned v, bool req, const char* desc,
+                std::array<std::int64_t, 3>& (*f)(DeviceSpec&)) {
+    s.push_back({key, Type::Int3, unit, v, req, desc, binder(f)});
+  };
+
+  S("isa.target", kBoth, true, "compile target: sm_90a, sm_100a, gfx942, gfx950", [](DeviceSpec& d) -> std::string& { return d.isa_target; });
+
+  D("clocks.core_mhz", "MHz", kBoth, true, "SM/CU clock the pipeline model counts cycles in", [](DeviceSpec& d) -> double& { return d.clocks.core_mhz; });
+  D("clocks.memory_mhz", "MHz", kBoth, true, "HBM clock", [](DeviceSpec& d) -> double& { return d.clocks.memory_mhz; });
+
+  I("limits.max_threads_per_block", "threads", kBoth, true, "largest CTA/workgroup", [](DeviceSpec& d) -> std::int64_t& { return d.limits.max_threads_per_block; });
+  I3("limits.max_block_dim", "threads", kBoth, true, "largest block extent per dimension [x,y,z]", [](DeviceSpec& d) -> std::array<std::int64_t, 3>& { return d.limits.max_block_dim; });
+  I3("limits.max_grid_dim", "blocks", kBoth, true, "largest grid extent per dimension [x,y,z]", [](DeviceSpec& d) -> std::array<std::int64_t, 3>& { return d.limits.max_grid_dim; });
+  I("limits.max_shared_per_block_bytes", "bytes", kBoth, true, "largest shared/LDS allocation of one block (opt-in)", [](DeviceSpec& d) -> std::int64_t& { return d.limits.max_shared_per_block_bytes; });
+  I("limits.max_registers_per_thread", "registers", kBoth, true, "register cap per thread (AMD: VGPR+AGPR per lane)", [](DeviceSpec& d) -> std::int64_t& { return d.limits.max_registers_per_thread; });
+
+  I("topology.dies", "dies", kBoth, true, "NVIDIA: dies; AMD: XCDs", [](DeviceSpec& d) -> std::int64_t& { return d.topology.dies; });
+  I("topology.units_per_die", "SMs/CUs", kBoth, true, "enabled SMs/CUs per die or XCD", [](DeviceSpec& d) -> std::int64_t& { return d.topology.units_per_die; });
+
+  // The SM (NVIDIA) and CU (AMD) share one struct; the file spells the section by vendor.
+  for (const char* sec : {"sm", "cu"}) {
+    unsigned v = std::string(sec) == "sm" ? kNv : kAmd;
+    auto key = [sec](const char* k) { return std::string(sec) + "." + k; };
+    auto add_i = [&](const char* k, const char* unit, bool req, const char* desc, std::int64_t& (*f)(DeviceSpec&)) {
+      s.push_back({key(k), Type::Int, unit, v, req, desc, binder(f)});
+    };
+    add_i("count", "units", true, "SMs/CUs on the part", [](DeviceSpec& d) -> std::int64_t& { return d.sm.count; });
+    add_i("sub_partitions", "units", true, "NVIDIA: SMSPs (schedulers) per SM; AMD: SIMDs per CU", [](DeviceSpec& d) -> std::int64_t& { return d.sm.sub_partitions; });
+    add_i("lanes_per_sub", "lanes", true, "NVIDIA: FP32 lanes per SMSP; AMD: SIMD width", [](DeviceSpec& d) -> std::int64_t& { return d.sm.lanes_per_sub; });
+    add_i("warp_size", "threads", true, "warp / wavefront size", [](DeviceSpec& d) -> std::int64_t& { return d.sm.warp_size; });
+    add_i("max_threads", "threads", true, "resident threads per SM/CU", [](DeviceSpec& d) -> std::int64_t& { return d.sm.max_threads; });
+    add_i("max_warps", "warps", true, "resident warps/waves per SM/CU", [](DeviceSpec& d) -> std::int64_t& { return d.sm.max_warps; });
+    add_i("max_blocks", "blocks", true, "resident CTAs/workgroups per SM/CU", [](DeviceSpec& d) -> std::int64_t& { return d.sm.max_blocks; });
+    add_i("registers", "registers", true, "NVIDIA: 32-bit registers per SM; AMD: VGPRs per SIMD lane", [](DeviceSpec& d) -> std::int64_t& { return d.sm.registers; });
+    add_i("register_alloc_unit", "registers", true, "NVIDIA: registers per warp allocation granule; AMD: VGPR granule", [](DeviceSpec& d) -> std::int64_t& { return d.sm.register_alloc_unit; });
+    add_i("issue_per_cycle", "instructions", true, "instructions one scheduler/SIMD issues per cycle", [](DeviceSpec& d) -> std::int64_t& { return d.sm.issue_per_cycle; });
+    s.push_back({key("block_launch_cycles"), Type::Double, "cycles", v, true, "cycles from a free CTA slot to the next CTA's first issue", binder(+[](DeviceSpec& d) -> double& { return d.sm.block_launch_cycles; })});
+  }
+  I("cu.scalar_registers", "registers", kAmd, true, "SGPRs per SIMD", [](DeviceSpec& d) -> std::int64_t& { return d.sm.scalar_registers; });
+
+  struct PipeDef { const char* name; unsigned vendors; bool required; const char* desc; Pipe& (*f)(DeviceSpec&); };
+  const PipeDef pipes[] = {
+      {"int_alu", kBoth, true, "integer add/logic/shift/compare", [](DeviceSpec& d) -> Pipe& { return d.pipes.int_alu; }},
+      {"int_mul", kBoth, true, "integer multiply/mad", [](DeviceSpec& d) -> Pipe& { return d.pipes.int_mul; }},
+      {"fp32", kBoth, true, "fp32 add/mul/fma", [](DeviceSpec& d) -> Pipe& { return d.pipes.fp32; }},
+      {"fp16", kBoth, true, "packed f16/bf16 arithmetic", [](DeviceSpec& d) -> Pipe& { return d.pipes.fp16; }},
+      {"fp64", kBoth, true, "fp64 add/mul/fma", [](DeviceSpec& d) -> Pipe& { return d.pipes.fp64; }},
+      {"sfu", kBoth, true, "transcendentals and approximations", [](DeviceSpec& d) -> Pipe& { return d.pipes.sfu; }},
+      {"convert", kBoth, true, "type conversions", [](DeviceSpec& d) -> Pipe& { return d.pipes.convert; }},
+      {"branch", kBoth, true, "branches and control", [](DeviceSpec& d) -> Pipe& { return d.pipes.branch; }},
+      {"tensor_f16", kBoth, true, "one f16/bf16 matrix instruction (NVIDIA mma m16n8k16; AMD v_mfma_f32_16x16x16)", [](DeviceSpec& d) -> Pipe& { return d.pipes.tensor_f16; }},
+      {"tensor_tf32", kBoth, false, "one tf32 matrix instruction (NVIDIA m16n8k8; AMD 16x16x8 xf32); absent = unsupported", [](DeviceSpec& d) -> Pipe& { return d.pipes.tensor_tf32; }},
+      {"tensor_i8", kBoth, true, "one int8 matrix instruction (NVIDIA m16n8k32; AMD 16x16x32 i8)", [](DeviceSpec& d) -> Pipe& { return d.pipes.tensor_i8; }},
+      {"tensor_fp8", kBoth, true, "one fp8 matrix instruction (NVIDIA m16n8k32; AMD 16x16x32 fp8)", [](DeviceSpec& d) -> Pipe& { return d.pipes.tensor_fp8; }},
+      {"tensor_f64", kBoth, true, "one fp64 matrix instruction (NVIDIA m8n8k4; AMD 16x16x4 f64)", [](DeviceSpec& d) -> Pipe& { return d.pipes.tensor_f64; }},
+      {"scalar", kAmd, true, "scalar ALU", [](DeviceSpec& d) -> Pipe& { return d.pipes.scalar; }},
+  };
+  for (const auto& p : pipes) {
+    auto f = p.f;
+    s.push_back({std::string("pipes.") + p.name + ".issue_cycles", Type::Double, "cycles", p.vendors, p.required,
+                 std::string(p.desc) + ": cycles the pipe is busy per warp/wave instruction",
+                 [f](DeviceSpec& d) -> void* { return &f(d).issue_cycles; }});
+    s.push_back({std::string("pipes.") + p.name + ".latency_cycles", Type::Double, "cycles", p.vendors, p.required,
+                 std::string(p.desc) + ": issue to dependent issue",
+                 [f](DeviceSpec& d) -> void* { return &f(d).latency_cycles; }});
+  }
+
+  I("shared.bytes_per_unit", "bytes", kBoth, true, "shared memory / LDS per SM/CU", [](DeviceSpec& d) -> std::int64_t& { return d.shared.bytes_per_unit; });
+  I("shared.reserved_per_block_bytes", "bytes", kBoth, true, "shared memory the system reserves per block", [](DeviceSpec& d) -> std::int64_t& { return d.shared.reserved_per_block_bytes; });
+  I("shared.alloc_unit_bytes", "bytes", kBoth, true, "allocation granule", [](DeviceSpec& d) -> std::int64_t& { return d.shared.alloc_unit_bytes; });
+  I("shared.banks", "banks", kBoth, true, "banks", [](DeviceSpec& d) -> std::int64_t& { return d.shared.banks; });
+  I("shared.bank_width_bytes", "bytes", kBoth, true, "bytes per bank per cycle", [](DeviceSpec& d) -> std::int64_t& { return d.shared.bank_width_bytes; });
+  D("shared.latency_cycles", "cycles", kBoth, true, "load-to-use latency without conflicts", [](DeviceSpec& d) -> double& { return d.shared.latency_cycles; });
+  D("shared.bytes_per_cycle", "bytes/cycle", kBoth, true, "bandwidth per SM/CU", [](DeviceSpec& d) -> double& { return d.shared.bytes_per_cycle; });
+
+  I("l1.bytes", "bytes", kBoth, true, "L1 data cache per SM/CU (NVIDIA: unified L1+shared capacity)", [](DeviceSpec& d) -> std::int64_t& { return d.l1.bytes; });
+  I("l1.line_bytes", "bytes", kBoth, true, "line size", [](DeviceSpec& d) -> std::int64_t& { return d.l1.line_bytes; });
+  I("l1.sector_bytes", "bytes", kBoth, true, "fill granule", [](DeviceSpec& d) -> std::int64_t& { return d.l1.sector_bytes; });
+  I("l1.ways", "ways", kBoth, true, "associativity", [](DeviceSpec& d) -> std::int64_t& { return d.l1.ways; });
+  D("l1.hit_latency_cycles", "cycles", kBoth, true, "load-to-use on a hit", [](DeviceSpec& d) -> double& { return d.l1.hit_latency_cycles; });
+  D("l1.bytes_per_cycle", "bytes/cycle", kBoth, true, "bandwidth per SM/CU", [](DeviceSpec& d) -> double& { return d.l1.bytes_per_cycle; });
+
+  I("l2.bytes", "bytes", kBoth, true, "capacity of one L2 instance", [](DeviceSpec& d) -> std::int64_t& { return d.l2.bytes; });
+  I("l2.instances", "instances", kBoth, true, "NVIDIA 1; MI300X/MI355X one per XCD", [](DeviceSpec& d) -> std::int64_t& { return d.l2.instances; });
+  I("l2.slices", "slices", kBoth, true, "slices/channels per instance", [](DeviceSpec& d) -> std::int64_t& { return d.l2.slices; });
+  I("l2.partitions", "partitions", kBoth, true, "NVIDIA near/far partitions; AMD 1", [](DeviceSpec& d) -> std::int64_t& { return d.l2.partitions; });
+  I("l2.line_bytes", "bytes", kBoth, true, "line size", [](DeviceSpec& d) -> std::int64_t& { return d.l2.line_bytes; });
+  I("l2.sector_bytes", "bytes", kBoth, true, "fill granule", [](DeviceSpec& d) -> std::int64_t& { return d.l2.sector_bytes; });
+  I("l2.ways", "ways", kBoth, true, "associativity", [](DeviceSpec& d) -> std::int64_t& { return d.l2.ways; });
+  D("l2.hit_latency_cycles", "cycles", kBoth, true, "load-to-use on a (near) hit", [](DeviceSpec& d) -> double& { return d.l2.hit_latency_cycles; });
+  D("l2.far_hit_latency_cycles", "cycles", kNv, true, "load-to-use on a hit in the far partition", [](DeviceSpec& d) -> double& { return d.l2.far_hit_latency_cycles; });
+  D("l2.bytes_per_cycle", "bytes/cycle", kBoth, true, "bandwidth of one instance", [](DeviceSpec& d) -> double& { return d.l2.bytes_per_cycle; });
+  D("l2.atomic_ops_per_cycle", "ops/cycle", kBoth, true, "atomic updates per cycle per slice", [](DeviceSpec& d) -> double& { return d.l2.atomic_ops_per_cycle; });
+
+  I("mall.bytes", "bytes", kAmd, true, "Infinity Cache capacity", [](DeviceSpec& d) -> std::int64_t& { return d.mall.bytes; });
+  D("mall.hit_latency_cycles", "cycles", kAmd, true, "load-to-use on a MALL hit", [](DeviceSpec& d) -> double& { return d.mall.hit_latency_cycles; });
+  D("mall.bandwidth_gbps", "GB/s", kAmd, true, "peak MALL bandwidth", [](DeviceSpec& d) -> double& { return d.mall.bandwidth_gbps; });
+
+  I("dram.bytes", "bytes", kBoth, true, "HBM capacity", [](DeviceSpec& d) -> std::int64_t& { return d.dram.bytes; });
+  I("dram.channels", "channels", kBoth, true, "independent HBM channels", [](DeviceSpec& d) -> std::int64_t& { return d.dram.channels; });
+  D("dram.bandwidth_gbps", "GB/s", kBoth, true, "peak HBM bandwidth", [](DeviceSpec& d) -> double& { return d.dram.bandwidth_gbps; });
+  D("dram.read_efficiency", "fraction", kBoth, true, "sustainable fraction of peak, read stream", [](DeviceSpec& d) -> double& { return d.dram.read_efficiency; });
+  D("dram.copy_efficiency", "fraction", kBoth, true, "sustainable fraction of peak, mixed read+write stream", [](DeviceSpec& d) -> double& { return d.dram.copy_efficiency; });
+  D("dram.latency_cycles", "cycles", kBoth, true, "unloaded load-to-use from HBM", [](DeviceSpec& d) -> double& { return d.dram.latency_cycles; });
+
+  D("launch.overhead_us", "us", kBoth, true, "event-timed cost of an empty kernel launch", [](DeviceSpec& d) -> double& { return d.launch.overhead_us; });
+  return s;
+}
+
+const std::vector<Field>& schema() {
+  static const std::vector<Field> s = build_schema();
+  return s;
+}
+
+// One leaf read from a file, before the schema check.
+struct Leaf {
+  YAML::Node node;
+  std::string file;
+  int line = 0;
+};
+
+struct Flat {
+  std::map<std::string, Leaf> leaves;            // dotted key -> leaf mapping {value, ...}
+  std::map<std::string, std::string> sources;
+  std::map<std::string, Leaf> meta;              // name, vendor, description
+};
+
+const std::set<std::string> kMetaKeys = {"kernsim_device", "name", "vendor", "description", "inherits", "sources"};
+
+[[noreturn]] void fail(const std::string& file, int line, const std::string& msg) {
+  std::string where = file;
+  if (line > 0) where += ":" + std::to_string(line);
+  throw Error(ErrorKind::DeviceFile, where + ": " + msg);
+}
+
+int line_of(const YAML::Node& n) { return n.Mark().line >= 0 ? n.Mark().line + 1 : 0; }
+
+void flatten(const YAML::Node& node, const std::string& prefix, const std::string& file, Flat& out) {
+  for (const auto& kv : node) {
+    std::string k = kv.first.as<std::string>();
+    std::string key = prefix.empty() ? k : prefix + "." + k;
+    const YAML::Node& v = kv.second;
+    if (v.IsMap() && v["value"]) {
+      out.leaves[key] = Leaf{v, file, line_of(kv.first)};
+    } else if (v.IsMap()) {
+      flatten(v, key, file, out);
+    } else {
+      fail(file, line_of(kv.first),
+           "key `" + key + "` must be a mapping {value, source, confidence} (every number needs provenance)");
+    }
+  }
+}
+
+Flat load_flat(const fs::path& file, std::vector<fs::path>& chain);
+
+fs::path resolve_parent(const std::string& inherits, const fs::path& child) {
+  bool looks_like_path = inherits.find('/') != std::string::npos ||
+                         (inherits.ends_with(".yaml") || inherits.ends_with(".yml"));
+  if (looks_like_path) {
+    fs::path p(inherits);
+    return p.is_absolute() ? p : child.parent_path() / p;
+  }
+  return builtin_device_dir() / (inherits + ".yaml");
+}
+
+Flat load_flat(const fs::path& file, std::vector<fs::path>& chain) {
+  std::string text = read_file(file, "device file");
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    fail(file.string(), e.mark.line >= 0 ? e.mark.line + 1 : 0, "YAML syntax error: " + e.msg);
+  }
+  if (!root.IsMap()) fail(file.string(), 0, "a device file must be a YAML mapping");
+  std::string fname = file.string();
+
+  Flat flat;
+  if (auto inh = root["inherits"]) {
+    std::string parent = inh.as<std::string>();
+    fs::path pfile = resolve_parent(parent, file);
+    std::error_code ec;
+    fs::path canon = fs::weakly_canonical(pfile, ec);
+    for (const auto& c : chain)
+      if (c == canon) fail(fname, line_of(inh), "`inherits: " + parent + "` forms a cycle");
+    if (!fs::exists(pfile, ec))
+      fail(fname, line_of(inh), "`inherits: " + parent + "`: no such device (looked for " + pfile.string() + ")");
+    chain.push_back(canon);
+    flat = load_flat(pfile, chain);
+    chain.pop_back();
+  } else if (!root["kernsim_device"]) {
+    fail(fname, 0, "missing required key `kernsim_device` (the format version, 1)");
+  }
+  if (auto ver = root["kernsim_device"]) {
+    if (!ver.IsScalar() || ver.as<std::string>() != "1")
+      fail(fname, line_of(ver), "unsupported `kernsim_device` format version `" + ver.as<std::string>("?") + "` (this kernsim reads 1)");
+  }
+
+  Flat mine;
+  for (const auto& kv : root) {
+    std::string k = kv.first.as<std::string>();
+    if (k == "sources") {
+      if (!kv.second.IsMap()) fail(fname, line_of(kv.first), "`sources` must map short names to URLs or descriptions");
+      for (const auto& s : kv.second) flat.sources[s.first.as<std::string>()] = s.second.as<std::string>();
+    } else if (kMetaKeys.count(k)) {
+      if (!kv.second.IsScalar()) fail(fname, line_of(kv.first), "`" + k + "` must be a plain value");
+      flat.meta[k] = Leaf{kv.second, fname, line_of(kv.first)};
+    } else if (kv.second.IsMap()) {
+      flatten(kv.second, k, fname, mine);
+    } else {
+      fail(fname, line_of(kv.first), "unknown top-level key `" + k + "`");
+    }
+  }
+  for (auto& [k, leaf] : mine.leaves) flat.leaves[k] = leaf;  // child overrides parent
+  return flat;
+}
+
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j)
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+std::string suggestion(const std::string& key, unsigned vendor_bit) {
+  std::string best;
+  std::size_t best_d = 4;
+  for (const auto& f : schema()) {
+    if (!(f.vendors & vendor_bit)) continue;
+    std::size_t d = edit_distance(key, f.key);
+    if (d < best_d) { best_d = d; best = f.key; }
+  }
+  return best.empty() ? "" : " (did you mean `" + best + "`?)";
+}
+
+Confidence parse_confidence(const std::string& s, const Leaf& leaf, const std::string& key) {
+  if (s == "documented") return Confidence::Documented;
+  if (s == "measured") return Confidence::Measured;
+  if (s == "estimated") return Confidence::Estimated;
+  if (s == "fitted") return Confidence::Fitted;
+  fail(leaf.file, leaf.line, "key `" + key + "`: confidence `" + s + "` is not one of documented, measured, estimated, fitted");
+}
+
+template <class T>
+T scalar_as(const YAML::Node& n, const Leaf& leaf, const std::string& key, const char* what) {
+  try {
+    return n.as<T>();
+  } catch (const YAML::Exception&) {
+    fail(leaf.file, leaf.line, "key `" + key + "`: value `" + (n.IsScalar() ? n.Scalar() : std::string("<non-scalar>")) +
+                                   "` is not " + what);
+  }
+}
+
+void set_value(const Field& f, DeviceSpec& d, const YAML::Node& v, const Leaf& leaf) {
+  void* p = f.bind(d);
+  switch (f.type) {
+    case Type::Int: {
+      if (!v.IsScalar()) fail(leaf.file, leaf.line, "key `" + f.key + "`: expected an integer");
+      double x = scalar_as<double>(v, leaf, f.key, "a number");
+      if (x != static_cast<double>(static_cast<std::int64_t>(x)))
+        fail(leaf.file, leaf.line, "key `" + f.key + "`: expected an integer, got " + v.Scalar());
+      if (x < 0) fail(leaf.file, leaf.line, "key `" + f.key + "`: must not be negative");
+      *static_cast<std::int64_t*>(p) = static_cast<std::int64_t>(x);
+      break;
+    }
+    case Type::Double: {
+      if (!v.IsScalar()) fail(leaf.file, leaf.line, "key `" + f.key + "`: expected a number");
+      double x = scalar_as<double>(v, leaf, f.key, "a number");
+      if (!(x >= 0)) fail(leaf.file, leaf.line, "key `" + f.key + "`: must be a non-negative number");
+      *static_cast<double*>(p) = x;
+      break;
+    }
+    case Type::String:
+      if (!v.IsScalar()) fail(leaf.file, leaf.line, "key `" + f.key + "`: expected a string");
+      *static_cast<std::string*>(p) = v.Scalar();
+      break;
+    case Type::Int3: {
+      if (!v.IsSequence() || v.size() != 3) fail(leaf.file, leaf.line, "key `" + f.key + "`: expected a list of three integers [x, y, z]");
+      auto& arr = *static_cast<std::array<std::int64_t, 3>*>(p);
+      for (std::size_t i = 0; i < 3; ++i) {
+        double x = scalar_as<double>(v[i], leaf, f.key, "an integer");
+        if (x <= 0 || x != static_cast<double>(static_cast<std::int64_t>(x)))
+          fail(leaf.file, leaf.line, "key `" + f.key + "`: element " + std::to_string(i) + " must be a positive integer");
+        arr[i] = static_cast<std::int64_t>(x);
+      }
+      break;
+    }
+  }
+}
+
+const std::set<std::string> kLeafKeys = {"value", "source", "confidence", "note", "residual"};
+
+DeviceSpec build(const Flat& flat, const fs::path& file) {
+  DeviceSpec d;
+  d.file = file;
+  std::string fname = file.string();
+  auto meta = [&](const char* k) -> const Leaf* {
+    auto it = flat.meta.find(k);
+    return it == flat.meta.end() ? nullptr : &it->second;
+  };
+  if (const Leaf* v = meta("vendor")) {
+    std::string s = v->node.Scalar();
+    if (s == "nvidia") d.vendor = Vendor::Nvidia;
+    else if (s == "amd") d.vendor = Vendor::Amd;
+    else fail(v->file, v->line, "`vendor: " + s + "` is not one of nvidia, amd");
+  } else {
+    fail(fname, 0, "missing required key `vendor` (nvidia or amd)");
+  }
+  d.name = meta("name") ? meta("name")->node.Scalar() : file.stem().string();
+  if (const Leaf* v = meta("description")) d.description = v->node.Scalar();
+  d.sources = flat.sources;
+  unsigned vbit = d.vendor == Vendor::Nvidia ? kNv : kAmd;
+
+  std::map<std::string, const Field*> by_key;
+  for (const auto& f : schema())
+    if (f.vendors & vbit) by_key[f.key] = &f;
+
+  for (const auto& [key, leaf] : flat.leaves) {
+    auto it = by_key.find(key);
+    if (it == by_key.end()) {
+      bool other_vendor = false;
+      for (const auto& f : schema()) other_vendor |= (f.key == key);
+      if (other_vendor)
+        fail(leaf.file, leaf.line, "key `" + key + "` does not apply to a " + to_string(d.vendor) + " device");
+      fail(leaf.file, leaf.line, "unknown key `" + key + "`" + suggestion(key, vbit));
+    }
+    for (const auto& kv : leaf.node) {
+      std::string lk = kv.first.as<std::string>();
+      if (!kLeafKeys.count(lk))
+        fail(leaf.file, leaf.line, "key `" + key + "`: unknown field `" + lk + "` (allowed: value, source, confidence, note, residual)");
+    }
+    Provenance prov;
+    prov.file = leaf.file;
+    prov.line = leaf.line;
+    if (!leaf.node["source"] || leaf.node["source"].Scalar().empty())
+      fail(leaf.file, leaf.line, "key `" + key + "`: missing `source` (a URL, a key of `sources:`, or how it was measured)");
+    if (!leaf.node["confidence"])
+      fail(leaf.file, leaf.line, "key `" + key + "`: missing `confidence` (documented, measured, estimated or fitted)");
+    prov.source = leaf.node["source"].Scalar();
+    prov.confidence = parse_confidence(leaf.node["confidence"].Scalar(), leaf, key);
+    if (auto n = leaf.node["note"]) prov.note = n.Scalar();
+    if (auto r = leaf.node["residual"]) prov.residual = scalar_as<double>(r, leaf, key, "a number (residual)");
+    // A source is a URL, a free description, or keys of the sources table (UPPER_CASE, comma
+    // separated); a key that is not defined is an error.
+    const std::string& src = prov.source;
+    bool looks_like_key = !src.empty() && std::all_of(src.begin(), src.end(), [](unsigned char c) {
+      return std::isupper(c) || std::isdigit(c) || c == '_' || c == ',';
+    });
+    if (looks_like_key) {
+      std::stringstream ss(src);
+      std::string part;
+      while (std::getline(ss, part, ','))
+        if (!flat.sources.count(part))
+          fail(leaf.file, leaf.line, "key `" + key + "`: source `" + part + "` is not defined in `sources:`");
+    }
+    set_value(*it->second, d, leaf.node["value"], leaf);
+    d.provenance[key] = prov;
+  }
+  for (const auto& [key, f] : by_key)
+    if (f->required && !flat.leaves.count(key))
+      fail(fname, 0, "missing required key `" + key + "` (" + f->description + ")");
+  if (d.sm.warp_size != 32 && d.sm.warp_size != 64)
+    fail(fname, 0, "key `" + std::string(d.vendor == Vendor::Nvidia ? "sm" : "cu") + ".warp_size`: must be 32 or 64");
+  if (d.clocks.core_mhz <= 0) fail(fname, 0, "key `clocks.core_mhz`: must be positive");
+  return d;
+}
+
+}  // namespace
+
+fs::path builtin_device_dir() { return data_dir() / "calibration" / "devices"; }
+
+std::vector<std::string> builtin_device_names() {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(builtin_device_dir(), ec))
+    if (e.path().extension() == ".yaml") names.push_back(e.path().stem().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+DeviceSpec load_device_file(const fs::path& file) {
+  std::vector<fs::path> chain;
+  std::error_code ec;
+  chain.push_back(fs::weakly_canonical(file, ec));
+  Flat flat = load_flat(file, chain);
+  return build(flat, file);
+}
+
+DeviceSpec load_builtin_device(std::string_view name) {
+  static const std::map<std::string, std::string, std::less<>> aliases = {
+      {"sm_90", "h200"}, {"sm_90a", "h200"}, {"sm_100", "b200"}, {"sm_100a", "b200"},
+      {"gfx942", "mi300x"}, {"gfx950", "mi355x"}, {"h100_sxm", "h100"}, {"h200_sxm", "h200"}};
+  std::string n(name);
+  std::transform(n.begin(), n.end(), n.begin(), [](unsigned char c) { return std::tolower(c); });
+  if (auto it = aliases.find(n); it != aliases.end()) n = it->second;
+  fs::path file = builtin_device_dir() / (n + ".yaml");
+  std::error_code ec;
+  if (n.empty() || !fs::exists(file, ec)) {
+    std::string known;
+    for (const auto& k : builtin_device_names()) known += (known.empty() ? "" : ", ") + k;
+    throw Error(ErrorKind::Usage, "unknown device `" + std::string(name) + "` (known: " + known + "; or pass --device FILE)");
+  }
+  return load_device_file(file);
+}
+
+DeviceSpec resolve_device(const std::optional<std::string>& arch, const std::optional<std::string>& file) {
+  if (arch && file) throw Error(ErrorKind::Usage, "give either --arch NAME or --device FILE, not both");
+  if (file) return load_device_file(*file);
+  return load_builtin_device(arch ? *arch : "h200");
+}
+
+std::vector<SchemaRow> device_schema() {
+  std::vector<SchemaRow> rows;
+  for (const auto& f : schema()) {
+    const char* t = f.type == Type::Int ? "int" : f.type == Type::Double ? "number" : f.type == Type::String ? "string" : "int[3]";
+    const char* v = f.vendors == kBoth ? "both" : f.vendors == kNv ? "nvidia" : "amd";
+    rows.push_back({f.key, t, f.unit, v, f.required, f.description});
+  }
+  return rows;
+}
+
+}  // namespace kernsim::device

@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Configure (once) and build kernsim in ./build with Ninja and ccache when present.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+JOBS=${KERNSIM_JOBS:-$(nproc)}
+if [ ! -f build/build.ninja ]; then
+  cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release
+fi
+cmake --build build -j "$JOBS"

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Installs every Debian package kernsim needs to build, test and run. Idempotent and
+# non-interactive: packages already present are skipped, so re-running costs seconds.
+# Only Debian's own registry is used (LLVM 22 comes from bookworm-security).
+set -euo pipefail
+
+PKGS=(
+  cmake ninja-build ccache pkg-config
+  clang-22 llvm-22-dev libclang-22-dev lld-22 clang-format-22 clang-tidy-22
+  libeigen3-dev libtbb-dev libboost-graph-dev
+  googletest libgtest-dev libgmock-dev libbenchmark-dev
+  libyaml-cpp-dev nlohmann-json3-dev zlib1g-dev libzstd-dev libxml2-dev libedit-dev libffi-dev
+  libamdhip64-dev rocm-device-libs
+)
+
+missing=()
+for p in "${PKGS[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#PKGS[@]} packages present"
+  exit 0
+fi
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+echo "install-deps: done"

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# CLI contract tests: exit codes and the words in error messages, through the real binary.
+# usage: run_cli_tests.sh KERNSIM_BINARY TESTS_DATA_DIR
+set -u
+BIN="$1"; DATA="$2"
+fails=0
+check() {  # check NAME EXPECTED_RC NEEDLE -- ARGS...
+  local name="$1" want_rc="$2" needle="$3"; shift 4
+  local out rc
+  out=$("$BIN" "$@" 2>&1); rc=$?
+  if [ "$rc" != "$want_rc" ]; then
+    echo "FAIL $name: exit $rc, want $want_rc; output: $out"; fails=$((fails+1)); return
+  fi
+  if [ -n "$needle" ] && ! grep -qF -- "$needle" <<<"$out"; then
+    echo "FAIL $name: output lacks '$needle': $out"; fails=$((fails+1)); return
+  fi
+  echo "ok   $name"
+}
+check version        0 "kernsim "        -- --version
+check no_args        2 "usage"           --
+check unknown_cmd    2 "unknown command" -- frobnicate
+check unknown_opt    2 "unknown option"  -- run x.json --fast
+check devices        0 "mi300x"          -- devices
+check schema         0 "l2.hit_latency_cycles" -- devices --schema
+check device_prov    0 "confidence:"     -- device h200
+check missing_spec   3 "no_such.json"    -- run "$DATA/specs/no_such.json" --arch h200
+check bad_grid       3 "\`grid\`"        -- run "$DATA/specs/bad_grid.json" --arch h200
+check big_block      3 "4096"            -- run "$DATA/specs/big_block.json" --arch h200
+check unknown_arch   2 "unknown device"  -- run "$DATA/specs/big_block.json" --arch h900
+check both_devices   2 "not both"        -- run "$DATA/specs/big_block.json" --arch h200 --device x.yaml
+check bad_device     3 "sm.cnt"          -- run "$DATA/specs/big_block.json" --device "$DATA/devices/typo.yaml"
+check spec_no_value  2 "needs a value"   -- run "$DATA/specs/big_block.json" --arch
+if [ "$fails" -ne 0 ]; then echo "$fails CLI test(s) failed"; exit 1; fi
+echo "all CLI tests passed"

@@ -1,0 +1,210 @@
+// Device files: the built-in parts load with full provenance; every class of bad file gets an
+// error naming the file, the key and (where there is one) the line.
+#include <fstream>
+#include <sstream>
+
+#include "device/loader.h"
+#include "test_util.h"
+
+namespace kernsim::device {
+namespace {
+
+using test::expect_error;
+using test::TempDir;
+
+// A minimal-but-complete NVIDIA file, built from h200.yaml by dropping or editing lines.
+std::string h200_text() {
+  std::ifstream in(builtin_device_dir() / "h200.yaml");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string replace_line_containing(std::string text, const std::string& needle, const std::string& with) {
+  auto pos = text.find(needle);
+  EXPECT_NE(pos, std::string::npos) << needle;
+  auto start = text.rfind('\n', pos) + 1;
+  auto end = text.find('\n', pos);
+  return text.replace(start, end - start, with);
+}
+
+TEST(DeviceFiles, EveryBuiltinDeviceLoads) {
+  auto names = builtin_device_names();
+  for (const char* want : {"h100", "h200", "b200", "mi300x", "mi355x"})
+    EXPECT_NE(std::find(names.begin(), names.end(), want), names.end()) << want;
+  for (const auto& n : names) {
+    DeviceSpec d = load_builtin_device(n);
+    EXPECT_GT(d.sm.count, 0) << n;
+    EXPECT_GT(d.clocks.core_mhz, 0) << n;
+    EXPECT_FALSE(d.isa_target.empty()) << n;
+  }
+}
+
+TEST(DeviceFiles, EveryRequiredKeyOfEveryDeviceHasProvenance) {
+  for (const auto& n : builtin_device_names()) {
+    DeviceSpec d = load_builtin_device(n);
+    std::string vendor = to_string(d.vendor);
+    for (const auto& row : device_schema()) {
+      if (row.vendors != "both" && row.vendors != vendor) continue;
+      if (!row.required) continue;
+      ASSERT_TRUE(d.provenance.count(row.key)) << n << ": " << row.key;
+      const Provenance& p = d.provenance.at(row.key);
+      EXPECT_FALSE(p.source.empty()) << n << ": " << row.key;
+    }
+  }
+}
+
+TEST(DeviceFiles, PartsHaveTheirPublishedShape) {
+  auto h200 = load_builtin_device("h200");
+  EXPECT_EQ(h200.vendor, Vendor::Nvidia);
+  EXPECT_EQ(h200.sm.count, 132);
+  EXPECT_EQ(h200.sm.warp_size, 32);
+  EXPECT_EQ(h200.isa_target, "sm_90a");
+  auto mi = load_builtin_device("mi300x");
+  EXPECT_EQ(mi.vendor, Vendor::Amd);
+  EXPECT_EQ(mi.sm.count, 304);
+  EXPECT_EQ(mi.sm.warp_size, 64);
+  EXPECT_EQ(mi.l2.instances, 8);
+  EXPECT_EQ(mi.topology.dies * mi.topology.units_per_die, mi.sm.count);
+  auto mi355 = load_builtin_device("mi355x");
+  EXPECT_EQ(mi355.topology.dies * mi355.topology.units_per_die, mi355.sm.count);
+  EXPECT_FALSE(mi355.provenance.count("pipes.tensor_tf32.issue_cycles")) << "gfx950 has no xf32 MFMA";
+}
+
+TEST(DeviceFiles, AliasesResolve) {
+  EXPECT_EQ(load_builtin_device("sm_90a").name, "h200");
+  EXPECT_EQ(load_builtin_device("gfx942").name, "mi300x");
+  EXPECT_EQ(load_builtin_device("H200").name, "h200");
+}
+
+TEST(DeviceFiles, UnknownArchNamesTheKnownOnes) {
+  expect_error([] { load_builtin_device("h300"); }, ErrorKind::Usage, {"h300", "h200", "mi300x"});
+}
+
+TEST(DeviceFiles, InheritsChangesOneNumber) {
+  TempDir t;
+  auto f = t.write("bigl2.yaml",
+                   "inherits: h200\nname: bigl2\nl2:\n  bytes: {value: 125829120, source: what-if, confidence: estimated}\n");
+  DeviceSpec d = load_device_file(f);
+  DeviceSpec base = load_builtin_device("h200");
+  EXPECT_EQ(d.name, "bigl2");
+  EXPECT_EQ(d.l2.bytes, 125829120);
+  EXPECT_EQ(d.sm.count, base.sm.count);
+  EXPECT_EQ(d.dram.bandwidth_gbps, base.dram.bandwidth_gbps);
+  EXPECT_EQ(d.provenance.at("l2.bytes").file, f.string());
+  EXPECT_EQ(d.provenance.at("l2.bytes").confidence, Confidence::Estimated);
+  EXPECT_NE(d.provenance.at("sm.count").file, f.string());
+}
+
+TEST(DeviceFiles, InheritsByRelativePathAndChains) {
+  TempDir t;
+  t.write("a.yaml", "inherits: h200\nname: a\nsm:\n  count: {value: 100, source: x-y, confidence: estimated}\n");
+  auto b = t.write("b.yaml", "inherits: a.yaml\nname: b\nclocks:\n  core_mhz: {value: 1000, source: x-y, confidence: estimated}\n");
+  DeviceSpec d = load_device_file(b);
+  EXPECT_EQ(d.sm.count, 100);
+  EXPECT_EQ(d.clocks.core_mhz, 1000);
+}
+
+TEST(DeviceFiles, InheritanceCycleIsAnError) {
+  TempDir t;
+  t.write("a.yaml", "inherits: b.yaml\n");
+  auto b = t.write("b.yaml", "inherits: a.yaml\n");
+  expect_error([&] { load_device_file(b); }, ErrorKind::DeviceFile, {"cycle"});
+}
+
+TEST(DeviceFiles, InheritingAMissingDeviceNamesIt) {
+  TempDir t;
+  auto f = t.write("x.yaml", "inherits: h900\n");
+  expect_error([&] { load_device_file(f); }, ErrorKind::DeviceFile, {"x.yaml:1", "h900"});
+}
+
+TEST(DeviceFiles, MissingRequiredKeyNamesFileAndKey) {
+  TempDir t;
+  std::string text = replace_line_containing(h200_text(), "  count: {value: 132", "");
+  auto f = t.write("nocount.yaml", text);
+  expect_error([&] { load_device_file(f); }, ErrorKind::DeviceFile, {"nocount.yaml", "missing required key `sm.count`"});
+}
+
+TEST(DeviceFiles, UnknownKeyNamesKeyLineAndSuggestion) {
+  TempDir t;
+  std::string text = replace_line_containing(h200_text(), "  count: {value: 132",
+                                             "  cont: {value: 132, source: LOCAL_M7, confidence: measured}");
+  auto f = t.write("typo.yaml", text);
+  expect_error([&] { load_device_file(f); }, ErrorKind::DeviceFile, {"typo.yaml:", "unknown key `sm.cont`", "sm.count"});
+}
+
+TEST(DeviceFiles, UnknownTopLevelKeyIsAnError) {
+  TempDir t;
+  auto f = t.write("x.yaml", "inherits: h200\nfrobnicate:\n  speed: {value: 1, source: a-b, confidence: estimated}\n");
+  expect_error([&] { load_device_file(f); }, ErrorKind::DeviceFile, {"unknown key `frobnicate.speed`"});
+}
+
+TEST(DeviceFiles, KeyOfTheOtherVendorIsAnError) {
+  TempDir t;
+  auto f = t.write("x.yaml", "inherits: h200\ncu:\n  count: {value: 1, source: a-b, confidence: estimated}\n");
+  expect_error([&] { load_device_file(f); }, ErrorKind::DeviceFile, {"`cu.count`", "does not apply to a nvidia device"});
+}
+
+TEST(DeviceFiles, BareNumberWithoutProvenanceIsAnError) {
+  TempDir t;
+  auto f = t.write("x.yaml", "inherits: h200\nsm:\n  count: 140\n");
+  expect_error([&] { load_device_file(f); }, ErrorKind::DeviceFile, {"x.yaml:3", "`sm.count`", "provenance"});
+}
+
+TEST(DeviceFiles, MissingSourceOrConfidenceIsAnError) {
+  TempDir t;
+  auto f = t.write("x.yaml", "inherits: h200\nsm:\n  count: {value: 140, confidence: measured}\n");
+  expect_error([&] { load_device_file(f); }, ErrorKind::DeviceFile, {"`sm.count`", "missing `source`"});
+  auto g = t.write("y.yaml", "inherits: h200\nsm:\n  count: {value: 140, source: a-b}\n");
+  expect_error([&] { load_device_file(g); }, ErrorKind::DeviceFile, {"`sm.count`", "missing `confidence`"});
+}
+
+TEST(DeviceFiles, UnknownConfidenceIsAnError) {
+  TempDir t;
+  auto f = t.write("x.yaml", "inherits: h200\nsm:\n  count: {value: 140, source: a-b, confidence: guessed}\n");
+  expect_error([&] { load_device_file(f); }, ErrorKind::DeviceFile, {"`sm.count`", "guessed"});
+}
+
+TEST(DeviceFiles, UndefinedSourceKeyIsAnError) {
+  TempDir t;
+  auto f = t.write("x.yaml", "inherits: h200\nsm:\n  count: {value: 140, source: NOPE_REF, confidence: measured}\n");
+  expect_error([&] { load_device_file(f); }, ErrorKind::DeviceFile, {"`sm.count`", "NOPE_REF", "sources"});
+}
+
+TEST(DeviceFiles, WrongValueTypesAreErrors) {
+  TempDir t;
+  auto f = t.write("x.yaml", "inherits: h200\nsm:\n  count: {value: many, source: a-b, confidence: measured}\n");
+  expect_error([&] { load_device_file(f); }, ErrorKind::DeviceFile, {"`sm.count`", "many"});
+  auto g = t.write("y.yaml", "inherits: h200\nsm:\n  count: {value: 1.5, source: a-b, confidence: measured}\n");
+  expect_error([&] { load_device_file(g); }, ErrorKind::DeviceFile, {"`sm.count`", "integer"});
+  auto h = t.write("z.yaml", "inherits: h200\nlimits:\n  max_block_dim: {value: [1, 2], source: a-b, confidence: measured}\n");
+  expect_error([&] { load_device_file(h); }, ErrorKind::DeviceFile, {"`limits.max_block_dim`", "three"});
+  auto k = t.write("w.yaml", "inherits: h200\nclocks:\n  core_mhz: {value: -5, source: a-b, confidence: measured}\n");
+  expect_error([&] { load_device_file(k); }, ErrorKind::DeviceFile, {"`clocks.core_mhz`", "non-negative"});
+}
+
+TEST(DeviceFiles, YamlSyntaxErrorNamesTheLine) {
+  TempDir t;
+  auto f = t.write("x.yaml", "inherits: h200\nsm:\n  count: {value: 140, source: [unclosed\n");
+  expect_error([&] { load_device_file(f); }, ErrorKind::DeviceFile, {"x.yaml:", "YAML syntax error"});
+}
+
+TEST(DeviceFiles, MissingFileIsAnIoError) {
+  expect_error([] { load_device_file("/nonexistent/dev.yaml"); }, ErrorKind::Io, {"/nonexistent/dev.yaml"});
+}
+
+TEST(DeviceFiles, VersionIsRequiredAndChecked) {
+  TempDir t;
+  auto f = t.write("x.yaml", "name: x\nvendor: nvidia\n");
+  expect_error([&] { load_device_file(f); }, ErrorKind::DeviceFile, {"kernsim_device"});
+  auto g = t.write("y.yaml", "kernsim_device: 7\nname: x\nvendor: nvidia\n");
+  expect_error([&] { load_device_file(g); }, ErrorKind::DeviceFile, {"version `7`"});
+}
+
+TEST(DeviceFiles, ResolveDeviceRejectsBothArchAndFile) {
+  expect_error([] { resolve_device(std::string("h200"), std::string("x.yaml")); }, ErrorKind::Usage, {"not both"});
+  EXPECT_EQ(resolve_device(std::nullopt, std::nullopt).name, "h200");
+}
+
+}  // namespace
+}  // namespace kernsim::device

@@ -1,0 +1,146 @@
+// The `kernsim` command line: a thin driver over kernsim::api.
+//
+//   kernsim run SPEC.json (--arch NAME | --device FILE) [--json] [--full] [--dump-buffers DIR]
+//   kernsim devices [--schema]
+//   kernsim device NAME|--device FILE        (every value with its provenance)
+//   kernsim --version
+//
+// Exit codes: 0 success, 2 usage, 3 bad input (spec, device file, i/o), 4 compile/parse error,
+// 5 unsupported or not implemented, 6 kernel fault, 70 internal error.
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <iostream>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "api/launch_spec.h"
+#include "api/run.h"
+#include "base/error.h"
+#include "device/loader.h"
+
+namespace {
+
+using kernsim::Error;
+using kernsim::ErrorKind;
+
+const char* kUsage =
+    "usage:\n"
+    "  kernsim run SPEC.json [--arch NAME | --device FILE] [--json] [--full] [--dump-buffers DIR]\n"
+    "                        [--max-instructions N]\n"
+    "  kernsim devices [--schema]      list the built-in devices (or the device-file schema)\n"
+    "  kernsim device (NAME | --device FILE)\n"
+    "                                  print a device with the provenance of every value\n"
+    "  kernsim --version\n";
+
+struct Args {
+  std::vector<std::string> positional;
+  std::optional<std::string> arch, device_file, dump_dir;
+  bool json = false, full = false, schema = false;
+  std::uint64_t max_instructions = 0;
+};
+
+Args parse_args(int argc, char** argv, int first) {
+  Args a;
+  for (int i = first; i < argc; ++i) {
+    std::string s = argv[i];
+    auto value = [&](const char* flag) -> std::string {
+      if (i + 1 >= argc) throw Error(ErrorKind::Usage, std::string(flag) + " needs a value");
+      return argv[++i];
+    };
+    if (s == "--arch") a.arch = value("--arch");
+    else if (s == "--device") a.device_file = value("--device");
+    else if (s == "--dump-buffers") a.dump_dir = value("--dump-buffers");
+    else if (s == "--json") a.json = true;
+    else if (s == "--full") a.full = true;
+    else if (s == "--schema") a.schema = true;
+    else if (s == "--max-instructions") {
+      std::string v = value("--max-instructions");
+      try { a.max_instructions = std::stoull(v); } catch (...) { throw Error(ErrorKind::Usage, "--max-instructions needs a positive integer, got " + v); }
+    } else if (s.size() > 1 && s[0] == '-') throw Error(ErrorKind::Usage, "unknown option " + s);
+    else a.positional.push_back(s);
+  }
+  return a;
+}
+
+int cmd_run(const Args& a) {
+  if (a.positional.size() != 1) throw Error(ErrorKind::Usage, "run needs exactly one SPEC.json");
+  auto dev = kernsim::device::resolve_device(a.arch, a.device_file);
+  auto spec = kernsim::api::parse_launch_spec(a.positional[0]);
+  kernsim::api::RunOptions opts;
+  opts.full = a.full;
+  if (a.dump_dir) opts.dump_dir = *a.dump_dir;
+  opts.max_instructions = a.max_instructions;
+  auto r = kernsim::api::run_launch(spec, dev, opts);
+  if (a.json) std::cout << r.report_json << "\n";
+  else std::cout << r.report_text;
+  return 0;
+}
+
+int cmd_devices(const Args& a) {
+  if (a.schema) {
+    std::printf("%-40s %-7s %-12s %-7s %-4s %s\n", "key", "type", "unit", "vendor", "req", "description");
+    for (const auto& r : kernsim::device::device_schema())
+      std::printf("%-40s %-7s %-12s %-7s %-4s %s\n", r.key.c_str(), r.type.c_str(), r.unit.c_str(), r.vendors.c_str(),
+                  r.required ? "yes" : "no", r.description.c_str());
+    return 0;
+  }
+  std::printf("%-8s %-7s %-8s %6s %9s  %s\n", "name", "vendor", "isa", "units", "clock_MHz", "description");
+  for (const auto& n : kernsim::device::builtin_device_names()) {
+    auto d = kernsim::device::load_builtin_device(n);
+    std::printf("%-8s %-7s %-8s %6lld %9.0f  %s\n", n.c_str(), to_string(d.vendor), d.isa_target.c_str(),
+                static_cast<long long>(d.sm.count), d.clocks.core_mhz, d.description.c_str());
+  }
+  return 0;
+}
+
+int cmd_device(const Args& a) {
+  std::optional<std::string> arch = a.arch;
+  if (!arch && !a.device_file && !a.positional.empty()) arch = a.positional[0];
+  if (!arch && !a.device_file) throw Error(ErrorKind::Usage, "device needs a NAME or --device FILE");
+  auto d = kernsim::device::resolve_device(arch, a.device_file);
+  std::printf("%s (%s, %s): %s\n", d.name.c_str(), to_string(d.vendor), d.isa_target.c_str(), d.description.c_str());
+  for (const auto& [key, p] : d.provenance) {
+    std::string src = p.source;
+    if (auto it = d.sources.find(src); it != d.sources.end()) src += " = " + it->second;
+    std::printf("  %-40s %-10s %s%s%s\n", key.c_str(), to_string(p.confidence), src.c_str(),
+                p.note.empty() ? "" : "  -- ", p.note.c_str());
+  }
+  auto h = d.confidence_histogram();
+  std::printf("confidence: documented %d, measured %d, estimated %d, fitted %d\n",
+              h[kernsim::device::Confidence::Documented], h[kernsim::device::Confidence::Measured],
+              h[kernsim::device::Confidence::Estimated], h[kernsim::device::Confidence::Fitted]);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    if (argc < 2) {
+      std::fputs(kUsage, stderr);
+      return 2;
+    }
+    std::string cmd = argv[1];
+    if (cmd == "--version" || cmd == "version") {
+      std::printf("kernsim %s\n", kernsim::api::version().c_str());
+      return 0;
+    }
+    if (cmd == "--help" || cmd == "-h" || cmd == "help") {
+      std::fputs(kUsage, stdout);
+      return 0;
+    }
+    Args a = parse_args(argc, argv, 2);
+    if (cmd == "run") return cmd_run(a);
+    if (cmd == "devices") return cmd_devices(a);
+    if (cmd == "device") return cmd_device(a);
+    throw Error(ErrorKind::Usage, "unknown command `" + cmd + "`\n" + kUsage);
+  } catch (const Error& e) {
+    std::fprintf(stderr, "kernsim: %s: %s\n", std::string(to_string(e.kind())).c_str(), e.what());
+    return exit_code(e.kind());
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "kernsim: internal error: %s\n", e.what());
+    return 70;
+  }
+}
