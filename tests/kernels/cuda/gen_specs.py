@@ -76,12 +76,17 @@ def all_specs():
 
     # --- reduction
     add("reduce_atomic_f32", "reduce.cu", "reduce_atomic_f32", [cdiv(n, 128)], [128],
-        [buf("f32", n, "uniform", "in"), buf("f32", 1, "zeros", "out"), sc("i32", n, "n")], "reduction")
+        [buf("f32", n, "randint:-1000:1000", "in"), buf("f32", 1, "zeros", "out"), sc("i32", n, "n")], "reduction",
+        "integer-valued floats: the sum is exact in any atomic order, so the check is exact")
+    add("reduce_atomic_f32_uniform", "reduce.cu", "reduce_atomic_f32", [cdiv(n, 128)], [128],
+        [buf("f32", n, "uniform", "in"), buf("f32", 1, "zeros", "out"), sc("i32", n, "n")], "reduction",
+        "order-dependent rounding: checked against a worst-case bound")
     add("reduce_shared_f32", "reduce.cu", "reduce_shared_f32", [cdiv(n, 512)], [256],
         [buf("f32", n, "uniform", "in"), buf("f32", cdiv(n, 512), "zeros", "partial"), sc("i32", n, "n")],
         "reduction", "one partial sum per block of 512 elements")
     add("reduce_shuffle_f32", "reduce.cu", "reduce_shuffle_f32", [6], [192],
-        [buf("f32", n, "uniform", "in"), buf("f32", 1, "zeros", "out"), sc("i32", n, "n")], "reduction")
+        [buf("f32", n, "randint:-1000:1000", "in"), buf("f32", 1, "zeros", "out"), sc("i32", n, "n")], "reduction",
+        "integer-valued floats: exact in any order")
     add("reduce_minmax_i32", "reduce.cu", "reduce_minmax_i32", [4], [128],
         [buf("i32", n, "randint:-100000:100000", "in"), buf("i32", 2, "zeros", "out"), sc("i32", n, "n")],
         "reduction", "out starts at {0, 0}: data has both signs")
