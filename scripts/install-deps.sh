@@ -20,8 +20,16 @@ for p in "${PKGS[@]}"; do
   fi
 done
 
+install_python() {
+  # Python packages the test scripts use (PyPI).
+  if ! python3 -c "import numpy" >/dev/null 2>&1; then
+    python3 -m pip install -q --disable-pip-version-check numpy
+  fi
+}
+
 if [ ${#missing[@]} -eq 0 ]; then
   echo "install-deps: all ${#PKGS[@]} packages present"
+  install_python
   exit 0
 fi
 
@@ -31,4 +39,5 @@ echo "install-deps: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+install_python
 echo "install-deps: done"

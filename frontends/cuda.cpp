@@ -1,0 +1,276 @@
+// The NVIDIA frontend: CUDA and LLVM IR to PTX through the clang-22 and llc-22 drivers.
+//
+// Why the drivers and not libclang in-process: the driver is exactly what users run, it finds
+// the CUDA installation and libdevice the documented way, a crash in the compiler cannot take
+// the simulator down, and with the on-disk cache a compile happens once per source version —
+// an RL loop that resubmits a kernel pays nothing.
+#include <nlohmann/json.hpp>
+
+#include <cstdlib>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <unistd.h>
+
+#include "base/error.h"
+#include "base/files.h"
+#include "base/hash.h"
+#include "base/process.h"
+#include "frontends/compile.h"
+#include "isa/ptx/parser.h"
+
+namespace kernsim::frontends {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+constexpr const char* kFrontendVersion = "cuda-frontend-1";
+
+std::string env_or(const char* name, const std::string& fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? std::string(v) : fallback;
+}
+
+fs::path cuda_path() { return env_or("KERNSIM_CUDA_PATH", "/usr/local/cuda"); }
+
+fs::path require_tool(const char* env, const std::vector<std::string>& names, const std::string& what) {
+  std::vector<std::string> cands;
+  if (const char* e = std::getenv(env); e && *e) cands.push_back(e);
+  cands.insert(cands.end(), names.begin(), names.end());
+  if (auto p = find_program(cands)) return *p;
+  throw Error(ErrorKind::Compile, what + " not found (looked for " + names.front() + "; set " + env +
+                                      "); run ./scripts/install-deps.sh");
+}
+
+fs::path clang() { return require_tool("KERNSIM_CLANG", {"clang++-22", "/usr/lib/llvm-22/bin/clang++"}, "clang 22"); }
+fs::path llc() { return require_tool("KERNSIM_LLC", {"llc-22", "/usr/lib/llvm-22/bin/llc"}, "llc 22"); }
+
+std::optional<fs::path> ptxas() {
+  std::vector<std::string> c;
+  if (const char* e = std::getenv("KERNSIM_PTXAS"); e && *e) c.push_back(e);
+  c.push_back((cuda_path() / "bin" / "ptxas").string());
+  c.push_back("ptxas");
+  return find_program(c);
+}
+
+std::string tool_version(const fs::path& tool) {
+  static std::map<std::string, std::string> memo;
+  auto it = memo.find(tool.string());
+  if (it != memo.end()) return it->second;
+  ProcessResult r = run_process({tool.string(), "--version"});
+  std::string first = r.out.substr(0, r.out.find('\n'));
+  memo[tool.string()] = first;
+  return first;
+}
+
+// Dependencies of a cached compile: every file clang read, with size and mtime.
+struct Dep {
+  std::string path;
+  std::uintmax_t size;
+  std::int64_t mtime;
+};
+
+std::int64_t mtime_of(const fs::path& p) {
+  std::error_code ec;
+  auto t = fs::last_write_time(p, ec);
+  return ec ? 0 : static_cast<std::int64_t>(t.time_since_epoch().count());
+}
+
+std::vector<Dep> parse_depfile(const std::string& text) {
+  std::vector<Dep> deps;
+  std::string s;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '\\' && i + 1 < text.size() && text[i + 1] == '\n') { ++i; continue; }
+    s += text[i];
+  }
+  auto colon = s.find(": ");
+  if (colon == std::string::npos) return deps;
+  std::stringstream ss(s.substr(colon + 2));
+  std::string p;
+  while (ss >> p) {
+    std::error_code ec;
+    deps.push_back({p, fs::file_size(p, ec), mtime_of(p)});
+  }
+  return deps;
+}
+
+bool deps_unchanged(const json& deps) {
+  for (const auto& d : deps) {
+    std::error_code ec;
+    fs::path p = d.at("path").get<std::string>();
+    if (!fs::exists(p, ec) || fs::file_size(p, ec) != d.at("size").get<std::uintmax_t>() || mtime_of(p) != d.at("mtime").get<std::int64_t>())
+      return false;
+  }
+  return true;
+}
+
+void list_kernels(DeviceModule& m) {
+  auto mod = isa::ptx::parse_module(m.text, m.origin.string());
+  m.kernels.clear();
+  for (const auto& f : mod.functions)
+    if (f.is_entry && f.has_body) m.kernels.push_back({f.name, demangle(f.name), {}});
+}
+
+json module_to_json(const DeviceModule& m, const std::vector<Dep>& deps) {
+  json j;
+  j["producer"] = m.producer;
+  j["target"] = m.target;
+  json ks = json::array();
+  for (const auto& k : m.kernels) {
+    const auto& r = k.resources;
+    ks.push_back({{"name", k.name}, {"registers", r.registers}, {"static_shared", r.static_shared},
+                  {"local_bytes", r.local_bytes}, {"spill_stores", r.spill_stores}, {"spill_loads", r.spill_loads},
+                  {"source", r.source}});
+  }
+  j["kernels"] = ks;
+  json d = json::array();
+  for (const auto& x : deps) d.push_back({{"path", x.path}, {"size", x.size}, {"mtime", x.mtime}});
+  j["deps"] = d;
+  return j;
+}
+
+std::string target_for_ptx(const std::string& target) {
+  if (target.rfind("sm_", 0) != 0)
+    throw Error(ErrorKind::Compile, "target `" + target + "` is not an NVIDIA target (sm_90a, sm_100a)");
+  return target;
+}
+
+}  // namespace
+
+void fill_resources(DeviceModule& m) {
+  auto tool = ptxas();
+  if (tool) {
+    fs::path tmp = fs::temp_directory_path() / ("kernsim_ptxas_" + sha256_hex(m.text).substr(0, 16) + ".ptx");
+    write_file_atomic(tmp, m.text);
+    ProcessResult r = run_process({tool->string(), "-arch=" + m.target, "-v", tmp.string(), "-o", "/dev/null"});
+    std::error_code ec;
+    fs::remove(tmp, ec);
+    if (r.exit_code == 0) {
+      std::string cur;
+      std::stringstream ss(r.err);
+      std::string line;
+      std::regex fn_re(R"(Compiling entry function '([^']+)')");
+      std::regex frame_re(R"((\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads)");
+      std::regex used_re(R"(Used (\d+) registers)");
+      std::regex smem_re(R"((\d+) bytes smem)");
+      std::smatch mt;
+      for (; std::getline(ss, line);) {
+        if (std::regex_search(line, mt, fn_re)) { cur = mt[1]; continue; }
+        for (auto& k : m.kernels) {
+          if (k.name != cur) continue;
+          if (std::regex_search(line, mt, frame_re)) {
+            k.resources.local_bytes = std::stoll(mt[1]);
+            k.resources.spill_stores = std::stoi(mt[2]);
+            k.resources.spill_loads = std::stoi(mt[3]);
+          }
+          if (std::regex_search(line, mt, used_re)) {
+            k.resources.registers = std::stoi(mt[1]);
+            k.resources.source = "ptxas";
+            if (std::regex_search(line, mt, smem_re)) k.resources.static_shared = std::stoll(mt[1]);
+          }
+        }
+      }
+      return;
+    }
+    // ptxas rejected the PTX (e.g. a feature it does not accept for this target): estimate below.
+  }
+  for (auto& k : m.kernels) k.resources.source = "estimate";
+}
+
+DeviceModule compile(const fs::path& source, const CompileOptions& opt) {
+  std::string ext = source.extension().string();
+  for (auto& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (ext == ".hip" || ext == ".s" || ext == ".hsaco" || ext == ".co")
+    throw Error(ErrorKind::NotImplemented, "frontends: AMD sources (" + ext + ") are not implemented yet (issue 4)");
+  if (ext != ".cu" && ext != ".ptx" && ext != ".ll" && ext != ".bc")
+    throw Error(ErrorKind::LaunchSpec, "`source`: unsupported file type `" + ext + "` (" + source.string() +
+                                           "); expected .cu .ptx .ll .bc .hip .s .hsaco .co");
+  const std::string target = target_for_ptx(opt.target);
+  std::string bytes = read_file(source, "kernel source");
+
+  DeviceModule m;
+  m.kind = IsaKind::Ptx;
+  m.target = target;
+  m.origin = source;
+
+  Sha256 key;
+  key.field(kFrontendVersion).field(ext).field(bytes).field(target);
+  for (const auto& f : opt.extra_flags) key.field(f);
+  if (ext == ".cu") key.field(tool_version(clang())).field(fs::absolute(source).parent_path().string());
+  if (ext == ".ll" || ext == ".bc") key.field(tool_version(llc()));
+  const std::string hash = key.hex();
+  const fs::path entry = cache_dir() / "v1" / hash.substr(0, 2) / hash;
+
+  if (opt.use_cache && fs::exists(entry / "module.ptx") && fs::exists(entry / "meta.json")) {
+    try {
+      json meta = json::parse(read_file(entry / "meta.json"));
+      if (deps_unchanged(meta.at("deps"))) {
+        m.text = read_file(entry / "module.ptx");
+        m.producer = meta.at("producer").get<std::string>();
+        list_kernels(m);
+        for (auto& k : m.kernels)
+          for (const auto& jk : meta.at("kernels"))
+            if (jk.at("name") == k.name) {
+              k.resources.registers = jk.at("registers");
+              k.resources.static_shared = jk.at("static_shared");
+              k.resources.local_bytes = jk.at("local_bytes");
+              k.resources.spill_stores = jk.at("spill_stores");
+              k.resources.spill_loads = jk.at("spill_loads");
+              k.resources.source = jk.at("source");
+            }
+        m.from_cache = true;
+        return m;
+      }
+    } catch (const std::exception&) {
+      // a damaged cache entry is recompiled
+    }
+  }
+
+  std::vector<Dep> deps;
+  if (ext == ".ptx") {
+    m.text = bytes;
+    m.producer = "ptx file";
+  } else if (ext == ".cu") {
+    fs::path tmpdir = fs::temp_directory_path() / ("kernsim_cc_" + hash.substr(0, 16) + "_" + std::to_string(::getpid()));
+    fs::create_directories(tmpdir);
+    fs::path out = tmpdir / "out.ptx", dep = tmpdir / "out.d";
+    std::vector<std::string> argv = {clang().string(), "-x", "cuda", "--cuda-gpu-arch=" + target, "--cuda-device-only",
+                                     "-S", "-O3", "-std=c++17", "--cuda-path=" + cuda_path().string(),
+                                     "-Wno-unknown-cuda-version", "-MD", "-MF", dep.string(), "-o", out.string()};
+    for (const auto& f : opt.extra_flags) argv.push_back(f);
+    argv.push_back(source.string());
+    ProcessResult r = run_process(argv);
+    if (r.exit_code != 0) {
+      std::error_code ec;
+      fs::remove_all(tmpdir, ec);
+      throw Error(ErrorKind::Compile, "clang could not compile " + source.string() + " for " + target + ":\n" + r.err);
+    }
+    m.text = read_file(out);
+    deps = parse_depfile(read_file(dep));
+    std::error_code ec;
+    fs::remove_all(tmpdir, ec);
+    m.producer = "clang 22 (" + tool_version(clang()) + ")";
+  } else {  // .ll / .bc
+    fs::path out = fs::temp_directory_path() / ("kernsim_llc_" + hash.substr(0, 16) + ".ptx");
+    ProcessResult r = run_process({llc().string(), "-march=nvptx64", "-mcpu=" + target, "-O3", source.string(), "-o", out.string()});
+    if (r.exit_code != 0) throw Error(ErrorKind::Compile, "llc could not compile " + source.string() + " for " + target + ":\n" + r.err);
+    m.text = read_file(out);
+    std::error_code ec;
+    fs::remove(out, ec);
+    m.producer = "llc 22";
+  }
+  list_kernels(m);
+  fill_resources(m);
+  if (opt.use_cache) {
+    try {
+      write_file_atomic(entry / "module.ptx", m.text);
+      write_file_atomic(entry / "meta.json", module_to_json(m, deps).dump(1));
+    } catch (const Error&) {
+      // an unwritable cache only costs speed
+    }
+  }
+  return m;
+}
+
+}  // namespace kernsim::frontends

@@ -1,0 +1,48 @@
+// kernsim::frontends::DeviceModule — what a frontend delivers: the ISA text or binary of one
+// compiled source, its kernels with their parameters, and each kernel's resource usage.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace kernsim::frontends {
+
+enum class IsaKind { Ptx, Amdgcn };
+
+struct Resources {
+  int registers = 0;              // per thread (NVIDIA) / VGPRs (AMD)
+  int agprs = 0;                  // AMD accumulation registers
+  int sgprs = 0;                  // AMD scalar registers
+  std::int64_t static_shared = 0; // bytes
+  std::int64_t local_bytes = 0;   // stack frame / scratch per thread
+  int spill_stores = 0, spill_loads = 0;
+  std::string source;             // "ptxas", "code object metadata", "estimate"
+};
+
+struct KernelInfo {
+  std::string name;       // as in the ISA (mangled)
+  std::string demangled;  // full demangled signature, or the name itself
+  Resources resources;
+};
+
+struct DeviceModule {
+  IsaKind kind = IsaKind::Ptx;
+  std::string target;                 // sm_90a / gfx942 ...
+  std::string text;                   // PTX text (or AMDGCN assembly)
+  std::vector<std::uint8_t> binary;   // code object (AMD)
+  std::filesystem::path origin;       // the source file
+  std::string producer;               // "clang 22", "nvcc ptx", "passthrough"
+  std::vector<KernelInfo> kernels;
+  bool from_cache = false;
+
+  // Finds a kernel by mangled name, full demangled signature, or unique demangled name without
+  // the parameter list ("saxpy", "scale<float>"). Throws Error(LaunchSpec) listing the kernels.
+  const KernelInfo& find_kernel(const std::string& name) const;
+};
+
+std::string demangle(const std::string& mangled);
+
+}  // namespace kernsim::frontends

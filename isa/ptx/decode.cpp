@@ -1,0 +1,1373 @@
+// The PTX decoder: ptx::Module -> ptx::Program for one kernel and the functions it calls.
+#include "isa/ptx/decode.h"
+
+#include <algorithm>
+#include <cstring>
+#include <deque>
+#include <map>
+#include <set>
+#include <unordered_map>
+
+#include "base/error.h"
+
+namespace kernsim::isa::ptx {
+namespace {
+
+Ty parse_ty(std::string_view s) {
+  static const std::unordered_map<std::string_view, Ty> m = {
+      {"b8", Ty::B8}, {"b16", Ty::B16}, {"b32", Ty::B32}, {"b64", Ty::B64}, {"b128", Ty::B128},
+      {"u8", Ty::U8}, {"u16", Ty::U16}, {"u32", Ty::U32}, {"u64", Ty::U64},
+      {"s8", Ty::S8}, {"s16", Ty::S16}, {"s32", Ty::S32}, {"s64", Ty::S64},
+      {"f16", Ty::F16}, {"f16x2", Ty::F16x2}, {"bf16", Ty::BF16}, {"bf16x2", Ty::BF16x2},
+      {"f32", Ty::F32}, {"f64", Ty::F64}, {"pred", Ty::Pred}, {"tf32", Ty::TF32},
+      {"e4m3", Ty::E4M3}, {"e5m2", Ty::E5M2}, {"e4m3x2", Ty::E4M3x2}, {"e5m2x2", Ty::E5M2x2}};
+  auto it = m.find(s);
+  return it == m.end() ? Ty::None : it->second;
+}
+
+Cmp parse_cmp(std::string_view s) {
+  static const std::unordered_map<std::string_view, Cmp> m = {
+      {"eq", Cmp::Eq}, {"ne", Cmp::Ne}, {"lt", Cmp::Lt}, {"le", Cmp::Le}, {"gt", Cmp::Gt}, {"ge", Cmp::Ge},
+      {"lo", Cmp::Lo}, {"ls", Cmp::Ls}, {"hi", Cmp::Hi}, {"hs", Cmp::Hs}, {"equ", Cmp::Equ}, {"neu", Cmp::Neu},
+      {"ltu", Cmp::Ltu}, {"leu", Cmp::Leu}, {"gtu", Cmp::Gtu}, {"geu", Cmp::Geu}, {"num", Cmp::Num}, {"nan", Cmp::Nan}};
+  auto it = m.find(s);
+  return it == m.end() ? Cmp::None : it->second;
+}
+
+Rnd parse_rnd(std::string_view s) {
+  static const std::unordered_map<std::string_view, Rnd> m = {
+      {"rn", Rnd::Rn}, {"rz", Rnd::Rz}, {"rm", Rnd::Rm}, {"rp", Rnd::Rp}, {"rna", Rnd::Rna},
+      {"rni", Rnd::Rni}, {"rzi", Rnd::Rzi}, {"rmi", Rnd::Rmi}, {"rpi", Rnd::Rpi}};
+  auto it = m.find(s);
+  return it == m.end() ? Rnd::None : it->second;
+}
+
+Space parse_space(std::string_view s) {
+  if (s == "global") return Space::Global;
+  if (s == "shared" || s == "shared::cta") return Space::Shared;
+  if (s == "local") return Space::Local;
+  if (s == "param" || s == "param::entry" || s == "param::func") return Space::Param;
+  if (s == "const") return Space::Const;
+  return Space::Generic;
+}
+
+bool is_space_name(std::string_view s) {
+  return s == "global" || s == "shared" || s == "shared::cta" || s == "local" || s == "param" || s == "const" ||
+         s == "param::entry" || s == "param::func";
+}
+
+// The special registers kernsim provides, with their width.
+struct SpecialDef { const char* name; int bits; };
+const SpecialDef kSpecials[] = {
+    {"%tid.x", 32}, {"%tid.y", 32}, {"%tid.z", 32}, {"%ntid.x", 32}, {"%ntid.y", 32}, {"%ntid.z", 32},
+    {"%ctaid.x", 32}, {"%ctaid.y", 32}, {"%ctaid.z", 32}, {"%nctaid.x", 32}, {"%nctaid.y", 32}, {"%nctaid.z", 32},
+    {"%laneid", 32}, {"%warpid", 32}, {"%nwarpid", 32}, {"%smid", 32}, {"%nsmid", 32},
+    {"%lanemask_eq", 32}, {"%lanemask_le", 32}, {"%lanemask_lt", 32}, {"%lanemask_ge", 32}, {"%lanemask_gt", 32},
+    {"%clock", 32}, {"%clock_hi", 32}, {"%dynamic_smem_size", 32}, {"%total_smem_size", 32}, {"%aggr_smem_size", 32},
+    {"%globaltimer_lo", 32}, {"%globaltimer_hi", 32},
+    {"%cluster_ctaid.x", 32}, {"%cluster_ctaid.y", 32}, {"%cluster_ctaid.z", 32},
+    {"%cluster_nctaid.x", 32}, {"%cluster_nctaid.y", 32}, {"%cluster_nctaid.z", 32},
+    {"%cluster_ctarank", 32}, {"%cluster_nctarank", 32}, {"%is_explicit_cluster", 32},
+    {"%clusterid.x", 32}, {"%clusterid.y", 32}, {"%clusterid.z", 32},
+    {"%nclusterid.x", 32}, {"%nclusterid.y", 32}, {"%nclusterid.z", 32},
+    {"%clock64", 64}, {"%globaltimer", 64}, {"%gridid", 64},
+};
+
+struct Binding {
+  enum Kind { RegB, RangeB, LocalSym, FrameParamSym, KernelParamSym, SharedSym, GlobalSym } kind = RegB;
+  Reg reg;               // RegB; RangeB: base register
+  std::int64_t count = 0;
+  std::int64_t offset = 0;  // symbol offset / address
+  int bytes = 0;
+};
+
+class Decoder {
+ public:
+  Decoder(const ast::Module& m, std::string_view source, const std::string& origin) : m_(m), origin_(origin) {
+    p_.origin = origin;
+    p_.target = m.target;
+    p_.version = m.version;
+    p_.lines.emplace_back();
+    std::size_t start = 0;
+    for (std::size_t i = 0; i <= source.size(); ++i)
+      if (i == source.size() || source[i] == '\n') {
+        p_.lines.emplace_back(source.substr(start, i - start));
+        start = i + 1;
+      }
+    for (std::size_t i = 0; i < m.functions.size(); ++i)
+      if (m.functions[i].has_body || !module_funcs_.count(m.functions[i].name))
+        module_funcs_[m.functions[i].name] = static_cast<int>(i);
+    for (std::size_t i = 0; i < m.globals.size(); ++i) module_syms_[m.globals[i].name] = static_cast<int>(i);
+  }
+
+  Program run(const std::string& kernel) {
+    auto it = module_funcs_.find(kernel);
+    if (it == module_funcs_.end() || !m_.functions[it->second].is_entry)
+      throw Error(ErrorKind::Internal, "kernsim bug: decode_kernel called for unknown kernel " + kernel);
+    // Reachable functions, kernel first.
+    std::vector<int> order{it->second};
+    std::map<int, int> index_of{{it->second, 0}};
+    for (std::size_t k = 0; k < order.size(); ++k) {
+      const ast::Function& f = m_.functions[order[k]];
+      for (const auto& st : f.body) {
+        if (st.kind != ast::Statement::Kind::Instr || st.instr.parts.empty() || st.instr.parts[0] != "call") continue;
+        for (const auto& o : st.instr.operands) {
+          if (o.kind != ast::Operand::Kind::Symbol) continue;
+          auto fit = module_funcs_.find(o.name);
+          if (fit == module_funcs_.end() || m_.functions[fit->second].is_entry) continue;
+          if (!m_.functions[fit->second].has_body)
+            throw Error(ErrorKind::Unsupported, origin_ + ":" + std::to_string(st.line) + ": call to `" + o.name +
+                                                    "`, which is declared but not defined in this module (no linking of "
+                                                    "external device functions)");
+          if (!index_of.count(fit->second)) {
+            index_of[fit->second] = static_cast<int>(order.size());
+            order.push_back(fit->second);
+          }
+        }
+      }
+    }
+    func_index_ = index_of;
+    layout_statics(order);
+    p_.functions.resize(order.size());
+    for (std::size_t k = 0; k < order.size(); ++k) decode_function(m_.functions[order[k]], static_cast<std::uint32_t>(k));
+    return std::move(p_);
+  }
+
+ private:
+  [[noreturn]] void fail(int line, const std::string& msg) const {
+    throw Error(ErrorKind::Parse, origin_ + ":" + std::to_string(line) + ": " + msg);
+  }
+
+  // ---- statics -----------------------------------------------------------------------------
+  void collect_symbol_refs(const ast::Operand& o, std::set<std::string>& out) {
+    if ((o.kind == ast::Operand::Kind::Symbol || o.kind == ast::Operand::Kind::Addr) && !o.name.empty() && module_syms_.count(o.name))
+      out.insert(o.name);
+    for (const auto& e : o.elems) collect_symbol_refs(e, out);
+  }
+
+  void layout_statics(const std::vector<int>& order) {
+    std::set<std::string> used;
+    std::vector<ast::Decl> local_shared;  // .shared declared inside function bodies
+    for (int fi : order)
+      for (const auto& st : m_.functions[fi].body) {
+        if (st.kind == ast::Statement::Kind::Instr)
+          for (const auto& o : st.instr.operands) collect_symbol_refs(o, used);
+      }
+    // statics referenced from initialisers of used statics
+    bool grew = true;
+    while (grew) {
+      grew = false;
+      for (const auto& g : m_.globals)
+        if (used.count(g.name))
+          for (const auto& [off, sym] : g.init_symbols)
+            if (module_syms_.count(sym) && used.insert(sym).second) grew = true;
+    }
+    std::uint64_t shared_off = 0, global_off = 0;
+    int max_shared_align = 16;
+    for (const auto& g : m_.globals) {
+      if (!used.count(g.name)) continue;
+      Symbol s;
+      s.name = g.name;
+      s.space = g.space == "shared" ? Space::Shared : g.space == "const" ? Space::Const : Space::Global;
+      s.bytes = g.total_bytes();
+      s.align = std::max(1, g.align ? g.align : static_cast<int>(g.element_bytes()));
+      s.is_extern = g.is_extern || g.array == 0;
+      s.init = g.init;
+      s.init_symbols = g.init_symbols;
+      if (s.space == Space::Shared) {
+        if (s.is_extern) {
+          max_shared_align = std::max(max_shared_align, s.align);
+        } else {
+          shared_off = (shared_off + s.align - 1) / s.align * s.align;
+          s.addr = shared_off;
+          shared_off += static_cast<std::uint64_t>(s.bytes);
+        }
+      } else {
+        if (s.is_extern && s.bytes == 0)
+          throw Error(ErrorKind::Unsupported, origin_ + ":" + std::to_string(g.line) + ": extern ." + g.space + " `" + g.name +
+                                                  "` has no definition in this module");
+        std::uint64_t a = std::max(256, s.align);
+        global_off = (global_off + a - 1) / a * a;
+        s.addr = kGlobalBase + global_off;
+        global_off += static_cast<std::uint64_t>(std::max<std::int64_t>(s.bytes, 1));
+      }
+      sym_index_[s.name] = static_cast<int>(p_.symbols.size());
+      p_.symbols.push_back(std::move(s));
+    }
+    p_.static_shared_bytes = shared_off;
+    p_.dynamic_shared_offset = (shared_off + max_shared_align - 1) / max_shared_align * max_shared_align;
+    for (auto& s : p_.symbols)
+      if (s.space == Space::Shared && s.is_extern) s.addr = p_.dynamic_shared_offset;
+    statics_bytes_ = global_off;
+  }
+
+  // ---- constants and specials --------------------------------------------------------------
+  Reg const32(std::uint32_t v) {
+    auto it = c32_.find(v);
+    if (it != c32_.end()) return {Bank::C32, it->second};
+    std::uint32_t idx = static_cast<std::uint32_t>(p_.c32.size() / 32);
+    p_.c32.insert(p_.c32.end(), 32, v);
+    c32_[v] = idx;
+    return {Bank::C32, idx};
+  }
+  Reg const64(std::uint64_t v) {
+    auto it = c64_.find(v);
+    if (it != c64_.end()) return {Bank::C64, it->second};
+    std::uint32_t idx = static_cast<std::uint32_t>(p_.c64.size() / 32);
+    p_.c64.insert(p_.c64.end(), 32, v);
+    c64_[v] = idx;
+    return {Bank::C64, idx};
+  }
+  Reg constant(std::uint64_t v, int bits) { return bits > 32 ? const64(v) : const32(static_cast<std::uint32_t>(v)); }
+
+  std::optional<Reg> special(const std::string& name, int line) {
+    for (const auto& s : kSpecials) {
+      if (name != s.name) continue;
+      auto& names = s.bits == 64 ? p_.special_names64 : p_.special_names32;
+      for (std::size_t i = 0; i < names.size(); ++i)
+        if (names[i] == name) return Reg{s.bits == 64 ? Bank::S64 : Bank::S32, static_cast<std::uint32_t>(i)};
+      names.push_back(name);
+      if (s.bits == 64) p_.nspecial64 = static_cast<std::uint32_t>(names.size());
+      else p_.nspecial32 = static_cast<std::uint32_t>(names.size());
+      return Reg{s.bits == 64 ? Bank::S64 : Bank::S32, static_cast<std::uint32_t>(names.size() - 1)};
+    }
+    if (name.rfind("%envreg", 0) == 0 || name.rfind("%pm", 0) == 0 || name.rfind("%reserved_smem", 0) == 0) {
+      // environment and performance-monitor registers read as zero in a simulator
+      (void)line;
+      return const32(0);
+    }
+    return std::nullopt;
+  }
+
+  // ---- scopes ------------------------------------------------------------------------------
+  const Binding* lookup(const std::string& name) const {
+    for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
+      auto f = it->find(name);
+      if (f != it->end()) return &f->second;
+    }
+    // %r5 against a range %r<8>
+    std::size_t d = name.size();
+    while (d > 0 && std::isdigit(static_cast<unsigned char>(name[d - 1]))) --d;
+    if (d == name.size() || d == 0) return nullptr;
+    std::string prefix = name.substr(0, d);
+    std::int64_t n = std::stoll(name.substr(d));
+    if (name.size() - d > 1 && name[d] == '0') return nullptr;  // %r05 is not %r5
+    for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
+      auto f = it->find(prefix + "<>");
+      if (f != it->end() && n < f->second.count) {
+        scratch_ = f->second;
+        scratch_.kind = Binding::RegB;
+        scratch_.reg.idx += static_cast<std::uint32_t>(n);
+        return &scratch_;
+      }
+    }
+    return nullptr;
+  }
+
+  Bank bank_for(const std::string& type) {
+    if (type == "pred") return Bank::Pred;
+    int bytes = type_bytes(type);
+    if (bytes == 8) return Bank::R64;
+    if (bytes >= 1 && bytes <= 4) return Bank::R32;
+    return Bank::None;
+  }
+
+  void declare(const ast::Decl& d, Function& f) {
+    auto& scope = scopes_.back();
+    if (d.space == "reg") {
+      Bank b = bank_for(d.type);
+      if (b == Bank::None) fail(d.line, "register type ." + d.type + " is not supported (registers of 1 to 8 bytes)");
+      std::uint32_t& counter = b == Bank::Pred ? f.npred : b == Bank::R64 ? f.n64 : f.n32;
+      std::int64_t n = d.range > 0 ? d.range : 1;
+      std::int64_t lanes = d.vector;  // .reg .v2 .b32 is rare; keep each element a register
+      if (lanes != 1) fail(d.line, "vector register declarations are not supported");
+      Binding bnd;
+      bnd.reg = {b, counter};
+      counter += static_cast<std::uint32_t>(n);
+      if (d.range > 0) {
+        bnd.kind = Binding::RangeB;
+        bnd.count = n;
+        scope[d.name + "<>"] = bnd;
+      } else {
+        bnd.kind = Binding::RegB;
+        scope[d.name] = bnd;
+      }
+      return;
+    }
+    if (d.space == "local") {
+      int align = std::max(1, d.align);
+      f.local_bytes = (f.local_bytes + align - 1) / align * align;
+      Binding bnd;
+      bnd.kind = Binding::LocalSym;
+      bnd.offset = f.local_bytes;
+      bnd.bytes = static_cast<int>(d.total_bytes());
+      f.local_bytes += static_cast<std::uint32_t>(d.total_bytes());
+      scope[d.name] = bnd;
+      return;
+    }
+    if (d.space == "param") {
+      scope[d.name] = frame_param(d, f);
+      return;
+    }
+    if (d.space == "shared") {
+      // function-scope .shared: a CTA static like a module-scope one
+      Symbol s;
+      s.name = d.name;
+      s.space = Space::Shared;
+      s.bytes = d.total_bytes();
+      s.align = std::max(1, d.align ? d.align : static_cast<int>(d.element_bytes()));
+      if (d.is_extern || d.array == 0) {
+        s.is_extern = true;
+        s.addr = p_.dynamic_shared_offset;
+      } else {
+        std::uint64_t off = (p_.static_shared_bytes + s.align - 1) / s.align * s.align;
+        s.addr = off;
+        p_.static_shared_bytes = off + static_cast<std::uint64_t>(s.bytes);
+        p_.dynamic_shared_offset = std::max<std::uint64_t>(p_.dynamic_shared_offset, (p_.static_shared_bytes + 15) / 16 * 16);
+      }
+      Binding bnd;
+      bnd.kind = Binding::SharedSym;
+      bnd.offset = static_cast<std::int64_t>(s.addr);
+      scope[d.name] = bnd;
+      p_.symbols.push_back(std::move(s));
+      return;
+    }
+    fail(d.line, "." + d.space + " declarations inside a function are not supported");
+  }
+
+  Binding frame_param(const ast::Decl& d, Function& f) {
+    int align = std::max(1, d.align ? d.align : static_cast<int>(d.element_bytes()));
+    f.param_bytes = (f.param_bytes + align - 1) / align * align;
+    Binding bnd;
+    bnd.kind = Binding::FrameParamSym;
+    bnd.offset = f.param_bytes;
+    bnd.bytes = static_cast<int>(d.total_bytes());
+    f.param_bytes += static_cast<std::uint32_t>(std::max<std::int64_t>(d.total_bytes(), 1));
+    return bnd;
+  }
+
+  // ---- operands ----------------------------------------------------------------------------
+  Reg reg_of(const ast::Operand& o, int line) {
+    if (const Binding* b = lookup(o.name)) {
+      if (b->kind == Binding::RegB) return b->reg;
+      fail(line, "`" + o.name + "` is not a register");
+    }
+    if (auto s = special(o.name, line)) return *s;
+    fail(line, "undeclared register `" + o.name + "`");
+  }
+
+  Reg dst(const ast::Operand& o, int line) {
+    if (o.kind == ast::Operand::Kind::Sink) return Reg{};
+    if (o.kind != ast::Operand::Kind::Reg) fail(line, "destination must be a register");
+    Reg r = reg_of(o, line);
+    if (r.bank == Bank::S32 || r.bank == Bank::S64) fail(line, "cannot write special register `" + o.name + "`");
+    return r;
+  }
+
+  // Address value of a symbol used as an operand (mov %rd, sym).
+  std::optional<std::uint64_t> symbol_value(const std::string& name, std::int64_t off, Space* space = nullptr) {
+    if (const Binding* b = lookup(name)) {
+      switch (b->kind) {
+        case Binding::SharedSym: if (space) *space = Space::Shared; return static_cast<std::uint64_t>(b->offset + off);
+        case Binding::KernelParamSym: if (space) *space = Space::Param; return static_cast<std::uint64_t>(b->offset + off);
+        default: return std::nullopt;
+      }
+    }
+    auto it = sym_index_.find(name);
+    if (it == sym_index_.end()) return std::nullopt;
+    const Symbol& s = p_.symbols[it->second];
+    if (space) *space = s.space;
+    return s.addr + static_cast<std::uint64_t>(off);
+  }
+
+  Reg src(const ast::Operand& o, int bits, int line) {
+    switch (o.kind) {
+      case ast::Operand::Kind::Reg: {
+        Reg r = reg_of(o, line);
+        return r;
+      }
+      case ast::Operand::Kind::Imm: {
+        std::uint64_t v = static_cast<std::uint64_t>(o.ival);
+        if (bits == 1) fail(line, "an immediate cannot be a predicate");
+        if (bits < 64 && bits > 0) v &= (bits == 32 ? 0xffffffffull : ((1ull << bits) - 1));
+        return constant(v, bits);
+      }
+      case ast::Operand::Kind::F32Imm: {
+        if (bits == 64) {
+          float f;
+          std::uint32_t b32 = static_cast<std::uint32_t>(o.fbits);
+          std::memcpy(&f, &b32, 4);
+          double d = f;
+          std::uint64_t b64;
+          std::memcpy(&b64, &d, 8);
+          return const64(b64);
+        }
+        return const32(static_cast<std::uint32_t>(o.fbits));
+      }
+      case ast::Operand::Kind::F64Imm: {
+        if (bits == 64) return const64(o.fbits);
+        double d;
+        std::memcpy(&d, &o.fbits, 8);
+        float f = static_cast<float>(d);
+        std::uint32_t b;
+        std::memcpy(&b, &f, 4);
+        return const32(b);
+      }
+      case ast::Operand::Kind::Symbol: {
+        if (auto v = symbol_value(o.name, o.ival)) return constant(*v, bits);
+        fail(line, "unknown symbol `" + o.name + "`");
+      }
+      default: fail(line, "unexpected operand form");
+    }
+  }
+
+  Addr addr(const ast::Operand& o, Space space, int line, Space* resolved = nullptr) {
+    if (o.kind != ast::Operand::Kind::Addr) fail(line, "expected an address operand [..]");
+    Addr a;
+    a.offset = o.ival;
+    if (o.name.empty()) {
+      a.kind = AddrBase::Absolute;
+      return a;
+    }
+    if (const Binding* b = lookup(o.name)) {
+      switch (b->kind) {
+        case Binding::RegB: a.kind = AddrBase::Reg; a.base = b->reg; return a;
+        case Binding::LocalSym: a.kind = AddrBase::FrameLocal; a.offset += b->offset; if (resolved) *resolved = Space::Local; return a;
+        case Binding::FrameParamSym: a.kind = AddrBase::FrameParam; a.offset += b->offset; if (resolved) *resolved = Space::Param; return a;
+        case Binding::KernelParamSym: a.kind = AddrBase::Absolute; a.offset += b->offset; if (resolved) *resolved = Space::Param; return a;
+        case Binding::SharedSym: a.kind = AddrBase::Absolute; a.offset += b->offset; if (resolved) *resolved = Space::Shared; return a;
+        default: break;
+      }
+    }
+    if (o.name[0] == '%') {
+      a.kind = AddrBase::Reg;
+      a.base = reg_of(ast::Operand{ast::Operand::Kind::Reg, o.name}, line);
+      return a;
+    }
+    auto it = sym_index_.find(o.name);
+    if (it == sym_index_.end()) fail(line, "unknown symbol `" + o.name + "` in address");
+    const Symbol& s = p_.symbols[it->second];
+    a.kind = AddrBase::Absolute;
+    a.offset += static_cast<std::int64_t>(s.addr);
+    if (resolved) *resolved = s.space;
+    (void)space;
+    return a;
+  }
+
+  // ---- instructions ------------------------------------------------------------------------
+  struct Parts {
+    std::vector<Ty> types;
+    std::set<std::string> mods;
+    std::vector<std::string> ordered;  // modifiers in order
+    bool has(const char* m) const { return mods.count(m) > 0; }
+  };
+
+  Parts split(const ast::Instr& in) {
+    Parts p;
+    for (std::size_t i = 1; i < in.parts.size(); ++i) {
+      Ty t = parse_ty(in.parts[i]);
+      // "shared::cta" etc. stay modifiers
+      if (t != Ty::None) p.types.push_back(t);
+      else { p.mods.insert(in.parts[i]); p.ordered.push_back(in.parts[i]); }
+    }
+    return p;
+  }
+
+  void push_ops(Inst& inst, std::initializer_list<Reg> dsts, std::initializer_list<Reg> srcs) {
+    inst.ops = static_cast<std::uint32_t>(p_.regs.size());
+    for (Reg r : dsts) p_.regs.push_back(r);
+    for (Reg r : srcs) p_.regs.push_back(r);
+    inst.ndst = static_cast<std::uint8_t>(dsts.size());
+    inst.nsrc = static_cast<std::uint8_t>(srcs.size());
+  }
+  void push_ops(Inst& inst, const std::vector<Reg>& dsts, const std::vector<Reg>& srcs) {
+    inst.ops = static_cast<std::uint32_t>(p_.regs.size());
+    for (Reg r : dsts) p_.regs.push_back(r);
+    for (Reg r : srcs) p_.regs.push_back(r);
+    inst.ndst = static_cast<std::uint8_t>(dsts.size());
+    inst.nsrc = static_cast<std::uint8_t>(srcs.size());
+  }
+
+  static int width_of(Ty t) {
+    int b = ty_bits(t);
+    if (t == Ty::Pred) return 1;
+    return b > 32 ? 64 : 32;
+  }
+
+  std::vector<Reg> vec_regs(const ast::Operand& o, int bits, int line, bool is_dst) {
+    std::vector<Reg> r;
+    if (o.kind == ast::Operand::Kind::Vec) {
+      for (const auto& e : o.elems) r.push_back(is_dst ? dst(e, line) : src(e, bits, line));
+    } else {
+      r.push_back(is_dst ? dst(o, line) : src(o, bits, line));
+    }
+    return r;
+  }
+
+  void need(const ast::Instr& in, std::size_t n, std::size_t max = 0) {
+    if (in.operands.size() < n || (max && in.operands.size() > max))
+      fail(in.line, "`" + in.opcode + "` expects " + std::to_string(n) + (max && max != n ? "-" + std::to_string(max) : "") +
+                        " operands, got " + std::to_string(in.operands.size()));
+  }
+
+  Unit float_unit(Ty t) {
+    if (t == Ty::F64) return Unit::Fp64;
+    if (t == Ty::F16 || t == Ty::F16x2 || t == Ty::BF16 || t == Ty::BF16x2) return Unit::Fp16;
+    return Unit::Fp32;
+  }
+
+  Inst decode(const ast::Instr& in, const ast::Function& ast_f, Function& f) {
+    Inst inst;
+    inst.line = static_cast<std::uint32_t>(in.line);
+    if (!in.guard.empty()) {
+      inst.guard = reg_of(ast::Operand{ast::Operand::Kind::Reg, in.guard}, in.line);
+      if (inst.guard.bank != Bank::Pred) fail(in.line, "guard `" + in.guard + "` is not a predicate");
+      inst.guard_neg = in.guard_negated;
+    }
+    const std::string& base = in.parts[0];
+    Parts P = split(in);
+    auto T = [&](std::size_t i) { return i < P.types.size() ? P.types[i] : Ty::None; };
+    inst.type = T(0);
+    for (const auto& m : P.ordered) {
+      if (Rnd r = parse_rnd(m); r != Rnd::None) inst.rnd = r;
+      if (m == "ftz") inst.flags |= kFtz;
+      if (m == "sat" || m == "satfinite") inst.flags |= (m == "sat" ? kSat : kSatFinite);
+      if (m == "approx") inst.flags |= kApprox;
+      if (m == "full") inst.flags |= kFull;
+      if (m == "wide") inst.flags |= kWide;
+      if (m == "hi") inst.flags |= kHi;
+      if (m == "lo") inst.flags |= kLo;
+      if (m == "uni") inst.flags |= kUni;
+      if (m == "relu") inst.flags |= kRelu;
+      if (m == "NaN") inst.flags |= kNaN;
+      if (m == "xorsign") inst.flags |= kXorsign;
+      if (m == "abs") inst.flags |= kAbs;
+    }
+    const int L = in.line;
+    auto simple = [&](Op op, Unit unit, int nsrc) {
+      need(in, 1 + nsrc, 1 + nsrc);
+      inst.op = op;
+      inst.unit = unit;
+      int w = width_of(inst.type);
+      std::vector<Reg> s;
+      for (int i = 0; i < nsrc; ++i) s.push_back(src(in.operands[1 + i], w, L));
+      push_ops(inst, {dst(in.operands[0], L)}, s);
+    };
+    auto int_or_float = [&](Unit int_unit) { return ty_is_float(inst.type) ? float_unit(inst.type) : int_unit; };
+
+    if (base == "add" || base == "sub" || base == "addc" || base == "subc") {
+      if (base == "addc" || base == "subc") inst.flags |= kCarryIn;
+      if (P.has("cc")) inst.flags |= kCarryOut;
+      simple(base[0] == 'a' ? Op::Add : Op::Sub, int_or_float(Unit::IntAlu), 2);
+      if (!ty_is_float(inst.type) && ty_bits(inst.type) == 64) inst.weight = 2;
+    } else if (base == "mul" || base == "mul24") {
+      Op op = base == "mul" ? Op::Mul : Op::Mul24;
+      need(in, 3, 3);
+      inst.op = op;
+      inst.unit = int_or_float(Unit::IntMul);
+      int sw = width_of(inst.type);
+      int dw = (inst.flags & kWide) ? 64 : sw;
+      (void)dw;
+      push_ops(inst, {dst(in.operands[0], L)}, {src(in.operands[1], sw, L), src(in.operands[2], sw, L)});
+      if (!ty_is_float(inst.type) && ty_bits(inst.type) == 64) inst.weight = 3;
+    } else if (base == "mad" || base == "mad24" || base == "madc" || base == "fma") {
+      if (base == "madc") inst.flags |= kCarryIn;
+      if (P.has("cc")) inst.flags |= kCarryOut;
+      need(in, 4, 4);
+      inst.op = base == "mad24" ? Op::Mad24 : (base == "fma" || ty_is_float(inst.type)) ? Op::Fma : Op::Mad;
+      inst.unit = int_or_float(Unit::IntMul);
+      int sw = width_of(inst.type);
+      int cw = (inst.flags & kWide) ? 64 : sw;
+      push_ops(inst, {dst(in.operands[0], L)}, {src(in.operands[1], sw, L), src(in.operands[2], sw, L), src(in.operands[3], cw, L)});
+      if (!ty_is_float(inst.type) && (ty_bits(inst.type) == 64 || (inst.flags & kHi))) inst.weight = ty_bits(inst.type) == 64 ? 4 : 2;
+    } else if (base == "sad") {
+      simple(Op::Sad, Unit::IntMul, 3);
+    } else if (base == "div" || base == "rem") {
+      simple(base == "div" ? Op::Div : Op::Rem, int_or_float(Unit::IntMul), 2);
+      if (!ty_is_float(inst.type)) inst.weight = ty_bits(inst.type) == 64 ? 40 : 20;
+      else if (inst.type == Ty::F64) inst.weight = 20;
+      else if (inst.flags & kApprox) inst.weight = 2;
+      else if (inst.flags & kFull) inst.weight = 3;
+      else inst.weight = 10;
+    } else if (base == "abs" || base == "neg") {
+      simple(base == "abs" ? Op::Abs : Op::Neg, int_or_float(Unit::IntAlu), 1);
+    } else if (base == "min" || base == "max") {
+      need(in, 3, 4);
+      inst.op = base == "min" ? Op::Min : Op::Max;
+      inst.unit = int_or_float(Unit::IntAlu);
+      if (in.operands.size() == 4) fail(L, "three-input " + base + " is not supported");
+      int w = width_of(inst.type);
+      push_ops(inst, {dst(in.operands[0], L)}, {src(in.operands[1], w, L), src(in.operands[2], w, L)});
+    } else if (base == "popc" || base == "clz" || base == "bfind" || base == "brev" || base == "not" || base == "cnot") {
+      Op op = base == "popc" ? Op::Popc : base == "clz" ? Op::Clz : base == "bfind" ? Op::Bfind : base == "brev" ? Op::Brev
+              : base == "not" ? Op::Not : Op::Cnot;
+      if (base == "bfind" && P.has("shiftamt")) inst.flags |= kShiftLeft;
+      need(in, 2, 2);
+      inst.op = op;
+      inst.unit = Unit::IntAlu;
+      int w = width_of(inst.type);
+      push_ops(inst, {dst(in.operands[0], L)}, {src(in.operands[1], w, L)});
+    } else if (base == "and" || base == "or" || base == "xor") {
+      simple(base == "and" ? Op::And : base == "or" ? Op::Or : Op::Xor, Unit::IntAlu, 2);
+    } else if (base == "shl" || base == "shr") {
+      need(in, 3, 3);
+      inst.op = base == "shl" ? Op::Shl : Op::Shr;
+      inst.unit = Unit::IntAlu;
+      int w = width_of(inst.type);
+      push_ops(inst, {dst(in.operands[0], L)}, {src(in.operands[1], w, L), src(in.operands[2], 32, L)});
+      if (ty_bits(inst.type) == 64) inst.weight = 2;
+    } else if (base == "shf") {
+      need(in, 4, 4);
+      inst.op = Op::Shf;
+      inst.unit = Unit::IntAlu;
+      if (P.has("l")) inst.flags |= kShiftLeft;
+      if (P.has("clamp")) inst.flags |= kShiftClamp;
+      push_ops(inst, {dst(in.operands[0], L)}, {src(in.operands[1], 32, L), src(in.operands[2], 32, L), src(in.operands[3], 32, L)});
+    } else if (base == "bfe") {
+      need(in, 4, 4);
+      inst.op = Op::Bfe;
+      inst.unit = Unit::IntAlu;
+      int w = width_of(inst.type);
+      push_ops(inst, {dst(in.operands[0], L)}, {src(in.operands[1], w, L), src(in.operands[2], 32, L), src(in.operands[3], 32, L)});
+    } else if (base == "bfi") {
+      need(in, 5, 5);
+      inst.op = Op::Bfi;
+      inst.unit = Unit::IntAlu;
+      int w = width_of(inst.type);
+      push_ops(inst, {dst(in.operands[0], L)},
+               {src(in.operands[1], w, L), src(in.operands[2], w, L), src(in.operands[3], 32, L), src(in.operands[4], 32, L)});
+    } else if (base == "prmt") {
+      need(in, 4, 4);
+      inst.op = Op::Prmt;
+      inst.unit = Unit::IntAlu;
+      static const char* modes[] = {"f4e", "b4e", "rc8", "ecl", "ecr", "rc16"};
+      inst.imm = 0;
+      for (int i = 0; i < 6; ++i)
+        if (P.has(modes[i])) inst.imm = static_cast<std::uint32_t>(i + 1);
+      push_ops(inst, {dst(in.operands[0], L)}, {src(in.operands[1], 32, L), src(in.operands[2], 32, L), src(in.operands[3], 32, L)});
+    } else if (base == "lop3") {
+      need(in, 5, 5);
+      inst.op = Op::Lop3;
+      inst.unit = Unit::IntAlu;
+      if (in.operands[4].kind != ast::Operand::Kind::Imm) fail(L, "lop3 truth table must be an immediate");
+      inst.imm = static_cast<std::uint32_t>(in.operands[4].ival) & 0xff;
+      push_ops(inst, {dst(in.operands[0], L)}, {src(in.operands[1], 32, L), src(in.operands[2], 32, L), src(in.operands[3], 32, L)});
+    } else if (base == "dp4a" || base == "dp2a") {
+      need(in, 4, 4);
+      inst.op = base == "dp4a" ? Op::Dp4a : Op::Dp2a;
+      inst.unit = Unit::IntMul;
+      inst.type2 = T(1);
+      if (base == "dp2a") inst.flags |= P.has("hi") ? kHi : kLo;
+      push_ops(inst, {dst(in.operands[0], L)}, {src(in.operands[1], 32, L), src(in.operands[2], 32, L), src(in.operands[3], 32, L)});
+    } else if (base == "rcp" || base == "sqrt" || base == "rsqrt" || base == "sin" || base == "cos" || base == "lg2" ||
+               base == "ex2" || base == "tanh") {
+      Op op = base == "rcp" ? Op::Rcp : base == "sqrt" ? Op::Sqrt : base == "rsqrt" ? Op::Rsqrt : base == "sin" ? Op::Sin
+              : base == "cos" ? Op::Cos : base == "lg2" ? Op::Lg2 : base == "ex2" ? Op::Ex2 : Op::Tanh;
+      simple(op, Unit::Sfu, 1);
+      if (inst.type == Ty::F64) { inst.unit = Unit::Fp64; inst.weight = (inst.flags & kApprox) ? 2 : 14; }
+      else if (!(inst.flags & kApprox) && (op == Op::Rcp || op == Op::Sqrt)) { inst.unit = Unit::Fp32; inst.weight = 8; }
+    } else if (base == "copysign") {
+      simple(Op::Copysign, float_unit(inst.type), 2);
+    } else if (base == "testp") {
+      need(in, 2, 2);
+      inst.op = Op::Testp;
+      inst.unit = float_unit(inst.type);
+      static const char* k[] = {"finite", "infinite", "number", "notanumber", "normal", "subnormal"};
+      for (int i = 0; i < 6; ++i)
+        if (P.has(k[i])) inst.sub = static_cast<std::uint8_t>(i);
+      push_ops(inst, {dst(in.operands[0], L)}, {src(in.operands[1], width_of(inst.type), L)});
+    } else if (base == "setp" || base == "set") {
+      for (const auto& m : P.ordered) {
+        if (Cmp c = parse_cmp(m); c != Cmp::None) inst.cmp = c;
+        if (m == "and") inst.boolop = BoolOp::And;
+        if (m == "or") inst.boolop = BoolOp::Or;
+        if (m == "xor") inst.boolop = BoolOp::Xor;
+      }
+      if (inst.cmp == Cmp::None) fail(L, "`" + in.opcode + "`: missing comparison");
+      inst.op = base == "setp" ? Op::Setp : Op::Set;
+      // setp.type: compare type = type; set.dtype.stype: type = dtype, type2 = compare type
+      Ty cmp_ty = base == "setp" ? inst.type : T(1);
+      if (base == "set") inst.type2 = T(1);
+      inst.unit = ty_is_float(cmp_ty) ? float_unit(cmp_ty) : Unit::IntAlu;
+      if (!ty_is_float(cmp_ty) && ty_bits(cmp_ty) == 64) inst.weight = 2;
+      int w = width_of(cmp_ty);
+      std::vector<Reg> d, s;
+      std::size_t i = 0;
+      d.push_back(dst(in.operands[i++], L));
+      // setp p|q: the parser delivers q as the next operand when written with '|'
+      bool two = base == "setp" && in.operands.size() == (inst.boolop == BoolOp::None ? 4u : 5u);
+      if (two) d.push_back(dst(in.operands[i++], L));
+      else d.push_back(Reg{});
+      s.push_back(src(in.operands[i++], w, L));
+      s.push_back(src(in.operands[i++], w, L));
+      if (inst.boolop != BoolOp::None) {
+        if (i >= in.operands.size()) fail(L, "`" + in.opcode + "`: missing predicate operand c");
+        const ast::Operand& c = in.operands[i++];
+        s.push_back(src(c, 1, L));
+        inst.imm = c.negate ? 1 : 0;
+      }
+      if (i != in.operands.size()) fail(L, "`" + in.opcode + "`: wrong number of operands");
+      push_ops(inst, d, s);
+    } else if (base == "selp") {
+      need(in, 4, 4);
+      inst.op = Op::Selp;
+      inst.unit = Unit::IntAlu;
+      int w = width_of(inst.type);
+      push_ops(inst, {dst(in.operands[0], L)}, {src(in.operands[1], w, L), src(in.operands[2], w, L), src(in.operands[3], 1, L)});
+      inst.imm = in.operands[3].negate ? 1 : 0;
+    } else if (base == "slct") {
+      need(in, 4, 4);
+      inst.op = Op::Slct;
+      inst.unit = Unit::IntAlu;
+      inst.type2 = T(1);
+      int w = width_of(inst.type);
+      push_ops(inst, {dst(in.operands[0], L)}, {src(in.operands[1], w, L), src(in.operands[2], w, L), src(in.operands[3], 32, L)});
+    } else if (base == "mov") {
+      need(in, 2, 2);
+      inst.op = Op::Mov;
+      inst.unit = Unit::IntAlu;
+      const ast::Operand& d0 = in.operands[0];
+      const ast::Operand& s0 = in.operands[1];
+      int w = width_of(inst.type);
+      if (s0.kind == ast::Operand::Kind::Symbol) {
+        if (const Binding* b = lookup(s0.name); b && b->kind == Binding::LocalSym) {
+          inst.op = Op::MovFrameLocal;
+          inst.addr.kind = AddrBase::FrameLocal;
+          inst.addr.offset = b->offset + s0.ival;
+          push_ops(inst, {dst(d0, L)}, {});
+        } else if (b && b->kind == Binding::FrameParamSym) {
+          fail(L, "taking the address of a .func parameter is not supported");
+        } else {
+          if (module_funcs_.count(s0.name)) fail(L, "function pointers are not supported (`" + s0.name + "`)");
+          push_ops(inst, {dst(d0, L)}, {src(s0, w, L)});
+        }
+      } else if (d0.kind == ast::Operand::Kind::Vec) {
+        // unpack: mov.b64 {a, b}, %rd
+        inst.vec = static_cast<std::uint8_t>(d0.elems.size());
+        push_ops(inst, vec_regs(d0, 0, L, true), {src(s0, w, L)});
+      } else if (s0.kind == ast::Operand::Kind::Vec) {
+        inst.vec = static_cast<std::uint8_t>(s0.elems.size());
+        int ew = ty_bits(inst.type) / static_cast<int>(s0.elems.size());
+        push_ops(inst, {dst(d0, L)}, vec_regs(s0, ew > 32 ? 64 : 32, L, false));
+        inst.flags |= kWide;  // marks "pack"
+      } else {
+        push_ops(inst, {dst(d0, L)}, {src(s0, inst.type == Ty::Pred ? 1 : w, L)});
+      }
+    } else if (base == "cvt") {
+      inst.op = Op::Cvt;
+      inst.type2 = T(1);
+      if (inst.type == Ty::F16x2 || inst.type == Ty::BF16x2 || inst.type == Ty::E4M3x2 || inst.type == Ty::E5M2x2) {
+        if (in.operands.size() == 3) {
+          inst.op = Op::CvtPack;
+          push_ops(inst, {dst(in.operands[0], L)}, {src(in.operands[1], width_of(inst.type2), L), src(in.operands[2], width_of(inst.type2), L)});
+          inst.unit = Unit::Convert;
+          return finish(inst);
+        }
+      }
+      need(in, 2, 2);
+      push_ops(inst, {dst(in.operands[0], L)}, {src(in.operands[1], width_of(inst.type2), L)});
+      bool fa = ty_is_float(inst.type), fb = ty_is_float(inst.type2);
+      inst.unit = (fa || fb) ? (inst.type == Ty::F64 || inst.type2 == Ty::F64 ? Unit::Fp64 : Unit::Convert) : Unit::IntAlu;
+    } else if (base == "cvta") {
+      need(in, 2, 2);
+      inst.op = Op::Cvta;
+      inst.unit = Unit::IntAlu;
+      if (P.has("to")) inst.flags |= kCvtaTo;
+      for (const auto& m : P.ordered)
+        if (is_space_name(m)) inst.space = parse_space(m);
+      int w = width_of(inst.type);
+      if (in.operands[1].kind == ast::Operand::Kind::Symbol) {
+        if (const Binding* b = lookup(in.operands[1].name); b && b->kind == Binding::LocalSym) {
+          // cvta.local.u64 %rd, depot: generic address of a frame-local symbol
+          inst.op = Op::MovFrameLocal;
+          inst.addr.kind = AddrBase::FrameLocal;
+          inst.addr.offset = b->offset + in.operands[1].ival;
+          inst.flags |= kWide;  // generic (adds the local window)
+          push_ops(inst, {dst(in.operands[0], L)}, {});
+          return finish(inst);
+        }
+      }
+      push_ops(inst, {dst(in.operands[0], L)}, {src(in.operands[1], w, L)});
+    } else if (base == "isspacep") {
+      need(in, 2, 2);
+      inst.op = Op::Isspacep;
+      inst.unit = Unit::IntAlu;
+      for (const auto& m : P.ordered)
+        if (is_space_name(m)) inst.space = parse_space(m);
+      push_ops(inst, {dst(in.operands[0], L)}, {src(in.operands[1], 64, L)});
+    } else if (base == "ld" || base == "ldu" || base == "st") {
+      bool is_ld = base != "st";
+      inst.op = is_ld ? Op::Ld : Op::St;
+      inst.unit = Unit::Mem;
+      for (const auto& m : P.ordered) {
+        if (is_space_name(m)) inst.space = parse_space(m);
+        if (m == "v2") inst.vec = 2;
+        if (m == "v4") inst.vec = 4;
+        if (m == "v8") inst.vec = 8;
+        if (m == "nc") inst.flags |= kUni;  // read-only path
+      }
+      if (inst.type == Ty::B128) fail(L, "128-bit " + base + " is not supported");
+      need(in, 2, 3);
+      const ast::Operand& data = is_ld ? in.operands[0] : in.operands[1];
+      const ast::Operand& ad = is_ld ? in.operands[1] : in.operands[0];
+      Space resolved = inst.space;
+      inst.addr = addr(ad, inst.space, L, &resolved);
+      if (inst.space == Space::Generic && resolved != Space::Generic && inst.addr.kind != AddrBase::Reg) inst.space = resolved;
+      int w = width_of(inst.type);
+      if (is_ld) push_ops(inst, vec_regs(data, w, L, true), {});
+      else push_ops(inst, {}, vec_regs(data, w, L, false));
+      if (static_cast<int>(is_ld ? inst.ndst : inst.nsrc) != inst.vec) fail(L, "vector width does not match the register list");
+    } else if (base == "prefetch" || base == "prefetchu" || base == "applypriority" || base == "discard") {
+      inst.op = Op::Prefetch;
+      inst.unit = Unit::Mem;
+      push_ops(inst, {}, {});
+    } else if (base == "createpolicy") {
+      // opaque cache-policy handle: kernsim models no policies, the value is never interpreted
+      need(in, 2, 4);
+      inst.op = Op::Mov;
+      inst.unit = Unit::IntAlu;
+      inst.type = Ty::B64;
+      push_ops(inst, {dst(in.operands[0], L)}, {const64(0)});
+    } else if (base == "atom" || base == "red") {
+      inst.op = base == "atom" ? Op::Atom : Op::Red;
+      inst.unit = Unit::Mem;
+      static const std::pair<const char*, AtomOp> ops[] = {{"add", AtomOp::Add}, {"min", AtomOp::Min}, {"max", AtomOp::Max},
+                                                          {"inc", AtomOp::Inc}, {"dec", AtomOp::Dec}, {"and", AtomOp::And},
+                                                          {"or", AtomOp::Or}, {"xor", AtomOp::Xor}, {"exch", AtomOp::Exch},
+                                                          {"cas", AtomOp::Cas}};
+      bool found = false;
+      for (const auto& m : P.ordered) {
+        if (is_space_name(m)) inst.space = parse_space(m);
+        for (const auto& [n, o] : ops)
+          if (m == n) { inst.sub = static_cast<std::uint8_t>(o); found = true; }
+        if (m == "v2" || m == "v4" || m == "v8") fail(L, "vector atomics are not supported");
+      }
+      if (!found) fail(L, "`" + in.opcode + "`: unknown atomic operation");
+      int w = width_of(inst.type);
+      std::size_t i = 0;
+      Reg d;
+      if (inst.op == Op::Atom) d = dst(in.operands[i++], L);
+      Space resolved = inst.space;
+      inst.addr = addr(in.operands[i++], inst.space, L, &resolved);
+      if (inst.space == Space::Generic && resolved != Space::Generic && inst.addr.kind != AddrBase::Reg) inst.space = resolved;
+      std::vector<Reg> s;
+      while (i < in.operands.size()) s.push_back(src(in.operands[i++], w, L));
+      if (s.empty() || s.size() > 2) fail(L, "`" + in.opcode + "`: wrong number of operands");
+      if (inst.op == Op::Atom) push_ops(inst, {d}, s);
+      else push_ops(inst, std::vector<Reg>{}, s);
+    } else if (base == "cp" && in.parts.size() > 1 && in.parts[1] == "async") {
+      if (in.parts.size() > 2 && (in.parts[2] == "bulk" || in.parts[2] == "mbarrier"))
+        return unsupported(inst, in, "bulk/TMA asynchronous copies (cp.async.bulk, cp.async.mbarrier)");
+      if (P.has("commit_group")) {
+        inst.op = Op::CpAsyncCommit;
+        inst.unit = Unit::Sync;
+        push_ops(inst, {}, {});
+      } else if (P.has("wait_group") || P.has("wait_all")) {
+        inst.op = Op::CpAsyncWait;
+        inst.unit = Unit::Sync;
+        inst.imm = 0;
+        if (P.has("wait_group")) {
+          need(in, 1, 1);
+          if (in.operands[0].kind != ast::Operand::Kind::Imm) fail(L, "cp.async.wait_group needs an immediate");
+          inst.imm = static_cast<std::uint32_t>(in.operands[0].ival);
+        }
+        push_ops(inst, {}, {});
+      } else {
+        inst.op = Op::CpAsync;
+        inst.unit = Unit::Mem;
+        inst.space = Space::Shared;
+        need(in, 3, 5);
+        Space r1 = Space::Shared, r2 = Space::Global;
+        inst.addr = addr(in.operands[0], Space::Shared, L, &r1);
+        inst.addr2 = addr(in.operands[1], Space::Global, L, &r2);
+        if (in.operands[2].kind != ast::Operand::Kind::Imm) fail(L, "cp.async copy size must be an immediate");
+        inst.shape[0] = static_cast<std::int16_t>(in.operands[2].ival);
+        std::vector<Reg> s;
+        // optional src-size (register or immediate); a trailing cache policy is ignored
+        if (in.operands.size() >= 4 && !(P.has("L2::cache_hint") && in.operands.size() == 4))
+          s.push_back(src(in.operands[3], 32, L));
+        else
+          s.push_back(const32(static_cast<std::uint32_t>(in.operands[2].ival)));
+        push_ops(inst, {}, s);
+      }
+    } else if (base == "ldmatrix" || base == "stmatrix") {
+      inst.op = base == "ldmatrix" ? Op::Ldmatrix : Op::Stmatrix;
+      inst.unit = Unit::Mem;
+      inst.space = Space::Shared;
+      inst.shape[0] = P.has("x4") ? 4 : P.has("x2") ? 2 : 1;
+      if (P.has("trans")) inst.flags |= kTrans;
+      if (!P.has("m8n8")) return unsupported(inst, in, "ldmatrix/stmatrix shapes other than m8n8");
+      need(in, 2, 2);
+      Space r = Space::Shared;
+      if (inst.op == Op::Ldmatrix) {
+        inst.addr = addr(in.operands[1], Space::Shared, L, &r);
+        push_ops(inst, vec_regs(in.operands[0], 32, L, true), {});
+        if (inst.ndst != inst.shape[0]) fail(L, "ldmatrix register count does not match .x" + std::to_string(inst.shape[0]));
+      } else {
+        inst.addr = addr(in.operands[0], Space::Shared, L, &r);
+        push_ops(inst, {}, vec_regs(in.operands[1], 32, L, false));
+        if (inst.nsrc != inst.shape[0]) fail(L, "stmatrix register count does not match .x" + std::to_string(inst.shape[0]));
+      }
+    } else if (base == "bar" || base == "barrier") {
+      if (P.has("cluster")) return unsupported(inst, in, "cluster barriers");
+      if (base == "bar" && in.parts.size() > 1 && in.parts[1] == "warp") {
+        need(in, 1, 1);
+        inst.op = Op::BarWarp;
+        inst.unit = Unit::Sync;
+        push_ops(inst, {}, {src(in.operands[0], 32, L)});
+        return finish(inst);
+      }
+      inst.op = Op::Bar;
+      inst.unit = Unit::Sync;
+      BarKind k = BarKind::Sync;
+      if (P.has("arrive")) k = BarKind::Arrive;
+      if (P.has("red")) k = P.has("popc") ? BarKind::RedPopc : P.has("and") ? BarKind::RedAnd : BarKind::RedOr;
+      inst.sub = static_cast<std::uint8_t>(k);
+      std::vector<Reg> d, s;
+      std::size_t i = 0;
+      if (k == BarKind::RedPopc || k == BarKind::RedAnd || k == BarKind::RedOr) d.push_back(dst(in.operands[i++], L));
+      if (i >= in.operands.size()) fail(L, "`" + in.opcode + "`: missing barrier id");
+      s.push_back(src(in.operands[i++], 32, L));  // barrier id
+      std::size_t remaining = in.operands.size() - i;
+      bool is_red = k == BarKind::RedPopc || k == BarKind::RedAnd || k == BarKind::RedOr;
+      if ((is_red && remaining == 2) || (!is_red && remaining == 1)) s.push_back(src(in.operands[i++], 32, L));  // thread count
+      else s.push_back(Reg{});
+      if (is_red) {
+        if (i >= in.operands.size()) fail(L, "`" + in.opcode + "`: missing predicate");
+        inst.imm = in.operands[i].negate ? 1 : 0;
+        s.push_back(src(in.operands[i++], 1, L));
+      }
+      if (i != in.operands.size()) fail(L, "`" + in.opcode + "`: wrong number of operands");
+      push_ops(inst, d, s);
+    } else if (base == "membar" || base == "fence") {
+      inst.op = Op::Membar;
+      inst.unit = Unit::Sync;
+      push_ops(inst, {}, {});
+    } else if (base == "shfl") {
+      if (!P.has("sync")) return unsupported(inst, in, "shfl without .sync (removed in PTX 6.4 for sm_70+)");
+      inst.op = Op::Shfl;
+      inst.unit = Unit::Sync;
+      inst.sub = static_cast<std::uint8_t>(P.has("up") ? ShflMode::Up : P.has("down") ? ShflMode::Down
+                                           : P.has("bfly") ? ShflMode::Bfly : ShflMode::Idx);
+      // shfl.sync.mode.b32 d[|p], a, b, c, membermask
+      std::vector<Reg> d;
+      std::size_t i = 0;
+      d.push_back(dst(in.operands[i++], L));
+      if (in.operands.size() == 6) d.push_back(dst(in.operands[i++], L));
+      else d.push_back(Reg{});
+      if (in.operands.size() - i != 4) fail(L, "`" + in.opcode + "`: expects d[|p], a, b, c, membermask");
+      push_ops(inst, d, {src(in.operands[i], 32, L), src(in.operands[i + 1], 32, L), src(in.operands[i + 2], 32, L),
+                         src(in.operands[i + 3], 32, L)});
+    } else if (base == "vote") {
+      inst.op = Op::Vote;
+      inst.unit = Unit::Sync;
+      inst.sub = static_cast<std::uint8_t>(P.has("all") ? VoteMode::All : P.has("any") ? VoteMode::Any
+                                           : P.has("uni") ? VoteMode::Uni : VoteMode::Ballot);
+      need(in, 2, 3);
+      Reg mask = in.operands.size() == 3 ? src(in.operands[2], 32, L) : const32(0xffffffffu);
+      inst.imm = in.operands[1].negate ? 1 : 0;
+      push_ops(inst, {dst(in.operands[0], L)}, {src(in.operands[1], 1, L), mask});
+    } else if (base == "match") {
+      inst.op = Op::Match;
+      inst.unit = Unit::Sync;
+      inst.sub = P.has("all") ? 1 : 0;
+      int w = width_of(inst.type);
+      std::vector<Reg> d;
+      std::size_t i = 0;
+      d.push_back(dst(in.operands[i++], L));
+      if (in.operands.size() == 4) d.push_back(dst(in.operands[i++], L));
+      else d.push_back(Reg{});
+      if (in.operands.size() - i != 2) fail(L, "`" + in.opcode + "`: expects d[|p], a, membermask");
+      push_ops(inst, d, {src(in.operands[i], w, L), src(in.operands[i + 1], 32, L)});
+    } else if (base == "redux") {
+      inst.op = Op::Redux;
+      inst.unit = Unit::Sync;
+      static const std::pair<const char*, AtomOp> ops[] = {{"add", AtomOp::Add}, {"min", AtomOp::Min}, {"max", AtomOp::Max},
+                                                          {"and", AtomOp::And}, {"or", AtomOp::Or}, {"xor", AtomOp::Xor}};
+      for (const auto& [n, o] : ops)
+        if (P.has(n)) inst.sub = static_cast<std::uint8_t>(o);
+      if (ty_is_float(inst.type)) return unsupported(inst, in, "floating-point redux.sync (sm_100a)");
+      need(in, 3, 3);
+      push_ops(inst, {dst(in.operands[0], L)}, {src(in.operands[1], 32, L), src(in.operands[2], 32, L)});
+    } else if (base == "activemask") {
+      need(in, 1, 1);
+      inst.op = Op::Activemask;
+      inst.unit = Unit::IntAlu;
+      push_ops(inst, {dst(in.operands[0], L)}, {});
+    } else if (base == "nanosleep" || base == "pmevent") {
+      inst.op = Op::Nanosleep;
+      inst.unit = Unit::Nop;
+      push_ops(inst, {}, {});
+    } else if (base == "bra" || base == "brx") {
+      if (base == "brx") return unsupported(inst, in, "indirect branches (brx.idx)");
+      need(in, 1, 1);
+      inst.op = Op::Bra;
+      inst.unit = Unit::Branch;
+      if (in.operands[0].kind != ast::Operand::Kind::Symbol) fail(L, "bra target must be a label");
+      pending_labels_.push_back({static_cast<std::uint32_t>(p_.insts.size()), in.operands[0].name, L});
+      push_ops(inst, {}, {});
+    } else if (base == "call") {
+      inst.op = Op::Call;
+      inst.unit = Unit::Branch;
+      return decode_call(inst, in, f);
+    } else if (base == "ret") {
+      inst.op = Op::Ret;
+      inst.unit = Unit::Branch;
+      push_ops(inst, {}, {});
+    } else if (base == "exit") {
+      inst.op = Op::Exit;
+      inst.unit = Unit::Branch;
+      push_ops(inst, {}, {});
+    } else if (base == "trap" || base == "brkpt") {
+      inst.op = Op::Trap;
+      inst.unit = Unit::Branch;
+      push_ops(inst, {}, {});
+    } else if (base == "mma") {
+      return decode_mma(inst, in, P);
+    } else if (base == "wmma") {
+      return decode_wmma(inst, in, P);
+    } else {
+      return unsupported(inst, in, "");
+    }
+    (void)ast_f;
+    return finish(inst);
+  }
+
+  Inst finish(Inst& inst) { return inst; }
+
+  Inst unsupported(Inst& inst, const ast::Instr& in, const std::string& what) {
+    inst.op = Op::Unsupported;
+    inst.unit = Unit::Nop;
+    inst.imm = static_cast<std::uint32_t>(unsupported_names_.size());
+    unsupported_names_.push_back(what.empty() ? in.opcode : in.opcode + " (" + what + ")");
+    push_ops(inst, {}, {});
+    return inst;
+  }
+
+  Inst decode_call(Inst& inst, const ast::Instr& in, Function& f) {
+    // call{.uni} (ret0, ...), func, (arg0, ...) {, prototype};
+    const int L = in.line;
+    std::vector<const ast::Operand*> rets, args;
+    const ast::Operand* fn = nullptr;
+    std::size_t i = 0;
+    // call{.uni} (ret0, ...), func, (arg0, ...) {, prototype};  -- lists arrive as Vec "()"
+    if (i < in.operands.size() && in.operands[i].kind == ast::Operand::Kind::Vec && in.operands[i].name == "()") {
+      for (const auto& e : in.operands[i].elems) rets.push_back(&e);
+      ++i;
+    }
+    if (i >= in.operands.size()) fail(L, "call: missing function");
+    if (in.operands[i].kind == ast::Operand::Kind::Reg) return unsupported(inst, in, "indirect calls through a register");
+    if (in.operands[i].kind != ast::Operand::Kind::Symbol || !module_funcs_.count(in.operands[i].name))
+      fail(L, "call: `" + in.operands[i].name + "` is not a function of this module");
+    fn = &in.operands[i++];
+    if (i < in.operands.size() && in.operands[i].kind == ast::Operand::Kind::Vec && in.operands[i].name == "()") {
+      for (const auto& e : in.operands[i].elems) args.push_back(&e);
+      ++i;
+    }
+    if (i < in.operands.size() && in.operands[i].kind == ast::Operand::Kind::Symbol) ++i;  // prototype
+    if (i != in.operands.size()) fail(L, "call: unexpected operands");
+    auto mit = module_funcs_.find(fn->name);
+    int module_idx = mit->second;
+    auto fit = func_index_.find(module_idx);
+    if (fit == func_index_.end()) fail(L, "call to a function outside the reachable set");
+    const ast::Function& callee_ast = m_.functions[module_idx];
+    CallSite cs;
+    cs.callee = fit->second;
+    if (args.size() != callee_ast.params.size() || rets.size() != callee_ast.returns.size())
+      fail(L, "call to `" + fn->name + "`: " + std::to_string(args.size()) + " arguments and " + std::to_string(rets.size()) +
+                  " results, the function takes " + std::to_string(callee_ast.params.size()) + " and returns " +
+                  std::to_string(callee_ast.returns.size()));
+    // Callee formal offsets: formals first, then returns, in declaration order (as frame_param lays them out).
+    std::int32_t off = 0;
+    auto place = [&](const ast::Decl& d) {
+      int align = std::max(1, d.align ? d.align : static_cast<int>(d.element_bytes()));
+      off = (off + align - 1) / align * align;
+      std::int32_t at = off;
+      off += static_cast<std::int32_t>(std::max<std::int64_t>(d.total_bytes(), 1));
+      return at;
+    };
+    std::vector<std::int32_t> formal_off, ret_off;
+    for (const auto& d : callee_ast.params) formal_off.push_back(place(d));
+    for (const auto& d : callee_ast.returns) ret_off.push_back(place(d));
+    auto caller_param = [&](const ast::Operand* o) -> std::pair<std::int32_t, int> {
+      const Binding* b = lookup(o->name);
+      if (!b || b->kind != Binding::FrameParamSym) fail(L, "call argument `" + o->name + "` is not a .param of the caller");
+      return {static_cast<std::int32_t>(b->offset), b->bytes};
+    };
+    for (std::size_t k = 0; k < args.size(); ++k) {
+      auto [co, bytes] = caller_param(args[k]);
+      cs.args.push_back({co, formal_off[k], static_cast<std::int32_t>(std::min<std::int64_t>(bytes, callee_ast.params[k].total_bytes()))});
+    }
+    for (std::size_t k = 0; k < rets.size(); ++k) {
+      auto [co, bytes] = caller_param(rets[k]);
+      cs.rets.push_back({co, ret_off[k], static_cast<std::int32_t>(std::min<std::int64_t>(bytes, callee_ast.returns[k].total_bytes()))});
+    }
+    inst.target = cs.callee;
+    inst.imm = static_cast<std::uint32_t>(p_.calls.size());
+    p_.calls.push_back(std::move(cs));
+    if (std::find(f.callees.begin(), f.callees.end(), static_cast<std::uint32_t>(inst.target)) == f.callees.end())
+      f.callees.push_back(static_cast<std::uint32_t>(inst.target));
+    push_ops(inst, {}, {});
+    return inst;
+  }
+
+  Inst decode_mma(Inst& inst, const ast::Instr& in, const Parts& P) {
+    const int L = in.line;
+    if (P.has("sp") || in.parts.size() > 1 && in.parts[1] == "sp") return unsupported(inst, in, "sparse mma");
+    int m = 0, n = 0, k = 0;
+    for (const auto& mod : P.ordered)
+      if (mod.size() > 1 && mod[0] == 'm' && std::sscanf(mod.c_str(), "m%dn%dk%d", &m, &n, &k) == 3) break;
+    if (!m) fail(L, "mma: missing shape");
+    inst.op = Op::Mma;
+    inst.shape = {static_cast<std::int16_t>(m), static_cast<std::int16_t>(n), static_cast<std::int16_t>(k), 0};
+    // types: d, a, b, c (f64: single type; some forms omit)
+    if (P.types.size() == 4) { inst.type = P.types[0]; inst.type2 = P.types[1]; inst.type3 = P.types[3]; if (P.types[1] != P.types[2]) inst.shape[3] = static_cast<std::int16_t>(P.types[2]); }
+    else if (P.types.size() == 1) { inst.type = inst.type2 = inst.type3 = P.types[0]; }
+    else if (P.types.size() == 2) { inst.type = P.types[0]; inst.type2 = P.types[1]; inst.type3 = P.types[0]; }
+    else fail(L, "mma: unexpected type list");
+    if (P.has("satfinite")) inst.flags |= kSatFinite;
+    // layouts: .row.col required for most shapes
+    if (P.has("col") && !P.has("row") && !(m == 8 && n == 8 && k == 4)) inst.flags |= kTrans;
+    Ty a = inst.type2;
+    inst.unit = (a == Ty::F16 || a == Ty::BF16) ? Unit::TensorF16 : a == Ty::TF32 ? Unit::TensorTf32
+                : (a == Ty::S8 || a == Ty::U8) ? Unit::TensorI8 : (a == Ty::E4M3 || a == Ty::E5M2) ? Unit::TensorFp8
+                : a == Ty::F64 ? Unit::TensorF64 : Unit::TensorF16;
+    need(in, 4, 4);
+    auto list = [&](const ast::Operand& o, bool d, int bits) { return vec_regs(o, bits, L, d); };
+    int dbits = width_of(inst.type) , cbits = width_of(inst.type3);
+    std::vector<Reg> D = list(in.operands[0], true, dbits);
+    std::vector<Reg> A = list(in.operands[1], false, a == Ty::F64 ? 64 : 32);
+    std::vector<Reg> B = list(in.operands[2], false, a == Ty::F64 ? 64 : 32);
+    std::vector<Reg> C = list(in.operands[3], false, cbits);
+    std::vector<Reg> S = A;
+    S.insert(S.end(), B.begin(), B.end());
+    S.insert(S.end(), C.begin(), C.end());
+    inst.imm = static_cast<std::uint32_t>(A.size() | (B.size() << 8) | (C.size() << 16));
+    push_ops(inst, D, S);
+    return inst;
+  }
+
+  Inst decode_wmma(Inst& inst, const ast::Instr& in, const Parts& P) {
+    const int L = in.line;
+    int m = 0, n = 0, k = 0;
+    for (const auto& mod : P.ordered)
+      if (mod.size() > 1 && mod[0] == 'm' && std::sscanf(mod.c_str(), "m%dn%dk%d", &m, &n, &k) == 3) break;
+    if (!m) fail(L, "wmma: missing shape");
+    inst.shape = {static_cast<std::int16_t>(m), static_cast<std::int16_t>(n), static_cast<std::int16_t>(k), 0};
+    std::string what = in.parts.size() > 1 ? in.parts[1] : "";
+    if (what == "load" || what == "store") {
+      inst.op = what == "load" ? Op::WmmaLoad : Op::WmmaStore;
+      inst.unit = Unit::Mem;
+      std::string frag = in.parts.size() > 2 ? in.parts[2] : "";
+      inst.sub = frag == "a" ? 0 : frag == "b" ? 1 : frag == "c" ? 2 : 3;  // d
+      if (P.has("col")) inst.flags |= kTrans;  // column-major memory layout
+      for (const auto& mod : P.ordered)
+        if (is_space_name(mod)) inst.space = parse_space(mod);
+      inst.type = P.types.empty() ? Ty::None : P.types.back();
+      Space r = inst.space;
+      if (inst.op == Op::WmmaLoad) {
+        need(in, 2, 3);
+        inst.addr = addr(in.operands[1], inst.space, L, &r);
+        Reg stride = in.operands.size() == 3 ? src(in.operands[2], 32, L) : Reg{};
+        push_ops(inst, vec_regs(in.operands[0], 32, L, true), {stride});
+      } else {
+        need(in, 2, 3);
+        inst.addr = addr(in.operands[0], inst.space, L, &r);
+        Reg stride = in.operands.size() == 3 ? src(in.operands[2], 32, L) : Reg{};
+        std::vector<Reg> s = vec_regs(in.operands[1], 32, L, false);
+        s.insert(s.begin(), stride);
+        push_ops(inst, {}, s);
+      }
+      if (inst.space == Space::Generic && r != Space::Generic && inst.addr.kind != AddrBase::Reg) inst.space = r;
+      return inst;
+    }
+    if (what == "mma") {
+      inst.op = Op::WmmaMma;
+      if (P.types.size() == 2) { inst.type = P.types[0]; inst.type3 = P.types[1]; inst.type2 = Ty::F16; }
+      else if (P.types.size() == 4) { inst.type = P.types[0]; inst.type2 = P.types[1]; inst.type3 = P.types[3]; }
+      else if (P.types.size() == 3) { inst.type = P.types[0]; inst.type2 = P.types[1]; inst.type3 = P.types[2]; }
+      else fail(L, "wmma.mma: unexpected type list");
+      // layouts: alayout.blayout
+      std::vector<std::string> lay;
+      for (const auto& mod : P.ordered)
+        if (mod == "row" || mod == "col") lay.push_back(mod);
+      if (lay.size() != 2) fail(L, "wmma.mma: expects .alayout.blayout");
+      inst.sub = static_cast<std::uint8_t>((lay[0] == "col" ? 1 : 0) | (lay[1] == "col" ? 2 : 0));
+      inst.unit = Unit::TensorF16;
+      need(in, 4, 4);
+      std::vector<Reg> D = vec_regs(in.operands[0], 32, L, true);
+      std::vector<Reg> A = vec_regs(in.operands[1], 32, L, false);
+      std::vector<Reg> B = vec_regs(in.operands[2], 32, L, false);
+      std::vector<Reg> C = vec_regs(in.operands[3], 32, L, false);
+      std::vector<Reg> S = A;
+      S.insert(S.end(), B.begin(), B.end());
+      S.insert(S.end(), C.begin(), C.end());
+      inst.imm = static_cast<std::uint32_t>(A.size() | (B.size() << 8) | (C.size() << 16));
+      push_ops(inst, D, S);
+      return inst;
+    }
+    return unsupported(inst, in, "");
+  }
+
+  // ---- functions ---------------------------------------------------------------------------
+  void decode_function(const ast::Function& af, std::uint32_t index) {
+    Function& f = p_.functions[index];
+    f.name = af.name;
+    f.is_entry = af.is_entry;
+    f.first = static_cast<std::uint32_t>(p_.insts.size());
+    if (af.reqntid) f.reqntid = *af.reqntid;
+    if (af.maxntid) f.maxntid = *af.maxntid;
+    scopes_.clear();
+    scopes_.emplace_back();
+    // parameters
+    if (af.is_entry) {
+      int off = 0;
+      for (const auto& d : af.params) {
+        ParamInfo pi;
+        pi.name = d.name;
+        pi.bytes = static_cast<int>(d.total_bytes());
+        pi.align = std::max(1, d.align ? d.align : static_cast<int>(d.element_bytes()));
+        pi.type = d.type;
+        pi.is_aggregate = d.array >= 0;
+        pi.is_pointer = !pi.is_aggregate && pi.bytes == 8 && (d.type == "u64" || d.type == "b64" || d.type == "s64" || d.is_ptr);
+        off = (off + pi.align - 1) / pi.align * pi.align;
+        pi.offset = off;
+        off += pi.bytes;
+        Binding b;
+        b.kind = Binding::KernelParamSym;
+        b.offset = pi.offset;
+        b.bytes = pi.bytes;
+        scopes_.back()[d.name] = b;
+        f.params.push_back(pi);
+      }
+    } else {
+      for (const auto& d : af.params) {
+        Binding b = frame_param(d, f);
+        scopes_.back()[d.name] = b;
+        f.params.push_back({d.name, b.bytes, d.align, false, d.array >= 0, d.type, static_cast<int>(b.offset)});
+      }
+      for (const auto& d : af.returns) {
+        Binding b = frame_param(d, f);
+        scopes_.back()[d.name] = b;
+        f.returns.push_back({d.name, b.bytes, d.align, false, d.array >= 0, d.type, static_cast<int>(b.offset)});
+      }
+    }
+    // body
+    std::map<std::string, std::uint32_t> labels;
+    pending_labels_.clear();
+    for (const auto& st : af.body) {
+      switch (st.kind) {
+        case ast::Statement::Kind::ScopeBegin: scopes_.emplace_back(); break;
+        case ast::Statement::Kind::ScopeEnd: if (scopes_.size() > 1) scopes_.pop_back(); break;
+        case ast::Statement::Kind::Decl: declare(st.decl, f); break;
+        case ast::Statement::Kind::Label:
+          if (labels.count(st.label)) fail(st.line, "label `" + st.label + "` defined twice");
+          labels[st.label] = static_cast<std::uint32_t>(p_.insts.size());
+          break;
+        case ast::Statement::Kind::Instr: {
+          Inst inst = decode(st.instr, af, f);
+          inst.func = index;
+          p_.insts.push_back(inst);
+          break;
+        }
+      }
+    }
+    // a function that falls off its end returns
+    if (p_.insts.size() == f.first || (p_.insts.back().op != Op::Ret && p_.insts.back().op != Op::Exit &&
+                                       !(p_.insts.back().op == Op::Bra && p_.insts.back().guard.bank == Bank::None))) {
+      Inst r;
+      r.op = Op::Ret;
+      r.unit = Unit::Branch;
+      r.func = index;
+      r.line = p_.insts.empty() ? 0 : p_.insts.back().line;
+      r.ops = static_cast<std::uint32_t>(p_.regs.size());
+      p_.insts.push_back(r);
+    }
+    f.end = static_cast<std::uint32_t>(p_.insts.size());
+    for (const auto& [at, name, line] : pending_labels_) {
+      auto it = labels.find(name);
+      if (it == labels.end()) fail(line, "branch to undefined label `" + name + "`");
+      p_.insts[at].target = static_cast<std::int32_t>(it->second);
+    }
+    for (std::uint32_t i = f.first; i < f.end; ++i)
+      if (p_.insts[i].op == Op::Unsupported) unsupported_index_.push_back(i);
+    compute_reconvergence(f);
+  }
+
+  void compute_reconvergence(const Function& f) {
+    // basic blocks
+    std::vector<std::uint32_t> leaders{f.first};
+    for (std::uint32_t i = f.first; i < f.end; ++i) {
+      const Inst& in = p_.insts[i];
+      if (in.op == Op::Bra) {
+        leaders.push_back(static_cast<std::uint32_t>(in.target));
+        if (i + 1 < f.end) leaders.push_back(i + 1);
+      } else if ((in.op == Op::Ret || in.op == Op::Exit || in.op == Op::Trap) && i + 1 < f.end) {
+        leaders.push_back(i + 1);
+      }
+    }
+    std::sort(leaders.begin(), leaders.end());
+    leaders.erase(std::unique(leaders.begin(), leaders.end()), leaders.end());
+    const int nb = static_cast<int>(leaders.size());
+    auto block_of = [&](std::uint32_t pc) {
+      return static_cast<int>(std::upper_bound(leaders.begin(), leaders.end(), pc) - leaders.begin()) - 1;
+    };
+    std::vector<std::vector<int>> succ(nb);
+    for (int b = 0; b < nb; ++b) {
+      std::uint32_t last = (b + 1 < nb ? leaders[b + 1] : f.end) - 1;
+      const Inst& in = p_.insts[last];
+      bool uncond = in.guard.bank == Bank::None;
+      auto add = [&](int s) { if (std::find(succ[b].begin(), succ[b].end(), s) == succ[b].end()) succ[b].push_back(s); };
+      if (in.op == Op::Bra) {
+        add(block_of(static_cast<std::uint32_t>(in.target)));
+        if (!uncond && last + 1 < f.end) add(block_of(last + 1));
+      } else if (in.op == Op::Ret || in.op == Op::Exit || in.op == Op::Trap) {
+        add(nb);  // exit
+        if (!uncond && last + 1 < f.end) add(block_of(last + 1));
+      } else if (last + 1 < f.end) {
+        add(block_of(last + 1));
+      } else {
+        add(nb);
+      }
+    }
+    std::vector<int> ipdom = immediate_post_dominators(succ);
+    for (std::uint32_t i = f.first; i < f.end; ++i) {
+      Inst& in = p_.insts[i];
+      if (in.op != Op::Bra && in.op != Op::Ret && in.op != Op::Exit) continue;
+      int b = block_of(i);
+      int pd = ipdom[b];
+      in.reconv = (pd < 0 || pd >= nb) ? -1 : static_cast<std::int32_t>(leaders[pd]);
+    }
+  }
+
+ public:
+  std::vector<std::string> unsupported_names_;
+  std::vector<std::uint32_t> unsupported_index_;
+  std::uint64_t statics_bytes_ = 0;
+
+ private:
+  const ast::Module& m_;
+  std::string origin_;
+  Program p_;
+  std::map<std::string, int> module_funcs_;
+  std::map<std::string, int> module_syms_;
+  std::map<int, int> func_index_;
+  std::map<std::string, int> sym_index_;
+  std::unordered_map<std::uint32_t, std::uint32_t> c32_;
+  std::unordered_map<std::uint64_t, std::uint32_t> c64_;
+  std::vector<std::map<std::string, Binding>> scopes_;
+  mutable Binding scratch_;
+  struct PendingLabel { std::uint32_t at; std::string name; int line; };
+  std::vector<PendingLabel> pending_labels_;
+};
+
+}  // namespace
+
+Program decode_kernel(const ast::Module& module, const std::string& kernel, std::string_view source, const std::string& origin) {
+  Decoder d(module, source, origin);
+  Program p = d.run(kernel);
+  p.unsupported = std::move(d.unsupported_names_);
+  return p;
+}
+
+}  // namespace kernsim::isa::ptx

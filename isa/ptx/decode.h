@@ -1,0 +1,22 @@
+// ptx::Module -> ptx::Program for one kernel: registers to banks, immediates to constant rows,
+// symbols to addresses, opcodes to Op + modifiers, labels to indices, branches to their
+// reconvergence points (immediate post-dominators). Done once per (module, kernel).
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "isa/ptx/ast.h"
+#include "isa/ptx/program.h"
+
+namespace kernsim::isa::ptx {
+
+// `source` is the PTX text (kept for error messages: instructions are quoted by line).
+Program decode_kernel(const ast::Module& module, const std::string& kernel, std::string_view source,
+                      const std::string& origin);
+
+// Immediate post-dominators of a CFG given as successor lists (node n_nodes is the virtual exit);
+// returns for each node its ipdom node index (n_nodes for the exit, -1 for unreachable).
+std::vector<int> immediate_post_dominators(const std::vector<std::vector<int>>& succ);
+
+}  // namespace kernsim::isa::ptx

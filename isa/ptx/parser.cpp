@@ -1,0 +1,544 @@
+// A recursive-descent parser for the PTX that clang 22, nvcc 13 and Triton emit.
+//
+// The grammar handled: module directives (.version .target .address_size .file .loc .section
+// .pragma), module-scope variables with initialisers, .entry/.func definitions and prototypes
+// with their performance directives, and function bodies: declarations, labels, nested { }
+// scopes, guarded instructions and every operand form (registers, vectors, immediates of all
+// forms, addresses `[base+off]`, symbols, `_`).
+#include "isa/ptx/parser.h"
+
+#include <cctype>
+#include <cstring>
+#include <functional>
+
+#include "base/error.h"
+
+namespace kernsim::isa::ptx {
+
+int type_bytes(const std::string& t) {
+  if (t == "pred") return 1;
+  if (t.size() < 2) return 0;
+  if (t == "f16x2" || t == "bf16x2" || t == "e4m3x2" || t == "e5m2x2") return t[0] == 'e' ? 2 : 4;
+  if (t == "bf16") return 2;
+  if (t == "tf32") return 4;
+  if (t == "e4m3" || t == "e5m2") return 1;
+  char c = t[0];
+  if (c != 'b' && c != 'u' && c != 's' && c != 'f') return 0;
+  int bits = std::atoi(t.c_str() + 1);
+  return bits / 8;
+}
+
+std::int64_t ast::Decl::element_bytes() const { return static_cast<std::int64_t>(type_bytes(type)) * vector; }
+std::int64_t ast::Decl::total_bytes() const { return element_bytes() * (array > 0 ? array : 1); }
+
+namespace {
+using namespace ast;
+
+struct Tok {
+  enum Kind { Ident, Number, Punct, End } kind = End;
+  std::string_view text;
+  int line = 0;
+};
+
+bool ident_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_' || c == '$' || c == '%' || c == '.'; }
+bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$' || c == '.' || c == '%'; }
+
+class Lexer {
+ public:
+  Lexer(std::string_view text, const std::string& origin) : s_(text), origin_(origin) {}
+
+  std::vector<Tok> run() {
+    std::vector<Tok> out;
+    while (true) {
+      skip_space();
+      if (p_ >= s_.size()) break;
+      char c = s_[p_];
+      std::size_t start = p_;
+      if (std::isdigit(static_cast<unsigned char>(c))) {
+        ++p_;
+        while (p_ < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[p_])) || s_[p_] == '.' ||
+                                  ((s_[p_] == '+' || s_[p_] == '-') && (s_[p_ - 1] == 'e' || s_[p_ - 1] == 'E') &&
+                                   !is_hex_prefixed(start))))
+          ++p_;
+        out.push_back({Tok::Number, s_.substr(start, p_ - start), line_});
+      } else if (ident_start(c)) {
+        ++p_;
+        while (p_ < s_.size()) {
+          if (ident_char(s_[p_])) { ++p_; continue; }
+          if (s_[p_] == ':' && p_ + 2 < s_.size() && s_[p_ + 1] == ':' && ident_char(s_[p_ + 2])) { p_ += 2; continue; }
+          break;
+        }
+        out.push_back({Tok::Ident, s_.substr(start, p_ - start), line_});
+      } else if (std::strchr("{}()[],;:+-<>=|!@", c)) {
+        ++p_;
+        out.push_back({Tok::Punct, s_.substr(start, 1), line_});
+      } else if (c == '"') {
+        ++p_;
+        while (p_ < s_.size() && s_[p_] != '"') { if (s_[p_] == '\n') ++line_; ++p_; }
+        ++p_;
+        out.push_back({Tok::Ident, s_.substr(start, p_ - start), line_});
+      } else {
+        throw Error(ErrorKind::Parse, origin_ + ":" + std::to_string(line_) + ": unexpected character '" + std::string(1, c) + "'");
+      }
+    }
+    out.push_back({Tok::End, "", line_});
+    return out;
+  }
+
+ private:
+  bool is_hex_prefixed(std::size_t start) const {
+    return p_ - start >= 2 && s_[start] == '0' && (s_[start + 1] == 'x' || s_[start + 1] == 'X' || s_[start + 1] == 'f' ||
+                                                   s_[start + 1] == 'F' || s_[start + 1] == 'd' || s_[start + 1] == 'D');
+  }
+  void skip_space() {
+    while (p_ < s_.size()) {
+      char c = s_[p_];
+      if (c == '\n') { ++line_; ++p_; }
+      else if (std::isspace(static_cast<unsigned char>(c))) ++p_;
+      else if (c == '/' && p_ + 1 < s_.size() && s_[p_ + 1] == '/') { while (p_ < s_.size() && s_[p_] != '\n') ++p_; }
+      else if (c == '/' && p_ + 1 < s_.size() && s_[p_ + 1] == '*') {
+        p_ += 2;
+        while (p_ + 1 < s_.size() && !(s_[p_] == '*' && s_[p_ + 1] == '/')) { if (s_[p_] == '\n') ++line_; ++p_; }
+        p_ += 2;
+      } else break;
+    }
+  }
+  std::string_view s_;
+  std::string origin_;
+  std::size_t p_ = 0;
+  int line_ = 1;
+};
+
+std::vector<std::string> split_dots(std::string_view s) {
+  std::vector<std::string> parts;
+  std::size_t start = 0;
+  for (std::size_t i = 0; i <= s.size(); ++i) {
+    if (i == s.size() || s[i] == '.') {
+      if (i > start) parts.emplace_back(s.substr(start, i - start));
+      start = i + 1;
+    }
+  }
+  return parts;
+}
+
+bool is_type_name(std::string_view t) {
+  static const char* types[] = {"b8", "b16", "b32", "b64", "b128", "u8", "u16", "u32", "u64", "s8", "s16", "s32",
+                                "s64", "f16", "f16x2", "bf16", "bf16x2", "f32", "f64", "pred", "tf32", "e4m3", "e5m2"};
+  for (const char* x : types)
+    if (t == x) return true;
+  return false;
+}
+
+class Parser {
+ public:
+  Parser(std::vector<Tok> toks, const std::string& origin) : t_(std::move(toks)), origin_(origin) {}
+
+  Module module() {
+    Module m;
+    while (!at_end()) {
+      const Tok& k = peek();
+      if (k.kind == Tok::Ident && k.text == ".version") { next(); m.version = std::string(next().text); continue; }
+      if (k.kind == Tok::Ident && k.text == ".target") {
+        next();
+        m.target = std::string(next().text);
+        while (accept(",")) next();  // .target sm_90a, texmode_independent
+        continue;
+      }
+      if (k.kind == Tok::Ident && k.text == ".address_size") { next(); m.address_size = static_cast<int>(integer(next())); continue; }
+      if (k.kind == Tok::Ident && (k.text == ".file" || k.text == ".loc")) { skip_line(k.line); continue; }
+      if (k.kind == Tok::Ident && k.text == ".section") { skip_section(); continue; }
+      if (k.kind == Tok::Ident && k.text == ".pragma") { skip_to(";"); continue; }
+      top_level(m);
+    }
+    return m;
+  }
+
+ private:
+  // ---- token helpers ----
+  const Tok& peek(std::size_t k = 0) const { return t_[std::min(i_ + k, t_.size() - 1)]; }
+  bool at_end() const { return peek().kind == Tok::End; }
+  const Tok& next() { const Tok& k = t_[i_]; if (i_ + 1 < t_.size()) ++i_; return k; }
+  bool is(std::string_view s, std::size_t k = 0) const { return peek(k).text == s && peek(k).kind != Tok::End; }
+  bool accept(std::string_view s) { if (is(s)) { next(); return true; } return false; }
+  void expect(std::string_view s) {
+    if (!accept(s)) fail(peek(), "expected `" + std::string(s) + "`");
+  }
+  [[noreturn]] void fail(const Tok& at, const std::string& msg) const {
+    throw Error(ErrorKind::Parse, origin_ + ":" + std::to_string(at.line) + ": " + msg + " near `" + std::string(at.text) + "`");
+  }
+  void skip_line(int line) { while (!at_end() && peek().line == line) next(); }
+  void skip_to(std::string_view s) { while (!at_end() && !accept(s)) next(); }
+  void skip_section() {
+    next();
+    next();  // name
+    if (accept("{")) {
+      int depth = 1;
+      while (!at_end() && depth > 0) {
+        if (is("{")) ++depth;
+        if (is("}")) --depth;
+        next();
+      }
+    }
+  }
+  std::int64_t integer(const Tok& k) const {
+    std::string s(k.text);
+    try {
+      std::size_t pos = 0;
+      long long v;
+      if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+        std::string digits = s.substr(2);
+        if (!digits.empty() && (digits.back() == 'U' || digits.back() == 'u')) digits.pop_back();
+        v = static_cast<long long>(std::stoull(digits, &pos, 16));
+        if (pos != digits.size()) throw std::invalid_argument("x");
+      } else {
+        std::string digits = s;
+        if (!digits.empty() && (digits.back() == 'U' || digits.back() == 'u')) digits.pop_back();
+        v = static_cast<long long>(std::stoull(digits, &pos, 10));
+        if (pos != digits.size()) throw std::invalid_argument("x");
+      }
+      return v;
+    } catch (const std::exception&) {
+      fail(k, "bad integer");
+    }
+  }
+
+  // ---- module scope ----
+  void top_level(Module& m) {
+    bool is_extern = false, visible = false;
+    while (is(".visible") || is(".extern") || is(".weak") || is(".common")) {
+      if (is(".extern")) is_extern = true;
+      if (is(".visible")) visible = true;
+      next();
+    }
+    (void)visible;
+    if (is(".entry") || is(".func")) {
+      m.functions.push_back(function());
+      return;
+    }
+    if (is(".global") || is(".shared") || is(".const") || is(".local")) {
+      Decl d = decl();
+      d.is_extern = d.is_extern || is_extern;
+      expect(";");
+      m.globals.push_back(std::move(d));
+      return;
+    }
+    fail(peek(), "unexpected token at module scope");
+  }
+
+  Function function() {
+    Function f;
+    f.line = peek().line;
+    f.is_entry = next().text == ".entry";
+    if (!f.is_entry && accept("(")) {
+      while (!accept(")")) {
+        f.returns.push_back(param_decl());
+        accept(",");
+      }
+    }
+    f.name = std::string(next().text);
+    if (accept("(")) {
+      while (!accept(")")) {
+        f.params.push_back(param_decl());
+        accept(",");
+      }
+    }
+    // performance tuning directives
+    while (peek().kind == Tok::Ident && peek().text[0] == '.') {
+      std::string d(next().text);
+      std::array<int, 3> dims{1, 1, 1};
+      int n = 0;
+      while (peek().kind == Tok::Number) {
+        if (n < 3) dims[n] = static_cast<int>(integer(next()));
+        else next();
+        ++n;
+        accept(",");
+      }
+      if (d == ".maxntid") f.maxntid = dims;
+      if (d == ".reqntid") f.reqntid = dims;
+    }
+    if (accept(";")) return f;  // prototype
+    f.has_body = true;
+    expect("{");
+    body(f);
+    return f;
+  }
+
+  Decl param_decl() {
+    Decl d;
+    d.line = peek().line;
+    if (!accept(".param") && !accept(".reg")) fail(peek(), "expected .param");
+    d.space = "param";
+    attributes(d);
+    d.name = std::string(next().text);
+    if (accept("[")) {
+      d.array = is("]") ? 0 : integer(next());
+      expect("]");
+    }
+    return d;
+  }
+
+  // .align N, .ptr, .v2/.v4, state-space qualifiers, the type
+  void attributes(Decl& d) {
+    while (peek().kind == Tok::Ident && peek().text[0] == '.') {
+      std::string_view a = peek().text;
+      if (a == ".align") {  // after .ptr it is the pointee's alignment, not the parameter's
+        next();
+        int v = static_cast<int>(integer(next()));
+        if (!d.is_ptr) d.align = v;
+        continue;
+      }
+      if (a == ".ptr") { next(); d.is_ptr = true; continue; }
+      if (a == ".v2") { next(); d.vector = 2; continue; }
+      if (a == ".v4") { next(); d.vector = 4; continue; }
+      if (a == ".v8") { next(); d.vector = 8; continue; }
+      if (a == ".global" || a == ".shared" || a == ".const" || a == ".local") { next(); continue; }  // .ptr .global
+      if (is_type_name(a.substr(1))) { d.type = std::string(a.substr(1)); next(); continue; }
+      if (a == ".attribute") { next(); expect("("); while (!accept(")")) next(); continue; }
+      break;
+    }
+  }
+
+  Decl decl() {
+    Decl d;
+    d.line = peek().line;
+    d.space = std::string(next().text.substr(1));
+    attributes(d);
+    d.name = std::string(next().text);
+    if (accept("<")) {
+      d.range = integer(next());
+      expect(">");
+    }
+    if (accept("[")) {
+      d.array = is("]") ? 0 : integer(next());
+      expect("]");
+      while (accept("[")) {  // multi-dimensional: flatten
+        std::int64_t n = integer(next());
+        expect("]");
+        d.array *= n;
+      }
+    }
+    if (accept("=")) initializer(d);
+    return d;
+  }
+
+  void push_scalar(Decl& d, const Tok& tk, bool negative) {
+    int eb = type_bytes(d.type);
+    std::uint64_t bits = 0;
+    std::string s(tk.text);
+    if (s.size() > 2 && s[0] == '0' && (s[1] == 'f' || s[1] == 'F')) bits = std::stoull(s.substr(2), nullptr, 16);
+    else if (s.size() > 2 && s[0] == '0' && (s[1] == 'd' || s[1] == 'D')) bits = std::stoull(s.substr(2), nullptr, 16);
+    else if (s.find('.') != std::string::npos || s.find('e') != std::string::npos) {
+      double v = std::stod(s) * (negative ? -1 : 1);
+      if (eb == 4) { float f = static_cast<float>(v); std::memcpy(&bits, &f, 4); }
+      else std::memcpy(&bits, &v, 8);
+      negative = false;
+    } else {
+      bits = static_cast<std::uint64_t>(integer(tk));
+    }
+    if (negative) bits = static_cast<std::uint64_t>(-static_cast<std::int64_t>(bits));
+    for (int b = 0; b < eb; ++b) d.init.push_back(static_cast<std::uint8_t>(bits >> (8 * b)));
+  }
+
+  void initializer(Decl& d) {
+    auto element = [&]() {
+      bool neg = accept("-");
+      if (peek().kind == Tok::Number) {
+        push_scalar(d, next(), neg);
+      } else if (peek().kind == Tok::Ident) {
+        // address initialiser: sym, generic(sym), sym+off
+        std::string sym(next().text);
+        if (sym == "generic" && accept("(")) { sym = std::string(next().text); expect(")"); }
+        std::int64_t off = 0;
+        if (accept("+")) off = integer(next());
+        d.init_symbols.push_back({d.init.size(), sym});
+        int eb = type_bytes(d.type);
+        for (int b = 0; b < eb; ++b) d.init.push_back(static_cast<std::uint8_t>(static_cast<std::uint64_t>(off) >> (8 * b)));
+      } else {
+        fail(peek(), "bad initialiser");
+      }
+    };
+    std::function<void()> list = [&]() {
+      if (accept("{")) {
+        while (!accept("}")) {
+          list();
+          accept(",");
+        }
+      } else {
+        element();
+      }
+    };
+    list();
+  }
+
+  // ---- function bodies ----
+  void body(Function& f) {
+    int depth = 1;
+    while (!at_end()) {
+      const Tok& k = peek();
+      if (k.text == "}") {
+        next();
+        if (--depth == 0) return;
+        Statement s;
+        s.kind = Statement::Kind::ScopeEnd;
+        s.line = k.line;
+        f.body.push_back(std::move(s));
+        continue;
+      }
+      if (k.text == "{") {
+        next();
+        ++depth;
+        Statement s;
+        s.kind = Statement::Kind::ScopeBegin;
+        s.line = k.line;
+        f.body.push_back(std::move(s));
+        continue;
+      }
+      if (k.kind == Tok::Ident && (k.text == ".reg" || k.text == ".local" || k.text == ".shared" || k.text == ".param" ||
+                                   k.text == ".const" || k.text == ".global")) {
+        Statement s;
+        s.kind = Statement::Kind::Decl;
+        s.line = k.line;
+        s.decl = decl();
+        expect(";");
+        f.body.push_back(std::move(s));
+        continue;
+      }
+      if (k.kind == Tok::Ident && (k.text == ".loc" || k.text == ".file")) { skip_line(k.line); continue; }
+      if (k.kind == Tok::Ident && k.text == ".pragma") { skip_to(";"); continue; }
+      if (k.kind == Tok::Ident && (k.text == ".maxnreg" || k.text == ".maxntid" || k.text == ".callprototype")) { skip_to(";"); continue; }
+      if (k.kind == Tok::Ident && peek(1).text == ":" && k.text[0] != '.' ) {
+        Statement s;
+        s.kind = Statement::Kind::Label;
+        s.label = std::string(next().text);
+        s.line = k.line;
+        next();
+        f.body.push_back(std::move(s));
+        continue;
+      }
+      Statement s;
+      s.kind = Statement::Kind::Instr;
+      s.line = k.line;
+      s.instr = instruction();
+      f.body.push_back(std::move(s));
+    }
+    fail(peek(), "unterminated function body");
+  }
+
+  Instr instruction() {
+    Instr in;
+    in.line = peek().line;
+    if (accept("@")) {
+      if (accept("!")) in.guard_negated = true;
+      in.guard = std::string(next().text);
+    }
+    const Tok& op = next();
+    if (op.kind != Tok::Ident) fail(op, "expected an instruction");
+    in.opcode = std::string(op.text);
+    in.parts = split_dots(op.text);
+    if (!is(";")) {
+      while (true) {
+        in.operands.push_back(operand());
+        if (accept(",")) continue;
+        if (accept("|")) { in.operands.push_back(operand()); if (accept(",")) continue; }  // setp p|q
+        break;
+      }
+    }
+    if (!accept(";")) fail(peek(), "expected `;` after `" + in.opcode + "`");
+    return in;
+  }
+
+  Operand immediate(bool negative) {
+    const Tok& k = next();
+    Operand o;
+    std::string s(k.text);
+    if (s.size() > 2 && s[0] == '0' && (s[1] == 'f' || s[1] == 'F') && s.find_first_not_of("0123456789abcdefABCDEF", 2) == std::string::npos) {
+      o.kind = Operand::Kind::F32Imm;
+      o.fbits = std::stoull(s.substr(2), nullptr, 16);
+      if (negative) o.fbits ^= 0x80000000u;
+    } else if (s.size() > 2 && s[0] == '0' && (s[1] == 'd' || s[1] == 'D')) {
+      o.kind = Operand::Kind::F64Imm;
+      o.fbits = std::stoull(s.substr(2), nullptr, 16);
+      if (negative) o.fbits ^= 0x8000000000000000ull;
+    } else if (s.find('.') != std::string::npos || ((s.find('e') != std::string::npos || s.find('E') != std::string::npos) &&
+                                                   !(s.size() > 1 && (s[1] == 'x' || s[1] == 'X')))) {
+      o.kind = Operand::Kind::F64Imm;  // decimal float literal; narrowed by the instruction type
+      double v = std::stod(s) * (negative ? -1.0 : 1.0);
+      std::memcpy(&o.fbits, &v, 8);
+      o.name = "decimal";
+    } else {
+      o.kind = Operand::Kind::Imm;
+      o.ival = integer(k);
+      if (negative) o.ival = -o.ival;
+    }
+    return o;
+  }
+
+  Operand operand() {
+    Operand o;
+    if (accept("!")) {
+      o = operand();
+      o.negate = true;
+      return o;
+    }
+    if (accept("-")) return immediate(true);
+    if (peek().kind == Tok::Number) return immediate(false);
+    if (accept("(")) {  // call argument lists
+      o.kind = Operand::Kind::Vec;
+      o.name = "()";
+      while (!accept(")")) {
+        o.elems.push_back(operand());
+        accept(",");
+      }
+      return o;
+    }
+    if (accept("{")) {
+      o.kind = Operand::Kind::Vec;
+      while (!accept("}")) {
+        o.elems.push_back(operand());
+        accept(",");
+      }
+      return o;
+    }
+    if (accept("[")) {
+      o.kind = Operand::Kind::Addr;
+      if (peek().kind == Tok::Number) {
+        o.ival = integer(next());
+      } else {
+        o.name = std::string(next().text);
+        while (is("+") || is("-")) {
+          bool neg = next().text == "-";
+          if (accept("-")) neg = !neg;
+          std::int64_t v = integer(next());
+          o.ival += neg ? -v : v;
+        }
+      }
+      expect("]");
+      return o;
+    }
+    const Tok& k = next();
+    if (k.kind != Tok::Ident) fail(k, "expected an operand");
+    if (k.text == "_") { o.kind = Operand::Kind::Sink; return o; }
+    o.name = std::string(k.text);
+    o.kind = k.text[0] == '%' ? Operand::Kind::Reg : Operand::Kind::Symbol;
+    // `sym+4` as an operand (mov.u64 %rd, sym+4)
+    if (o.kind == Operand::Kind::Symbol && is("+") && peek(1).kind == Tok::Number) {
+      next();
+      o.ival = integer(next());
+    }
+    return o;
+  }
+
+  std::vector<Tok> t_;
+  std::string origin_;
+  std::size_t i_ = 0;
+};
+
+}  // namespace
+
+ast::Module parse_module(std::string_view text, const std::string& origin) {
+  Lexer lx(text, origin);
+  Parser p(lx.run(), origin);
+  return p.module();
+}
+
+}  // namespace kernsim::isa::ptx

@@ -1,0 +1,199 @@
+// kernsim::isa::ptx::Program — a PTX module decoded once into flat, immutable descriptors.
+//
+// Every function's instructions live in one array (`insts`); branch targets and call targets
+// are indices into it; reconvergence points (immediate post-dominators) are precomputed per
+// branch. Operands are register references into per-warp banks, or into the program's constant
+// rows: immediates are broadcast once at decode time into 32-lane rows, so the executor's hot
+// loops read every source operand the same way. Nothing here changes after decode.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "isa/unit.h"
+
+namespace kernsim::isa::ptx {
+
+enum class Ty : std::uint8_t {
+  None, B8, B16, B32, B64, B128, U8, U16, U32, U64, S8, S16, S32, S64,
+  F16, F16x2, BF16, BF16x2, F32, F64, Pred, TF32, E4M3, E5M2, E4M3x2, E5M2x2
+};
+int ty_bits(Ty t);
+bool ty_is_float(Ty t);
+bool ty_is_signed(Ty t);
+const char* to_string(Ty t);
+
+// Register banks. R32/R64/Pred are per-warp (per call frame); C32/C64 are the program's
+// constant rows; S32/S64 hold the special registers of one warp.
+enum class Bank : std::uint8_t { None, Pred, R32, R64, C32, C64, S32, S64 };
+
+struct Reg {
+  Bank bank = Bank::None;
+  std::uint32_t idx = 0;
+  bool operator==(const Reg&) const = default;
+};
+
+enum class Op : std::uint8_t {
+  // integer and bit manipulation
+  Add, Sub, Mul, Mad, Mul24, Mad24, Sad, Div, Rem, Abs, Neg, Min, Max, Popc, Clz, Bfind, Brev, Bfe, Bfi,
+  Prmt, And, Or, Xor, Not, Cnot, Lop3, Shl, Shr, Shf, Dp4a, Dp2a,
+  // floating point
+  Fma, Rcp, Sqrt, Rsqrt, Sin, Cos, Lg2, Ex2, Tanh, Copysign, Testp,
+  // compare and select
+  Setp, Selp, Slct, Set,
+  // data movement and conversion
+  Mov, MovFrameLocal, Cvt, CvtPack, Cvta, Isspacep,
+  // memory
+  Ld, St, Prefetch, Atom, Red, CpAsync, CpAsyncCommit, CpAsyncWait, Ldmatrix, Stmatrix,
+  // synchronisation and warp-wide
+  Bar, BarWarp, Membar, Shfl, Vote, Match, Redux, Activemask, Nanosleep,
+  // control
+  Bra, Call, Ret, Exit, Trap,
+  // matrix
+  Mma, WmmaLoad, WmmaStore, WmmaMma,
+  Nop,
+  Unsupported,  // a valid PTX instruction kernsim does not implement: executing it is an error
+};
+const char* to_string(Op op);
+
+enum class Space : std::uint8_t { Generic, Global, Shared, Local, Param, Const };
+const char* to_string(Space s);
+
+enum class Rnd : std::uint8_t { None, Rn, Rz, Rm, Rp, Rna, Rni, Rzi, Rmi, Rpi };
+enum class Cmp : std::uint8_t { None, Eq, Ne, Lt, Le, Gt, Ge, Lo, Ls, Hi, Hs, Equ, Neu, Ltu, Leu, Gtu, Geu, Num, Nan };
+enum class BoolOp : std::uint8_t { None, And, Or, Xor };
+
+// Instruction flags.
+enum : std::uint32_t {
+  kFtz = 1u << 0, kSat = 1u << 1, kApprox = 1u << 2, kFull = 1u << 3, kWide = 1u << 4, kHi = 1u << 5,
+  kLo = 1u << 6, kCarryOut = 1u << 7, kCarryIn = 1u << 8, kUni = 1u << 9, kRelu = 1u << 10, kNaN = 1u << 11,
+  kShiftLeft = 1u << 12, kShiftClamp = 1u << 13, kSatFinite = 1u << 14, kReadsClock = 1u << 15,
+  kTrans = 1u << 16, kXorsign = 1u << 17, kAbs = 1u << 18, kCvtaTo = 1u << 19, kBallot = 1u << 20,
+  kArrive = 1u << 21, kAllowPartial = 1u << 22,
+};
+
+// Operation variants kept in Inst::sub (meaning depends on op).
+enum class AtomOp : std::uint8_t { Add, Min, Max, Inc, Dec, And, Or, Xor, Exch, Cas };
+enum class ShflMode : std::uint8_t { Up, Down, Bfly, Idx };
+enum class VoteMode : std::uint8_t { All, Any, Uni, Ballot };
+enum class BarKind : std::uint8_t { Sync, Arrive, RedPopc, RedAnd, RedOr };
+enum class TestpKind : std::uint8_t { Finite, Infinite, Number, NotANumber, Normal, Subnormal };
+
+// How an address operand finds its base.
+enum class AddrBase : std::uint8_t {
+  Reg,          // value of register `base` + offset
+  Absolute,     // offset is the address (symbols of global/const/shared space, kernel params)
+  FrameLocal,   // current frame's local base + offset (local depot symbols)
+  FrameParam,   // current frame's per-lane param area + offset (.func formals, callseq .param)
+};
+
+struct Addr {
+  AddrBase kind = AddrBase::Reg;
+  Reg base;
+  std::int64_t offset = 0;
+};
+
+struct Inst {
+  Op op = Op::Nop;
+  Ty type = Ty::None;   // the instruction type (destination type for cvt)
+  Ty type2 = Ty::None;  // cvt source type; mma A/B type; wmma element type
+  Ty type3 = Ty::None;  // mma C type
+  Space space = Space::Generic;
+  Rnd rnd = Rnd::None;
+  Cmp cmp = Cmp::None;
+  BoolOp boolop = BoolOp::None;
+  std::uint8_t sub = 0;       // AtomOp / ShflMode / VoteMode / BarKind / TestpKind / ...
+  std::uint8_t vec = 1;       // vector width of ld/st/mov
+  std::uint8_t ndst = 0, nsrc = 0;
+  Unit unit = Unit::Nop;
+  std::uint32_t flags = 0;
+  std::uint32_t ops = 0;      // first operand in Program::regs: ndst destinations, then nsrc sources
+  Reg guard;                  // Bank::None when unguarded
+  bool guard_neg = false;
+  Addr addr;                  // memory operand (ld/st/atom/cp.async/...)
+  Addr addr2;                 // second memory operand (cp.async source)
+  std::int32_t target = -1;   // branch target / called function
+  std::int32_t reconv = -1;   // branch: immediate post-dominator instruction index (-1: function exit)
+  std::array<std::int16_t, 4> shape{};  // mma/wmma m,n,k; ldmatrix num; misc small ints
+  std::uint32_t imm = 0;      // lop3 truth table, prmt mode, misc
+  std::uint32_t line = 0;     // PTX source line
+  std::uint32_t func = 0;     // function this instruction belongs to
+  std::uint8_t weight = 1;    // machine instructions this PTX instruction lowers to (estimate)
+};
+
+struct ParamInfo {
+  std::string name;
+  int bytes = 0;
+  int align = 0;
+  bool is_pointer = false;   // .u64/.b64 (or .ptr) in a 64-bit module: may take a buffer
+  bool is_aggregate = false; // .b8 name[N]: by-value struct
+  std::string type;
+  int offset = 0;            // in the kernel parameter buffer
+};
+
+struct Symbol {
+  std::string name;
+  Space space = Space::Global;
+  std::int64_t bytes = 0;
+  int align = 1;
+  std::uint64_t addr = 0;                 // global/const: absolute address; shared: offset
+  std::vector<std::uint8_t> init;
+  std::vector<std::pair<std::size_t, std::string>> init_symbols;
+  bool is_extern = false;
+};
+
+struct Function {
+  std::string name;           // as in the PTX (mangled)
+  bool is_entry = false;
+  std::uint32_t first = 0, end = 0;   // instruction range [first, end)
+  std::uint32_t n32 = 0, n64 = 0, npred = 0;   // registers of one frame
+  std::uint32_t local_bytes = 0;      // local depot of one frame, per thread
+  std::uint32_t param_bytes = 0;      // per-lane param area of one frame (formals + callseq)
+  std::vector<ParamInfo> params;      // entry: kernel params; func: formal params (offsets in frame param area)
+  std::vector<ParamInfo> returns;     // func return params
+  std::vector<std::uint32_t> callees; // functions called directly
+  std::array<int, 3> reqntid{0, 0, 0}, maxntid{0, 0, 0};
+};
+
+// A direct call: which function, and where arguments and results live in the caller's and
+// callee's per-lane param areas (byte offsets and sizes).
+struct CallSite {
+  std::int32_t callee = -1;
+  std::vector<std::array<std::int32_t, 3>> args;  // {caller offset, callee offset, bytes}
+  std::vector<std::array<std::int32_t, 3>> rets;  // {caller offset, callee offset, bytes}
+};
+
+struct Program {
+  std::string origin;
+  std::string target;                 // sm_90a, ...
+  std::string version;
+  std::vector<Inst> insts;
+  std::vector<Reg> regs;              // operand pool
+  std::vector<Function> functions;    // functions[0] is the kernel
+  std::vector<CallSite> calls;        // Inst::imm of a call indexes this
+  std::vector<Symbol> symbols;        // module statics: global, const, shared
+  std::vector<std::uint32_t> c32;     // constant rows, 32 lanes each
+  std::vector<std::uint64_t> c64;
+  std::uint32_t nspecial32 = 0, nspecial64 = 0;
+  std::vector<std::string> special_names32, special_names64;  // index -> "%tid.x"
+  std::vector<std::string> lines;     // source text of each PTX line (1-based; lines[0] empty)
+  std::vector<std::string> unsupported;       // Op::Unsupported: Inst::imm indexes this
+  std::uint64_t static_shared_bytes = 0;      // .shared statics this kernel uses
+  std::uint64_t dynamic_shared_offset = 0;    // where `extern .shared` arrays start
+
+  const Reg& dst(const Inst& in, int i) const { return regs[in.ops + i]; }
+  const Reg& src(const Inst& in, int i) const { return regs[in.ops + in.ndst + i]; }
+  int find_function(const std::string& name) const;
+  std::string describe(const Inst& in) const;   // "line 42: ld.global.b32 %r5, [%rd10]"
+};
+
+// Address windows of the simulated generic address space.
+inline constexpr std::uint64_t kGlobalBase = 0x0000700000000000ull;   // buffers and statics
+inline constexpr std::uint64_t kSharedWindow = 0x00007d0000000000ull; // generic view of shared
+inline constexpr std::uint64_t kLocalWindow = 0x00007c0000000000ull;  // generic view of local
+inline constexpr std::uint64_t kParamWindow = 0x00007b0000000000ull;  // generic view of kernel params
+inline constexpr std::uint64_t kWindowSize = 0x0000010000000000ull;
+
+}  // namespace kernsim::isa::ptx

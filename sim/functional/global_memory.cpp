@@ -1,0 +1,88 @@
+// Device memory: allocation, lookup and fault descriptions.
+#include "sim/functional/global_memory.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "base/error.h"
+#include "isa/ptx/program.h"
+
+namespace kernsim::sim {
+
+namespace {
+constexpr std::uint64_t kBufferBase = isa::ptx::kGlobalBase + 0x0000001000000000ull;  // statics live below
+constexpr std::uint64_t kGuard = 64 * 1024;
+
+std::string hex(std::uint64_t v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
+  return b;
+}
+}  // namespace
+
+GlobalMemory::GlobalMemory() : next_(kBufferBase) {}
+
+std::uint64_t GlobalMemory::allocate(std::uint64_t size, std::string label, bool read_only) {
+  std::uint64_t base = (next_ + 255) & ~std::uint64_t{255};
+  map_at(base, size, std::move(label), read_only);
+  next_ = (base + size + kGuard + 0xffff) & ~std::uint64_t{0xffff};
+  return base;
+}
+
+void GlobalMemory::map_at(std::uint64_t base, std::uint64_t size, std::string label, bool read_only) {
+  auto a = std::make_unique<Allocation>();
+  a->base = base;
+  a->size = size;
+  a->label = std::move(label);
+  a->read_only = read_only;
+  a->bytes = std::make_unique<std::uint8_t[]>(std::max<std::uint64_t>(size, 1));  // value-initialised: zeros
+  auto pos = std::lower_bound(allocs_.begin(), allocs_.end(), base, [](const auto& x, std::uint64_t b) { return x->base < b; });
+  if (pos != allocs_.end() && (*pos)->base < base + size)
+    throw Error(ErrorKind::Internal, "kernsim bug: overlapping device allocations at " + hex(base));
+  allocs_.insert(pos, std::move(a));
+  last_ = nullptr;
+}
+
+Allocation* GlobalMemory::find_slow(std::uint64_t addr, std::uint64_t size) {
+  auto pos = std::upper_bound(allocs_.begin(), allocs_.end(), addr, [](std::uint64_t a, const auto& x) { return a < x->base; });
+  if (pos == allocs_.begin()) return nullptr;
+  Allocation* a = (pos - 1)->get();
+  if (addr - a->base < a->size && addr + size - a->base <= a->size) {
+    last_ = a;
+    return a;
+  }
+  return nullptr;
+}
+
+Allocation* GlobalMemory::by_base(std::uint64_t base) {
+  for (auto& a : allocs_)
+    if (a->base == base) return a.get();
+  return nullptr;
+}
+
+std::string GlobalMemory::describe(std::uint64_t addr, std::uint64_t size) const {
+  if (allocs_.empty()) return "no device memory is allocated";
+  const Allocation* best = nullptr;
+  std::uint64_t best_d = ~std::uint64_t{0};
+  std::string rel;
+  for (const auto& a : allocs_) {
+    std::uint64_t end = a->base + a->size;
+    std::uint64_t d;
+    std::string r;
+    if (addr >= a->base && addr < end) {
+      d = 0;
+      r = "crosses the end of";
+    } else if (addr >= end) {
+      d = addr - end;
+      r = std::to_string(d) + " bytes past the end of";
+    } else {
+      d = a->base - addr;
+      r = std::to_string(d) + " bytes before the start of";
+    }
+    if (d < best_d) { best_d = d; best = a.get(); rel = r; }
+  }
+  (void)size;
+  return rel + " " + best->label + " at " + hex(best->base) + " (" + std::to_string(best->size) + " bytes)";
+}
+
+}  // namespace kernsim::sim

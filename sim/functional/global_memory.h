@@ -1,0 +1,56 @@
+// kernsim::sim::GlobalMemory — the simulated device memory: the launch's buffers and the
+// module's statics, each an allocation at a fixed device address with guard gaps between them.
+//
+// Every access is translated through find(): an address that is not inside an allocation (or
+// crosses its end) is a fault, reported with the nearest allocation so the user sees "12 bytes
+// past the end of arg3 (f32[1000] at 0x...)". Nothing is ever written outside an allocation.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace kernsim::sim {
+
+struct Allocation {
+  std::uint64_t base = 0;
+  std::uint64_t size = 0;
+  std::string label;          // "arg3 (f32[1000])", "static `counter`"
+  bool read_only = false;
+  std::unique_ptr<std::uint8_t[]> bytes;
+  std::uint8_t* data() { return bytes.get(); }
+  const std::uint8_t* data() const { return bytes.get(); }
+};
+
+class GlobalMemory {
+ public:
+  GlobalMemory();
+  GlobalMemory(const GlobalMemory&) = delete;
+  GlobalMemory& operator=(const GlobalMemory&) = delete;
+
+  // A new zero-filled allocation; returns its device address (256-byte aligned, with a
+  // 64 KiB guard gap after the previous allocation).
+  std::uint64_t allocate(std::uint64_t size, std::string label, bool read_only = false);
+  // An allocation at a fixed address (module statics placed by the decoder).
+  void map_at(std::uint64_t base, std::uint64_t size, std::string label, bool read_only);
+
+  // The allocation containing [addr, addr+size), or nullptr.
+  Allocation* find(std::uint64_t addr, std::uint64_t size) {
+    if (last_ && addr - last_->base < last_->size && addr + size - last_->base <= last_->size) return last_;
+    return find_slow(addr, size);
+  }
+  Allocation* by_base(std::uint64_t base);
+  // "24 bytes past the end of arg3 (f32[1000] at 0x700000010000, 4000 bytes)".
+  std::string describe(std::uint64_t addr, std::uint64_t size) const;
+
+  std::vector<std::unique_ptr<Allocation>>& allocations() { return allocs_; }
+
+ private:
+  Allocation* find_slow(std::uint64_t addr, std::uint64_t size);
+  std::vector<std::unique_ptr<Allocation>> allocs_;  // sorted by base
+  Allocation* last_ = nullptr;
+  std::uint64_t next_ = 0;
+};
+
+}  // namespace kernsim::sim

@@ -1,0 +1,479 @@
+// SIMT control flow, barriers, calls and the functional driver for PTX kernels.
+#include <algorithm>
+#include <cstdio>
+
+#include "sim/functional/ptx_impl.h"
+
+namespace kernsim::sim {
+
+using isa::ptx::AddrBase;
+using isa::ptx::BarKind;
+
+namespace {
+std::string hex(std::uint64_t v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
+  return b;
+}
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// statics
+
+void map_program_statics(const isa::ptx::Program& p, GlobalMemory& mem) {
+  for (const auto& s : p.symbols) {
+    if (s.space == Space::Shared) continue;
+    if (mem.find(s.addr, 1)) continue;  // already mapped (shared GlobalMemory across launches)
+    mem.map_at(s.addr, static_cast<std::uint64_t>(std::max<std::int64_t>(s.bytes, 1)),
+               "static `" + s.name + "` (." + to_string(s.space) + ")", s.space == Space::Const);
+    Allocation* a = mem.find(s.addr, 1);
+    std::memcpy(a->data(), s.init.data(), std::min<std::size_t>(s.init.size(), a->size));
+    for (const auto& [off, sym] : s.init_symbols) {
+      for (const auto& t : p.symbols)
+        if (t.name == sym && off + 8 <= a->size) {
+          std::uint64_t v;
+          std::memcpy(&v, a->data() + off, 8);
+          v += t.addr;
+          std::memcpy(a->data() + off, &v, 8);
+        }
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// kernel
+
+PtxKernel::PtxKernel(const isa::ptx::Program& program, GlobalMemory& memory, LaunchDims dims,
+                     std::vector<std::uint8_t> params, ExecOptions options)
+    : prog_(program), mem_(memory), dims_(dims), params_(std::move(params)), opts_(std::move(options)) {}
+
+void PtxKernel::count(std::uint32_t active) {
+  ++warp_insts_;
+  thread_insts_ += static_cast<std::uint64_t>(std::popcount(active));
+  if (warp_insts_ > opts_.max_warp_instructions)
+    throw Error(ErrorKind::KernelFault, "kernel `" + opts_.kernel_name + "` exceeded the instruction limit of " +
+                                            std::to_string(opts_.max_warp_instructions) +
+                                            " warp instructions (an endless loop?); raise it with --max-instructions");
+}
+
+void PtxKernel::run_all() {
+  const std::uint64_t n = dims_.num_blocks();
+  for (std::uint64_t c = 0; c < n; ++c) {
+    PtxCta cta(*this, c);
+    cta.run();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// CTA
+
+PtxCta::PtxCta(PtxKernel& kernel, std::uint64_t cta_linear) : impl_(std::make_unique<Impl>(*this, kernel, cta_linear)) {}
+PtxCta::~PtxCta() = default;
+
+int PtxCta::num_warps() const { return static_cast<int>(impl_->warps.size()); }
+bool PtxCta::warp_done(int w) const { return impl_->warps[w].stack.empty(); }
+bool PtxCta::warp_waiting(int w) const { return impl_->warps[w].waiting; }
+bool PtxCta::done() const { return impl_->live_warps == 0; }
+std::uint32_t PtxCta::next_pc(int w) const {
+  const Warp& wp = impl_->warps[w];
+  return wp.stack.empty() ? 0 : wp.stack.back().pc;
+}
+const std::uint64_t* PtxCta::lane_addresses(int w) const { return impl_->warps[w].addrs.data(); }
+std::array<std::uint32_t, 3> PtxCta::cta_id() const { return impl_->ctaid; }
+std::uint64_t PtxCta::linear_id() const { return impl_->linear; }
+std::uint32_t PtxCta::shared_bytes() const { return impl_->shared_size(); }
+
+PtxCta::Impl::Impl(PtxCta& s, PtxKernel& kernel, std::uint64_t cta_linear)
+    : self(s), k(kernel), p(kernel.program()), linear(cta_linear) {
+  const LaunchDims& d = k.dims();
+  ctaid = {static_cast<std::uint32_t>(cta_linear % d.grid[0]),
+           static_cast<std::uint32_t>((cta_linear / d.grid[0]) % d.grid[1]),
+           static_cast<std::uint32_t>(cta_linear / (std::uint64_t{d.grid[0]} * d.grid[1]))};
+  const std::uint32_t threads = d.threads_per_block();
+  shared.assign(p.dynamic_shared_offset + d.dynamic_shared, 0);
+  if (p.dynamic_shared_offset == 0 && d.dynamic_shared == 0) shared.assign(p.static_shared_bytes, 0);
+  const isa::ptx::Function& f = p.functions[0];
+  const int nw = static_cast<int>((threads + 31) / 32);
+  warps.resize(nw);
+  live_threads = threads;
+  live_warps = nw;
+  for (int wi = 0; wi < nw; ++wi) {
+    Warp& w = warps[wi];
+    w.index = wi;
+    std::uint32_t first = static_cast<std::uint32_t>(wi) * 32;
+    std::uint32_t n = std::min<std::uint32_t>(32, threads - first);
+    w.valid = n == 32 ? kFullMask : ((1u << n) - 1);
+    Frame fr;
+    fr.func = 0;
+    w.frames.push_back(fr);
+    w.r32.assign(std::size_t{f.n32} * 32, 0);
+    w.r64.assign(std::size_t{f.n64} * 32, 0);
+    w.pred.assign(std::max<std::uint32_t>(f.npred, 1), 0);
+    for (int l = 0; l < 32; ++l) {
+      if (f.local_bytes) w.local[l].assign(f.local_bytes, 0);
+      if (f.param_bytes) w.params[l].assign(f.param_bytes, 0);
+    }
+    w.bind_frame();
+    w.stack.push_back({f.first, kNoReconv, w.valid});
+    // special registers
+    w.s32.assign(std::size_t{p.nspecial32} * 32, 0);
+    w.s64.assign(std::size_t{p.nspecial64} * 32, 0);
+    for (std::uint32_t si = 0; si < p.nspecial32; ++si) {
+      const std::string& nm = p.special_names32[si];
+      std::uint32_t* row = w.s32.data() + std::size_t{si} * 32;
+      for (int l = 0; l < 32; ++l) {
+        std::uint32_t t = first + static_cast<std::uint32_t>(l);
+        std::uint32_t v = 0;
+        if (nm == "%tid.x") v = t % d.block[0];
+        else if (nm == "%tid.y") v = (t / d.block[0]) % d.block[1];
+        else if (nm == "%tid.z") v = t / (d.block[0] * d.block[1]);
+        else if (nm == "%ntid.x") v = d.block[0];
+        else if (nm == "%ntid.y") v = d.block[1];
+        else if (nm == "%ntid.z") v = d.block[2];
+        else if (nm == "%ctaid.x" || nm == "%clusterid.x") v = ctaid[0];
+        else if (nm == "%ctaid.y" || nm == "%clusterid.y") v = ctaid[1];
+        else if (nm == "%ctaid.z" || nm == "%clusterid.z") v = ctaid[2];
+        else if (nm == "%nctaid.x" || nm == "%nclusterid.x") v = d.grid[0];
+        else if (nm == "%nctaid.y" || nm == "%nclusterid.y") v = d.grid[1];
+        else if (nm == "%nctaid.z" || nm == "%nclusterid.z") v = d.grid[2];
+        else if (nm == "%laneid") v = static_cast<std::uint32_t>(l);
+        else if (nm == "%warpid") v = static_cast<std::uint32_t>(wi);
+        else if (nm == "%nwarpid") v = 64;
+        else if (nm == "%smid") v = 0;
+        else if (nm == "%nsmid") v = k.options().num_sms;
+        else if (nm == "%lanemask_eq") v = 1u << l;
+        else if (nm == "%lanemask_le") v = l == 31 ? kFullMask : (2u << l) - 1;
+        else if (nm == "%lanemask_lt") v = (1u << l) - 1;
+        else if (nm == "%lanemask_ge") v = ~((1u << l) - 1);
+        else if (nm == "%lanemask_gt") v = l == 31 ? 0 : ~((2u << l) - 1);
+        else if (nm == "%dynamic_smem_size") v = d.dynamic_shared;
+        else if (nm == "%total_smem_size" || nm == "%aggr_smem_size") v = static_cast<std::uint32_t>(shared.size());
+        else if (nm == "%cluster_nctaid.x" || nm == "%cluster_nctaid.y" || nm == "%cluster_nctaid.z" || nm == "%cluster_nctarank") v = 1;
+        else v = 0;  // %cluster_ctaid.*, %cluster_ctarank, %is_explicit_cluster; clocks are filled on read
+        row[l] = v;
+      }
+    }
+  }
+}
+
+std::string PtxCta::Impl::thread_name(const Warp& w, int lane) const {
+  const LaunchDims& d = k.dims();
+  std::uint32_t t = static_cast<std::uint32_t>(w.index) * 32 + static_cast<std::uint32_t>(lane);
+  std::uint32_t tx = t % d.block[0], ty = (t / d.block[0]) % d.block[1], tz = t / (d.block[0] * d.block[1]);
+  return "block (" + std::to_string(ctaid[0]) + "," + std::to_string(ctaid[1]) + "," + std::to_string(ctaid[2]) +
+         ") thread (" + std::to_string(tx) + "," + std::to_string(ty) + "," + std::to_string(tz) + ")";
+}
+
+void PtxCta::Impl::fault(const Warp& w, const Inst& in, int lane, const std::string& what) {
+  throw Error(ErrorKind::KernelFault, "kernel `" + k.options().kernel_name + "`, " + p.describe(in) + ", " +
+                                          thread_name(w, lane) + ": " + what);
+}
+
+void PtxCta::Impl::unsupported(const Inst& in, const std::string& what) {
+  throw Error(ErrorKind::Unsupported, "kernel `" + k.options().kernel_name + "`, " + p.describe(in) +
+                                          ": kernsim does not implement " + what);
+}
+
+void PtxCta::Impl::bad_bank(Reg r, int bits) {
+  throw Error(ErrorKind::Internal, "kernsim bug: operand bank " + std::to_string(static_cast<int>(r.bank)) +
+                                       " used as a " + std::to_string(bits) + "-bit row");
+}
+
+// ---------------------------------------------------------------------------------------------
+// control flow helpers
+
+namespace {
+
+void pop_done(PtxCta::Impl& c, Warp& w);
+
+void remove_lanes(Warp& w, std::uint32_t lanes, std::size_t from) {
+  for (std::size_t i = from; i < w.stack.size(); ++i) w.stack[i].mask &= ~lanes;
+}
+
+void finish_frame(PtxCta::Impl& c, Warp& w) {
+  Frame fr = w.frames.back();
+  const isa::ptx::CallSite& cs = c.p.calls[fr.call_site];
+  const Frame& caller = w.frames[w.frames.size() - 2];
+  std::uint32_t m = fr.returned;
+  while (m) {
+    int l = std::countr_zero(m);
+    m &= m - 1;
+    for (const auto& r : cs.rets)
+      std::memcpy(w.params[l].data() + caller.param_base + r[0], w.params[l].data() + fr.param_base + r[1],
+                  static_cast<std::size_t>(r[2]));
+  }
+  w.frames.pop_back();
+  w.r32.resize(std::size_t{fr.r32} * 32);
+  w.r64.resize(std::size_t{fr.r64} * 32);
+  w.pred.resize(fr.pred);
+  w.bind_frame();
+}
+
+void pop_done(PtxCta::Impl& c, Warp& w) {
+  while (!w.stack.empty()) {
+    SimtEntry& top = w.stack.back();
+    if (top.mask != 0 && static_cast<std::int32_t>(top.pc) != top.reconv) break;
+    w.stack.pop_back();
+    if (w.frames.size() > 1 && w.stack.size() == w.frames.back().simt_base) finish_frame(c, w);
+  }
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// barriers
+
+namespace {
+
+void release(PtxCta::Impl& c, int id) {
+  Barrier& b = c.barriers[id];
+  for (int wi : b.waiting) {
+    c.warps[wi].waiting = false;
+    c.warps[wi].barrier_id = -1;
+  }
+  b.waiting.clear();
+  b.arrived = 0;
+  b.red_popc = 0;
+  b.red_and = true;
+  b.red_or = false;
+}
+
+bool try_complete(PtxCta::Impl& c, int id) {
+  Barrier& b = c.barriers[id];
+  if (b.arrived == 0 && b.waiting.empty()) return false;
+  std::uint32_t need = b.expected ? b.expected : c.live_threads;
+  if (b.arrived < need) return false;
+  release(c, id);
+  return true;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// step
+
+StepInfo PtxCta::step(int wi) {
+  Impl& c = *impl_;
+  Warp& w = c.warps[wi];
+  StepInfo info;
+  SimtEntry& top = w.stack.back();
+  const std::uint32_t pc = top.pc;
+  const Inst& in = c.p.insts[pc];
+  info.pc = pc;
+  std::uint32_t mask = top.mask;
+  std::uint32_t gm = mask;
+  if (in.guard.bank != Bank::None) {
+    std::uint32_t pv = w.curp[in.guard.idx];
+    gm = mask & (in.guard_neg ? ~pv : pv);
+  }
+  info.active = gm;
+  c.k.count(gm);
+
+  switch (in.op) {
+    case Op::Bra: {
+      std::uint32_t taken = gm;
+      std::uint32_t not_taken = mask & ~taken;
+      if (not_taken == 0) {
+        top.pc = static_cast<std::uint32_t>(in.target);
+      } else if (taken == 0) {
+        top.pc = pc + 1;
+      } else {
+        // The parent entry now waits at the reconvergence point with the union mask; the two
+        // paths run first (taken path on top) and pop when they reach it. Without a
+        // reconvergence point (the paths leave by ret/exit) the parent is never resumed.
+        std::int32_t rc = in.reconv;
+        top.pc = rc < 0 ? 0xffffffffu : static_cast<std::uint32_t>(rc);
+        SimtEntry nt{pc + 1, rc, not_taken};
+        SimtEntry tk{static_cast<std::uint32_t>(in.target), rc, taken};
+        w.stack.push_back(nt);
+        w.stack.push_back(tk);
+      }
+      pop_done(c, w);
+      break;
+    }
+    case Op::Exit:
+    case Op::Ret: {
+      bool leaves_kernel = in.op == Op::Exit || w.frames.size() == 1;
+      if (gm != mask) top.pc = pc + 1;
+      if (leaves_kernel) {
+        w.exited |= gm;
+        remove_lanes(w, gm, 0);
+        c.live_threads -= static_cast<std::uint32_t>(std::popcount(gm));
+        // lanes leaving may complete barriers other warps wait at
+        for (int id = 0; id < 16; ++id)
+          if (!c.barriers[id].waiting.empty() && try_complete(c, id)) info.released_barrier = true;
+      } else {
+        Frame& fr = w.frames.back();
+        fr.returned |= gm;
+        remove_lanes(w, gm, fr.simt_base);
+      }
+      pop_done(c, w);
+      if (w.stack.empty()) {
+        --c.live_warps;
+        info.kind = StepInfo::Kind::Exited;
+      }
+      break;
+    }
+    case Op::Trap:
+      if (gm) c.fault(w, in, std::countr_zero(gm), "trap executed (the kernel aborted itself)");
+      top.pc = pc + 1;
+      break;
+    case Op::Call: {
+      top.pc = pc + 1;
+      if (gm == 0) break;
+      if (w.frames.size() >= 256) c.fault(w, in, std::countr_zero(gm), "call stack deeper than 256 frames");
+      const isa::ptx::CallSite& cs = c.p.calls[in.imm];
+      const isa::ptx::Function& callee = c.p.functions[static_cast<std::size_t>(cs.callee)];
+      const Frame& caller = w.frames.back();
+      const isa::ptx::Function& cf = c.p.functions[caller.func];
+      Frame fr;
+      fr.func = static_cast<std::uint32_t>(cs.callee);
+      fr.r32 = static_cast<std::uint32_t>(w.r32.size() / 32);
+      fr.r64 = static_cast<std::uint32_t>(w.r64.size() / 32);
+      fr.pred = static_cast<std::uint32_t>(w.pred.size());
+      fr.local_base = caller.local_base + cf.local_bytes;
+      fr.param_base = caller.param_base + cf.param_bytes;
+      fr.simt_base = w.stack.size();
+      fr.call_site = static_cast<std::int32_t>(in.imm);
+      w.r32.resize(w.r32.size() + std::size_t{callee.n32} * 32, 0);
+      w.r64.resize(w.r64.size() + std::size_t{callee.n64} * 32, 0);
+      w.pred.resize(w.pred.size() + callee.npred, 0);
+      for (int l = 0; l < 32; ++l) {
+        if (w.local[l].size() < fr.local_base + callee.local_bytes) w.local[l].resize(fr.local_base + callee.local_bytes, 0);
+        if (w.params[l].size() < fr.param_base + callee.param_bytes) w.params[l].resize(fr.param_base + callee.param_bytes, 0);
+      }
+      std::uint32_t m = gm;
+      while (m) {
+        int l = std::countr_zero(m);
+        m &= m - 1;
+        for (const auto& a : cs.args)
+          std::memcpy(w.params[l].data() + fr.param_base + a[1], w.params[l].data() + caller.param_base + a[0],
+                      static_cast<std::size_t>(a[2]));
+      }
+      w.frames.push_back(fr);
+      w.bind_frame();
+      w.stack.push_back({callee.first, kNoReconv, gm});
+      break;
+    }
+    case Op::Bar: {
+      top.pc = pc + 1;
+      const auto kind = static_cast<BarKind>(in.sub);
+      std::uint32_t id = c.row32(w, c.p.src(in, 0))[std::countr_zero(mask | 1u)];
+      if (id >= 16) c.fault(w, in, std::countr_zero(mask | 1u), "barrier id " + std::to_string(id) + " (0-15 exist)");
+      Barrier& b = c.barriers[id];
+      Reg cnt = c.p.src(in, 1);
+      std::uint32_t expected = cnt.bank == Bank::None ? 0 : c.row32(w, cnt)[std::countr_zero(mask | 1u)];
+      if (expected % 32 != 0 && expected != 0)
+        c.fault(w, in, std::countr_zero(mask | 1u), "barrier thread count " + std::to_string(expected) + " is not a multiple of 32");
+      if (b.arrived == 0) b.expected = expected;
+      // On sm_70+ a barrier counts threads; every thread of an arriving warp counts.
+      std::uint32_t arriving = static_cast<std::uint32_t>(std::popcount(mask & ~w.exited));
+      if (kind == BarKind::RedPopc || kind == BarKind::RedAnd || kind == BarKind::RedOr) {
+        std::uint32_t pv = c.predr(w, c.p.src(in, 2));
+        if (in.imm) pv = ~pv;
+        pv &= mask;
+        b.red_popc += static_cast<std::uint32_t>(std::popcount(pv));
+        b.red_and = b.red_and && (pv == mask);
+        b.red_or = b.red_or || pv != 0;
+      }
+      b.arrived += arriving;
+      if (kind == BarKind::Arrive) {
+        if (try_complete(c, static_cast<int>(id))) info.released_barrier = true;
+        break;
+      }
+      w.waiting = true;
+      w.barrier_id = static_cast<int>(id);
+      b.waiting.push_back(wi);
+      info.kind = StepInfo::Kind::BarrierWait;
+      // reduction result is delivered when the barrier completes
+      std::uint32_t popc = b.red_popc;
+      bool rand = b.red_and, ror = b.red_or;
+      if (try_complete(c, static_cast<int>(id))) {
+        info.released_barrier = true;
+        info.kind = StepInfo::Kind::Executed;
+        if (kind == BarKind::RedPopc || kind == BarKind::RedAnd || kind == BarKind::RedOr) {
+          // write the result to every warp that took part (they were all waiting at this barrier)
+          for (Warp& o : c.warps) {
+            if (o.stack.empty()) continue;
+            const Inst& oin = c.p.insts[o.stack.back().pc - 1];
+            if (oin.op != Op::Bar || &oin != &in) continue;
+            Reg d = c.p.dst(in, 0);
+            std::uint32_t om = o.stack.back().mask;
+            for (int l = 0; l < 32; ++l)
+              if (om >> l & 1) c.put(o, d, l, kind == BarKind::RedPopc ? popc : kind == BarKind::RedAnd ? rand : ror);
+          }
+        }
+      }
+      break;
+    }
+    case Op::Unsupported:
+      c.unsupported(in, c.p.unsupported[in.imm]);
+    default: {
+      top.pc = pc + 1;
+      if (gm != 0 || in.op == Op::Shfl || in.op == Op::Vote || in.op == Op::BarWarp) {
+        if (in.flags & isa::ptx::kReadsClock) {
+          for (std::uint32_t si = 0; si < c.p.nspecial32; ++si) {
+            const std::string& nm = c.p.special_names32[si];
+            std::uint32_t v = nm == "%clock" ? static_cast<std::uint32_t>(clock_) : nm == "%clock_hi" ? static_cast<std::uint32_t>(clock_ >> 32)
+                              : nm == "%globaltimer_lo" ? static_cast<std::uint32_t>(clock_) : nm == "%globaltimer_hi" ? static_cast<std::uint32_t>(clock_ >> 32) : 0;
+            if (nm == "%clock" || nm == "%clock_hi" || nm == "%globaltimer_lo" || nm == "%globaltimer_hi")
+              std::fill_n(w.s32.data() + std::size_t{si} * 32, 32, v);
+            if (nm == "%smid") std::fill_n(w.s32.data() + std::size_t{si} * 32, 32, smid_);
+          }
+          for (std::uint32_t si = 0; si < c.p.nspecial64; ++si) std::fill_n(w.s64.data() + std::size_t{si} * 32, 32, clock_);
+        }
+        switch (in.unit) {
+          case isa::Unit::Mem:
+            info.space = (in.op == Op::WmmaLoad || in.op == Op::WmmaStore) ? c.exec_mma(w, in, gm) : c.exec_mem(w, in, gm);
+            break;
+          case isa::Unit::TensorF16: case isa::Unit::TensorTf32: case isa::Unit::TensorI8: case isa::Unit::TensorFp8:
+          case isa::Unit::TensorF64:
+            c.exec_mma(w, in, gm);
+            break;
+          case isa::Unit::Sync:
+            if (in.op == Op::CpAsync) info.space = c.exec_mem(w, in, gm);
+            else c.exec_warp(w, in, gm);
+            break;
+          default:
+            if (in.op == Op::Cvt || in.op == Op::CvtPack) c.exec_cvt(w, in, gm);
+            else if (in.op == Op::Activemask) c.exec_warp(w, in, gm);
+            else c.exec_alu(w, in, gm);
+        }
+      }
+      pop_done(c, w);
+      break;
+    }
+  }
+  return info;
+}
+
+void PtxCta::run() {
+  Impl& c = *impl_;
+  const int nw = static_cast<int>(c.warps.size());
+  while (c.live_warps > 0) {
+    bool progress = false;
+    for (int wi = 0; wi < nw; ++wi) {
+      Warp& w = c.warps[wi];
+      while (!w.stack.empty() && !w.waiting) {
+        step(wi);
+        progress = true;
+      }
+    }
+    if (!progress && c.live_warps > 0) {
+      // every live warp waits at a barrier that cannot complete
+      std::string detail;
+      for (const Warp& w : c.warps) {
+        if (w.stack.empty()) continue;
+        const Inst& in = c.p.insts[w.stack.back().pc - 1];
+        detail += " warp " + std::to_string(w.index) + " waits at barrier " + std::to_string(w.barrier_id) + " (" +
+                  c.p.describe(in) + ");";
+      }
+      throw Error(ErrorKind::KernelFault, "kernel `" + c.k.options().kernel_name + "`, block (" + std::to_string(c.ctaid[0]) +
+                                              "," + std::to_string(c.ctaid[1]) + "," + std::to_string(c.ctaid[2]) +
+                                              "): barrier deadlock:" + detail + " " + std::to_string(c.live_threads) +
+                                              " threads are live");
+    }
+  }
+}
+
+}  // namespace kernsim::sim

@@ -1,0 +1,115 @@
+// kernsim::sim::PtxKernel / PtxCta — SIMT execution of a decoded PTX kernel on real data.
+//
+// A warp runs 32 lanes in lock-step with a reconvergence stack: a divergent branch splits the
+// warp, and the halves meet again at the branch's immediate post-dominator (precomputed by the
+// decoder). Barriers really wait for the CTA's threads; shared memory is per CTA; every memory
+// access is bounds- and alignment-checked before anything is written.
+//
+// step() executes one warp instruction and says what happened (StepInfo): the functional
+// driver calls it in a loop; the timing model calls it when its scheduler issues the warp, so
+// both see exactly the same execution (execution-driven, no trace files).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "isa/ptx/program.h"
+#include "sim/functional/global_memory.h"
+
+namespace kernsim::sim {
+
+struct LaunchDims {
+  std::array<std::uint32_t, 3> grid{1, 1, 1};
+  std::array<std::uint32_t, 3> block{1, 1, 1};
+  std::uint32_t dynamic_shared = 0;
+  std::uint32_t threads_per_block() const { return block[0] * block[1] * block[2]; }
+  std::uint64_t num_blocks() const { return std::uint64_t{grid[0]} * grid[1] * grid[2]; }
+};
+
+struct ExecOptions {
+  std::uint64_t max_warp_instructions = 4'000'000'000ull;  // per launch
+  std::uint32_t num_sms = 132;                            // %nsmid
+  std::string kernel_name;                                // for messages (demangled if known)
+};
+
+struct StepInfo {
+  enum class Kind : std::uint8_t {
+    Executed,     // an instruction ran (possibly with no active lanes under its guard)
+    BarrierWait,  // the warp arrived at a barrier and now waits
+    Exited,       // the warp has no live threads left
+  };
+  Kind kind = Kind::Executed;
+  std::uint32_t pc = 0;
+  std::uint32_t active = 0;          // lanes that executed (after the guard)
+  isa::ptx::Space space = isa::ptx::Space::Generic;  // resolved space of a memory access
+  bool released_barrier = false;     // this step completed a barrier: other warps may run again
+};
+
+class PtxKernel;
+
+class PtxCta {
+ public:
+  PtxCta(PtxKernel& kernel, std::uint64_t cta_linear);
+  ~PtxCta();
+  PtxCta(const PtxCta&) = delete;
+  PtxCta& operator=(const PtxCta&) = delete;
+
+  int num_warps() const;
+  bool warp_done(int w) const;
+  bool warp_waiting(int w) const;   // at a barrier
+  bool done() const;
+  StepInfo step(int w);             // execute one instruction of warp w (must not be done/waiting)
+  void run();                       // run every warp to completion (functional mode)
+  std::uint32_t next_pc(int w) const;          // instruction warp w issues next
+  const std::uint64_t* lane_addresses(int w) const;  // addresses of its last memory instruction
+  std::array<std::uint32_t, 3> cta_id() const;
+  std::uint64_t linear_id() const;
+  std::uint32_t shared_bytes() const;
+  void set_clock(std::uint64_t cycle) { clock_ = cycle; }
+  void set_smid(std::uint32_t sm) { smid_ = sm; }
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+  std::uint64_t clock_ = 0;
+  std::uint32_t smid_ = 0;
+  friend struct Impl;
+};
+
+class PtxKernel {
+ public:
+  PtxKernel(const isa::ptx::Program& program, GlobalMemory& memory, LaunchDims dims, std::vector<std::uint8_t> params,
+            ExecOptions options);
+  const isa::ptx::Program& program() const { return prog_; }
+  GlobalMemory& memory() { return mem_; }
+  const LaunchDims& dims() const { return dims_; }
+  const ExecOptions& options() const { return opts_; }
+  const std::vector<std::uint8_t>& params() const { return params_; }
+
+  // Functional mode: every CTA, in order.
+  void run_all();
+  std::unique_ptr<PtxCta> make_cta(std::uint64_t cta_linear) { return std::make_unique<PtxCta>(*this, cta_linear); }
+
+  std::uint64_t warp_instructions() const { return warp_insts_; }
+  std::uint64_t thread_instructions() const { return thread_insts_; }
+  void count(std::uint32_t active_lanes);
+
+ private:
+  const isa::ptx::Program& prog_;
+  GlobalMemory& mem_;
+  LaunchDims dims_;
+  std::vector<std::uint8_t> params_;
+  ExecOptions opts_;
+  std::uint64_t warp_insts_ = 0, thread_insts_ = 0;
+};
+
+// Maps the program's statics into memory (with initialisers). Call once per launch before
+// constructing PtxKernel.
+void map_program_statics(const isa::ptx::Program& program, GlobalMemory& memory);
+
+}  // namespace kernsim::sim

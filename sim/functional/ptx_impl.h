@@ -1,0 +1,191 @@
+// Internal to sim/functional: the state of one CTA under execution and its warps.
+// Included by the ptx_*.cpp files that implement the instruction semantics.
+#pragma once
+
+#include <bit>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "base/error.h"
+#include "sim/functional/ptx_exec.h"
+
+namespace kernsim::sim {
+
+using isa::ptx::Bank;
+using isa::ptx::Inst;
+using isa::ptx::Op;
+using isa::ptx::Reg;
+using isa::ptx::Space;
+using isa::ptx::Ty;
+
+inline constexpr std::uint32_t kFullMask = 0xffffffffu;
+inline constexpr std::int32_t kNoReconv = -1;
+
+struct SimtEntry {
+  std::uint32_t pc;
+  std::int32_t reconv;  // kNoReconv: never reached (lanes leave by ret/exit)
+  std::uint32_t mask;
+};
+
+struct Frame {
+  std::uint32_t func = 0;
+  std::uint32_t r32 = 0, r64 = 0, pred = 0;   // bases (in registers, not rows) into the warp's banks
+  std::uint32_t local_base = 0;               // byte offset in each lane's local memory
+  std::uint32_t param_base = 0;               // byte offset in each lane's param area
+  std::size_t simt_base = 0;                  // SIMT stack size when the frame was entered
+  std::uint32_t returned = 0;                 // lanes that executed ret in this frame
+  std::int32_t call_site = -1;                // Program::calls index (callee frames)
+};
+
+struct Warp {
+  int index = 0;                      // warp within the CTA
+  std::uint32_t valid = 0;            // lanes that exist (partial last warp)
+  std::uint32_t exited = 0;
+  std::vector<SimtEntry> stack;
+  std::vector<Frame> frames;
+  std::vector<std::uint32_t> r32;     // rows of 32 lanes, all frames
+  std::vector<std::uint64_t> r64;
+  std::vector<std::uint32_t> pred;    // one mask per predicate register
+  std::vector<std::uint32_t> s32;     // special registers (rows)
+  std::vector<std::uint64_t> s64;
+  std::array<std::vector<std::uint8_t>, 32> local;   // per-lane local memory
+  std::array<std::vector<std::uint8_t>, 32> params;  // per-lane param areas (call frames)
+  std::uint32_t carry = 0;            // per-lane carry flag (add.cc / addc)
+  bool waiting = false;               // at a barrier
+  int barrier_id = -1;
+  std::uint32_t cp_async_pending = 0;  // committed groups (functional copies complete at once)
+  std::array<std::uint64_t, 32> addrs{};  // last memory instruction's lane addresses
+  // cached row bases of the current frame
+  std::uint32_t* cur32 = nullptr;
+  std::uint64_t* cur64 = nullptr;
+  std::uint32_t* curp = nullptr;
+
+  void bind_frame() {
+    const Frame& f = frames.back();
+    cur32 = r32.data() + std::size_t{f.r32} * 32;
+    cur64 = r64.data() + std::size_t{f.r64} * 32;
+    curp = pred.data() + f.pred;
+  }
+};
+
+struct Barrier {
+  std::uint32_t arrived = 0;   // threads
+  std::uint32_t expected = 0;  // 0: all live threads of the CTA
+  std::vector<int> waiting;    // warps
+  std::uint32_t red_popc = 0;
+  bool red_and = true, red_or = false;
+};
+
+struct PtxCta::Impl {
+  PtxCta& self;
+  PtxKernel& k;
+  const isa::ptx::Program& p;
+  std::uint64_t linear = 0;
+  std::array<std::uint32_t, 3> ctaid{};
+  std::vector<Warp> warps;
+  std::vector<std::uint8_t> shared;
+  std::array<Barrier, 16> barriers;
+  std::uint32_t live_threads = 0;
+  int live_warps = 0;
+
+  Impl(PtxCta& s, PtxKernel& kernel, std::uint64_t cta_linear);
+
+  // ---- rows -------------------------------------------------------------------------------
+  std::uint32_t* row32(Warp& w, Reg r) {
+    switch (r.bank) {
+      case Bank::R32: return w.cur32 + std::size_t{r.idx} * 32;
+      case Bank::C32: return const_cast<std::uint32_t*>(p.c32.data()) + std::size_t{r.idx} * 32;
+      case Bank::S32: return w.s32.data() + std::size_t{r.idx} * 32;
+      default: bad_bank(r, 32);
+    }
+  }
+  std::uint64_t* row64(Warp& w, Reg r) {
+    switch (r.bank) {
+      case Bank::R64: return w.cur64 + std::size_t{r.idx} * 32;
+      case Bank::C64: return const_cast<std::uint64_t*>(p.c64.data()) + std::size_t{r.idx} * 32;
+      case Bank::S64: return w.s64.data() + std::size_t{r.idx} * 32;
+      default: bad_bank(r, 64);
+    }
+  }
+  std::uint32_t& predr(Warp& w, Reg r) {
+    if (r.bank != Bank::Pred) bad_bank(r, 1);
+    return w.curp[r.idx];
+  }
+  // Generic lane read/write for less common operations (any bank, zero-extended).
+  std::uint64_t get(Warp& w, Reg r, int lane) {
+    switch (r.bank) {
+      case Bank::R32: case Bank::C32: case Bank::S32: return row32(w, r)[lane];
+      case Bank::R64: case Bank::C64: case Bank::S64: return row64(w, r)[lane];
+      case Bank::Pred: return (w.curp[r.idx] >> lane) & 1u;
+      case Bank::None: return 0;
+    }
+    return 0;
+  }
+  void put(Warp& w, Reg r, int lane, std::uint64_t v) {
+    switch (r.bank) {
+      case Bank::R32: w.cur32[std::size_t{r.idx} * 32 + lane] = static_cast<std::uint32_t>(v); break;
+      case Bank::R64: w.cur64[std::size_t{r.idx} * 32 + lane] = v; break;
+      case Bank::Pred: {
+        std::uint32_t& m = w.curp[r.idx];
+        m = (m & ~(1u << lane)) | (static_cast<std::uint32_t>(v & 1) << lane);
+        break;
+      }
+      case Bank::None: break;  // sink `_`
+      default: bad_bank(r, 0);
+    }
+  }
+  [[noreturn]] void bad_bank(Reg r, int bits);
+
+  // ---- errors -----------------------------------------------------------------------------
+  [[noreturn]] void fault(const Warp& w, const Inst& in, int lane, const std::string& what);
+  [[noreturn]] void unsupported(const Inst& in, const std::string& what);
+  std::string thread_name(const Warp& w, int lane) const;
+
+  // ---- semantics (ptx_alu.cpp, ptx_mem.cpp, ptx_warp.cpp, ptx_mma.cpp) --------------------
+  void exec_alu(Warp& w, const Inst& in, std::uint32_t mask);
+  void exec_cvt(Warp& w, const Inst& in, std::uint32_t mask);
+  Space exec_mem(Warp& w, const Inst& in, std::uint32_t mask);
+  void exec_warp(Warp& w, const Inst& in, std::uint32_t mask);
+  Space exec_mma(Warp& w, const Inst& in, std::uint32_t mask);
+
+  // memory helpers
+  std::uint64_t lane_address(Warp& w, const isa::ptx::Addr& a, int lane);
+  std::uint8_t* resolve(Warp& w, const Inst& in, Space space, std::uint64_t addr, std::uint32_t bytes, int lane,
+                        bool write, Space* resolved);
+  std::uint32_t shared_size() const { return static_cast<std::uint32_t>(shared.size()); }
+};
+
+// bit casts between storage and values
+template <class T> inline T from32(std::uint32_t s) {
+  if constexpr (sizeof(T) == 4) return std::bit_cast<T>(s);
+  else return static_cast<T>(s);
+}
+template <class T> inline std::uint32_t to32(T v) {
+  if constexpr (sizeof(T) == 4) return std::bit_cast<std::uint32_t>(v);
+  else if constexpr (std::is_signed_v<T>) return static_cast<std::uint32_t>(static_cast<std::make_unsigned_t<T>>(v));
+  else return static_cast<std::uint32_t>(v);
+}
+template <class T> inline T from64(std::uint64_t s) {
+  if constexpr (sizeof(T) == 8) return std::bit_cast<T>(s);
+  else return static_cast<T>(s);
+}
+template <class T> inline std::uint64_t to64(T v) {
+  if constexpr (sizeof(T) == 8) return std::bit_cast<std::uint64_t>(v);
+  else return static_cast<std::uint64_t>(v);
+}
+
+// Runs f(lane) for every lane in mask; the full-warp case is a plain loop the compiler vectorises.
+template <class F> inline void for_lanes(std::uint32_t mask, F&& f) {
+  if (mask == kFullMask) {
+    for (int l = 0; l < 32; ++l) f(l);
+  } else {
+    while (mask) {
+      int l = std::countr_zero(mask);
+      f(l);
+      mask &= mask - 1;
+    }
+  }
+}
+
+}  // namespace kernsim::sim

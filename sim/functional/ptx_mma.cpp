@@ -1,0 +1,266 @@
+// Warp-level matrix instructions: mma.sync (f16, bf16, tf32, int8, fp8, f64 shapes of Ampere and
+// Hopper) with the fragment layouts of the PTX ISA, and wmma.load/store/mma.
+//
+// mma.sync fragments follow the documented per-lane layouts exactly, because kernels build and
+// read them directly (ldmatrix, hand-written epilogues). wmma fragments are opaque by
+// specification: kernsim uses a simple consistent layout (slot s of a fragment holds element
+// s mod size in row-major order) that load, mma and store agree on.
+#include <cmath>
+
+#include "base/float16.h"
+#include "base/float_format.h"
+#include "sim/functional/ptx_impl.h"
+
+namespace kernsim::sim {
+
+namespace P = isa::ptx;
+
+namespace {
+
+// Value of one fragment element (bits) of type t as double.
+double elem_value(std::uint32_t bits, Ty t) {
+  switch (t) {
+    case Ty::F16: return half_to_float(static_cast<std::uint16_t>(bits));
+    case Ty::BF16: return bf16_to_float(static_cast<std::uint16_t>(bits));
+    case Ty::TF32: return from32<float>(bits & 0xffffe000u);
+    case Ty::F32: return from32<float>(bits);
+    case Ty::S8: return static_cast<std::int8_t>(bits);
+    case Ty::U8: return static_cast<std::uint8_t>(bits);
+    case Ty::S32: return static_cast<std::int32_t>(bits);
+    case Ty::E4M3: return decode_format(bits & 0xff, FloatFormat::E4M3);
+    case Ty::E5M2: return decode_format(bits & 0xff, FloatFormat::E5M2);
+    default: return 0;
+  }
+}
+
+int elem_bits(Ty t) {
+  switch (t) {
+    case Ty::F16: case Ty::BF16: return 16;
+    case Ty::S8: case Ty::U8: case Ty::E4M3: case Ty::E5M2: return 8;
+    case Ty::F64: return 64;
+    default: return 32;
+  }
+}
+
+struct Coord { int row, col; };
+
+// Fragment element i of lane l for mma.sync m16n8kK (A: MxK, B: KxN, C/D: MxN).
+Coord frag_a(int m, int k, Ty t, int lane, int i) {
+  const int g = lane >> 2, tg = lane & 3;
+  const int eb = elem_bits(t);
+  if (eb == 16) {
+    if (k == 16) return {(i < 2 || (i >= 4 && i < 6)) ? g : g + 8, tg * 2 + (i & 1) + (i >= 4 ? 8 : 0)};
+    return {i < 2 ? g : g + 8, tg * 2 + (i & 1)};  // k == 8
+  }
+  if (eb == 8) {
+    if (k == 32) return {(i < 4 || (i >= 8 && i < 12)) ? g : g + 8, tg * 4 + (i & 3) + (i >= 8 ? 16 : 0)};
+    return {i < 4 ? g : g + 8, tg * 4 + (i & 3)};  // k == 16
+  }
+  if (t == Ty::TF32) {
+    if (k == 8) return {(i == 0 || i == 2) ? g : g + 8, (i < 2) ? tg : tg + 4};
+    return {i == 0 ? g : g + 8, tg};  // k == 4
+  }
+  (void)m;
+  return {g, tg};  // f64 m8n8k4
+}
+
+Coord frag_b(int k, Ty t, int lane, int i) {
+  const int g = lane >> 2, tg = lane & 3;
+  const int eb = elem_bits(t);
+  if (eb == 16) return {tg * 2 + (i & 1) + (i >= 2 ? 8 : 0), g};
+  if (eb == 8) return {tg * 4 + (i & 3) + (i >= 4 ? 16 : 0), g};
+  if (t == Ty::TF32) return {k == 8 ? (i == 0 ? tg : tg + 4) : tg, g};
+  return {tg, g};  // f64
+}
+
+Coord frag_c(int m, Ty t, int lane, int i) {
+  const int g = lane >> 2, tg = lane & 3;
+  if (m == 8) return {g, tg * 2 + i};  // f64 m8n8k4: 2 elements
+  (void)t;
+  return {i < 2 ? g : g + 8, tg * 2 + (i & 1)};
+}
+
+}  // namespace
+
+Space PtxCta::Impl::exec_mma(Warp& w, const Inst& in, std::uint32_t m) {
+  if (in.op == Op::Mma) {
+    if (m != (w.valid & ~w.exited) || m != kFullMask)
+      fault(w, in, std::countr_zero(~m | 1u), "mma.sync.aligned needs all 32 lanes of the warp active (active mask " +
+                                                  std::to_string(m) + ")");
+    const int M = in.shape[0], N = in.shape[1], K = in.shape[2];
+    const Ty ta = in.type2;
+    const Ty tb = in.shape[3] ? static_cast<Ty>(in.shape[3]) : in.type2;
+    const Ty tc = in.type3, td = in.type;
+    const int na = static_cast<int>(in.imm & 0xff), nb = static_cast<int>((in.imm >> 8) & 0xff), ncr = static_cast<int>((in.imm >> 16) & 0xff);
+    const bool supported = (M == 16 && N == 8 && (K == 16 || K == 8 || K == 32 || K == 4)) || (M == 8 && N == 8 && K == 4 && ta == Ty::F64);
+    if (!supported || (M == 8 && ta != Ty::F64))
+      unsupported(in, "mma.sync shape m" + std::to_string(M) + "n" + std::to_string(N) + "k" + std::to_string(K) + " with ." + to_string(ta));
+    std::vector<double> A(static_cast<std::size_t>(M * K), 0.0), B(static_cast<std::size_t>(K * N), 0.0), C(static_cast<std::size_t>(M * N), 0.0);
+    const bool integer = ta == Ty::S8 || ta == Ty::U8;
+    std::vector<std::int64_t> Ai, Bi, Ci;
+    if (integer) { Ai.assign(A.size(), 0); Bi.assign(B.size(), 0); Ci.assign(C.size(), 0); }
+    auto gather = [&](int first_src, int nregs, Ty t, bool is_a) {
+      const int eb = elem_bits(t);
+      const int per = eb == 64 ? 1 : 32 / eb;
+      for (int l = 0; l < 32; ++l) {
+        for (int r = 0; r < nregs; ++r) {
+          const Reg reg = p.src(in, first_src + r);
+          std::uint64_t v = get(w, reg, l);
+          for (int e = 0; e < per; ++e) {
+            int i = r * per + e;
+            Coord cd = is_a ? frag_a(M, K, t, l, i) : frag_b(K, t, l, i);
+            double val = eb == 64 ? from64<double>(v) : elem_value(static_cast<std::uint32_t>(v >> (eb * e)) & (eb == 32 ? 0xffffffffu : ((1u << eb) - 1)), t);
+            if (is_a) { A[static_cast<std::size_t>(cd.row * K + cd.col)] = val; if (integer) Ai[static_cast<std::size_t>(cd.row * K + cd.col)] = static_cast<std::int64_t>(val); }
+            else { B[static_cast<std::size_t>(cd.row * N + cd.col)] = val; if (integer) Bi[static_cast<std::size_t>(cd.row * N + cd.col)] = static_cast<std::int64_t>(val); }
+          }
+        }
+      }
+    };
+    gather(0, na, ta, true);
+    gather(na, nb, tb, false);
+    // C
+    const bool c_half = tc == Ty::F16 || tc == Ty::BF16;
+    for (int l = 0; l < 32; ++l) {
+      for (int r = 0; r < ncr; ++r) {
+        std::uint64_t v = get(w, p.src(in, na + nb + r), l);
+        int per = c_half ? 2 : 1;
+        for (int e = 0; e < per; ++e) {
+          int i = r * per + e;
+          Coord cd = frag_c(M, tc, l, i);
+          std::size_t idx = static_cast<std::size_t>(cd.row * N + cd.col);
+          if (tc == Ty::F64) C[idx] = from64<double>(v);
+          else if (c_half) C[idx] = elem_value(static_cast<std::uint32_t>(v >> (16 * e)) & 0xffffu, tc);
+          else if (integer) Ci[idx] = static_cast<std::int32_t>(static_cast<std::uint32_t>(v));
+          else C[idx] = from32<float>(static_cast<std::uint32_t>(v));
+        }
+      }
+    }
+    // D = A*B + C
+    std::vector<double> D(C.size());
+    std::vector<std::int64_t> Di(C.size());
+    for (int i = 0; i < M; ++i)
+      for (int j = 0; j < N; ++j) {
+        if (integer) {
+          std::int64_t acc = Ci[static_cast<std::size_t>(i * N + j)];
+          for (int kk = 0; kk < K; ++kk) acc += Ai[static_cast<std::size_t>(i * K + kk)] * Bi[static_cast<std::size_t>(kk * N + j)];
+          if (in.flags & P::kSatFinite) acc = std::max<std::int64_t>(INT32_MIN, std::min<std::int64_t>(INT32_MAX, acc));
+          Di[static_cast<std::size_t>(i * N + j)] = acc;
+        } else {
+          double acc = C[static_cast<std::size_t>(i * N + j)];
+          for (int kk = 0; kk < K; ++kk) acc += A[static_cast<std::size_t>(i * K + kk)] * B[static_cast<std::size_t>(kk * N + j)];
+          D[static_cast<std::size_t>(i * N + j)] = acc;
+        }
+      }
+    // scatter D
+    const bool d_half = td == Ty::F16 || td == Ty::BF16;
+    for (int l = 0; l < 32; ++l) {
+      for (int r = 0; r < in.ndst; ++r) {
+        int per = d_half ? 2 : 1;
+        std::uint64_t out = 0;
+        for (int e = 0; e < per; ++e) {
+          int i = r * per + e;
+          Coord cd = frag_c(M, td, l, i);
+          std::size_t idx = static_cast<std::size_t>(cd.row * N + cd.col);
+          if (td == Ty::F64) out = to64(D[idx]);
+          else if (d_half) out |= static_cast<std::uint64_t>(round_to_format(D[idx], td == Ty::F16 ? FloatFormat::F16 : FloatFormat::BF16, RoundMode::NearestEven)) << (16 * e);
+          else if (integer) out = static_cast<std::uint32_t>(static_cast<std::int32_t>(Di[idx]));
+          else out = to32(static_cast<float>(D[idx]));
+        }
+        put(w, p.dst(in, r), l, out);
+      }
+    }
+    return Space::Generic;
+  }
+
+  // ---- wmma ----
+  const int M = in.shape[0], N = in.shape[1], K = in.shape[2];
+  if (m != kFullMask) fault(w, in, std::countr_zero(~m | 1u), "wmma needs all 32 lanes of the warp active");
+  if (in.op == Op::WmmaMma) {
+    const Ty ta = in.type2, tc = in.type3, td = in.type;
+    const int na = static_cast<int>(in.imm & 0xff), nb = static_cast<int>((in.imm >> 8) & 0xff), ncr = static_cast<int>((in.imm >> 16) & 0xff);
+    auto frag = [&](int first, int nregs, Ty t, int rows, int cols) {
+      std::vector<double> mat(static_cast<std::size_t>(rows * cols), 0.0);
+      const int eb = elem_bits(t);
+      const int per = 32 / eb;
+      const int E = nregs * per;
+      const int total = rows * cols;
+      for (int l = 0; l < 32; ++l)
+        for (int r = 0; r < nregs; ++r) {
+          std::uint32_t v = static_cast<std::uint32_t>(get(w, p.src(in, first + r), l));
+          for (int e = 0; e < per; ++e) {
+            int slot = l * E + r * per + e;
+            if (slot >= total && slot - total < total && false) continue;
+            mat[static_cast<std::size_t>(slot % total)] = elem_value((v >> (eb * e)) & (eb == 32 ? 0xffffffffu : ((1u << eb) - 1)), t);
+          }
+        }
+      return mat;
+    };
+    Ty tb = ta;
+    std::vector<double> A = frag(0, na, ta, M, K), B = frag(na, nb, tb, K, N), C = frag(na + nb, ncr, tc == Ty::F16 ? Ty::F16 : (tc == Ty::S32 ? Ty::S32 : Ty::F32), M, N);
+    std::vector<double> D(static_cast<std::size_t>(M * N));
+    for (int i = 0; i < M; ++i)
+      for (int j = 0; j < N; ++j) {
+        double acc = C[static_cast<std::size_t>(i * N + j)];
+        for (int kk = 0; kk < K; ++kk) acc += A[static_cast<std::size_t>(i * K + kk)] * B[static_cast<std::size_t>(kk * N + j)];
+        D[static_cast<std::size_t>(i * N + j)] = acc;
+      }
+    const int eb = td == Ty::F16 ? 16 : 32;
+    const int per = 32 / eb;
+    const int E = in.ndst * per;
+    for (int l = 0; l < 32; ++l)
+      for (int r = 0; r < in.ndst; ++r) {
+        std::uint32_t out = 0;
+        for (int e = 0; e < per; ++e) {
+          int slot = (l * E + r * per + e) % (M * N);
+          double v = D[static_cast<std::size_t>(slot)];
+          if (td == Ty::F16) out |= round_to_format(v, FloatFormat::F16, RoundMode::NearestEven) << (16 * e);
+          else if (td == Ty::S32) out = static_cast<std::uint32_t>(static_cast<std::int32_t>(v));
+          else out = to32(static_cast<float>(v));
+        }
+        put(w, p.dst(in, r), l, out);
+      }
+    return Space::Generic;
+  }
+  // wmma.load / wmma.store
+  const int frag_kind = in.sub;  // 0 a, 1 b, 2 c, 3 d
+  const int rows = frag_kind == 0 ? M : frag_kind == 1 ? K : M;
+  const int cols = frag_kind == 0 ? K : frag_kind == 1 ? N : N;
+  const bool col_major = in.flags & P::kTrans;
+  const Ty t = in.type;
+  const int eb = elem_bits(t);
+  const int ebytes = eb / 8;
+  const int per = 32 / eb;
+  const bool is_load = in.op == Op::WmmaLoad;
+  const int nregs = is_load ? in.ndst : in.nsrc - 1;
+  const Reg stride_reg = is_load ? p.src(in, 0) : p.src(in, 0);
+  const int E = nregs * per;
+  const int total = rows * cols;
+  Space resolved = in.space;
+  for (int l = 0; l < 32; ++l) {
+    std::uint64_t base = lane_address(w, in.addr, l);
+    std::uint64_t stride = stride_reg.bank == Bank::None ? static_cast<std::uint64_t>(col_major ? rows : cols) : get(w, stride_reg, l);
+    w.addrs[l] = base;
+    for (int r = 0; r < nregs; ++r) {
+      std::uint32_t v = is_load ? 0 : static_cast<std::uint32_t>(get(w, p.src(in, 1 + r), l));
+      for (int e = 0; e < per; ++e) {
+        int slot = (l * E + r * per + e) % total;
+        int row = slot / cols, col = slot % cols;
+        std::uint64_t off = col_major ? static_cast<std::uint64_t>(col) * stride + static_cast<std::uint64_t>(row)
+                                      : static_cast<std::uint64_t>(row) * stride + static_cast<std::uint64_t>(col);
+        std::uint8_t* ptr = resolve(w, in, in.space, base + off * static_cast<std::uint64_t>(ebytes), static_cast<std::uint32_t>(ebytes), l, !is_load, &resolved);
+        if (is_load) {
+          std::uint32_t x = 0;
+          std::memcpy(&x, ptr, static_cast<std::size_t>(ebytes));
+          v |= (eb == 32 ? x : (x & ((1u << eb) - 1))) << (eb * e);
+        } else {
+          std::uint32_t x = eb == 32 ? v : (v >> (eb * e)) & ((1u << eb) - 1);
+          std::memcpy(ptr, &x, static_cast<std::size_t>(ebytes));
+        }
+      }
+      if (is_load) put(w, p.dst(in, r), l, v);
+    }
+  }
+  return resolved;
+}
+
+}  // namespace kernsim::sim
