@@ -178,3 +178,43 @@ def dims3(v):
         v = [v]
     v = list(v) + [1] * (3 - len(v))
     return tuple(int(x) for x in v)
+
+
+# ---------------------------------------------------------------------- kernel signature checks
+
+_PARAM_CLASSES = {
+    "buffer": {"u64", "b64", "s64"},
+    "i32": {"u32", "s32", "b32"}, "u32": {"u32", "s32", "b32"},
+    "i64": {"u64", "s64", "b64"}, "u64": {"u64", "s64", "b64"},
+    "f32": {"f32", "b32"}, "f64": {"f64", "b64"},
+}
+
+
+def ptx_entry_params(ptx_text: str) -> dict:
+    """{entry name: [param type without the dot, ...]} from PTX text (nvcc or clang)."""
+    import re
+    entries = {}
+    for m in re.finditer(r"\.entry\s+([A-Za-z_$][\w$]*)\s*\(([^)]*)\)", ptx_text):
+        types = re.findall(r"\.param\s+\.(\w+)", m.group(2))
+        entries[m.group(1)] = types
+    for m in re.finditer(r"\.entry\s+([A-Za-z_$][\w$]*)\s*$", ptx_text, re.M):  # kernels without parameters
+        entries.setdefault(m.group(1), [])
+    return entries
+
+
+def check_signature(spec: dict, entries: dict) -> list:
+    """Problems (empty when fine) between the spec's kernel/args and the PTX entry's parameters."""
+    name = spec["kernel"]
+    if name not in entries:
+        near = [e for e in entries if name in e]
+        return [f"kernel `{name}` is not an entry of the PTX" + (f" (did you mean {near[0]}?)" if near else "")]
+    params = entries[name]
+    args = spec["args"]
+    if len(params) != len(args):
+        return [f"`{name}` takes {len(params)} parameters, the spec gives {len(args)}"]
+    problems = []
+    for k, (p, a) in enumerate(zip(params, args)):
+        cls = "buffer" if "buffer" in a else a["type"]
+        if p not in _PARAM_CLASSES[cls]:
+            problems.append(f"args[{k}] is {cls} but parameter {k} is .{p}")
+    return problems
