@@ -332,6 +332,10 @@ class Decoder {
       p_.symbols.push_back(std::move(s));
       return;
     }
+    if (d.space == "branchtargets") {
+      branch_table_names_[d.name] = d;
+      return;
+    }
     fail(d.line, "." + d.space + " declarations inside a function are not supported");
   }
 
@@ -356,8 +360,14 @@ class Decoder {
     fail(line, "undeclared register `" + o.name + "`");
   }
 
+  bool names_register(const ast::Operand& o) const {
+    const Binding* b = o.kind == ast::Operand::Kind::Symbol ? lookup(o.name) : nullptr;
+    return b && b->kind == Binding::RegB;
+  }
+
   Reg dst(const ast::Operand& o, int line) {
     if (o.kind == ast::Operand::Kind::Sink) return Reg{};
+    if (names_register(o)) return lookup(o.name)->reg;  // registers may be named without `%`
     if (o.kind != ast::Operand::Kind::Reg) fail(line, "destination must be a register");
     Reg r = reg_of(o, line);
     if (r.bank == Bank::S32 || r.bank == Bank::S64) fail(line, "cannot write special register `" + o.name + "`");
@@ -414,6 +424,7 @@ class Decoder {
         return const32(b);
       }
       case ast::Operand::Kind::Symbol: {
+        if (names_register(o)) return lookup(o.name)->reg;
         if (auto v = symbol_value(o.name, o.ival)) return constant(*v, bits);
         fail(line, "unknown symbol `" + o.name + "`");
       }
@@ -729,7 +740,7 @@ class Decoder {
       const ast::Operand& d0 = in.operands[0];
       const ast::Operand& s0 = in.operands[1];
       int w = width_of(inst.type);
-      if (s0.kind == ast::Operand::Kind::Symbol) {
+      if (s0.kind == ast::Operand::Kind::Symbol && !names_register(s0)) {
         if (const Binding* b = lookup(s0.name); b && b->kind == Binding::LocalSym) {
           inst.op = Op::MovFrameLocal;
           inst.addr.kind = AddrBase::FrameLocal;
@@ -998,13 +1009,24 @@ class Decoder {
       inst.op = Op::Nanosleep;
       inst.unit = Unit::Nop;
       push_ops(inst, {}, {});
-    } else if (base == "bra" || base == "brx") {
-      if (base == "brx") return unsupported(inst, in, "indirect branches (brx.idx)");
+    } else if (base == "brx") {
+      need(in, 2, 2);
+      inst.op = Op::BrxIdx;
+      inst.unit = Unit::Branch;
+      auto it = branch_table_names_.find(in.operands[1].name);
+      if (it == branch_table_names_.end()) fail(L, "brx.idx: `" + in.operands[1].name + "` is not a .branchtargets table");
+      inst.imm = static_cast<std::uint32_t>(p_.branch_tables.size());
+      p_.branch_tables.emplace_back();
+      for (const auto& [k, label] : it->second.init_symbols)
+        pending_labels_.push_back({static_cast<std::uint32_t>(p_.insts.size()), label, L, static_cast<int>(k)});
+      p_.branch_tables.back().resize(it->second.init_symbols.size(), 0);
+      push_ops(inst, {}, {src(in.operands[0], 32, L)});
+    } else if (base == "bra") {
       need(in, 1, 1);
       inst.op = Op::Bra;
       inst.unit = Unit::Branch;
       if (in.operands[0].kind != ast::Operand::Kind::Symbol) fail(L, "bra target must be a label");
-      pending_labels_.push_back({static_cast<std::uint32_t>(p_.insts.size()), in.operands[0].name, L});
+      pending_labels_.push_back({static_cast<std::uint32_t>(p_.insts.size()), in.operands[0].name, L, -1});
       push_ops(inst, {}, {});
     } else if (base == "call") {
       inst.op = Op::Call;
@@ -1284,11 +1306,14 @@ class Decoder {
       p_.insts.push_back(r);
     }
     f.end = static_cast<std::uint32_t>(p_.insts.size());
-    for (const auto& [at, name, line] : pending_labels_) {
-      auto it = labels.find(name);
-      if (it == labels.end()) fail(line, "branch to undefined label `" + name + "`");
-      p_.insts[at].target = static_cast<std::int32_t>(it->second);
+    for (const auto& pl : pending_labels_) {
+      auto it = labels.find(pl.name);
+      if (it == labels.end()) fail(pl.line, "branch to undefined label `" + pl.name + "`");
+      Inst& bi = p_.insts[pl.at];
+      if (bi.op == Op::BrxIdx) p_.branch_tables[bi.imm][static_cast<std::size_t>(pl.slot)] = it->second;
+      else bi.target = static_cast<std::int32_t>(it->second);
     }
+    branch_table_names_.clear();
     for (std::uint32_t i = f.first; i < f.end; ++i)
       if (p_.insts[i].op == Op::Unsupported) unsupported_index_.push_back(i);
     compute_reconvergence(f);
@@ -1301,6 +1326,9 @@ class Decoder {
       const Inst& in = p_.insts[i];
       if (in.op == Op::Bra) {
         leaders.push_back(static_cast<std::uint32_t>(in.target));
+        if (i + 1 < f.end) leaders.push_back(i + 1);
+      } else if (in.op == Op::BrxIdx) {
+        for (std::uint32_t t : p_.branch_tables[in.imm]) leaders.push_back(t);
         if (i + 1 < f.end) leaders.push_back(i + 1);
       } else if ((in.op == Op::Ret || in.op == Op::Exit || in.op == Op::Trap) && i + 1 < f.end) {
         leaders.push_back(i + 1);
@@ -1321,6 +1349,9 @@ class Decoder {
       if (in.op == Op::Bra) {
         add(block_of(static_cast<std::uint32_t>(in.target)));
         if (!uncond && last + 1 < f.end) add(block_of(last + 1));
+      } else if (in.op == Op::BrxIdx) {
+        for (std::uint32_t t : p_.branch_tables[in.imm]) add(block_of(t));
+        if (!uncond && last + 1 < f.end) add(block_of(last + 1));
       } else if (in.op == Op::Ret || in.op == Op::Exit || in.op == Op::Trap) {
         add(nb);  // exit
         if (!uncond && last + 1 < f.end) add(block_of(last + 1));
@@ -1333,7 +1364,7 @@ class Decoder {
     std::vector<int> ipdom = immediate_post_dominators(succ);
     for (std::uint32_t i = f.first; i < f.end; ++i) {
       Inst& in = p_.insts[i];
-      if (in.op != Op::Bra && in.op != Op::Ret && in.op != Op::Exit) continue;
+      if (in.op != Op::Bra && in.op != Op::BrxIdx && in.op != Op::Ret && in.op != Op::Exit) continue;
       int b = block_of(i);
       int pd = ipdom[b];
       in.reconv = (pd < 0 || pd >= nb) ? -1 : static_cast<std::int32_t>(leaders[pd]);
@@ -1357,7 +1388,8 @@ class Decoder {
   std::unordered_map<std::uint64_t, std::uint32_t> c64_;
   std::vector<std::map<std::string, Binding>> scopes_;
   mutable Binding scratch_;
-  struct PendingLabel { std::uint32_t at; std::string name; int line; };
+  struct PendingLabel { std::uint32_t at; std::string name; int line; int slot; };
+  std::map<std::string, ast::Decl> branch_table_names_;
   std::vector<PendingLabel> pending_labels_;
 };
 

@@ -399,6 +399,16 @@ class Parser {
         s.kind = Statement::Kind::Decl;
         s.line = k.line;
         s.decl = decl();
+        while (accept(",")) {  // `.reg .u32 a, b, c;`
+          Statement more = s;
+          more.decl.name = std::string(next().text);
+          more.decl.range = -1;
+          more.decl.array = -1;
+          if (accept("<")) { more.decl.range = integer(next()); expect(">"); }
+          if (accept("[")) { more.decl.array = is("]") ? 0 : integer(next()); expect("]"); }
+          f.body.push_back(std::move(s));
+          s = std::move(more);
+        }
         expect(";");
         f.body.push_back(std::move(s));
         continue;
@@ -413,6 +423,21 @@ class Parser {
         s.line = k.line;
         next();
         f.body.push_back(std::move(s));
+        if (is(".branchtargets")) {  // `L: .branchtargets a, b, c;` — a table for brx.idx
+          next();
+          Statement t;
+          t.kind = Statement::Kind::Decl;
+          t.line = k.line;
+          t.decl.space = "branchtargets";
+          t.decl.name = f.body.back().label;
+          t.decl.line = k.line;
+          while (!accept(";")) {
+            t.decl.init_symbols.push_back({t.decl.init_symbols.size(), std::string(next().text)});
+            accept(",");
+          }
+          f.body.pop_back();  // the table's name is not a code label
+          f.body.push_back(std::move(t));
+        }
         continue;
       }
       Statement s;

@@ -43,7 +43,7 @@ const char* to_string(Op op) {
       "mov", "mov(local)", "cvt", "cvt(pack)", "cvta", "isspacep",
       "ld", "st", "prefetch", "atom", "red", "cp.async", "cp.async.commit_group", "cp.async.wait_group", "ldmatrix", "stmatrix",
       "bar", "bar.warp.sync", "membar", "shfl", "vote", "match", "redux", "activemask", "nanosleep",
-      "bra", "call", "ret", "exit", "trap",
+      "bra", "brx.idx", "call", "ret", "exit", "trap",
       "mma", "wmma.load", "wmma.store", "wmma.mma",
       "nop", "unsupported"};
   return n[static_cast<int>(op)];

@@ -50,7 +50,7 @@ enum class Op : std::uint8_t {
   // synchronisation and warp-wide
   Bar, BarWarp, Membar, Shfl, Vote, Match, Redux, Activemask, Nanosleep,
   // control
-  Bra, Call, Ret, Exit, Trap,
+  Bra, BrxIdx, Call, Ret, Exit, Trap,
   // matrix
   Mma, WmmaLoad, WmmaStore, WmmaMma,
   Nop,
@@ -173,6 +173,7 @@ struct Program {
   std::vector<Reg> regs;              // operand pool
   std::vector<Function> functions;    // functions[0] is the kernel
   std::vector<CallSite> calls;        // Inst::imm of a call indexes this
+  std::vector<std::vector<std::uint32_t>> branch_tables;  // brx.idx targets; Inst::imm indexes this
   std::vector<Symbol> symbols;        // module statics: global, const, shared
   std::vector<std::uint32_t> c32;     // constant rows, 32 lanes each
   std::vector<std::uint64_t> c64;

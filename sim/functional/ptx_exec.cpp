@@ -291,6 +291,37 @@ StepInfo PtxCta::step(int wi) {
       pop_done(c, w);
       break;
     }
+    case Op::BrxIdx: {
+      // multi-way branch: lanes grouped by target, each group pushed with the common
+      // reconvergence point
+      const auto& table = c.p.branch_tables[in.imm];
+      const std::uint32_t* idx = c.row32(w, c.p.src(in, 0));
+      std::array<std::uint32_t, 32> tgt{};
+      std::uint32_t pending = gm;
+      for_lanes(gm, [&](int l) {
+        if (idx[l] >= table.size())
+          c.fault(w, in, l, "brx.idx index " + std::to_string(idx[l]) + " outside its " + std::to_string(table.size()) + "-entry table");
+        tgt[l] = table[idx[l]];
+      });
+      std::uint32_t not_taken = mask & ~gm;
+      if (gm == 0) { top.pc = pc + 1; pop_done(c, w); break; }
+      std::uint32_t first_t = tgt[std::countr_zero(gm)];
+      bool uniform = not_taken == 0;
+      for_lanes(gm, [&](int l) { uniform = uniform && tgt[l] == first_t; });
+      if (uniform) { top.pc = first_t; pop_done(c, w); break; }
+      std::int32_t rc = in.reconv;
+      top.pc = rc < 0 ? 0xffffffffu : static_cast<std::uint32_t>(rc);
+      if (not_taken) w.stack.push_back({pc + 1, rc, not_taken});
+      while (pending) {
+        std::uint32_t t = tgt[std::countr_zero(pending)];
+        std::uint32_t group = 0;
+        for_lanes(pending, [&](int l) { if (tgt[l] == t) group |= 1u << l; });
+        pending &= ~group;
+        w.stack.push_back({t, rc, group});
+      }
+      pop_done(c, w);
+      break;
+    }
     case Op::Exit:
     case Op::Ret: {
       bool leaves_kernel = in.op == Op::Exit || w.frames.size() == 1;
