@@ -8,12 +8,14 @@
 #include <sstream>
 
 #include "base/error.h"
+#include "cost_model/report.h"
 #include "base/files.h"
 #include "frontends/compile.h"
 #include "isa/ptx/decode.h"
 #include "isa/ptx/parser.h"
 #include "sim/functional/global_memory.h"
 #include "sim/functional/ptx_exec.h"
+#include "sim/timing/timing.h"
 
 #ifndef KERNSIM_VERSION
 #define KERNSIM_VERSION "0.0.0"
@@ -132,22 +134,54 @@ RunResult run_launch(const LaunchSpec& spec, const device::DeviceSpec& dev, cons
   eo.num_sms = static_cast<std::uint32_t>(dev.sm.count);
   if (opts.max_instructions) eo.max_warp_instructions = opts.max_instructions;
   sim::PtxKernel kernel(prog, mem, dims, params, eo);
-  kernel.run_all();
+
+  sim::KernelResources kr;
+  kr.threads_per_block = static_cast<int>(threads);
+  kr.registers_per_thread = ki.resources.registers;
+  std::string reg_source = ki.resources.source;
+  if (kr.registers_per_thread <= 0) {
+    kr.registers_per_thread = isa::ptx::estimate_registers(prog);
+    reg_source = "estimate (ptxas not available)";
+  }
+  kr.shared_per_block = std::max<std::int64_t>(smem, static_cast<std::int64_t>(prog.static_shared_bytes));
+  sim::TimingOptions to;
+  to.full = opts.full;
+  to.complete_functionally = opts.dump_dir.has_value() || opts.keep_outputs;
+  cost::ReportView view(dev);
+  sim::TimingResult tr = sim::time_ptx_kernel(dev, kernel, kr, to, view);
 
   RunResult r;
   r.kernel = ki.demangled;
   r.arch = dev.name;
+  r.time_us = tr.time_us;
+  r.cycles = tr.cycles;
   for (std::size_t i = 0; i < spec.args.size(); ++i) {
     if (!spec.args[i].is_buffer) continue;
     const sim::Allocation* a = mem.find(addr[i], 1);
     if (opts.dump_dir) dump(*opts.dump_dir, i, "out", a->data(), a->size);
     if (opts.keep_outputs) r.outputs.push_back({i, std::vector<std::uint8_t>(a->data(), a->data() + a->size)});
   }
-  throw Error(ErrorKind::NotImplemented,
-              "sim/timing: the timing model is not implemented yet (issue 5); the kernel ran functionally (" +
-                  std::to_string(kernel.warp_instructions()) + " warp instructions, " +
-                  std::to_string(kernel.thread_instructions()) + " thread instructions)" +
-                  (opts.dump_dir ? ", buffers written to " + opts.dump_dir->string() : std::string()) + "; no time is reported");
+  cost::LaunchFacts facts;
+  facts.kernel = ki.demangled;
+  facts.arch = dev.name;
+  facts.source = spec.source.string();
+  facts.id = spec.id;
+  facts.family = spec.family;
+  for (int d = 0; d < 3; ++d) {
+    facts.grid[d] = spec.grid[d];
+    facts.block[d] = spec.block[d];
+  }
+  facts.dynamic_shared = spec.dynamic_shared_bytes;
+  facts.registers = kr.registers_per_thread;
+  facts.registers_source = reg_source;
+  facts.static_shared = static_cast<std::int64_t>(prog.static_shared_bytes);
+  facts.flops = spec.flops;
+  facts.min_bytes = spec.min_bytes;
+  facts.thread_instructions = kernel.thread_instructions();
+  nlohmann::json j = view.to_json(facts, tr);
+  r.report_json = j.dump(1);
+  r.report_text = view.text(j);
+  return r;
 }
 
 }  // namespace kernsim::api

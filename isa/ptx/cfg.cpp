@@ -44,3 +44,41 @@ std::vector<int> immediate_post_dominators(const std::vector<std::vector<int>>& 
 }
 
 }  // namespace kernsim::isa::ptx
+
+namespace kernsim::isa::ptx {
+
+int estimate_registers(const Program& p) {
+  const Function& f = p.functions[0];
+  const std::uint32_t n = f.n32 + f.n64;
+  std::vector<std::int64_t> first(n, -1), last(n, -1);
+  auto touch = [&](const Reg& r, std::int64_t i) {
+    std::int64_t k = r.bank == Bank::R32 ? r.idx : r.bank == Bank::R64 ? f.n32 + r.idx : -1;
+    if (k < 0) return;
+    if (first[k] < 0) first[k] = i;
+    last[k] = i;
+  };
+  for (std::uint32_t i = f.first; i < f.end; ++i) {
+    const Inst& in = p.insts[i];
+    for (int k = 0; k < in.ndst + in.nsrc; ++k) touch(p.regs[in.ops + k], i);
+    if (in.addr.kind == AddrBase::Reg) touch(in.addr.base, i);
+    // a backward branch keeps everything live across the loop alive until the branch
+    if (in.op == Op::Bra && in.target >= 0 && static_cast<std::uint32_t>(in.target) < i)
+      for (std::uint32_t k = 0; k < n; ++k)
+        if (first[k] >= 0 && first[k] < in.target && last[k] >= in.target) last[k] = i;
+  }
+  std::vector<int> delta(f.end - f.first + 2, 0);
+  for (std::uint32_t k = 0; k < n; ++k) {
+    if (first[k] < 0) continue;
+    int w = k >= f.n32 ? 2 : 1;
+    delta[static_cast<std::size_t>(first[k] - f.first)] += w;
+    delta[static_cast<std::size_t>(last[k] - f.first + 1)] -= w;
+  }
+  int live = 0, peak = 0;
+  for (int d : delta) {
+    live += d;
+    peak = std::max(peak, live);
+  }
+  return std::min(255, std::max(16, peak + 8));  // + a few for addresses and predicates
+}
+
+}  // namespace kernsim::isa::ptx

@@ -15,6 +15,11 @@ namespace kernsim::isa::ptx {
 Program decode_kernel(const ast::Module& module, const std::string& kernel, std::string_view source,
                       const std::string& origin);
 
+// Registers per thread a kernel would need, estimated from the decoded program when ptxas is
+// not available: the peak number of simultaneously live virtual registers in program order
+// (64-bit registers count twice), capped at 255.
+int estimate_registers(const Program& program);
+
 // Immediate post-dominators of a CFG given as successor lists (node n_nodes is the virtual exit);
 // returns for each node its ipdom node index (n_nodes for the exit, -1 for unreachable).
 std::vector<int> immediate_post_dominators(const std::vector<std::vector<int>>& succ);

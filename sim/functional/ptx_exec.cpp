@@ -475,6 +475,7 @@ StepInfo PtxCta::step(int wi) {
       break;
     }
   }
+  if (!w.stack.empty()) info.next_pc = w.stack.back().pc;
   return info;
 }
 

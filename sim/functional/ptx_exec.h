@@ -47,6 +47,7 @@ struct StepInfo {
   std::uint32_t active = 0;          // lanes that executed (after the guard)
   isa::ptx::Space space = isa::ptx::Space::Generic;  // resolved space of a memory access
   bool released_barrier = false;     // this step completed a barrier: other warps may run again
+  std::uint32_t next_pc = 0;         // the warp's next instruction (valid unless Exited)
 };
 
 class PtxKernel;

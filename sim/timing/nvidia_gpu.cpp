@@ -1,0 +1,586 @@
+// The NVIDIA GPU timing model: SMs of sub-partitions with warp schedulers, pipes with issue
+// intervals and latencies, scoreboards, barriers, CTA dispatch with occupancy limits, and the
+// memory hierarchy of memory_model/. build_machine() assembles it from a DeviceSpec.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <queue>
+#include <vector>
+
+#include "base/error.h"
+#include "isa/ptx/program.h"
+#include "memory_model/nvidia_memory.h"
+#include "sim/timing/timing.h"
+#include "sim/timing/warp_scheduler.h"
+
+namespace kernsim::sim {
+
+namespace P = isa::ptx;
+using isa::Unit;
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr int kUnits = static_cast<int>(Unit::kCount);
+
+struct PipeTiming {
+  double issue = 1, latency = 1;
+};
+
+// FLOPs one warp instruction performs (FMA = 2), for achieved-FLOP/s figures.
+double flops_of(const P::Inst& in, int lanes) {
+  const bool fl = P::ty_is_float(in.type);
+  switch (in.op) {
+    case P::Op::Fma: case P::Op::Mad:
+      if (!fl) return 0;
+      return 2.0 * lanes * ((in.type == P::Ty::F16x2 || in.type == P::Ty::BF16x2) ? 2 : 1);
+    case P::Op::Add: case P::Op::Sub: case P::Op::Mul: case P::Op::Min: case P::Op::Max: case P::Op::Div:
+    case P::Op::Rcp: case P::Op::Sqrt: case P::Op::Rsqrt: case P::Op::Ex2: case P::Op::Lg2: case P::Op::Sin: case P::Op::Cos:
+      if (!fl) return 0;
+      return 1.0 * lanes * ((in.type == P::Ty::F16x2 || in.type == P::Ty::BF16x2) ? 2 : 1);
+    case P::Op::Mma: case P::Op::WmmaMma:
+      return 2.0 * in.shape[0] * in.shape[1] * in.shape[2];
+    default: return 0;
+  }
+}
+
+// Canonical FLOPs of the matrix instruction each tensor pipe's timing refers to.
+double canonical_flops(Unit u) {
+  switch (u) {
+    case Unit::TensorF16: return 2.0 * 16 * 8 * 16;
+    case Unit::TensorTf32: return 2.0 * 16 * 8 * 8;
+    case Unit::TensorI8: return 2.0 * 16 * 8 * 32;
+    case Unit::TensorFp8: return 2.0 * 16 * 8 * 32;
+    case Unit::TensorF64: return 2.0 * 8 * 8 * 4;
+    default: return 1;
+  }
+}
+
+struct Warp {
+  bool live = false;
+  bool at_barrier = false;
+  int cta = -1;          // CTA slot
+  int widx = 0;          // warp index inside its CTA
+  int sub = 0;
+  std::uint64_t age = 0;
+  double ready = 0;      // in-order issue: not before
+  bool ready_is_async = false;
+  std::vector<double> sb;          // scoreboard: when each register's value is available
+  std::vector<std::uint8_t> sb_mem; // 1 if the pending value comes from memory
+  double open_group = 0;           // cp.async: completion of the uncommitted group
+  std::vector<double> groups;      // committed cp.async groups
+  // cached for the scheduler: when the next instruction's operands are ready, and its unit
+  double dep_ready = 0;
+  std::uint32_t pc = 0;  // next instruction
+  int unit = 0;
+  Stall dep_why = Stall::ExecutionDependency;
+};
+
+struct CtaSlot {
+  std::unique_ptr<PtxCta> cta;
+  std::uint64_t id = 0;
+  bool active = false;
+  int warps_left = 0;
+  double start = 0;
+  std::uint64_t insts = 0;
+};
+
+struct Sub {
+  double pipe_free[kUnits] = {};
+  std::vector<int> warps;
+  int last = -1;
+  double next = kInf;
+  double idle_since = 0;
+  Stall why = Stall::Idle;
+};
+
+struct Sm {
+  std::vector<Warp> warps;
+  std::vector<CtaSlot> ctas;
+  std::vector<Sub> subs;
+  double next = kInf;
+  int resident_warps = 0;
+  double resident_since = 0;
+  std::vector<std::uint64_t> queue;  // CTAs assigned to this SM, in order
+  std::size_t queue_pos = 0;
+};
+
+class NvidiaGpu {
+ public:
+  NvidiaGpu(const device::DeviceSpec& d, PtxKernel& k, const KernelResources& res, const TimingOptions& o, Listener& l)
+      : d_(d), k_(k), p_(k.program()), opts_(o), lis_(l) {}
+
+  TimingResult run();
+
+ private:
+  void build_machine();
+  void assign_ctas();
+  void launch_cta(int s, int slot, std::uint64_t id, double t);
+  void finish_cta(int s, int slot, double t);
+  void step_sm(int s, double now);
+  void refresh(Sm& sm, Warp& w);
+  void issue(int s, Sm& sm, Sub& sub, int wi, double now);
+  double memory(int s, Sm& sm, Warp& w, const P::Inst& in, const StepInfo& info, double now);
+  int sb_index(P::Reg r) const;
+  void set_residency(Sm& sm, int s, double now, int delta);
+
+  const device::DeviceSpec& d_;
+  PtxKernel& k_;
+  const P::Program& p_;
+  TimingOptions opts_;
+  Listener& lis_;
+  KernelResources res_;
+  Occupancy occ_;
+  PipeTiming pipe_[kUnits];
+  double barrier_latency_ = 0, launch_cycles_ = 0, param_latency_ = 0;
+  int nsms_ = 0, subs_per_sm_ = 4, wpb_ = 0;
+  std::uint32_t n32_ = 0, n64_ = 0, npred_ = 0;
+  std::vector<Sm> sms_;
+  std::unique_ptr<mem::NvMemorySystem> mem_;
+  std::priority_queue<std::pair<double, int>, std::vector<std::pair<double, int>>, std::greater<>> pq_;
+  std::uint64_t age_ = 0;
+  std::uint64_t timed_insts_ = 0;
+  std::uint64_t ctas_done_ = 0, ctas_started_ = 0;
+  std::uint64_t done_cta_insts_ = 0;
+  double last_end_ = 0;
+  bool stop_ = false;
+  std::vector<std::pair<double, std::uint64_t>> progress_;  // (time, timed insts) checkpoints
+ public:
+  void set_resources(const KernelResources& r) { res_ = r; }
+};
+
+void NvidiaGpu::build_machine() {
+  // Pipes from the device file (per scheduler): issue interval and dependent latency.
+  auto set = [&](Unit u, const device::Pipe& pp) { pipe_[static_cast<int>(u)] = {std::max(1.0, pp.issue_cycles), std::max(1.0, pp.latency_cycles)}; };
+  set(Unit::IntAlu, d_.pipes.int_alu);
+  set(Unit::IntMul, d_.pipes.int_mul);
+  set(Unit::Fp32, d_.pipes.fp32);
+  set(Unit::Fp16, d_.pipes.fp16);
+  set(Unit::Fp64, d_.pipes.fp64);
+  set(Unit::Sfu, d_.pipes.sfu);
+  set(Unit::Convert, d_.pipes.convert);
+  set(Unit::Branch, d_.pipes.branch);
+  set(Unit::TensorF16, d_.pipes.tensor_f16);
+  set(Unit::TensorTf32, d_.pipes.tensor_tf32.issue_cycles > 0 ? d_.pipes.tensor_tf32 : d_.pipes.tensor_f16);
+  set(Unit::TensorI8, d_.pipes.tensor_i8);
+  set(Unit::TensorFp8, d_.pipes.tensor_fp8);
+  set(Unit::TensorF64, d_.pipes.tensor_f64);
+  pipe_[static_cast<int>(Unit::Nop)] = {1, 1};
+  pipe_[static_cast<int>(Unit::Mem)] = {1, 1};
+  pipe_[static_cast<int>(Unit::Sync)] = {1, 1};
+  barrier_latency_ = d_.pipes.branch.latency_cycles;
+  param_latency_ = d_.pipes.int_alu.latency_cycles;
+  launch_cycles_ = d_.sm.block_launch_cycles;
+
+  nsms_ = static_cast<int>(d_.sm.count);
+  subs_per_sm_ = static_cast<int>(std::max<std::int64_t>(1, d_.sm.sub_partitions));
+  occ_ = compute_occupancy(d_, res_);
+  wpb_ = occ_.warps_per_block;
+  for (const auto& f : p_.functions) {
+    n32_ = std::max(n32_, f.n32);
+    n64_ = std::max(n64_, f.n64);
+    npred_ = std::max(npred_, f.npred);
+  }
+  // L1 gets what the shared-memory carveout leaves of the unified array.
+  const std::int64_t l1_bytes = std::max<std::int64_t>(0, d_.l1.bytes - occ_.shared_used_per_unit);
+  mem_ = std::make_unique<mem::NvMemorySystem>(d_, nsms_, static_cast<std::uint64_t>(l1_bytes));
+  sms_.resize(static_cast<std::size_t>(nsms_));
+  for (auto& sm : sms_) {
+    sm.subs.resize(static_cast<std::size_t>(subs_per_sm_));
+    sm.ctas.resize(static_cast<std::size_t>(occ_.blocks_per_unit));
+    sm.warps.resize(static_cast<std::size_t>(occ_.blocks_per_unit * wpb_));
+    for (std::size_t w = 0; w < sm.warps.size(); ++w) {
+      sm.warps[w].sub = static_cast<int>(w % static_cast<std::size_t>(subs_per_sm_));
+      sm.warps[w].sb.assign(n32_ + n64_ + npred_, 0.0);
+      sm.warps[w].sb_mem.assign(n32_ + n64_ + npred_, 0);
+      sm.subs[static_cast<std::size_t>(sm.warps[w].sub)].warps.push_back(static_cast<int>(w));
+    }
+  }
+}
+
+// CTAs go to SMs round-robin, as the hardware's dispatcher spreads a grid; each SM then runs
+// its list in order as slots free up.
+void NvidiaGpu::assign_ctas() {
+  const std::uint64_t n = k_.dims().num_blocks();
+  for (std::uint64_t c = 0; c < n; ++c) sms_[static_cast<std::size_t>(c % static_cast<std::uint64_t>(nsms_))].queue.push_back(c);
+}
+
+int NvidiaGpu::sb_index(P::Reg r) const {
+  switch (r.bank) {
+    case P::Bank::R32: return static_cast<int>(r.idx);
+    case P::Bank::R64: return static_cast<int>(n32_ + r.idx);
+    case P::Bank::Pred: return static_cast<int>(n32_ + n64_ + r.idx);
+    default: return -1;
+  }
+}
+
+void NvidiaGpu::set_residency(Sm& sm, int s, double now, int delta) {
+  if (now > sm.resident_since) lis_.on_residency(s, sm.resident_warps, sm.resident_since, now);
+  sm.resident_since = now;
+  sm.resident_warps += delta;
+}
+
+void NvidiaGpu::launch_cta(int s, int slot, std::uint64_t id, double t) {
+  Sm& sm = sms_[static_cast<std::size_t>(s)];
+  CtaSlot& c = sm.ctas[static_cast<std::size_t>(slot)];
+  c.cta = k_.make_cta(id);
+  c.cta->set_smid(static_cast<std::uint32_t>(s));
+  c.id = id;
+  c.active = true;
+  c.start = t;
+  c.insts = 0;
+  c.warps_left = c.cta->num_warps();
+  ++ctas_started_;
+  for (int wi = 0; wi < c.warps_left; ++wi) {
+    Warp& w = sm.warps[static_cast<std::size_t>(slot * wpb_ + wi)];
+    w.live = true;
+    w.at_barrier = false;
+    w.cta = slot;
+    w.widx = wi;
+    w.age = age_++;
+    w.ready = t;
+    w.ready_is_async = false;
+    std::fill(w.sb.begin(), w.sb.end(), t);
+    std::fill(w.sb_mem.begin(), w.sb_mem.end(), 0);
+    w.groups.clear();
+    w.open_group = t;
+    w.pc = c.cta->next_pc(wi);
+    refresh(sm, w);
+    Sub& sub = sm.subs[static_cast<std::size_t>(w.sub)];
+    sub.next = std::min(sub.next, t);
+  }
+  set_residency(sm, s, t, c.warps_left);
+  sm.next = std::min(sm.next, t);
+}
+
+void NvidiaGpu::finish_cta(int s, int slot, double t) {
+  Sm& sm = sms_[static_cast<std::size_t>(s)];
+  CtaSlot& c = sm.ctas[static_cast<std::size_t>(slot)];
+  lis_.on_cta(s, c.id, c.start, t);
+  c.active = false;
+  c.cta.reset();
+  ++ctas_done_;
+  done_cta_insts_ += c.insts;
+  last_end_ = std::max(last_end_, t);
+  set_residency(sm, s, t, -wpb_);
+  if (!stop_ && sm.queue_pos < sm.queue.size()) launch_cta(s, slot, sm.queue[sm.queue_pos++], t + launch_cycles_);
+}
+
+// Recomputes when warp w's next instruction has its operands (not counting the unit it needs,
+// which other warps change). Called only when w's state changes: after it issues, when it is
+// launched, when a barrier releases it.
+void NvidiaGpu::refresh(Sm& sm, Warp& w) {
+  if (!w.live) return;
+  const P::Inst& in = p_.insts[w.pc];
+  double t = w.ready;
+  Stall why = w.ready_is_async ? Stall::AsyncWait : Stall::ExecutionDependency;
+  auto dep = [&](P::Reg r) {
+    int i = sb_index(r);
+    if (i < 0) return;
+    double v = w.sb[static_cast<std::size_t>(i)];
+    if (v > t) {
+      t = v;
+      why = w.sb_mem[static_cast<std::size_t>(i)] ? Stall::MemoryDependency : Stall::ExecutionDependency;
+    }
+  };
+  if (in.guard.bank != P::Bank::None) dep(in.guard);
+  for (int i = 0; i < in.nsrc; ++i) dep(p_.src(in, i));
+  for (int i = 0; i < in.ndst; ++i) dep(p_.dst(in, i));
+  if (in.addr.kind == P::AddrBase::Reg) dep(in.addr.base);
+  if (in.addr2.kind == P::AddrBase::Reg) dep(in.addr2.base);
+  w.dep_ready = t;
+  w.dep_why = why;
+  w.unit = static_cast<int>(in.unit);
+}
+
+double NvidiaGpu::memory(int s, Sm& sm, Warp& w, const P::Inst& in, const StepInfo& info, double now) {
+  const CtaSlot& c = sm.ctas[static_cast<std::size_t>(w.cta)];
+  const std::uint64_t* addrs = c.cta->lane_addresses(w.widx);
+  const std::uint32_t mask = info.active;
+  const std::uint32_t eb = static_cast<std::uint32_t>(std::max(1, P::ty_bits(in.type) / 8)) * std::max<std::uint32_t>(1, in.vec);
+  if (!mask) return now + 1;
+  switch (in.op) {
+    case P::Op::Ld:
+    case P::Op::St:
+    case P::Op::Atom:
+    case P::Op::Red: {
+      const bool atomic = in.op == P::Op::Atom || in.op == P::Op::Red;
+      switch (info.space) {
+        case P::Space::Shared: return mem_->shared(s, now, addrs, mask, eb, atomic);
+        case P::Space::Param: return now + param_latency_;
+        default: {
+          mem::Access kind = atomic ? mem::Access::Atomic : in.op == P::Op::Ld ? mem::Access::Load : mem::Access::Store;
+          return mem_->global(s, now, addrs, mask, atomic ? std::max<std::uint32_t>(eb, 4) : eb, kind);
+        }
+      }
+    }
+    case P::Op::CpAsync: {
+      const std::uint32_t size = static_cast<std::uint32_t>(in.shape[0]);
+      double done = mem_->global(s, now, addrs, mask, size, mem::Access::LoadBypassL1);
+      const double lanes = std::popcount(mask);
+      const double wf = std::ceil(lanes * size / (static_cast<double>(d_.shared.banks) * d_.shared.bank_width_bytes));
+      done = std::max(done, mem_->shared_wavefronts(s, now, static_cast<std::uint32_t>(wf)));
+      w.open_group = std::max(w.open_group, done);
+      return now + 1;
+    }
+    case P::Op::Ldmatrix:
+    case P::Op::Stmatrix:
+      return mem_->shared_wavefronts(s, now, static_cast<std::uint32_t>(in.shape[0]));
+    case P::Op::WmmaLoad:
+    case P::Op::WmmaStore: {
+      const int per_lane = (in.shape[0] * in.shape[2] * P::ty_bits(in.type) / 8) / 32;
+      const std::uint32_t bytes = static_cast<std::uint32_t>(std::max(4, per_lane));
+      if (info.space == P::Space::Shared) return mem_->shared(s, now, addrs, mask, std::min<std::uint32_t>(bytes, 16), false) + (bytes > 16 ? bytes / 16 - 1 : 0);
+      return mem_->global(s, now, addrs, mask, bytes, in.op == P::Op::WmmaLoad ? mem::Access::Load : mem::Access::Store);
+    }
+    default:
+      return now + 1;
+  }
+}
+
+void NvidiaGpu::issue(int s, Sm& sm, Sub& sub, int wi, double now) {
+  Warp& w = sm.warps[static_cast<std::size_t>(wi)];
+  CtaSlot& c = sm.ctas[static_cast<std::size_t>(w.cta)];
+  const P::Inst& in = p_.insts[w.pc];
+  c.cta->set_clock(static_cast<std::uint64_t>(now));
+  StepInfo info = c.cta->step(w.widx);
+  w.pc = info.next_pc;
+  ++timed_insts_;
+  ++c.insts;
+  const int lanes = std::popcount(info.active);
+  const int u = static_cast<int>(in.unit);
+  double busy = pipe_[u].issue * in.weight;
+  double lat = pipe_[u].latency + pipe_[u].issue * (in.weight - 1);
+  if (in.unit == Unit::TensorF16 || in.unit == Unit::TensorTf32 || in.unit == Unit::TensorI8 || in.unit == Unit::TensorFp8 ||
+      in.unit == Unit::TensorF64) {
+    const double scale = 2.0 * in.shape[0] * in.shape[1] * in.shape[2] / canonical_flops(in.unit);
+    busy = pipe_[u].issue * scale;
+    lat = pipe_[u].latency + pipe_[u].issue * std::max(0.0, scale - 1);
+  }
+  sub.pipe_free[u] = now + busy;
+  w.ready = now + 1;
+  w.ready_is_async = false;
+  double done = now + lat;
+  bool from_mem = false;
+  if (in.unit == Unit::Mem) {
+    done = memory(s, sm, w, in, info, now);
+    from_mem = true;
+  } else if (in.unit == Unit::Sync) {
+    if (in.op == P::Op::CpAsyncCommit) {
+      w.groups.push_back(w.open_group);
+      w.open_group = now;
+    } else if (in.op == P::Op::CpAsyncWait) {
+      // wait until all but the newest `imm` groups are complete
+      double need = now;
+      const std::size_t keep = in.imm;
+      if (in.imm == 0) need = std::max(need, w.open_group);
+      for (std::size_t g = 0; g + keep < w.groups.size(); ++g) need = std::max(need, w.groups[g]);
+      if (w.groups.size() > keep) w.groups.erase(w.groups.begin(), w.groups.end() - static_cast<std::ptrdiff_t>(keep));
+      if (need > w.ready) { w.ready = need; w.ready_is_async = true; }
+    } else if (in.op == P::Op::Shfl || in.op == P::Op::Vote || in.op == P::Op::Match || in.op == P::Op::Redux) {
+      done = mem_->shared_wavefronts(s, now, 1);
+      from_mem = false;
+    }
+  }
+  for (int i = 0; i < in.ndst; ++i) {
+    int idx = sb_index(p_.dst(in, i));
+    if (idx >= 0) {
+      w.sb[static_cast<std::size_t>(idx)] = done;
+      w.sb_mem[static_cast<std::size_t>(idx)] = from_mem ? 1 : 0;
+    }
+  }
+  lis_.on_issue(s, w.sub, in.unit, lanes, flops_of(in, lanes), busy, now);
+
+  if (info.kind == StepInfo::Kind::BarrierWait) w.at_barrier = true;
+  if (info.released_barrier) {
+    const double t_rel = now + barrier_latency_;
+    for (int k = 0; k < wpb_; ++k) {
+      Warp& o = sm.warps[static_cast<std::size_t>(w.cta * wpb_ + k)];
+      if (!o.live || !o.at_barrier) continue;
+      if (c.cta->warp_waiting(o.widx)) continue;
+      o.at_barrier = false;
+      o.ready = std::max(o.ready, t_rel);
+      refresh(sm, o);
+      Sub& os = sm.subs[static_cast<std::size_t>(o.sub)];
+      os.next = std::min(os.next, o.ready);
+    }
+    w.at_barrier = false;
+    w.ready = std::max(w.ready, t_rel);
+    refresh(sm, w);
+  }
+  refresh(sm, w);
+  if (info.kind == StepInfo::Kind::Exited) {
+    w.live = false;
+    if (--c.warps_left == 0) {
+      double end = now + 1;
+      for (int k = 0; k < wpb_; ++k) {
+        const Warp& o = sm.warps[static_cast<std::size_t>(w.cta * wpb_ + k)];
+        for (double v : o.sb) end = std::max(end, v);  // outstanding loads/stores drain first
+      }
+      finish_cta(s, w.cta, end);
+    }
+  }
+}
+
+void NvidiaGpu::step_sm(int s, double now) {
+  Sm& sm = sms_[static_cast<std::size_t>(s)];
+  double sm_next = kInf;
+  for (std::size_t si = 0; si < sm.subs.size(); ++si) {
+    Sub& sub = sm.subs[si];
+    if (sub.next > now) {
+      sm_next = std::min(sm_next, sub.next);
+      continue;
+    }
+    int best = -1;
+    std::uint64_t best_key = ~std::uint64_t{0};
+    double earliest = kInf;
+    Stall earliest_why = Stall::Idle;
+    bool any_live = false, all_barrier = true;
+    for (int wi : sub.warps) {
+      Warp& w = sm.warps[static_cast<std::size_t>(wi)];
+      if (!w.live) continue;
+      any_live = true;
+      if (w.at_barrier) continue;
+      all_barrier = false;
+      Stall why = w.dep_why;
+      double t = w.dep_ready;
+      const double pf = sub.pipe_free[w.unit];
+      if (pf > t) { t = pf; why = Stall::PipeBusy; }
+      if (t <= now) {
+        std::uint64_t key = GreedyThenOldest::key(wi, sub.last, w.age);
+        if (key < best_key) { best_key = key; best = wi; }
+        if (key == 0) break;
+      } else if (t < earliest) {
+        earliest = t;
+        earliest_why = why;
+      }
+    }
+    if (best >= 0) {
+      if (now > sub.idle_since) lis_.on_stall(s, static_cast<int>(si), sub.why, now - sub.idle_since);
+      issue(s, sm, sub, best, now);
+      sub.last = best;
+      sub.idle_since = now + 1;
+      sub.next = now + 1;
+    } else {
+      sub.next = earliest;
+      sub.why = !any_live ? Stall::Idle : all_barrier ? Stall::Barrier : earliest_why;
+    }
+    if (stop_) return;
+    sm_next = std::min(sm_next, sub.next);
+  }
+  sm.next = sm_next;
+}
+
+TimingResult NvidiaGpu::run() {
+  build_machine();
+  assign_ctas();
+  TimingResult r;
+  r.occupancy = occ_;
+  r.ctas_total = k_.dims().num_blocks();
+  // first wave
+  for (int s = 0; s < nsms_; ++s) {
+    Sm& sm = sms_[static_cast<std::size_t>(s)];
+    for (int slot = 0; slot < occ_.blocks_per_unit && sm.queue_pos < sm.queue.size(); ++slot)
+      launch_cta(s, slot, sm.queue[sm.queue_pos++], launch_cycles_);
+    if (sm.next < kInf) pq_.push({sm.next, s});
+  }
+  const std::uint64_t check_every = 4096;
+  std::uint64_t next_check = check_every;
+  double now = 0;
+  while (!pq_.empty()) {
+    auto [t, s] = pq_.top();
+    pq_.pop();
+    Sm& sm = sms_[static_cast<std::size_t>(s)];
+    if (t != sm.next) continue;  // stale
+    now = t;
+    step_sm(s, t);
+    if (sm.next < kInf) pq_.push({sm.next, s});
+    if (timed_insts_ >= next_check) {
+      next_check += check_every;
+      progress_.push_back({now, timed_insts_});
+      if (!opts_.full && timed_insts_ >= opts_.detail_budget && ctas_done_ + 0 < r.ctas_total) {
+        stop_ = true;
+        break;
+      }
+    }
+  }
+  // close residency and stall intervals
+  const double end_detailed = stop_ ? now : last_end_;
+  for (int s = 0; s < nsms_; ++s) set_residency(sms_[static_cast<std::size_t>(s)], s, end_detailed, 0);
+  for (int s = 0; s < nsms_; ++s)
+    for (std::size_t si = 0; si < sms_[static_cast<std::size_t>(s)].subs.size(); ++si) {
+      Sub& sub = sms_[static_cast<std::size_t>(s)].subs[si];
+      if (end_detailed > sub.idle_since) lis_.on_stall(s, static_cast<int>(si), sub.why == Stall::Idle || !stop_ ? Stall::Idle : sub.why, end_detailed - sub.idle_since);
+    }
+  lis_.on_memory(mem_->counters(), mem_->dram_busy_cycles(), mem_->l2_busy_cycles());
+  r.warp_insts_timed = timed_insts_;
+  r.ctas_timed = ctas_done_;
+  if (!stop_) {
+    r.cycles = last_end_;
+    r.warp_insts_estimated = static_cast<double>(timed_insts_);
+    r.sampled_fraction = 1.0;
+    r.sampling_note = "every CTA timed in detail";
+  } else {
+    // Work per CTA: from CTAs that completed; otherwise finish a few in-flight CTAs functionally.
+    double per_cta = ctas_done_ ? static_cast<double>(done_cta_insts_) / static_cast<double>(ctas_done_) : 0;
+    std::uint64_t counted = ctas_done_;
+    if (ctas_done_ < 4) {
+      double sum = static_cast<double>(done_cta_insts_);
+      int finished = 0;
+      for (auto& sm : sms_) {
+        for (auto& c : sm.ctas) {
+          if (!c.active || finished >= 4) continue;
+          const std::uint64_t before = k_.warp_instructions();
+          c.cta->run();
+          sum += static_cast<double>(c.insts + (k_.warp_instructions() - before));
+          ++finished;
+        }
+      }
+      counted += static_cast<std::uint64_t>(finished);
+      per_cta = counted ? sum / static_cast<double>(counted) : 1;
+    }
+    const double total = per_cta * static_cast<double>(r.ctas_total);
+    // steady-state rate from the second half of the detailed window
+    double rate = 0;
+    if (progress_.size() >= 4) {
+      const auto& a = progress_[progress_.size() / 2];
+      const auto& b = progress_.back();
+      if (b.first > a.first) rate = static_cast<double>(b.second - a.second) / (b.first - a.first);
+    }
+    if (rate <= 0 && now > 0) rate = static_cast<double>(timed_insts_) / now;
+    const double remaining = std::max(0.0, total - static_cast<double>(timed_insts_));
+    r.cycles = now + (rate > 0 ? remaining / rate : 0);
+    r.extrapolated = true;
+    r.warp_insts_estimated = total;
+    r.sampled_fraction = total > 0 ? static_cast<double>(timed_insts_) / total : 1;
+    r.sampling_note = "timed " + std::to_string(timed_insts_) + " of ~" + std::to_string(static_cast<std::uint64_t>(total)) +
+                      " warp instructions in detail (" + std::to_string(ctas_done_) + " of " + std::to_string(r.ctas_total) +
+                      " CTAs completed), extrapolated at the steady-state rate";
+  }
+  if (stop_ && opts_.complete_functionally) {
+    // outputs must be whole: finish every started CTA and run the rest, untimed
+    for (auto& sm : sms_) {
+      for (auto& c : sm.ctas)
+        if (c.active) c.cta->run();
+      for (; sm.queue_pos < sm.queue.size(); ++sm.queue_pos) k_.make_cta(sm.queue[sm.queue_pos])->run();
+    }
+  }
+  r.kernel_us = r.cycles / d_.clocks.core_mhz;
+  r.launch_us = d_.launch.overhead_us;
+  r.time_us = r.kernel_us + r.launch_us;
+  return r;
+}
+
+}  // namespace
+
+TimingResult time_ptx_kernel(const device::DeviceSpec& dev, PtxKernel& kernel, const KernelResources& res,
+                             const TimingOptions& opts, Listener& listener) {
+  if (dev.vendor != device::Vendor::Nvidia)
+    throw Error(ErrorKind::Unsupported, "PTX kernels run on NVIDIA devices; " + dev.name + " is an AMD part");
+  NvidiaGpu gpu(dev, kernel, res, opts, listener);
+  gpu.set_resources(res);
+  return gpu.run();
+}
+
+}  // namespace kernsim::sim

@@ -1,0 +1,30 @@
+// Occupancy: how many CTAs of a kernel fit on one SM/CU at once, and what limits it.
+// The arithmetic follows the vendors' occupancy calculators (register granules per warp,
+// shared memory granules plus the per-block reservation), with every limit from the device file.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "device/device_spec.h"
+
+namespace kernsim::sim {
+
+struct KernelResources {
+  int threads_per_block = 0;
+  int registers_per_thread = 0;     // from ptxas or an estimate
+  std::int64_t shared_per_block = 0;  // static + dynamic bytes
+};
+
+struct Occupancy {
+  int blocks_per_unit = 0;      // resident CTAs per SM/CU
+  int warps_per_block = 0;
+  int limit_blocks = 0, limit_warps = 0, limit_registers = 0, limit_shared = 0;
+  std::string limiter;          // "blocks", "warps", "registers", "shared"
+  double theoretical = 0;       // resident warps / max warps
+  std::int64_t shared_used_per_unit = 0;
+};
+
+Occupancy compute_occupancy(const device::DeviceSpec& dev, const KernelResources& k);
+
+}  // namespace kernsim::sim

@@ -1,0 +1,44 @@
+// kernsim::sim — the timing model's entry point: run a kernel on a modelled GPU and say how
+// long it took.
+//
+// Execution-driven: the SM model's warp schedulers decide which warp issues when, and only
+// then is the instruction executed functionally (PtxCta::step), so timing and data see the
+// same program. Without `full`, the model times CTAs in detail until a budget of warp
+// instructions is spent, then extrapolates from the measured steady-state rate and the
+// measured work per CTA; the result says which fraction was timed in detail.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "device/device_spec.h"
+#include "sim/functional/ptx_exec.h"
+#include "sim/timing/listener.h"
+#include "sim/timing/occupancy.h"
+
+namespace kernsim::sim {
+
+struct TimingOptions {
+  bool full = false;
+  std::uint64_t detail_budget = 3'000'000;  // warp instructions timed in detail before extrapolating
+  bool complete_functionally = false;       // after a sampled run, execute the rest (untimed) so outputs are whole
+};
+
+struct TimingResult {
+  double cycles = 0;             // kernel execution, core cycles
+  double kernel_us = 0;          // cycles at the core clock
+  double launch_us = 0;          // launch overhead added to what a CUDA-event timer sees
+  double time_us = 0;            // kernel_us + launch_us
+  bool extrapolated = false;
+  double sampled_fraction = 1;   // warp instructions timed in detail / estimated total
+  std::uint64_t ctas_total = 0, ctas_timed = 0;
+  std::uint64_t warp_insts_timed = 0;
+  double warp_insts_estimated = 0;
+  std::string sampling_note;
+  Occupancy occupancy;
+};
+
+TimingResult time_ptx_kernel(const device::DeviceSpec& dev, PtxKernel& kernel, const KernelResources& res,
+                             const TimingOptions& opts, Listener& listener);
+
+}  // namespace kernsim::sim
