@@ -500,6 +500,7 @@ class HostRun:
             self.groups_done.append(g)
             say("group %-10s done in %.1f s" % (g, time.time() - group_state.get("t", time.time())), None)
             group_state["g"] = None
+            group_state["t"] = time.time()
 
     def run(self):
         remaining = list(self.groups)
@@ -544,10 +545,16 @@ class HostRun:
                 g = state.get("g")
                 now = time.time()
                 over_group = g is not None and now - state["t"] > self.limits.get(g, 120)
-                if (over_group or now > self.deadline) and killed_for is None:
+                # Before the first group (context creation, allocations) and between groups.
+                over_init = g is None and now - state["t"] > 120
+                if (over_group or over_init or now > self.deadline) and killed_for is None:
                     killed_for = g or "startup"
-                    why = "watchdog: group over its %d s limit" % self.limits.get(g, 120) if over_group else \
-                        "watchdog: total time budget exhausted"
+                    if over_group:
+                        why = "watchdog: group over its %d s limit" % self.limits.get(g, 120)
+                    elif over_init:
+                        why = "watchdog: no group started within 120 s"
+                    else:
+                        why = "watchdog: total time budget exhausted"
                     say("  %s (%s): killing mb_host pid %d" % (why, killed_for, p.pid), self.logf)
                     self.groups_failed[killed_for] = why
                     p.kill()
@@ -555,6 +562,11 @@ class HostRun:
             th.join(timeout=5)
             done = set(self.groups_done)
             crashed = state.get("g")  # started, not ended
+            if killed_for == "startup":
+                for g2 in remaining:
+                    if g2 not in done:
+                        self.groups_failed.setdefault(g2, "mb_host killed before the group started")
+                break
             if p.returncode != 0 and crashed is None and not state.get("fatal"):
                 # Died before starting a group (init failure): nothing else will work either.
                 for g2 in remaining:
@@ -619,11 +631,23 @@ def summary_table(results, errors, groups_failed, out_path, sass_bad, dry):
         " (DRY RUN, FAKE TIMINGS)" if dry else "", len(results), len(errors), out_path))
     lines.append("%-34s %10s %-11s %s" % ("result", "median", "unit", "[p10, p90]"))
     spec_res = [r for r in results if r["name"].startswith("spec.")]
+    sweeps = {"latency.chase_": "latency.chase_<footprint> (cycles)",
+              "launch.empty_grid_": "launch.empty_grid_<grid>x<block> (us)"}
+    swept = {k: [] for k in sweeps}
     for r in results:
         if r["name"].startswith("spec."):
             continue
+        key = next((k for k in sweeps if r["name"].startswith(k)), None)
+        if key:
+            swept[key].append("%s=%s" % (r["name"][len(key):].replace("_us", ""), fmt(r["value"])))
+            continue
         lines.append("%-34s %10s %-11s [%s, %s]" % (r["name"][:34], fmt(r["value"]), UNIT_SHORT.get(r["unit"], r["unit"])[:11],
                                                     fmt(r["spread"][0]), fmt(r["spread"][1])))
+    for key, title in sweeps.items():
+        if swept[key]:
+            lines.append(title + ":")
+            for i in range(0, len(swept[key]), 6):
+                lines.append("  " + "  ".join(swept[key][i:i + 6]))
     if spec_res:
         ok = [r for r in spec_res if r["value"] is not None]
         lines.append("spec replays: %d launches timed (spec.<id>, us per launch after an L2 flush)" % len(ok))

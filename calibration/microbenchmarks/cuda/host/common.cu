@@ -177,7 +177,11 @@ unsigned long long calibrate_work(Context& ctx, unsigned long long n0, unsigned 
 
 DevBuf::DevBuf(std::size_t b, bool zero) : bytes(b) {
   MB_CHECK(cudaMalloc(&p, b));
-  if (zero) MB_CHECK(cudaMemset(p, 0, b));
+  if (zero) {
+    // cudaMemset is asynchronous and on the legacy stream: finish it before any timed launch.
+    MB_CHECK(cudaMemset(p, 0, b));
+    MB_CHECK(cudaDeviceSynchronize());
+  }
 }
 
 DevBuf::~DevBuf() {

@@ -123,9 +123,12 @@ void group_launch(Context& ctx) {
     const int k = 256;
     cudaGraph_t graph = nullptr;
     cudaGraphExec_t exec = nullptr;
-    MB_CHECK(cudaStreamBeginCapture(ctx.stream, cudaStreamCaptureModeThreadLocal));
-    for (int i = 0; i < k; ++i) k_empty<<<1, 1, 0, ctx.stream>>>();
-    MB_CHECK(cudaStreamEndCapture(ctx.stream, &graph));
+    cudaStream_t cap = nullptr;  // capture on a non-blocking stream (no implicit legacy-stream sync)
+    MB_CHECK(cudaStreamCreateWithFlags(&cap, cudaStreamNonBlocking));
+    MB_CHECK(cudaStreamBeginCapture(cap, cudaStreamCaptureModeThreadLocal));
+    for (int i = 0; i < k; ++i) k_empty<<<1, 1, 0, cap>>>();
+    MB_CHECK(cudaStreamEndCapture(cap, &graph));
+    (void)cudaStreamDestroy(cap);
     MB_CHECK(cudaGraphInstantiate(&exec, graph, 0));
     MB_CHECK(cudaGraphLaunch(exec, ctx.stream));
     ctx.sync();

@@ -416,7 +416,7 @@ int run(const Args& a) {
     ctx.l2_bytes = static_cast<std::size_t>(ctx.prop.l2CacheSize);
     (void)cudaDeviceGetAttribute(&ctx.clock_khz, cudaDevAttrClockRate, 0);
     (void)cudaGetLastError();
-    MB_CHECK(cudaStreamCreateWithFlags(&ctx.stream, cudaStreamNonBlocking));
+    MB_CHECK(cudaStreamCreate(&ctx.stream));  // blocking: ordered after legacy-stream memsets/copies
     MB_CHECK(cudaEventCreate(&ctx.ev0));
     MB_CHECK(cudaEventCreate(&ctx.ev1));
     ctx.flush_bytes = std::max<std::size_t>(4 * ctx.l2_bytes, 256u << 20);
