@@ -530,6 +530,11 @@ class Parser {
         o.ival = integer(next());
       } else {
         o.name = std::string(next().text);
+        if (is(",")) {  // texture/surface operands: [tex, {coords}]
+          while (accept(",")) o.elems.push_back(operand());
+          expect("]");
+          return o;
+        }
         while (is("+") || is("-")) {
           bool neg = next().text == "-";
           if (accept("-")) neg = !neg;

@@ -110,8 +110,8 @@ PtxCta::Impl::Impl(PtxCta& s, PtxKernel& kernel, std::uint64_t cta_linear)
     w.r64.assign(std::size_t{f.n64} * 32, 0);
     w.pred.assign(std::max<std::uint32_t>(f.npred, 1), 0);
     for (int l = 0; l < 32; ++l) {
-      if (f.local_bytes) w.local[l].assign(f.local_bytes, 0);
-      if (f.param_bytes) w.params[l].assign(f.param_bytes, 0);
+      if (f.local_bytes) w.lm().local[l].assign(f.local_bytes, 0);
+      if (f.param_bytes) w.lm().params[l].assign(f.param_bytes, 0);
     }
     w.bind_frame();
     w.stack.push_back({f.first, kNoReconv, w.valid});
@@ -199,7 +199,7 @@ void finish_frame(PtxCta::Impl& c, Warp& w) {
     int l = std::countr_zero(m);
     m &= m - 1;
     for (const auto& r : cs.rets)
-      std::memcpy(w.params[l].data() + caller.param_base + r[0], w.params[l].data() + fr.param_base + r[1],
+      std::memcpy(w.lm().params[l].data() + caller.param_base + r[0], w.lm().params[l].data() + fr.param_base + r[1],
                   static_cast<std::size_t>(r[2]));
   }
   w.frames.pop_back();
@@ -370,15 +370,15 @@ StepInfo PtxCta::step(int wi) {
       w.r64.resize(w.r64.size() + std::size_t{callee.n64} * 32, 0);
       w.pred.resize(w.pred.size() + callee.npred, 0);
       for (int l = 0; l < 32; ++l) {
-        if (w.local[l].size() < fr.local_base + callee.local_bytes) w.local[l].resize(fr.local_base + callee.local_bytes, 0);
-        if (w.params[l].size() < fr.param_base + callee.param_bytes) w.params[l].resize(fr.param_base + callee.param_bytes, 0);
+        if (w.lm().local[l].size() < fr.local_base + callee.local_bytes) w.lm().local[l].resize(fr.local_base + callee.local_bytes, 0);
+        if (w.lm().params[l].size() < fr.param_base + callee.param_bytes) w.lm().params[l].resize(fr.param_base + callee.param_bytes, 0);
       }
       std::uint32_t m = gm;
       while (m) {
         int l = std::countr_zero(m);
         m &= m - 1;
         for (const auto& a : cs.args)
-          std::memcpy(w.params[l].data() + fr.param_base + a[1], w.params[l].data() + caller.param_base + a[0],
+          std::memcpy(w.lm().params[l].data() + fr.param_base + a[1], w.lm().params[l].data() + caller.param_base + a[0],
                       static_cast<std::size_t>(a[2]));
       }
       w.frames.push_back(fr);

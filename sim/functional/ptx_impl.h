@@ -3,6 +3,7 @@
 #pragma once
 
 #include <bit>
+#include <memory>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -49,8 +50,17 @@ struct Warp {
   std::vector<std::uint32_t> pred;    // one mask per predicate register
   std::vector<std::uint32_t> s32;     // special registers (rows)
   std::vector<std::uint64_t> s64;
-  std::array<std::vector<std::uint8_t>, 32> local;   // per-lane local memory
-  std::array<std::vector<std::uint8_t>, 32> params;  // per-lane param areas (call frames)
+  // Per-lane local memory and param areas (call frames), allocated only for kernels that use
+  // them so that a warp stays small and hot in cache.
+  struct LaneMemory {
+    std::array<std::vector<std::uint8_t>, 32> local;
+    std::array<std::vector<std::uint8_t>, 32> params;
+  };
+  std::unique_ptr<LaneMemory> lanes;
+  LaneMemory& lm() {
+    if (!lanes) lanes = std::make_unique<LaneMemory>();
+    return *lanes;
+  }
   std::uint32_t carry = 0;            // per-lane carry flag (add.cc / addc)
   bool waiting = false;               // at a barrier
   int barrier_id = -1;

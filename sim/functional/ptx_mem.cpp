@@ -63,7 +63,7 @@ std::uint8_t* PtxCta::Impl::resolve(Warp& w, const Inst& in, Space space, std::u
                                std::to_string(k.dims().dynamic_shared) + " dynamic)");
       return shared.data() + addr;
     case Space::Local: {
-      auto& loc = w.local[lane];
+      auto& loc = w.lm().local[lane];
       if (addr + bytes > loc.size() || addr >= loc.size())
         fault(w, in, lane, std::string(write ? "write" : "read") + " of " + std::to_string(bytes) + " bytes at local address " +
                                hex(addr) + " is outside the thread's " + std::to_string(loc.size()) + "-byte local frame");
@@ -86,7 +86,7 @@ namespace {
 
 // Pointer into the per-lane param area of the current frame.
 std::uint8_t* frame_param(PtxCta::Impl& c, Warp& w, const Inst& in, int lane, std::uint64_t off, std::uint32_t bytes) {
-  auto& a = w.params[lane];
+  auto& a = w.lm().params[lane];
   if (off + bytes > a.size()) c.fault(w, in, lane, "param access outside the call frame");
   return a.data() + off;
 }
