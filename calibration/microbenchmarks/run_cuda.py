@@ -632,6 +632,8 @@ def summary_table(results, errors, groups_failed, out_path, sass_bad, dry):
     lines.append("%-34s %10s %-11s %s" % ("result", "median", "unit", "[p10, p90]"))
     spec_res = [r for r in results if r["name"].startswith("spec.")]
     sweeps = {"latency.chase_": "latency.chase_<footprint> (cycles)",
+              "bandwidth.l2_read_": "bandwidth.l2_read_<footprint> (GB/s; 8m is bandwidth.l2_read)",
+              "bandwidth.l1_read_": "bandwidth.l1_read_<footprint> (GB/s; 32k is bandwidth.l1_read)",
               "launch.empty_grid_": "launch.empty_grid_<grid>x<block> (us)"}
     swept = {k: [] for k in sweeps}
     for r in results:
@@ -873,6 +875,7 @@ def main():
     doc["clocks"]["mem_mhz"] = before.get("clocks.mem")
     doc["clocks"]["sm_mhz_measured"] = runner.sm_mhz
     doc["results"] = finalize(runner.results)
+    doc["values"] = {r["name"]: r["value"] for r in doc["results"]}  # name -> median, for quick use
     doc["errors"] += runner.errors
     doc["groups_failed"] = runner.groups_failed
     doc["groups_done"] = runner.groups_done

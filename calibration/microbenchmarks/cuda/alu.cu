@@ -233,13 +233,13 @@ static __device__ __forceinline__ void lat_body(unsigned long long* out, unsigne
 }
 
 // K chains x U steps per iteration: 128 steps per loop iteration (3 loop instructions besides).
-#define MB_ALU_PAIR(NAME, OP, K, U, MINB)                                                          \
-  extern "C" __global__ void __launch_bounds__(256, MINB)                                         \
-      issue_##NAME(unsigned long long* out, unsigned iters, float x) {                            \
-    issue_body<OP, K, U>(out, iters, x);                                                           \
-  }                                                                                                \
-  extern "C" __global__ void lat_##NAME(unsigned long long* out, unsigned iters, float x) {       \
-    lat_body<OP, 128>(out, iters, x);                                                              \
+#define MB_ALU_PAIR(NAME, OP, K, U, MINB)                                                   \
+  extern "C" __global__ void __launch_bounds__(256, MINB)                                   \
+      issue_##NAME(unsigned long long* out, unsigned iters, float x) {                      \
+    issue_body<OP, K, U>(out, iters, x);                                                    \
+  }                                                                                         \
+  extern "C" __global__ void lat_##NAME(unsigned long long* out, unsigned iters, float x) { \
+    lat_body<OP, 128>(out, iters, x);                                                       \
   }
 
 MB_ALU_PAIR(ffma, OpFfma, 8, 16, 8)

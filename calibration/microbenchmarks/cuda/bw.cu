@@ -48,7 +48,10 @@ static __device__ __forceinline__ unsigned ld_v4_cg(const uint4* p) {
   return a ^ b ^ c ^ d;
 }
 static __device__ __forceinline__ void st_v4(uint4* p, unsigned v) {
-  asm volatile("st.global.v4.u32 [%0], {%1,%2,%3,%4};" : : "l"(p), "r"(v), "r"(v ^ 1u), "r"(v ^ 2u), "r"(v ^ 3u) : "memory");
+  asm volatile("st.global.v4.u32 [%0], {%1,%2,%3,%4};"
+               :
+               : "l"(p), "r"(v), "r"(v ^ 1u), "r"(v ^ 2u), "r"(v ^ 3u)
+               : "memory");
 }
 struct V4 {
   unsigned x, y, z, w;
@@ -64,8 +67,8 @@ static __device__ __forceinline__ void st_v4v(uint4* p, const V4& v) {
 
 #define MB_SINK 0x9e3779b9u
 
-extern "C" __global__ void __launch_bounds__(256) bw_l1_read(const uint4* buf, unsigned* out,
-                                                             unsigned vec_per_pass, unsigned passes) {
+extern "C" __global__ void __launch_bounds__(256)
+    bw_l1_read(const uint4* buf, unsigned* out, unsigned vec_per_pass, unsigned passes) {
   unsigned acc = 0;
   const unsigned step = blockDim.x * 4u;
   for (unsigned p = 0; p < passes; ++p) {
@@ -82,8 +85,8 @@ extern "C" __global__ void __launch_bounds__(256) bw_l1_read(const uint4* buf, u
   if (acc == MB_SINK) out[0] = acc;
 }
 
-extern "C" __global__ void __launch_bounds__(256) bw_l2_read(const uint4* buf, unsigned* out,
-                                                             unsigned n_vec, unsigned passes) {
+extern "C" __global__ void __launch_bounds__(256)
+    bw_l2_read(const uint4* buf, unsigned* out, unsigned n_vec, unsigned passes) {
   unsigned acc = 0;
   const unsigned chunk = blockDim.x * 4u;
   const unsigned nchunks = n_vec / chunk;
@@ -103,8 +106,7 @@ extern "C" __global__ void __launch_bounds__(256) bw_l2_read(const uint4* buf, u
   if (acc == MB_SINK) out[0] = acc;
 }
 
-extern "C" __global__ void __launch_bounds__(256) bw_read(const uint4* buf, unsigned* out,
-                                                          unsigned long long n_vec) {
+extern "C" __global__ void __launch_bounds__(256) bw_read(const uint4* buf, unsigned* out, unsigned long long n_vec) {
   unsigned acc = 0;
   const unsigned long long bd = blockDim.x;
   const unsigned long long stride = static_cast<unsigned long long>(gridDim.x) * bd * 4ull;
@@ -120,8 +122,7 @@ extern "C" __global__ void __launch_bounds__(256) bw_read(const uint4* buf, unsi
   if (acc == MB_SINK) out[0] = acc;
 }
 
-extern "C" __global__ void __launch_bounds__(256) bw_write(uint4* buf, unsigned long long n_vec,
-                                                           unsigned value) {
+extern "C" __global__ void __launch_bounds__(256) bw_write(uint4* buf, unsigned long long n_vec, unsigned value) {
   const unsigned long long bd = blockDim.x;
   const unsigned long long stride = static_cast<unsigned long long>(gridDim.x) * bd * 4ull;
   unsigned long long i = static_cast<unsigned long long>(blockIdx.x) * bd * 4ull + threadIdx.x;
@@ -134,8 +135,7 @@ extern "C" __global__ void __launch_bounds__(256) bw_write(uint4* buf, unsigned 
   for (; i < n_vec; i += bd) st_v4(buf + i, value);
 }
 
-extern "C" __global__ void __launch_bounds__(256) bw_copy(const uint4* src, uint4* dst,
-                                                          unsigned long long n_vec) {
+extern "C" __global__ void __launch_bounds__(256) bw_copy(const uint4* src, uint4* dst, unsigned long long n_vec) {
   const unsigned long long bd = blockDim.x;
   const unsigned long long stride = static_cast<unsigned long long>(gridDim.x) * bd * 4ull;
   unsigned long long i = static_cast<unsigned long long>(blockIdx.x) * bd * 4ull + threadIdx.x;

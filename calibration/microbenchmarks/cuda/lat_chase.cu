@@ -59,15 +59,18 @@ static __device__ __forceinline__ unsigned long long chase_jump(unsigned long lo
   unsigned long long j = ((nodes * 40503ull) >> 16) | 1ull;  // 40503/65536 ~ 0.618
   for (;;) {
     unsigned long long a = j, b = nodes;
-    while (b != 0) { unsigned long long t = a % b; a = b; b = t; }
+    while (b != 0) {
+      unsigned long long t = a % b;
+      a = b;
+      b = t;
+    }
     if (a == 1) return j;
     j += 2;
   }
 }
 
-extern "C" __global__ void lat_ptr_chase(unsigned long long* buf, unsigned long long* out,
-                                         unsigned long long nodes, unsigned stride_elems,
-                                         unsigned pattern, unsigned flags, unsigned warm_steps,
+extern "C" __global__ void lat_ptr_chase(unsigned long long* buf, unsigned long long* out, unsigned long long nodes,
+                                         unsigned stride_elems, unsigned pattern, unsigned flags, unsigned warm_steps,
                                          unsigned steps) {
   const unsigned long long s = stride_elems;
   const unsigned long long jump = chase_jump(nodes, pattern);
@@ -111,8 +114,8 @@ extern "C" __global__ void lat_ptr_chase(unsigned long long* buf, unsigned long 
 // Computed chase on a zero buffer (u32 elements): idx' = (buf[idx] + idx + stride) & mask, i.e. a
 // walk with `stride` elements per step that wraps at mask+1 elements (mask+1 a power of two). One
 // thread; warm_steps untimed steps first (use >= one lap to make an L1/L2 footprint resident).
-extern "C" __global__ void lat_idx_chase(const unsigned* buf, unsigned long long* out, unsigned mask,
-                                         unsigned stride, unsigned warm_steps, unsigned steps) {
+extern "C" __global__ void lat_idx_chase(const unsigned* buf, unsigned long long* out, unsigned mask, unsigned stride,
+                                         unsigned warm_steps, unsigned steps) {
   if (threadIdx.x != 0 || blockIdx.x != 0) return;
   unsigned idx = 0;
   for (unsigned w = 0; w < warm_steps; ++w) idx = (ld_u32(buf + idx) + idx + stride) & mask;

@@ -80,8 +80,7 @@ extern "C" __global__ void smem_lat_chase(unsigned long long* out, unsigned stri
 //   chains == 4: four independent chains per thread -> with many warps this is the throughput
 //                (cycles per warp-wide LDS per SM = per-SM span / warp-LDS count).
 // out (u64): [3*b+0] t0, [3*b+1] t1, [3*b+2] smid for block b; [3*gridDim.x] sink.
-extern "C" __global__ void smem_bank(unsigned long long* out, unsigned stride_words, unsigned chains,
-                                     unsigned steps) {
+extern "C" __global__ void smem_bank(unsigned long long* out, unsigned stride_words, unsigned chains, unsigned steps) {
   __shared__ unsigned s[SMEM_WORDS];
   const unsigned lane = threadIdx.x & 31u;
   const unsigned w = (lane * stride_words) & (SMEM_WORDS - 1);
@@ -99,7 +98,10 @@ extern "C" __global__ void smem_bank(unsigned long long* out, unsigned stride_wo
     for (unsigned i = 0; i < steps; i += 8) {
 #pragma unroll
       for (int u = 0; u < 8; ++u) {
-        a0 = lds_chase(a0); a1 = lds_chase(a1); a2 = lds_chase(a2); a3 = lds_chase(a3);
+        a0 = lds_chase(a0);
+        a1 = lds_chase(a1);
+        a2 = lds_chase(a2);
+        a3 = lds_chase(a3);
       }
     }
   } else {

@@ -35,7 +35,9 @@ static __device__ __forceinline__ __attribute__((unused)) unsigned mb_smid() {
 
 extern "C" __global__ void k_empty() {}
 
-extern "C" __global__ void k_one_block(unsigned* out) { out[threadIdx.x] = threadIdx.x; }
+extern "C" __global__ void k_one_block(unsigned* out) {
+  out[threadIdx.x] = threadIdx.x;
+}
 
 extern "C" __global__ void cta_stamp(unsigned long long* out) {
   if (threadIdx.x == 0) {

@@ -59,60 +59,78 @@ struct Acc4 {
 };
 
 // mma.sync with an m16n8 C/D tile (4 x 32-bit per lane), A 4 x b32, B 2 x b32 per lane.
-#define MB_MMA_4x4(NAME, PTX, MASK, VARY)                                                          \
-  struct NAME {                                                                                    \
-    using T = Acc4;                                                                                \
-    static constexpr int kSass = 1;                                                                \
-    unsigned a0, a1, a2, a3, b0, b1;                                                               \
-    __device__ void vary() {                                                                       \
-      if (VARY) {                                                                                  \
-        asm volatile("add.u32 %0, %0, 0x01010101;" : "+r"(a0)); asm volatile("add.u32 %0, %0, 0x01030101;" : "+r"(a1)); \
-        asm volatile("add.u32 %0, %0, 0x01010501;" : "+r"(a2)); asm volatile("add.u32 %0, %0, 0x07010101;" : "+r"(a3)); \
-        asm volatile("add.u32 %0, %0, 0x01010109;" : "+r"(b0)); asm volatile("add.u32 %0, %0, 0x010b0101;" : "+r"(b1)); \
-      }                                                                                            \
-    }                                                                                              \
-    __device__ explicit NAME(float x)                                                              \
-        : a0(mma_bits(x, 1) & (MASK)), a1(mma_bits(x, 2) & (MASK)), a2(mma_bits(x, 3) & (MASK)),   \
-          a3(mma_bits(x, 4) & (MASK)), b0(mma_bits(x, 5) & (MASK)), b1(mma_bits(x, 6) & (MASK)) {} \
-    __device__ T init(unsigned k) const {                                                          \
-      T t;                                                                                         \
-      t.r[0] = k & 0xffu; t.r[1] = (k >> 8) & 0xffu; t.r[2] = 0u; t.r[3] = 1u;                     \
-      return t;                                                                                    \
-    }                                                                                              \
-    __device__ void step(T& d) const {                                                             \
-      asm volatile(PTX " {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"                    \
-                   : "+r"(d.r[0]), "+r"(d.r[1]), "+r"(d.r[2]), "+r"(d.r[3])                        \
-                   : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));                        \
-    }                                                                                              \
+#define MB_MMA_4x4(NAME, PTX, MASK, VARY)                                                              \
+  struct NAME {                                                                                        \
+    using T = Acc4;                                                                                    \
+    static constexpr int kSass = 1;                                                                    \
+    unsigned a0, a1, a2, a3, b0, b1;                                                                   \
+    __device__ void vary() {                                                                           \
+      if (VARY) {                                                                                      \
+        asm volatile("add.u32 %0, %0, 0x01010101;" : "+r"(a0));                                        \
+        asm volatile("add.u32 %0, %0, 0x01030101;" : "+r"(a1));                                        \
+        asm volatile("add.u32 %0, %0, 0x01010501;" : "+r"(a2));                                        \
+        asm volatile("add.u32 %0, %0, 0x07010101;" : "+r"(a3));                                        \
+        asm volatile("add.u32 %0, %0, 0x01010109;" : "+r"(b0));                                        \
+        asm volatile("add.u32 %0, %0, 0x010b0101;" : "+r"(b1));                                        \
+      }                                                                                                \
+    }                                                                                                  \
+    __device__ explicit NAME(float x)                                                                  \
+        : a0(mma_bits(x, 1) & (MASK)),                                                                 \
+          a1(mma_bits(x, 2) & (MASK)),                                                                 \
+          a2(mma_bits(x, 3) & (MASK)),                                                                 \
+          a3(mma_bits(x, 4) & (MASK)),                                                                 \
+          b0(mma_bits(x, 5) & (MASK)),                                                                 \
+          b1(mma_bits(x, 6) & (MASK)) {}                                                               \
+    __device__ T init(unsigned k) const {                                                              \
+      T t;                                                                                             \
+      t.r[0] = k & 0xffu;                                                                              \
+      t.r[1] = (k >> 8) & 0xffu;                                                                       \
+      t.r[2] = 0u;                                                                                     \
+      t.r[3] = 1u;                                                                                     \
+      return t;                                                                                        \
+    }                                                                                                  \
+    __device__ void step(T& d) const {                                                                 \
+      asm volatile(PTX " {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"                        \
+                   : "+r"(d.r[0]), "+r"(d.r[1]), "+r"(d.r[2]), "+r"(d.r[3])                            \
+                   : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));                            \
+    }                                                                                                  \
     __device__ unsigned long long fold(const T& d) const { return d.r[0] ^ d.r[1] ^ d.r[2] ^ d.r[3]; } \
   };
 
 // Masks keep the inputs finite and small: f16/bf16 pairs with exponent below 1.0, tf32 with
 // exponent fixed at [0.5, 1), fp8 e4m3 bytes below 1.0 (never the NaN code 0x7f).
 MB_MMA_4x4(OpMmaF16, "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", 0x37ff37ffu, false)
-MB_MMA_4x4(OpMmaF16v, "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", 0x37ff37ffu, true)
-MB_MMA_4x4(OpMmaBf16, "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", 0x3f3f3f3fu, false)
-MB_MMA_4x4(OpMmaS8, "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32", 0xffffffffu, false)
-MB_MMA_4x4(OpMmaE4m3, "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32", 0x37373737u, true)
+    MB_MMA_4x4(OpMmaF16v, "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", 0x37ff37ffu, true)
+        MB_MMA_4x4(OpMmaBf16, "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", 0x3f3f3f3fu, false)
+            MB_MMA_4x4(OpMmaS8, "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32", 0xffffffffu, false)
+                MB_MMA_4x4(OpMmaE4m3, "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32", 0x37373737u, true)
 
-struct OpMmaTf32 {
+                    struct OpMmaTf32 {
   using T = Acc4;
   static constexpr int kSass = 1;
   unsigned a0, a1, a2, a3, b0, b1;
   __device__ void vary() {}
   __device__ static unsigned tf(unsigned u) { return 0x3f000000u | (u & 0x007fe000u); }
   __device__ explicit OpMmaTf32(float x)
-      : a0(tf(mma_bits(x, 1))), a1(tf(mma_bits(x, 2))), a2(tf(mma_bits(x, 3))), a3(tf(mma_bits(x, 4))),
-        b0(tf(mma_bits(x, 5))), b1(tf(mma_bits(x, 6))) {}
+      : a0(tf(mma_bits(x, 1))),
+        a1(tf(mma_bits(x, 2))),
+        a2(tf(mma_bits(x, 3))),
+        a3(tf(mma_bits(x, 4))),
+        b0(tf(mma_bits(x, 5))),
+        b1(tf(mma_bits(x, 6))) {}
   __device__ T init(unsigned k) const {
     T t;
-    t.r[0] = k & 0xffu; t.r[1] = (k >> 8) & 0xffu; t.r[2] = 0u; t.r[3] = 1u;
+    t.r[0] = k & 0xffu;
+    t.r[1] = (k >> 8) & 0xffu;
+    t.r[2] = 0u;
+    t.r[3] = 1u;
     return t;
   }
   __device__ void step(T& d) const {
-    asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
-                 : "+r"(d.r[0]), "+r"(d.r[1]), "+r"(d.r[2]), "+r"(d.r[3])
-                 : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+    asm volatile(
+        "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+        : "+r"(d.r[0]), "+r"(d.r[1]), "+r"(d.r[2]), "+r"(d.r[3])
+        : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
   }
   __device__ unsigned long long fold(const T& d) const { return d.r[0] ^ d.r[1] ^ d.r[2] ^ d.r[3]; }
 };
@@ -206,13 +224,13 @@ static __device__ __forceinline__ void mma_lat_body(unsigned long long* out, uns
   }
 }
 
-#define MB_MMA_PAIR(NAME, OP)                                                                      \
-  extern "C" __global__ void __launch_bounds__(256, 4)                                            \
-      issue_##NAME(unsigned long long* out, unsigned iters, float x) {                            \
-    mma_issue_body<OP, 4, 8>(out, iters, x);                                                       \
-  }                                                                                                \
-  extern "C" __global__ void lat_##NAME(unsigned long long* out, unsigned iters, float x) {       \
-    mma_lat_body<OP, 32>(out, iters, x);                                                           \
+#define MB_MMA_PAIR(NAME, OP)                                                               \
+  extern "C" __global__ void __launch_bounds__(256, 4)                                      \
+      issue_##NAME(unsigned long long* out, unsigned iters, float x) {                      \
+    mma_issue_body<OP, 4, 8>(out, iters, x);                                                \
+  }                                                                                         \
+  extern "C" __global__ void lat_##NAME(unsigned long long* out, unsigned iters, float x) { \
+    mma_lat_body<OP, 32>(out, iters, x);                                                    \
   }
 
 MB_MMA_PAIR(mma_f16, OpMmaF16)

@@ -1,8 +1,8 @@
 // Shared host utilities of the CUDA microbenchmarks (see mb_host.h).
-#include "mb_host.h"
-
 #include <chrono>
 #include <cstring>
+
+#include "mb_host.h"
 
 namespace mb {
 
@@ -33,8 +33,7 @@ void check(cudaError_t e, const char* expr, const char* file, int line) {
   const bool sticky = is_sticky(e);
   if (!sticky) (void)cudaGetLastError();  // clear a non-sticky error so the next call is clean
   char buf[512];
-  std::snprintf(buf, sizeof buf, "%s: %s (%s) at %s:%d", expr, cudaGetErrorName(e), cudaGetErrorString(e),
-                file, line);
+  std::snprintf(buf, sizeof buf, "%s: %s (%s) at %s:%d", expr, cudaGetErrorName(e), cudaGetErrorString(e), file, line);
   throw CudaError(buf, sticky);
 }
 
@@ -42,11 +41,21 @@ std::string jstr(const std::string& s) {
   std::string o = "\"";
   for (unsigned char c : s) {
     switch (c) {
-      case '"': o += "\\\""; break;
-      case '\\': o += "\\\\"; break;
-      case '\n': o += "\\n"; break;
-      case '\r': o += "\\r"; break;
-      case '\t': o += "\\t"; break;
+      case '"':
+        o += "\\\"";
+        break;
+      case '\\':
+        o += "\\\\";
+        break;
+      case '\n':
+        o += "\\n";
+        break;
+      case '\r':
+        o += "\\r";
+        break;
+      case '\t':
+        o += "\\t";
+        break;
       default:
         if (c < 0x20) {
           char b[8];
@@ -67,8 +76,12 @@ std::string jnum(double v) {
   return b;
 }
 
-JObj& JObj::num(const std::string& k, double v) { return raw(k, jnum(v)); }
-JObj& JObj::str(const std::string& k, const std::string& v) { return raw(k, jstr(v)); }
+JObj& JObj::num(const std::string& k, double v) {
+  return raw(k, jnum(v));
+}
+JObj& JObj::str(const std::string& k, const std::string& v) {
+  return raw(k, jstr(v));
+}
 JObj& JObj::raw(const std::string& k, const std::string& json) {
   if (!body.empty()) body += ",";
   body += jstr(k) + ":" + json;
@@ -86,7 +99,9 @@ double percentile(std::vector<double> v, double p) {
   return v[lo] * (1.0 - f) + v[hi] * f;
 }
 
-double median(std::vector<double> v) { return percentile(std::move(v), 50.0); }
+double median(std::vector<double> v) {
+  return percentile(std::move(v), 50.0);
+}
 
 double Context::mhz() const {
   if (sm_mhz > 0) return sm_mhz;
@@ -94,7 +109,9 @@ double Context::mhz() const {
   return 1980.0;
 }
 
-void Context::sync() { MB_CHECK(cudaStreamSynchronize(stream)); }
+void Context::sync() {
+  MB_CHECK(cudaStreamSynchronize(stream));
+}
 
 void Context::flush_l2() {
   if (!flush_buf) return;
@@ -124,8 +141,7 @@ void emit_result(const std::string& name, const std::string& unit, const std::ve
   JObj o;
   o.str("name", name).str("unit", unit).raw("samples", s).raw("params", params.dump());
   std::printf("@@RESULT %s\n", o.dump().c_str());
-  std::printf("   %-40s %12s %s  (n=%zu)\n", name.c_str(), jnum(median(samples)).c_str(), unit.c_str(),
-              samples.size());
+  std::printf("   %-40s %12s %s  (n=%zu)\n", name.c_str(), jnum(median(samples)).c_str(), unit.c_str(), samples.size());
   std::fflush(stdout);
 }
 

@@ -4,22 +4,24 @@
 
 namespace mb {
 
-#define MB_K(n) {#n, reinterpret_cast<const void*>(&n)}
+#define MB_K(n) \
+  { #n, reinterpret_cast < const void*>(&n) }
 
 void kernels_alu(std::vector<KernelEntry>& k) {
-  const KernelEntry e[] = {
-      MB_K(issue_ffma),     MB_K(lat_ffma),     MB_K(issue_fadd),     MB_K(lat_fadd),
-      MB_K(issue_imad),     MB_K(lat_imad),     MB_K(issue_lop3),     MB_K(lat_lop3),
-      MB_K(issue_iadd_lop), MB_K(lat_iadd_lop), MB_K(issue_mufu_ex2), MB_K(lat_mufu_ex2),
-      MB_K(issue_mufu_rsq), MB_K(lat_mufu_rsq), MB_K(issue_mufu_sin), MB_K(lat_mufu_sin),
-      MB_K(issue_dfma),     MB_K(lat_dfma),     MB_K(issue_hfma2),    MB_K(lat_hfma2),
-      MB_K(issue_cvt),      MB_K(lat_cvt)};
+  const KernelEntry e[] = {MB_K(issue_ffma),     MB_K(lat_ffma),     MB_K(issue_fadd),     MB_K(lat_fadd),
+                           MB_K(issue_imad),     MB_K(lat_imad),     MB_K(issue_lop3),     MB_K(lat_lop3),
+                           MB_K(issue_iadd_lop), MB_K(lat_iadd_lop), MB_K(issue_mufu_ex2), MB_K(lat_mufu_ex2),
+                           MB_K(issue_mufu_rsq), MB_K(lat_mufu_rsq), MB_K(issue_mufu_sin), MB_K(lat_mufu_sin),
+                           MB_K(issue_dfma),     MB_K(lat_dfma),     MB_K(issue_hfma2),    MB_K(lat_hfma2),
+                           MB_K(issue_cvt),      MB_K(lat_cvt)};
   k.insert(k.end(), std::begin(e), std::end(e));
 }
 
-#define MB_OP(name, OP, sass, BPS)                                                                     \
-  PipeOp { #name, reinterpret_cast<const void*>(&issue_##name), reinterpret_cast<const void*>(&lat_##name), \
-           OP::kSass, sass, 0.0, BPS }
+#define MB_OP(name, OP, sass, BPS)                                                                                  \
+  PipeOp {                                                                                                          \
+#name, reinterpret_cast < const void*>(&issue_##name), reinterpret_cast < const void*>(&lat_##name), OP::kSass, \
+        sass, 0.0, BPS                                                                                              \
+  }
 
 void group_alu(Context& ctx) {
   std::vector<PipeOp> ops = {

@@ -4,7 +4,8 @@
 
 namespace mb {
 
-#define MB_K(n) {#n, reinterpret_cast<const void*>(&n)}
+#define MB_K(n) \
+  { #n, reinterpret_cast < const void*>(&n) }
 
 void kernels_atomics(std::vector<KernelEntry>& k) {
   const KernelEntry e[] = {MB_K(atom_global_u32), MB_K(atom_global_u32_uniform), MB_K(atom_global_f32),
@@ -81,7 +82,8 @@ void group_atomics(Context& ctx) {
       const unsigned sgrid = static_cast<unsigned>(ctx.sm_count), sblock = 1024;
       unsigned long long* o = out.as<unsigned long long>();
       const unsigned long long iters = calibrate_work(ctx, 8, 1u << 20, [&](unsigned long long n) {
-        return ctx.time_ms([&] { atom_shared_u32<<<sgrid, sblock, 0, ctx.stream>>>(o, na, static_cast<unsigned>(n), 1u); });
+        return ctx.time_ms(
+            [&] { atom_shared_u32<<<sgrid, sblock, 0, ctx.stream>>>(o, na, static_cast<unsigned>(n), 1u); });
       });
       std::vector<double> v;
       for (int r = 0; r < reps(ctx); ++r) {
@@ -118,13 +120,15 @@ void group_atomics(Context& ctx) {
       emit_result(name, "cycles", v, JObj().str("op", what).str("formula", "one thread, v = atom.add(p, v) chain"));
     });
   };
-  lat("latency.atomic_global",
+  lat(
+      "latency.atomic_global",
       [&] {
         atom_lat_global<<<1, 1, 0, ctx.stream>>>(buf.as<unsigned>(), out.as<unsigned long long>(), 1024u);
         MB_LAUNCHED();
       },
       "atom.global.add.u32 with return (ATOMG), same address, L2-resident");
-  lat("latency.atomic_shared",
+  lat(
+      "latency.atomic_shared",
       [&] {
         atom_lat_shared<<<1, 32, 0, ctx.stream>>>(out.as<unsigned long long>(), 1024u);
         MB_LAUNCHED();

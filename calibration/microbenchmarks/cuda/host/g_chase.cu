@@ -27,10 +27,10 @@ constexpr unsigned kStrideBytes = 128;  // one L1/L2 line per node
 
 void group_latency(Context& ctx) {
   const unsigned long long KiB = 1024, MiB = 1024 * KiB, GiB = 1024 * MiB;
-  std::vector<unsigned long long> fps = {8 * KiB,  16 * KiB, 32 * KiB,  64 * KiB,  128 * KiB, 256 * KiB,
-                                         512 * KiB, 1 * MiB, 2 * MiB,   4 * MiB,   8 * MiB,   16 * MiB,
-                                         24 * MiB, 32 * MiB, 40 * MiB,  48 * MiB,  56 * MiB,  64 * MiB,
-                                         96 * MiB, 128 * MiB, 256 * MiB, 512 * MiB, 1 * GiB};
+  std::vector<unsigned long long> fps = {8 * KiB,   16 * KiB,  32 * KiB,  64 * KiB,  128 * KiB, 256 * KiB,
+                                         512 * KiB, 1 * MiB,   2 * MiB,   4 * MiB,   8 * MiB,   16 * MiB,
+                                         24 * MiB,  32 * MiB,  40 * MiB,  48 * MiB,  56 * MiB,  64 * MiB,
+                                         96 * MiB,  128 * MiB, 256 * MiB, 512 * MiB, 1 * GiB};
   if (ctx.opt.quick) fps = {32 * KiB, 1 * MiB, 8 * MiB, 48 * MiB, 256 * MiB};
   const unsigned long long max_fp = *std::max_element(fps.begin(), fps.end());
 
@@ -60,9 +60,8 @@ void group_latency(Context& ctx) {
       ChaseResult r;
       for (int i = 0; i < reps(ctx); ++i) {
         if (!warm) ctx.flush_l2();
-        const float ms = ctx.time_ms([&] {
-          lat_ptr_chase<<<1, 1024, 0, ctx.stream>>>(b, o, nodes, se, pattern, flags, warm_steps, steps);
-        });
+        const float ms = ctx.time_ms(
+            [&] { lat_ptr_chase<<<1, 1024, 0, ctx.stream>>>(b, o, nodes, se, pattern, flags, warm_steps, steps); });
         MB_LAUNCHED();
         auto v = out.u64(4);
         r.cycles.push_back(static_cast<double>(v[0]) / static_cast<double>(v[1]));
@@ -88,10 +87,11 @@ void group_latency(Context& ctx) {
   for (unsigned long long fp : fps) run_chase("latency.chase_" + size_label(fp), fp, 1u);
 
   // Canonical names for the device file (same samples as the footprint they alias).
-  const std::vector<std::pair<std::string, std::string>> aliases = {
-      {"latency.l1_hit", "latency.chase_32k"},  {"latency.l2_hit", "latency.chase_8m"},
-      {"latency.l2_far", "latency.chase_48m"},  {"latency.hbm", "latency.chase_256m"},
-      {"latency.hbm_1g", "latency.chase_1g"}};
+  const std::vector<std::pair<std::string, std::string>> aliases = {{"latency.l1_hit", "latency.chase_32k"},
+                                                                    {"latency.l2_hit", "latency.chase_8m"},
+                                                                    {"latency.l2_far", "latency.chase_48m"},
+                                                                    {"latency.hbm", "latency.chase_256m"},
+                                                                    {"latency.hbm_1g", "latency.chase_1g"}};
   for (auto& [alias, src] : aliases) {
     auto it = keep.find(src);
     if (it == keep.end()) continue;

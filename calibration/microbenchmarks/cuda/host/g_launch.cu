@@ -1,9 +1,9 @@
 // Groups `clock` (measured SM clock, GPU warm-up) and `launch` (launch overhead, CTA dispatch),
 // on the kernels of launch.cu.
+#include <chrono>
+
 #include "../launch.cu"
 #include "mb_host.h"
-
-#include <chrono>
 
 namespace mb {
 
@@ -43,8 +43,10 @@ void group_clock(Context& ctx) {
     }
     ctx.sm_mhz = median(samples);
     emit_result("clock.sm_mhz_measured", "MHz", samples,
-                JObj().num("blocks", grid).num("spin_ns", static_cast<double>(ns)).str(
-                    "method", "d clock64 / d globaltimer per block, median over blocks"));
+                JObj()
+                    .num("blocks", grid)
+                    .num("spin_ns", static_cast<double>(ns))
+                    .str("method", "d clock64 / d globaltimer per block, median over blocks"));
   });
 }
 
@@ -57,15 +59,13 @@ void group_launch(Context& ctx) {
     MB_LAUNCHED();
     ctx.sync();
     std::vector<double> plain, queued;
-    for (int r = 0; r < n; ++r)
-      plain.push_back(us(ctx.time_ms([&] { k_empty<<<1, 1, 0, ctx.stream>>>(); })));
+    for (int r = 0; r < n; ++r) plain.push_back(us(ctx.time_ms([&] { k_empty<<<1, 1, 0, ctx.stream>>>(); })));
     MB_LAUNCHED();
-    for (int r = 0; r < n; ++r)
-      queued.push_back(us(ctx.time_ms_queued([&] { k_empty<<<1, 1, 0, ctx.stream>>>(); })));
+    for (int r = 0; r < n; ++r) queued.push_back(us(ctx.time_ms_queued([&] { k_empty<<<1, 1, 0, ctx.stream>>>(); })));
     MB_LAUNCHED();
-    emit_result("launch.empty_event_us", "us", plain,
-                JObj().str("method", "event record; k_empty<<<1,1>>>; event record; median").num("grid", 1).num(
-                    "block", 1));
+    emit_result(
+        "launch.empty_event_us", "us", plain,
+        JObj().str("method", "event record; k_empty<<<1,1>>>; event record; median").num("grid", 1).num("block", 1));
     emit_result("launch.empty_event_queued_us", "us", queued,
                 JObj().str("method", "as empty_event_us, queued behind a 50 us spin kernel: GPU-side only"));
   });
@@ -77,8 +77,7 @@ void group_launch(Context& ctx) {
       plain.push_back(us(ctx.time_ms([&] { k_one_block<<<1, 256, 0, ctx.stream>>>(out.as<unsigned>()); })));
     MB_LAUNCHED();
     for (int r = 0; r < n; ++r)
-      queued.push_back(
-          us(ctx.time_ms_queued([&] { k_one_block<<<1, 256, 0, ctx.stream>>>(out.as<unsigned>()); })));
+      queued.push_back(us(ctx.time_ms_queued([&] { k_one_block<<<1, 256, 0, ctx.stream>>>(out.as<unsigned>()); })));
     MB_LAUNCHED();
     emit_result("launch.one_block_event_us", "us", plain, JObj().num("grid", 1).num("block", 256));
     emit_result("launch.one_block_event_queued_us", "us", queued, JObj().num("grid", 1).num("block", 256));
@@ -159,18 +158,26 @@ void group_launch(Context& ctx) {
     }
     // Least-squares line through the medians.
     double mx = 0, my = 0;
-    for (std::size_t i = 0; i < xs.size(); ++i) { mx += xs[i]; my += ys[i]; }
+    for (std::size_t i = 0; i < xs.size(); ++i) {
+      mx += xs[i];
+      my += ys[i];
+    }
     mx /= xs.size();
     my /= ys.size();
     double sxy = 0, sxx = 0;
-    for (std::size_t i = 0; i < xs.size(); ++i) { sxy += (xs[i] - mx) * (ys[i] - my); sxx += (xs[i] - mx) * (xs[i] - mx); }
+    for (std::size_t i = 0; i < xs.size(); ++i) {
+      sxy += (xs[i] - mx) * (ys[i] - my);
+      sxx += (xs[i] - mx) * (xs[i] - mx);
+    }
     const double slope_us = sxx > 0 ? sxy / sxx : NAN;
     const double icpt_us = my - slope_us * mx;
     const double per_cta_ns = slope_us * 1000.0;
     const double per_sm_cycles = per_cta_ns * sms * ctx.mhz() / 1000.0;
     emit_result("launch.cta_ns_per_block", "ns", {per_cta_ns},
-                JObj().num("intercept_us", icpt_us).num("block", 32).str(
-                    "method", "slope of queued time(grid) for k_empty<<<grid,32>>>, grids 1..256 waves of SMs"));
+                JObj()
+                    .num("intercept_us", icpt_us)
+                    .num("block", 32)
+                    .str("method", "slope of queued time(grid) for k_empty<<<grid,32>>>, grids 1..256 waves of SMs"));
     emit_result("launch.cta_dispatch_cycles_per_sm", "cycles", {per_sm_cycles},
                 JObj().num("sm_mhz", ctx.mhz()).str("method", "cta_ns_per_block * SMs * SM clock"));
     // Same total CTAs with 256-thread blocks: does the block size matter?
@@ -201,8 +208,10 @@ void group_launch(Context& ctx) {
       v.push_back(median(gaps));
     }
     emit_result("launch.cta_interval_cycles_per_sm", "cycles", v,
-                JObj().num("grid", grid).num("block", 32).str(
-                    "method", "cta_stamp: median gap between consecutive block starts on the same SM (SM clock)"));
+                JObj()
+                    .num("grid", grid)
+                    .num("block", 32)
+                    .str("method", "cta_stamp: median gap between consecutive block starts on the same SM (SM clock)"));
   });
 }
 

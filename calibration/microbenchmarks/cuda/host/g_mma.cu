@@ -4,7 +4,8 @@
 
 namespace mb {
 
-#define MB_K(n) {#n, reinterpret_cast<const void*>(&n)}
+#define MB_K(n) \
+  { #n, reinterpret_cast < const void*>(&n) }
 
 void kernels_mma(std::vector<KernelEntry>& k) {
   const KernelEntry e[] = {MB_K(issue_mma_f16),  MB_K(lat_mma_f16),  MB_K(issue_mma_f16v), MB_K(lat_mma_f16v),
@@ -14,9 +15,11 @@ void kernels_mma(std::vector<KernelEntry>& k) {
   k.insert(k.end(), std::begin(e), std::end(e));
 }
 
-#define MB_MOP(name, sass, flops)                                                                  \
-  PipeOp { #name, reinterpret_cast<const void*>(&issue_##name), reinterpret_cast<const void*>(&lat_##name), 1, \
-           sass, flops, 4 }
+#define MB_MOP(name, sass, flops)                                                                                 \
+  PipeOp {                                                                                                        \
+#name, reinterpret_cast < const void*>(&issue_##name), reinterpret_cast < const void*>(&lat_##name), 1, sass, \
+        flops, 4                                                                                                  \
+  }
 
 void group_mma(Context& ctx) {
   std::vector<PipeOp> ops = {

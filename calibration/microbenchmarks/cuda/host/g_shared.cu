@@ -29,8 +29,10 @@ void group_shared(Context& ctx) {
       v.push_back(static_cast<double>(rec[0]) / static_cast<double>(rec[1]));
     }
     emit_result("latency.smem", "cycles", v,
-                JObj().num("timed_steps", steps).str("kernel", "smem_lat_chase").str(
-                    "formula", "one thread, dependent ld.shared (LDS back to back, no arithmetic)"));
+                JObj()
+                    .num("timed_steps", steps)
+                    .str("kernel", "smem_lat_chase")
+                    .str("formula", "one thread, dependent ld.shared (LDS back to back, no arithmetic)"));
   });
 
   const std::vector<unsigned> strides = {1, 2, 4, 8, 16, 32};

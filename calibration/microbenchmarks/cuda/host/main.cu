@@ -13,11 +13,11 @@
 //       | b:<type>:<count>:<init>               buffer, type f32 f16 bf16 f64 i32 u32 i64 u8,
 //                                               init zeros | iota | uniform | randint:LO:HI
 // Buffers are initialised as kernsim does (api/launch_spec.cpp: counter-based splitmix64).
-#include "mb_host.h"
-
 #include <cstring>
 #include <fstream>
 #include <sstream>
+
+#include "mb_host.h"
 
 namespace mb {
 
@@ -38,8 +38,8 @@ namespace {
 struct SpecArg {
   bool buffer = false;
   std::string type;
-  std::string value;                // scalar text
-  unsigned long long count = 0;     // buffer
+  std::string value;             // scalar text
+  unsigned long long count = 0;  // buffer
   std::string init = "zeros";
 };
 
@@ -187,11 +187,18 @@ std::vector<unsigned char> init_bytes(const SpecArg& a, unsigned long long seed,
   const bool is_float = a.type == "f32" || a.type == "f64" || a.type == "f16" || a.type == "bf16";
   auto store = [&](std::size_t i, double v, long long iv, bool integral) {
     unsigned char* p = out.data() + i * es;
-    if (a.type == "f32") { const float f = static_cast<float>(v); std::memcpy(p, &f, 4); }
-    else if (a.type == "f64") { std::memcpy(p, &v, 8); }
-    else if (a.type == "f16") { const unsigned short h = f2h(static_cast<float>(v)); std::memcpy(p, &h, 2); }
-    else if (a.type == "bf16") { const unsigned short h = f2bf(static_cast<float>(v)); std::memcpy(p, &h, 2); }
-    else {
+    if (a.type == "f32") {
+      const float f = static_cast<float>(v);
+      std::memcpy(p, &f, 4);
+    } else if (a.type == "f64") {
+      std::memcpy(p, &v, 8);
+    } else if (a.type == "f16") {
+      const unsigned short h = f2h(static_cast<float>(v));
+      std::memcpy(p, &h, 2);
+    } else if (a.type == "bf16") {
+      const unsigned short h = f2bf(static_cast<float>(v));
+      std::memcpy(p, &h, 2);
+    } else {
       const long long x = integral ? iv : static_cast<long long>(v);
       std::memcpy(p, &x, es);  // little-endian truncation to the element size
     }
@@ -205,7 +212,7 @@ std::vector<unsigned char> init_bytes(const SpecArg& a, unsigned long long seed,
         store(i, static_cast<double>(r >> 40) / 8388608.0 - 1.0, 0, false);
       } else {
         const long long v = (a.type == "u8" || a.type == "u32") ? static_cast<long long>(r & 0xff)
-                                                                 : static_cast<long long>(r & 0xff) - 128;
+                                                                : static_cast<long long>(r & 0xff) - 128;
         store(i, 0, v, true);
       }
     }
@@ -234,8 +241,8 @@ const void* find_kernel(const std::string& name) {
 }
 
 void print_layout(const Spec& s) {
-  std::printf("PARSED %s %s grid=%u,%u,%u block=%u,%u,%u smem=%llu registered=%d args=", s.id.c_str(),
-              s.kernel.c_str(), s.grid[0], s.grid[1], s.grid[2], s.block[0], s.block[1], s.block[2], s.smem,
+  std::printf("PARSED %s %s grid=%u,%u,%u block=%u,%u,%u smem=%llu registered=%d args=", s.id.c_str(), s.kernel.c_str(),
+              s.grid[0], s.grid[1], s.grid[2], s.block[0], s.block[1], s.block[2], s.smem,
               find_kernel(s.kernel) ? 1 : 0);
   for (std::size_t i = 0; i < s.args.size(); ++i) {
     const auto& a = s.args[i];
@@ -324,8 +331,9 @@ void group_specs(Context& ctx, const std::string& file) {
                       .num("buffer_bytes", bytes_total)
                       .num("queued_us", median(us_q))
                       .num("sm_mhz", ctx.mhz())
-                      .str("formula", "event time of one launch after an L2 flush (cold caches, as kernsim "
-                                      "assumes); queued_us: the same queued behind a spin kernel"));
+                      .str("formula",
+                           "event time of one launch after an L2 flush (cold caches, as kernsim "
+                           "assumes); queued_us: the same queued behind a spin kernel"));
     });
   }
 }
@@ -354,15 +362,24 @@ Args parse_args(int argc, char** argv) {
       if (i + 1 >= argc) usage(s + " needs a value");
       return argv[++i];
     };
-    if (s == "--groups") a.groups = split(val(), ',');
-    else if (s == "--quick") a.opt.quick = true;
-    else if (s == "--reps") a.opt.reps = std::stoi(val());
-    else if (s == "--target-ms") a.opt.target_ms = std::stod(val());
-    else if (s == "--sm-mhz") a.sm_mhz = std::stod(val());
-    else if (s == "--specs") a.specs = val();
-    else if (s == "--list-kernels") a.list = true;
-    else if (s == "--parse-specs") a.parse = val();
-    else usage("unknown option " + s);
+    if (s == "--groups")
+      a.groups = split(val(), ',');
+    else if (s == "--quick")
+      a.opt.quick = true;
+    else if (s == "--reps")
+      a.opt.reps = std::stoi(val());
+    else if (s == "--target-ms")
+      a.opt.target_ms = std::stod(val());
+    else if (s == "--sm-mhz")
+      a.sm_mhz = std::stod(val());
+    else if (s == "--specs")
+      a.specs = val();
+    else if (s == "--list-kernels")
+      a.list = true;
+    else if (s == "--parse-specs")
+      a.parse = val();
+    else
+      usage("unknown option " + s);
   }
   return a;
 }
@@ -436,18 +453,29 @@ int run(const Args& a) {
     std::printf("@@GROUP_START %s\n", g.c_str());
     std::fflush(stdout);
     try {
-      if (g == "clock") group_clock(ctx);
-      else if (g == "latency") group_latency(ctx);
-      else if (g == "shared") group_shared(ctx);
-      else if (g == "alu") group_alu(ctx);
-      else if (g == "mma") group_mma(ctx);
-      else if (g == "bandwidth") group_bandwidth(ctx);
-      else if (g == "atomics") group_atomics(ctx);
-      else if (g == "launch") group_launch(ctx);
+      if (g == "clock")
+        group_clock(ctx);
+      else if (g == "latency")
+        group_latency(ctx);
+      else if (g == "shared")
+        group_shared(ctx);
+      else if (g == "alu")
+        group_alu(ctx);
+      else if (g == "mma")
+        group_mma(ctx);
+      else if (g == "bandwidth")
+        group_bandwidth(ctx);
+      else if (g == "atomics")
+        group_atomics(ctx);
+      else if (g == "launch")
+        group_launch(ctx);
       else if (g == "specs") {
-        if (a.specs.empty()) emit_error(ctx, "specs", "no --specs file given");
-        else group_specs(ctx, a.specs);
-      } else emit_error(ctx, g, "unknown group");
+        if (a.specs.empty())
+          emit_error(ctx, "specs", "no --specs file given");
+        else
+          group_specs(ctx, a.specs);
+      } else
+        emit_error(ctx, g, "unknown group");
       // A sticky error from the last asynchronous launch surfaces here.
       MB_CHECK(cudaDeviceSynchronize());
     } catch (const std::exception& e) {

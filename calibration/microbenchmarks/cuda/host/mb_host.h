@@ -38,9 +38,9 @@ void check(cudaError_t e, const char* expr, const char* file, int line);
 #define MB_LAUNCHED() ::mb::check(cudaGetLastError(), "kernel launch", __FILE__, __LINE__)
 
 // ---- JSON helpers (just enough for flat objects) ---------------------------------------------
-std::string jstr(const std::string& s);     // quoted, escaped
-std::string jnum(double v);                 // %.9g, or null for NaN/inf
-struct JObj {                               // builds {"k":v,...} in insertion order
+std::string jstr(const std::string& s);  // quoted, escaped
+std::string jnum(double v);              // %.9g, or null for NaN/inf
+struct JObj {                            // builds {"k":v,...} in insertion order
   std::string body;
   JObj& num(const std::string& k, double v);
   JObj& str(const std::string& k, const std::string& v);
@@ -55,8 +55,8 @@ double percentile(std::vector<double> v, double p);  // p in [0, 100], linear in
 // ---- the run context ---------------------------------------------------------------------------
 struct Options {
   bool quick = false;
-  int reps = 30;            // repetitions per measurement (>= 20 enforced)
-  double target_ms = 2.0;   // kernels with a work knob are scaled to run about this long
+  int reps = 30;           // repetitions per measurement (>= 20 enforced)
+  double target_ms = 2.0;  // kernels with a work knob are scaled to run about this long
 };
 
 struct Context {
@@ -64,18 +64,18 @@ struct Context {
   int device = 0;
   cudaDeviceProp prop{};
   int sm_count = 0;
-  int clock_khz = 0;            // attribute cudaDevAttrClockRate (may be 0 on CUDA 13)
-  double sm_mhz = 0;            // measured by the clock group (0 until then)
+  int clock_khz = 0;  // attribute cudaDevAttrClockRate (may be 0 on CUDA 13)
+  double sm_mhz = 0;  // measured by the clock group (0 until then)
   std::size_t l2_bytes = 0;
   cudaStream_t stream = nullptr;
   cudaEvent_t ev0 = nullptr, ev1 = nullptr;
-  void* flush_buf = nullptr;    // read to evict L2 (>= 4x L2)
+  void* flush_buf = nullptr;  // read to evict L2 (>= 4x L2)
   std::size_t flush_bytes = 0;
   unsigned* flush_sink = nullptr;
-  std::string group;            // current group, for error lines
+  std::string group;  // current group, for error lines
 
-  double mhz() const;           // measured SM clock, else the attribute, else 1980 (H200 max)
-  void flush_l2();              // streams flush_buf through L2 (a bw_read launch); not timed
+  double mhz() const;  // measured SM clock, else the attribute, else 1980 (H200 max)
+  void flush_l2();     // streams flush_buf through L2 (a bw_read launch); not timed
   // Event time of whatever `enqueue` puts on `stream`, in ms.
   float time_ms(const std::function<void()>& enqueue);
   // Same, but a spin kernel of `spin_us` runs first so the timed work is queued on the GPU
@@ -110,7 +110,10 @@ struct DevBuf {
   ~DevBuf();
   DevBuf(const DevBuf&) = delete;
   DevBuf& operator=(const DevBuf&) = delete;
-  DevBuf(DevBuf&& o) noexcept : p(o.p), bytes(o.bytes) { o.p = nullptr; o.bytes = 0; }
+  DevBuf(DevBuf&& o) noexcept : p(o.p), bytes(o.bytes) {
+    o.p = nullptr;
+    o.bytes = 0;
+  }
   DevBuf& operator=(DevBuf&& o) noexcept {
     if (this != &o) {
       if (p) (void)cudaFree(p);
@@ -121,7 +124,10 @@ struct DevBuf {
     }
     return *this;
   }
-  template <class T> T* as() const { return static_cast<T*>(p); }
+  template <class T>
+  T* as() const {
+    return static_cast<T*>(p);
+  }
   std::vector<unsigned long long> u64(std::size_t n) const;  // copies the first n u64 back
 };
 

@@ -5,8 +5,8 @@ namespace mb {
 
 namespace {
 
-void launch_pipe(const void* fn, unsigned grid, unsigned block, cudaStream_t s, unsigned long long* out,
-                 unsigned iters, float x) {
+void launch_pipe(const void* fn, unsigned grid, unsigned block, cudaStream_t s, unsigned long long* out, unsigned iters,
+                 float x) {
   void* args[] = {&out, &iters, &x};
   MB_CHECK(cudaLaunchKernel(fn, dim3(grid), dim3(block), args, 0, s));
 }
@@ -29,8 +29,8 @@ void run_pipe_op(Context& ctx, const PipeOp& p) {
     std::vector<double> cyc, ms_v;
     double warps_per_smsp = 0;
     for (int r = 0; r < reps(ctx); ++r) {
-      const float ms = ctx.time_ms(
-          [&] { launch_pipe(p.issue, grid, p.block, ctx.stream, o, static_cast<unsigned>(iters), x); });
+      const float ms =
+          ctx.time_ms([&] { launch_pipe(p.issue, grid, p.block, ctx.stream, o, static_cast<unsigned>(iters), x); });
       auto rec = out.u64(3ull * grid + 2);
       const double steps = static_cast<double>(rec[3ull * grid + 1]);
       std::vector<double> per_sm;
