@@ -891,7 +891,7 @@ def main():
                   v == "ok" for v in (doc.get("clang") or {}).get("files", {}).values()))
         say("DRY RUN %s" % ("PASSED" if ok else "FOUND PROBLEMS (see above and %s)" % out_path), logf)
         return 0 if ok else 1
-    return 0
+    return 0 if doc["results"] else 1
 
 
 if __name__ == "__main__":
