@@ -67,7 +67,7 @@ void group_launch(Context& ctx) {
         "launch.empty_event_us", "us", plain,
         JObj().str("method", "event record; k_empty<<<1,1>>>; event record; median").num("grid", 1).num("block", 1));
     emit_result("launch.empty_event_queued_us", "us", queued,
-                JObj().str("method", "as empty_event_us, queued behind a 50 us spin kernel: GPU-side only"));
+                JObj().str("method", "as empty_event_us, queued behind a 100 us spin kernel: GPU-side only"));
   });
 
   guarded(ctx, "launch.one_block_event_us", [&] {

@@ -80,7 +80,7 @@ struct Context {
   float time_ms(const std::function<void()>& enqueue);
   // Same, but a spin kernel of `spin_us` runs first so the timed work is queued on the GPU
   // before the first event fires: the result excludes host submission gaps.
-  float time_ms_queued(const std::function<void()>& enqueue, double spin_us = 50.0);
+  float time_ms_queued(const std::function<void()>& enqueue, double spin_us = 100.0);
   void sync();
 };
 
