@@ -8,6 +8,8 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <map>
+#include <mutex>
 #include <regex>
 #include <sstream>
 #include <unistd.h>
@@ -55,7 +57,9 @@ std::optional<fs::path> ptxas() {
 }
 
 std::string tool_version(const fs::path& tool) {
+  static std::mutex mu;
   static std::map<std::string, std::string> memo;
+  std::lock_guard<std::mutex> lock(mu);
   auto it = memo.find(tool.string());
   if (it != memo.end()) return it->second;
   ProcessResult r = run_process({tool.string(), "--version"});

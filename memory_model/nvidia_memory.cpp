@@ -141,27 +141,25 @@ double NvMemorySystem::shared(int sm, double t, const std::uint64_t* addrs, std:
   const std::uint32_t lanes_per_phase = std::max<std::uint32_t>(1, 32 / words_per_lane);
   std::uint32_t wavefronts = 0;
   std::uint32_t ideal = 0;
+  std::uint64_t words[32 * 4];
   for (std::uint32_t phase = 0; phase * lanes_per_phase < 32; ++phase) {
     std::uint32_t pm = mask & (lanes_per_phase >= 32 ? 0xffffffffu : (((1u << lanes_per_phase) - 1) << (phase * lanes_per_phase)));
     if (!pm) continue;
     ++ideal;
-    // distinct words per bank
-    std::uint64_t words[32 * 4];
+    // the words this phase touches, sorted so that duplicates (broadcasts) are adjacent
     int nw = 0;
     for (std::uint32_t m = pm; m;) {
       const int l = std::countr_zero(m);
       m &= m - 1;
-      for (std::uint32_t k = 0; k < words_per_lane; ++k) {
-        std::uint64_t w = addrs[l] / width + k;
-        bool f = false;
-        for (int i = 0; i < nw; ++i)
-          if (words[i] == w) { f = !atomic; break; }  // broadcast reads; atomics to a word serialise
-        if (!f) words[nw++] = w;
-      }
+      for (std::uint32_t k = 0; k < words_per_lane; ++k) words[nw++] = addrs[l] / width + k;
     }
+    std::sort(words, words + nw);
     std::uint32_t per_bank[64] = {};
     std::uint32_t worst = 1;
-    for (int i = 0; i < nw; ++i) worst = std::max(worst, ++per_bank[words[i] % banks]);
+    for (int i = 0; i < nw; ++i) {
+      if (i > 0 && words[i] == words[i - 1] && !atomic) continue;  // broadcast; atomics to one word serialise
+      worst = std::max(worst, ++per_bank[words[i] % banks]);
+    }
     wavefronts += worst;
   }
   c_.shared_wavefronts += wavefronts;

@@ -161,6 +161,7 @@ struct PtxCta::Impl {
 
   // memory helpers
   std::uint64_t lane_address(Warp& w, const isa::ptx::Addr& a, int lane);
+  void warp_addresses(Warp& w, const isa::ptx::Addr& a, std::uint32_t mask);  // fills w.addrs for Reg bases
   std::uint8_t* resolve(Warp& w, const Inst& in, Space space, std::uint64_t addr, std::uint32_t bytes, int lane,
                         bool write, Space* resolved);
   std::uint32_t shared_size() const { return static_cast<std::uint32_t>(shared.size()); }

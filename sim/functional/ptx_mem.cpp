@@ -32,6 +32,19 @@ std::uint64_t PtxCta::Impl::lane_address(Warp& w, const P::Addr& a, int lane) {
   return 0;
 }
 
+void PtxCta::Impl::warp_addresses(Warp& w, const P::Addr& a, std::uint32_t m) {
+  const std::uint64_t off = static_cast<std::uint64_t>(a.offset);
+  if (a.base.bank == Bank::R64) {
+    const std::uint64_t* B = row64(w, a.base);
+    for_lanes(m, [&](int l) { w.addrs[l] = B[l] + off; });
+  } else if (a.base.bank == Bank::R32 || a.base.bank == Bank::C32 || a.base.bank == Bank::S32) {
+    const std::uint32_t* B = row32(w, a.base);
+    for_lanes(m, [&](int l) { w.addrs[l] = B[l] + off; });
+  } else {
+    for_lanes(m, [&](int l) { w.addrs[l] = lane_address(w, a, l); });
+  }
+}
+
 std::uint8_t* PtxCta::Impl::resolve(Warp& w, const Inst& in, Space space, std::uint64_t addr, std::uint32_t bytes,
                                     int lane, bool write, Space* resolved) {
   if (bytes > 1 && (addr % bytes) != 0)
@@ -210,12 +223,11 @@ Space PtxCta::Impl::exec_mem(Warp& w, const Inst& in, std::uint32_t m) {
       if (!frame_param_access && in.addr.kind == AddrBase::Reg && (in.space == Space::Global || in.space == Space::Generic) &&
           m == kFullMask) {
         // fast path: the whole warp inside one global allocation
+        warp_addresses(w, in.addr, kFullMask);
         std::uint64_t lo = ~std::uint64_t{0}, hi = 0;
         for (int l = 0; l < 32; ++l) {
-          std::uint64_t a = lane_address(w, in.addr, l);
-          w.addrs[l] = a;
-          lo = std::min(lo, a);
-          hi = std::max(hi, a);
+          lo = std::min(lo, w.addrs[l]);
+          hi = std::max(hi, w.addrs[l]);
         }
         Allocation* al = (lo >= P::kGlobalBase && hi < P::kLocalWindow) ? k.memory().find(lo, hi - lo + bytes) : nullptr;
         bool aligned = true;
@@ -226,6 +238,17 @@ Space PtxCta::Impl::exec_mem(Warp& w, const Inst& in, std::uint32_t m) {
           resolved = Space::Global;
         } else {
           for (int l = 0; l < 32; ++l) ptrs[l] = resolve(w, in, in.space, w.addrs[l], bytes, l, !is_ld, &resolved);
+        }
+      } else if (!frame_param_access && in.space == Space::Shared && in.addr.kind == AddrBase::Reg) {
+        // shared memory: one range check for the warp when every lane is in bounds and aligned
+        warp_addresses(w, in.addr, m);
+        std::uint64_t lo = ~std::uint64_t{0}, hi = 0, mis = 0;
+        for_lanes(m, [&](int l) { lo = std::min(lo, w.addrs[l]); hi = std::max(hi, w.addrs[l]); mis |= w.addrs[l] & (bytes - 1); });
+        if (mis == 0 && hi + bytes <= shared.size()) {
+          for_lanes(m, [&](int l) { ptrs[l] = shared.data() + w.addrs[l]; });
+          resolved = Space::Shared;
+        } else {
+          for_lanes(m, [&](int l) { ptrs[l] = resolve(w, in, in.space, w.addrs[l], bytes, l, !is_ld, &resolved); });
         }
       } else {
         for_lanes(m, [&](int l) {

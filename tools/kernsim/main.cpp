@@ -13,10 +13,13 @@
 #include <iostream>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "api/launch_spec.h"
 #include "api/run.h"
+#include "api/validate.h"
+#include "base/files.h"
 #include "base/error.h"
 #include "device/loader.h"
 
@@ -29,6 +32,9 @@ const char* kUsage =
     "usage:\n"
     "  kernsim run SPEC.json [--arch NAME | --device FILE] [--json] [--full] [--dump-buffers DIR]\n"
     "                        [--max-instructions N]\n"
+    "  kernsim validate DIR [--arch NAME | --device FILE] [--measured CSV] [--json] [--threads N]\n"
+    "                        [--only SUBSTRING]\n"
+    "                                  predicted vs measured times for every launch spec under DIR\n"
     "  kernsim devices [--schema]      list the built-in devices (or the device-file schema)\n"
     "  kernsim device (NAME | --device FILE)\n"
     "                                  print a device with the provenance of every value\n"
@@ -36,7 +42,8 @@ const char* kUsage =
 
 struct Args {
   std::vector<std::string> positional;
-  std::optional<std::string> arch, device_file, dump_dir;
+  std::optional<std::string> arch, device_file, dump_dir, measured, only;
+  int threads = 0;
   bool json = false, full = false, schema = false;
   std::uint64_t max_instructions = 0;
 };
@@ -52,6 +59,12 @@ Args parse_args(int argc, char** argv, int first) {
     if (s == "--arch") a.arch = value("--arch");
     else if (s == "--device") a.device_file = value("--device");
     else if (s == "--dump-buffers") a.dump_dir = value("--dump-buffers");
+    else if (s == "--measured") a.measured = value("--measured");
+    else if (s == "--only") a.only = value("--only");
+    else if (s == "--threads") {
+      std::string v = value("--threads");
+      try { a.threads = std::stoi(v); } catch (...) { throw Error(ErrorKind::Usage, "--threads needs a number, got " + v); }
+    }
     else if (s == "--json") a.json = true;
     else if (s == "--full") a.full = true;
     else if (s == "--schema") a.schema = true;
@@ -75,6 +88,18 @@ int cmd_run(const Args& a) {
   auto r = kernsim::api::run_launch(spec, dev, opts);
   if (a.json) std::cout << r.report_json << "\n";
   else std::cout << r.report_text;
+  return 0;
+}
+
+int cmd_validate(const Args& a) {
+  if (a.positional.size() != 1) throw Error(ErrorKind::Usage, "validate needs exactly one directory of launch specs");
+  auto dev = kernsim::device::resolve_device(a.arch, a.device_file);
+  std::string csv = a.measured ? *a.measured
+                               : (kernsim::data_dir() / "calibration" / "data" / dev.name / "validation_measured.csv").string();
+  int threads = a.threads > 0 ? a.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  auto s = kernsim::api::validate(a.positional[0], csv, dev, threads, a.only.value_or(""));
+  if (a.json) std::cout << kernsim::api::to_json(s, dev.name) << "\n";
+  else std::cout << kernsim::api::to_text(s);
   return 0;
 }
 
@@ -134,6 +159,7 @@ int main(int argc, char** argv) {
     Args a = parse_args(argc, argv, 2);
     if (cmd == "run") return cmd_run(a);
     if (cmd == "devices") return cmd_devices(a);
+    if (cmd == "validate") return cmd_validate(a);
     if (cmd == "device") return cmd_device(a);
     throw Error(ErrorKind::Usage, "unknown command `" + cmd + "`\n" + kUsage);
   } catch (const Error& e) {
