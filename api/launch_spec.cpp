@@ -411,6 +411,14 @@ std::vector<std::uint8_t> make_initial_bytes(const LaunchSpec& s, std::size_t ar
       std::memcpy(out.data(), bytes.data(), out.size());
       break;
     }
+    case Init::Kind::Host: {
+      if (!b.init.host || b.init.host->size() != out.size())
+        throw Error(ErrorKind::LaunchSpec, "`args[" + std::to_string(arg_index) + "]`: the host data has " +
+                                               std::to_string(b.init.host ? b.init.host->size() : 0) + " bytes but the buffer holds " +
+                                               std::to_string(out.size()) + " (" + std::to_string(b.count) + " x " + to_string(b.type) + ")");
+      std::memcpy(out.data(), b.init.host->data(), out.size());
+      break;
+    }
   }
   return out;
 }

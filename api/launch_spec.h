@@ -17,6 +17,7 @@
 #include <array>
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -36,11 +37,14 @@ std::size_t size_of(ScalarType t);
 std::size_t size_of(ElemType t);
 
 struct Init {
-  enum class Kind { Zeros, Uniform, Iota, RandInt, File };
+  // Host: bytes given in memory by a program that embeds kernsim (the Python package); never
+  // produced by parsing a spec file.
+  enum class Kind { Zeros, Uniform, Iota, RandInt, File, Host };
   Kind kind = Kind::Zeros;
   std::int64_t lo = 0, hi = 0;          // RandInt: inclusive range
   std::filesystem::path file;           // File: resolved path
   std::string text;                     // as written, for messages
+  std::shared_ptr<const std::vector<std::uint8_t>> host;  // Host: exactly count elements
 };
 
 struct ScalarArg {

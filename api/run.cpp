@@ -133,6 +133,7 @@ RunResult run_launch(const LaunchSpec& spec, const device::DeviceSpec& dev, cons
   eo.kernel_name = ki.demangled;
   eo.num_sms = static_cast<std::uint32_t>(dev.sm.count);
   if (opts.max_instructions) eo.max_warp_instructions = opts.max_instructions;
+  eo.wall_time_limit_s = opts.wall_time_limit_s;
   sim::PtxKernel kernel(prog, mem, dims, params, eo);
 
   sim::KernelResources kr;

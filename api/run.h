@@ -22,6 +22,7 @@ struct RunOptions {
   std::optional<std::filesystem::path> dump_dir;   // write arg<N>.in.bin / arg<N>.out.bin
   std::uint64_t max_instructions = 0;              // per launch, warp instructions; 0 = default
   bool keep_outputs = false;                       // return output buffers (Python)
+  double wall_time_limit_s = 0;                    // per launch, simulation only; 0 = none
 };
 
 struct BufferOut {

@@ -12,6 +12,7 @@
 #include <mutex>
 #include <regex>
 #include <sstream>
+#include <thread>
 #include <unistd.h>
 
 #include "base/error.h"
@@ -236,7 +237,8 @@ DeviceModule compile(const fs::path& source, const CompileOptions& opt) {
     m.text = bytes;
     m.producer = "ptx file";
   } else if (ext == ".cu") {
-    fs::path tmpdir = fs::temp_directory_path() / ("kernsim_cc_" + hash.substr(0, 16) + "_" + std::to_string(::getpid()));
+    fs::path tmpdir = fs::temp_directory_path() / ("kernsim_cc_" + hash.substr(0, 16) + "_" + std::to_string(::getpid()) + "_" +
+                                                  std::to_string(std::hash<std::thread::id>{}(std::this_thread::get_id())));
     fs::create_directories(tmpdir);
     fs::path out = tmpdir / "out.ptx", dep = tmpdir / "out.d";
     std::vector<std::string> argv = {clang().string(), "-x", "cuda", "--cuda-gpu-arch=" + target, "--cuda-device-only",

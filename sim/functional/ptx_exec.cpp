@@ -45,7 +45,11 @@ void map_program_statics(const isa::ptx::Program& p, GlobalMemory& mem) {
 
 PtxKernel::PtxKernel(const isa::ptx::Program& program, GlobalMemory& memory, LaunchDims dims,
                      std::vector<std::uint8_t> params, ExecOptions options)
-    : prog_(program), mem_(memory), dims_(dims), params_(std::move(params)), opts_(std::move(options)) {}
+    : prog_(program), mem_(memory), dims_(dims), params_(std::move(params)), opts_(std::move(options)) {
+  if (opts_.wall_time_limit_s > 0)
+    deadline_ = std::chrono::steady_clock::now() +
+                std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(opts_.wall_time_limit_s));
+}
 
 void PtxKernel::count(std::uint32_t active) {
   ++warp_insts_;
@@ -54,6 +58,10 @@ void PtxKernel::count(std::uint32_t active) {
     throw Error(ErrorKind::KernelFault, "kernel `" + opts_.kernel_name + "` exceeded the instruction limit of " +
                                             std::to_string(opts_.max_warp_instructions) +
                                             " warp instructions (an endless loop?); raise it with --max-instructions");
+  if ((warp_insts_ & 0x3fff) == 0 && opts_.wall_time_limit_s > 0 && std::chrono::steady_clock::now() > deadline_)
+    throw Error(ErrorKind::KernelFault, "kernel `" + opts_.kernel_name + "` exceeded the wall-time limit of " +
+                                            std::to_string(opts_.wall_time_limit_s) + " s after " + std::to_string(warp_insts_) +
+                                            " warp instructions");
 }
 
 void PtxKernel::run_all() {

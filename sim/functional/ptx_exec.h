@@ -11,6 +11,7 @@
 #pragma once
 
 #include <array>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -34,6 +35,8 @@ struct ExecOptions {
   std::uint64_t max_warp_instructions = 4'000'000'000ull;  // per launch
   std::uint32_t num_sms = 132;                            // %nsmid
   std::string kernel_name;                                // for messages (demangled if known)
+  // Wall-clock limit (RL scoring): past it the launch fails with KernelFault. 0 = none.
+  double wall_time_limit_s = 0;
 };
 
 struct StepInfo {
@@ -107,6 +110,7 @@ class PtxKernel {
   std::vector<std::uint8_t> params_;
   ExecOptions opts_;
   std::uint64_t warp_insts_ = 0, thread_insts_ = 0;
+  std::chrono::steady_clock::time_point deadline_ = std::chrono::steady_clock::time_point::max();
 };
 
 // Maps the program's statics into memory (with initialisers). Call once per launch before

@@ -1,0 +1,182 @@
+// In-memory sources, module descriptions and parallel batches for embedders; see embed.h.
+#include "api/embed.h"
+
+#include <oneapi/tbb/parallel_for.h>
+#include <oneapi/tbb/task_arena.h>
+
+#include <algorithm>
+#include <chrono>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <memory>
+#include <thread>
+#include <unistd.h>
+
+#include "base/files.h"
+#include "base/hash.h"
+#include "device/loader.h"
+#include "frontends/compile.h"
+#include "isa/ptx/decode.h"
+#include "isa/ptx/parser.h"
+
+namespace kernsim::api {
+namespace fs = std::filesystem;
+
+fs::path source_from_text(std::string_view text, std::string_view extension) {
+  if (extension.empty() || extension[0] != '.')
+    throw Error(ErrorKind::Usage, "source_from_text: the extension must start with a dot, got `" + std::string(extension) + "`");
+  const std::string hash = sha256_hex(text);
+  const fs::path path = cache_dir() / "sources" / hash.substr(0, 2) / (hash + std::string(extension));
+  std::error_code ec;
+  if (fs::exists(path, ec) && fs::file_size(path, ec) == text.size()) return path;
+  fs::create_directories(path.parent_path(), ec);
+  if (ec) throw Error(ErrorKind::Io, "cannot create " + path.parent_path().string() + ": " + ec.message());
+  // A name unique to this process and thread: two threads may store the same text at once.
+  fs::path tmp = path;
+  tmp += ".tmp." + std::to_string(::getpid()) + "." + std::to_string(std::hash<std::thread::id>{}(std::this_thread::get_id()));
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out.write(text.data(), static_cast<std::streamsize>(text.size()));
+    if (!out) throw Error(ErrorKind::Io, "cannot write " + tmp.string());
+  }
+  fs::rename(tmp, path, ec);
+  if (ec) throw Error(ErrorKind::Io, "cannot rename " + tmp.string() + " to " + path.string() + ": " + ec.message());
+  return path;
+}
+
+ModuleDesc describe_module(const fs::path& source, const std::string& target) {
+  frontends::CompileOptions co;
+  co.target = target;
+  frontends::DeviceModule m = frontends::compile(source, co);
+  ModuleDesc d;
+  d.source = source;
+  d.target = m.target;
+  d.producer = m.producer;
+  d.isa = m.kind == frontends::IsaKind::Ptx ? "ptx" : "amdgcn";
+  d.from_cache = m.from_cache;
+  if (m.kind != frontends::IsaKind::Ptx) {
+    for (const auto& k : m.kernels) d.kernels.push_back({k.name, k.demangled, k.resources, {}, {}, {}, k.resources.static_shared});
+    d.text = m.text;
+    return d;
+  }
+  auto ast = isa::ptx::parse_module(m.text, source.string());
+  for (const auto& k : m.kernels) {
+    isa::ptx::Program prog = isa::ptx::decode_kernel(ast, k.name, m.text, source.string());
+    const isa::ptx::Function& f = prog.functions[0];
+    KernelDesc kd;
+    kd.name = k.name;
+    kd.demangled = k.demangled;
+    kd.resources = k.resources;
+    if (kd.resources.registers <= 0) {
+      kd.resources.registers = isa::ptx::estimate_registers(prog);
+      kd.resources.source = "estimate (ptxas not available)";
+    }
+    for (const auto& p : f.params) kd.params.push_back({p.name, p.type, p.bytes, p.is_pointer, p.is_aggregate});
+    kd.reqntid = f.reqntid;
+    kd.maxntid = f.maxntid;
+    kd.static_shared_bytes = static_cast<std::int64_t>(prog.static_shared_bytes);
+    d.kernels.push_back(std::move(kd));
+  }
+  d.text = std::move(m.text);
+  return d;
+}
+
+device::DeviceSpec load_device(const std::string& arch, const std::string& file) {
+  std::optional<std::string> a, f;
+  if (!file.empty()) f = file;
+  else a = arch;
+  return device::resolve_device(a, f);
+}
+
+namespace {
+
+template <class Fn>
+void for_each_parallel(std::size_t n, int workers, Fn&& fn) {
+  if (workers <= 1 || n <= 1) {
+    for (std::size_t i = 0; i < n; ++i) fn(i);
+    return;
+  }
+  tbb::task_arena arena(workers);
+  // grain 1: launches differ in cost by orders of magnitude
+  arena.execute([&] { tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, 1), [&](const auto& r) {
+                        for (std::size_t i = r.begin(); i != r.end(); ++i) fn(i);
+                      }); });
+}
+
+template <class R>
+void record_error(R& r, const std::exception& e) {
+  if (const auto* ke = dynamic_cast<const Error*>(&e)) {
+    r.error_kind = ke->kind();
+    r.error = ke->what();
+  } else {
+    r.error_kind = ErrorKind::Internal;
+    r.error = e.what();
+  }
+}
+
+}  // namespace
+
+std::vector<JobResult> run_jobs(const std::vector<Job>& jobs, int workers) {
+  std::vector<JobResult> out(jobs.size());
+  // Devices once per batch, serially (the loader reads files); a device that fails to load fails
+  // only the jobs that name it.
+  std::map<std::pair<std::string, std::string>, std::shared_ptr<device::DeviceSpec>> devices;
+  std::map<std::pair<std::string, std::string>, std::pair<ErrorKind, std::string>> device_errors;
+  for (const auto& j : jobs) {
+    auto key = std::make_pair(j.arch, j.device_file);
+    if (devices.count(key) || device_errors.count(key)) continue;
+    try {
+      devices[key] = std::make_shared<device::DeviceSpec>(load_device(j.arch, j.device_file));
+    } catch (const Error& e) {
+      device_errors[key] = {e.kind(), e.what()};
+    }
+  }
+  for_each_parallel(jobs.size(), workers, [&](std::size_t i) {
+    const Job& j = jobs[i];
+    JobResult& r = out[i];
+    auto key = std::make_pair(j.arch, j.device_file);
+    if (auto it = device_errors.find(key); it != device_errors.end()) {
+      r.error_kind = it->second.first;
+      r.error = it->second.second;
+      return;
+    }
+    auto t0 = std::chrono::steady_clock::now();
+    try {
+      r.result = run_launch(j.spec, *devices.at(key), j.options);
+      r.ok = true;
+    } catch (const std::exception& e) {
+      record_error(r, e);
+    }
+    r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  });
+  return out;
+}
+
+std::vector<CompileResult> describe_modules(const std::vector<CompileJob>& jobs, int workers) {
+  std::vector<CompileResult> out(jobs.size());
+  // Distinct (source, target) pairs compile once: two threads must not compile the same source.
+  std::map<std::pair<std::string, std::string>, std::size_t> first;
+  std::vector<std::size_t> distinct;
+  std::vector<std::size_t> same_as(jobs.size());
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    auto [it, inserted] = first.emplace(std::make_pair(jobs[i].source.string(), jobs[i].target), i);
+    if (inserted) distinct.push_back(i);
+    same_as[i] = it->second;
+  }
+  for_each_parallel(distinct.size(), workers, [&](std::size_t d) {
+    std::size_t i = distinct[d];
+    CompileResult& r = out[i];
+    try {
+      r.module = describe_module(jobs[i].source, jobs[i].target);
+      r.ok = true;
+    } catch (const std::exception& e) {
+      record_error(r, e);
+    }
+  });
+  for (std::size_t i = 0; i < jobs.size(); ++i)
+    if (same_as[i] != i) out[i] = out[same_as[i]];
+  return out;
+}
+
+}  // namespace kernsim::api
