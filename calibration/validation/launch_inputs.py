@@ -107,48 +107,52 @@ def parse_init(text: str | None):
     raise ValueError(f"unknown init {text!r}")
 
 
-def make_buffer(arg: dict, arg_index: int, seed: int, spec_dir: str, xp=np, chunk: int = 1 << 23):
-    """The initial contents of buffer argument `arg` (a dict from the spec) as a typed array
-    (storage dtype of ELEM; bf16 as uint16 bits)."""
+def buffer_range(arg: dict, arg_index: int, seed: int, spec_dir: str, start: int, count: int, xp=np):
+    """Elements [start, start + count) of buffer argument `arg`'s initial contents, typed (storage
+    dtype of ELEM; bf16 as uint16 bits). Element i depends only on (seed, arg_index, i)."""
     etype = arg["buffer"]
-    n = int(arg["count"])
-    dtype, _ = ELEM[etype]
+    dtype, size = ELEM[etype]
     kind, lo, hi, path = parse_init(arg.get("init"))
     if kind == "zeros":
-        return xp.zeros(n, dtype=dtype)
+        return xp.zeros(count, dtype=dtype)
     if kind == "file":
         full = path if os.path.isabs(path) else os.path.join(spec_dir, path)
-        raw = np.fromfile(full, dtype=np.uint8)
-        if raw.size != n * ELEM[etype][1]:
-            raise ValueError(f"args[{arg_index}].init: {full} has {raw.size} bytes, buffer needs {n * ELEM[etype][1]}")
-        host = raw.view(dtype).copy()
+        n = int(arg["count"])
+        nbytes = os.path.getsize(full)
+        if nbytes != n * size:
+            raise ValueError(f"args[{arg_index}].init: {full} has {nbytes} bytes, buffer needs {n * size}")
+        host = np.fromfile(full, dtype=dtype, count=count, offset=start * size)
         return host if xp is np else xp.asarray(host)
+    if kind == "iota":
+        return _store_int(xp.arange(start, start + count, dtype=xp.int64), etype, xp)
+    r = counter_random(seed, arg_index, start, count, xp)
+    if kind == "uniform":
+        if etype in FLOAT_TYPES:
+            u = ((r >> xp.uint64(40)).astype(xp.float64) / 8388608.0 - 1.0).astype(xp.float32)
+            return _store_float(u.astype(xp.float64), etype, xp)
+        low = (r & xp.uint64(0xFF)).astype(xp.int64)
+        if etype not in ("u8", "u32"):
+            low = low - 128
+        return _store_int(low, etype, xp)
+    span = hi - lo + 1  # randint
+    off = r if span >= (1 << 64) else r % xp.uint64(span)
+    # lo + off: int64 arithmetic wraps like the C++ (only the full int64 range can wrap)
+    vals = off.astype(xp.int64) + xp.int64(lo)
+    return _store_int(vals, etype, xp)
+
+
+def make_buffer(arg: dict, arg_index: int, seed: int, spec_dir: str, xp=np, chunk: int = 1 << 23):
+    """The initial contents of buffer argument `arg` (a dict from the spec) as a typed array
+    (storage dtype of ELEM; bf16 as uint16 bits), built in chunks of `chunk` elements."""
+    n = int(arg["count"])
+    dtype, _ = ELEM[arg["buffer"]]
+    kind = parse_init(arg.get("init"))[0]
+    if kind in ("zeros", "file"):
+        return buffer_range(arg, arg_index, seed, spec_dir, 0, n, xp)
     out = xp.empty(n, dtype=dtype)
     for start in range(0, n, chunk):
         cnt = min(chunk, n - start)
-        if kind == "iota":
-            vals = xp.arange(start, start + cnt, dtype=xp.int64)
-            out[start:start + cnt] = _store_int(vals, etype, xp)
-            continue
-        r = counter_random(seed, arg_index, start, cnt, xp)
-        if kind == "uniform":
-            if etype in FLOAT_TYPES:
-                u = ((r >> xp.uint64(40)).astype(xp.float64) / 8388608.0 - 1.0).astype(xp.float32)
-                out[start:start + cnt] = _store_float(u.astype(xp.float64), etype, xp)
-            else:
-                low = (r & xp.uint64(0xFF)).astype(xp.int64)
-                if etype not in ("u8", "u32"):
-                    low = low - 128
-                out[start:start + cnt] = _store_int(low, etype, xp)
-        else:  # randint
-            span = hi - lo + 1
-            if span >= (1 << 64) or span <= 0:
-                off = r
-            else:
-                off = r % xp.uint64(span)
-            # lo + off fits int64 for every range the spec reader accepts
-            vals = off.astype(xp.int64) + xp.int64(lo) if lo >= -(1 << 63) else off.astype(xp.int64)
-            out[start:start + cnt] = _store_int(vals, etype, xp)
+        out[start:start + cnt] = buffer_range(arg, arg_index, seed, spec_dir, start, cnt, xp)
     return out
 
 
