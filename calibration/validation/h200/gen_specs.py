@@ -234,7 +234,7 @@ def all_specs():
     n = 1 << 24
     add("half_axpby_16M", "fp16.cu", "half_axpby", [cdiv(n, 256)], [256],
         [buf("f16", n, "uniform"), buf("f16", n, "uniform"), buf("f16", n), sc("f32", 0.75), sc("f32", -1.25),
-         sc("i32", n)], "fp16", "ladder=half_axpby;variant=1; scalar __half", 3 * n, 6 * n)
+         sc("i32", n)], "fp16", "single=memory; scalar __half arithmetic", 3 * n, 6 * n)
     add("half2_fma_relu_16M", "fp16.cu", "half2_fma_relu", [cdiv(n // 2, 256)], [256],
         [buf("f16", n, "uniform"), buf("f16", n, "uniform"), buf("f16", n, "uniform"), buf("f16", n),
          sc("i32", n // 2)], "fp16", "single=memory; __half2 FMA + ReLU", 3 * n, 8 * n)
