@@ -1,0 +1,339 @@
+"""compile(), launch() and run_spec(): the Python face of kernsim::api.
+
+A launch passes numpy arrays by value: each array's bytes become one simulated device buffer,
+bounds-checked like every buffer kernsim allocates; the arrays you pass are never modified, and the
+buffers' contents after the kernel come back as new arrays in ``LaunchResult.outputs``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+from . import _core
+from .errors import KernsimError, LaunchSpecError, error_from, raise_if_error
+from .types import Scalar, buffer_type, scalar_for_param
+
+DEFAULT_ARCH = "h200"
+
+_EXT_BY_LANG = {"cuda": ".cu", "ptx": ".ptx", "llvm": ".ll", "hip": ".hip", "amdgcn": ".s", "hsaco": ".hsaco"}
+_SOURCE_EXTS = (".cu", ".ptx", ".ll", ".bc", ".hip", ".s", ".hsaco", ".co")
+
+
+def device_info(arch: str = DEFAULT_ARCH, device_file: str | os.PathLike | None = None) -> dict:
+    """The part's name, vendor, ISA target, unit count, warp size, clock and launch limits."""
+    return raise_if_error(_core.device_info(arch or "", os.fspath(device_file) if device_file else ""))
+
+
+def devices() -> list[str]:
+    """The built-in device names (`kernsim devices`)."""
+    return list(_core.builtin_devices())
+
+
+# ---------------------------------------------------------------------------------------------
+# compile
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    type: str          # PTX type without the dot: u32, s32, u64, f32, b64 ...
+    bytes: int
+    is_pointer: bool   # 64-bit integer: may take a buffer (a numpy array), or an integer
+    is_aggregate: bool = False
+
+
+@dataclass
+class Kernel:
+    """One kernel of a compiled module; pass it to launch()."""
+
+    name: str                 # as in the ISA (mangled for C++ kernels)
+    demangled: str            # full signature, or the name itself
+    params: list[Param]
+    resources: dict           # registers, static_shared_bytes, local_bytes, spills, source
+    reqntid: tuple            # required block size from the ISA, (0,0,0) when not declared
+    module: "Module" = field(repr=False)
+
+    @property
+    def short_name(self) -> str:
+        """The demangled name without the parameter list ("saxpy", "scale<float>")."""
+        d = self.demangled
+        depth = 0
+        for i, c in enumerate(d):
+            if c == "<":
+                depth += 1
+            elif c == ">":
+                depth -= 1
+            elif c == "(" and depth == 0:
+                return d[:i]
+        return d
+
+
+@dataclass
+class Module:
+    """A compiled source: its ISA text and its kernels (Module["name"] finds one)."""
+
+    source: str          # the file kernsim compiled (a content-addressed copy for in-memory text)
+    arch: str            # the device name it was compiled for
+    device_file: str | None
+    target: str          # sm_90a, sm_100a, gfx942, gfx950
+    isa: str             # "ptx" or "amdgcn"
+    producer: str
+    text: str            # the ISA text
+    from_cache: bool
+    kernels: list[Kernel]
+    extra: dict = field(default_factory=dict)  # frontend extras (Triton metadata)
+
+    def kernel(self, name: str | None = None) -> Kernel:
+        """By mangled name, full demangled signature, or unique short name; None: the only one."""
+        if name is None:
+            if len(self.kernels) == 1:
+                return self.kernels[0]
+            raise LaunchSpecError(f"{self.source}: the module has {len(self.kernels)} kernels "
+                                  f"({', '.join(k.demangled for k in self.kernels)}); name one")
+        for k in self.kernels:
+            if name in (k.name, k.demangled):
+                return k
+        hits = [k for k in self.kernels if k.short_name == name]
+        if len(hits) == 1:
+            return hits[0]
+        listed = ", ".join(k.demangled for k in self.kernels) or "none"
+        if len(hits) > 1:
+            raise LaunchSpecError(f"{self.source}: `{name}` is ambiguous; give the full signature (kernels: {listed})")
+        raise LaunchSpecError(f"{self.source}: no kernel `{name}` (kernels: {listed})")
+
+    __getitem__ = kernel
+
+    @property
+    def names(self) -> list[str]:
+        return [k.short_name for k in self.kernels]
+
+
+def _looks_like_path(s: str) -> bool:
+    return "\n" not in s and len(s) < 4096 and (os.path.exists(s) or s.lower().endswith(_SOURCE_EXTS))
+
+
+def _guess_lang(text: str) -> str:
+    if ".entry" in text and (".version" in text or ".target" in text):
+        return "ptx"
+    if "define " in text and ("target triple" in text or "@" in text) and "__global__" not in text:
+        return "llvm"
+    return "cuda"
+
+
+def resolve_source(source: str | bytes | os.PathLike, lang: str | None = None) -> str:
+    """The path kernsim compiles: the file itself, or a content-addressed copy of the text."""
+    if isinstance(source, os.PathLike) or (isinstance(source, str) and lang is None and _looks_like_path(source)):
+        p = Path(source)
+        if not p.exists():
+            raise error_from({"error_kind": "Io", "error": f"cannot read kernel source: {p}: No such file or directory"})
+        return str(p.resolve())
+    if isinstance(source, bytes):
+        lang = lang or "hsaco"
+        data = source
+    else:
+        lang = lang or _guess_lang(source)
+        data = source.encode()
+    ext = _EXT_BY_LANG.get(lang)
+    if ext is None:
+        raise ValueError(f"unknown lang {lang!r} (one of {', '.join(_EXT_BY_LANG)}; Triton: kernsim.compile_triton)")
+    r = _core.source_from_text(data, ext)
+    if isinstance(r, dict):
+        raise error_from(r)
+    return r
+
+
+def _target_of(arch: str, device_file) -> str:
+    return device_info(arch, device_file)["isa_target"]
+
+
+def _module_from_desc(desc: dict, arch: str, device_file) -> Module:
+    m = Module(source=desc["source"], arch=arch, device_file=device_file, target=desc["target"], isa=desc["isa"],
+               producer=desc["producer"], text=desc["text"], from_cache=desc["from_cache"], kernels=[])
+    for k in desc["kernels"]:
+        m.kernels.append(Kernel(name=k["name"], demangled=k["demangled"],
+                                params=[Param(**p) for p in k["params"]], resources=dict(k["resources"]),
+                                reqntid=tuple(k["reqntid"]), module=m))
+    return m
+
+
+def compile(source: str | bytes | os.PathLike, arch: str = DEFAULT_ARCH, *, lang: str | None = None,
+            device_file: str | os.PathLike | None = None) -> Module:
+    """Compiles a kernel source for the part ``arch`` (h200, b200, mi300x, ... or sm_90a-style
+    aliases) and returns the module with its kernels, their parameters and resource usage.
+
+    ``source`` is a path (.cu .ptx .ll .bc; AMD .hip .s .hsaco once the AMD path lands) or the
+    source text itself (CUDA unless it looks like PTX or LLVM IR; ``lang=`` decides:
+    cuda, ptx, llvm, hip, amdgcn, hsaco). Only device code is compiled (clang --cuda-device-only):
+    no host code in the source is ever compiled or run. Results are cached by content hash.
+    """
+    return compile_many([source], arch, lang=lang, device_file=device_file)[0]
+
+
+def compile_many(sources: Sequence, arch: str = DEFAULT_ARCH, *, lang: str | None = None,
+                 device_file=None, workers: int = 1, raise_errors: bool = True) -> list:
+    """compile() for several sources at once, in parallel; with raise_errors=False an entry that
+    failed is the KernsimError instead of a Module."""
+    device_file = os.fspath(device_file) if device_file else None
+    target = _target_of(arch, device_file)
+    paths = [resolve_source(s, lang) for s in sources]
+    descs = _core.describe_modules([(p, target) for p in paths], max(1, int(workers)))
+    out = []
+    for d in descs:
+        if not d["ok"]:
+            e = error_from(d)
+            if raise_errors:
+                raise e
+            out.append(e)
+        else:
+            out.append(_module_from_desc(d["module"], arch, device_file))
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# launch
+
+
+@dataclass
+class LaunchResult:
+    kernel: str
+    arch: str
+    time_us: float
+    cycles: float
+    report: dict                 # the full report (what `kernsim run --json` prints)
+    report_text: str             # the human-readable report
+    outputs: dict[int, np.ndarray]  # argument index -> buffer contents after the kernel
+    wall_s: float                # seconds the simulation took on this machine
+
+    def __getitem__(self, arg_index: int) -> np.ndarray:
+        return self.outputs[arg_index]
+
+
+def _dims(v, what: str) -> list[int]:
+    if isinstance(v, (int, np.integer)):
+        v = (int(v),)
+    v = [int(x) for x in v]
+    if not 1 <= len(v) <= 3:
+        raise ValueError(f"{what} must have 1 to 3 dimensions, got {v}")
+    return v + [1] * (3 - len(v))
+
+
+class _PreparedLaunch:
+    """A launch turned into the extension's job record (spec JSON + host bytes) plus what is
+    needed to turn its output bytes back into arrays."""
+
+    def __init__(self, kernel: Kernel, grid, block, args: Sequence[Any], *, arch=None, device_file=None,
+                 full=False, keep_outputs=None, dynamic_shared_bytes=0, max_instructions=None,
+                 wall_time_limit_s=None, flops=None, min_bytes=None):
+        if not isinstance(kernel, Kernel):
+            raise TypeError("launch() needs a Kernel from kernsim.compile(...) (module['name'])")
+        m = kernel.module
+        self.arch = arch or m.arch
+        self.device_file = os.fspath(device_file) if device_file else m.device_file
+        params = kernel.params
+        args = list(args)
+        tri = m.extra.get("triton")
+        if tri is not None and len(args) == tri["user_params"] < len(params):
+            from .triton_frontend import hidden_args
+            args += hidden_args(kernel, _dims(grid, "grid"))
+        if block is None:
+            if not any(kernel.reqntid):
+                raise LaunchSpecError(f"kernel `{kernel.demangled}` declares no block size (.reqntid): give `block`")
+            block = tuple(max(1, x) for x in kernel.reqntid)
+        if len(args) != len(params):
+            sig = ", ".join(("*" if p.is_pointer else "") + f"{p.type} {p.name}" for p in params)
+            raise LaunchSpecError(f"kernel `{kernel.demangled}` takes {len(params)} parameters ({sig}), "
+                                  f"{len(args)} arguments were given")
+        spec_args, host, self.arrays = [], {}, {}
+        for i, (a, p) in enumerate(zip(args, params)):
+            where = f"args[{i}]"
+            if isinstance(a, np.ndarray):
+                if not p.is_pointer:
+                    raise LaunchSpecError(f"`{where}`: an array was given for parameter `{p.name}` of type .{p.type}, "
+                                          f"which is not a pointer")
+                if a.size == 0:
+                    raise LaunchSpecError(f"`{where}`: empty arrays cannot be kernel buffers")
+                a = np.ascontiguousarray(a)
+                t, factor = buffer_type(a.dtype)
+                spec_args.append({"buffer": t, "count": int(a.size * factor), "init": "zeros"})
+                host[i] = a.tobytes()
+                self.arrays[i] = (a.dtype, a.shape)
+            elif a is None:
+                if not p.is_pointer:
+                    raise LaunchSpecError(f"`{where}`: None (a null pointer) for parameter `{p.name}`, which is not a pointer")
+                spec_args.append({"type": "u64", "value": 0})
+            else:
+                spec_args.append(scalar_for_param(a, {"name": p.name, "type": p.type, "bytes": p.bytes}, where).to_json())
+        spec = {"spec_version": 1, "source": m.source, "kernel": kernel.name, "grid": _dims(grid, "grid"),
+                "block": _dims(block, "block"), "dynamic_shared_bytes": int(dynamic_shared_bytes), "args": spec_args}
+        if flops is not None:
+            spec["flops"] = float(flops)
+        if min_bytes is not None:
+            spec["min_bytes"] = float(min_bytes)
+        keep = full if keep_outputs is None else bool(keep_outputs)
+        self.job = {"spec_json": json.dumps(spec), "base_dir": "/", "origin": "launch", "host": host,
+                    "arch": self.arch, "device_file": self.device_file or "", "full": bool(full), "keep_outputs": keep,
+                    "max_instructions": int(max_instructions or 0), "wall_time_limit_s": float(wall_time_limit_s or 0)}
+
+    def result(self, r: dict) -> LaunchResult:
+        raise_if_error(r)
+        outputs = {}
+        for i, b in r["outputs"].items():
+            dtype, shape = self.arrays[i]
+            outputs[i] = np.frombuffer(b, dtype=dtype).reshape(shape).copy()
+        return LaunchResult(kernel=r["kernel"], arch=r["arch"], time_us=r["time_us"], cycles=r["cycles"],
+                            report=json.loads(r["report_json"]), report_text=r["report_text"], outputs=outputs,
+                            wall_s=r["wall_s"])
+
+
+def launch(kernel: Kernel, grid, block, args: Sequence[Any], *, arch: str | None = None, full: bool = False,
+           dynamic_shared_bytes: int = 0, keep_outputs: bool | None = None, max_instructions: int | None = None,
+           wall_time_limit_s: float | None = None, device_file=None, flops=None, min_bytes=None) -> LaunchResult:
+    """Runs ``kernel`` on the simulated part and times it.
+
+    ``args`` follow the kernel's parameters: numpy arrays for pointers (copied in; None is a null
+    pointer), and scalars (see kernsim.types: plain int/float take the parameter's PTX type;
+    numpy scalars and kernsim.i32(...) wrappers are exact). ``arch`` defaults to the part the
+    kernel was compiled for. ``full=True`` executes and times every CTA and returns the buffers
+    in ``outputs``; without it the timing model samples CTAs and extrapolates, and outputs are
+    returned only when ``keep_outputs=True`` (the rest of the grid then runs untimed).
+    """
+    p = _PreparedLaunch(kernel, grid, block, args, arch=arch, device_file=device_file, full=full,
+                        keep_outputs=keep_outputs, dynamic_shared_bytes=dynamic_shared_bytes,
+                        max_instructions=max_instructions, wall_time_limit_s=wall_time_limit_s, flops=flops,
+                        min_bytes=min_bytes)
+    return p.result(_core.run_jobs([p.job], 1)[0])
+
+
+def launch_many(launches: Sequence[dict], workers: int = 1, raise_errors: bool = True) -> list:
+    """Several launch() calls (each a dict of launch()'s keyword arguments, including kernel, grid,
+    block and args) run in parallel on ``workers`` threads with the GIL released."""
+    prepared = [_PreparedLaunch(**d) for d in launches]
+    raw = _core.run_jobs([p.job for p in prepared], max(1, int(workers)))
+    out = []
+    for p, r in zip(prepared, raw):
+        try:
+            out.append(p.result(r))
+        except KernsimError as e:
+            if raise_errors:
+                raise
+            out.append(e)
+    return out
+
+
+def run_spec(path: str | os.PathLike, arch: str = DEFAULT_ARCH, *, full: bool = False, keep_outputs: bool = False,
+             device_file=None, max_instructions: int | None = None) -> LaunchResult:
+    """`kernsim run SPEC.json` from Python: the same spec format, checks and messages. Outputs
+    (with keep_outputs=True) are raw uint8 arrays keyed by argument index."""
+    job = {"spec_path": os.fspath(path), "arch": arch, "device_file": os.fspath(device_file) if device_file else "",
+           "full": full, "keep_outputs": keep_outputs, "max_instructions": int(max_instructions or 0)}
+    r = raise_if_error(_core.run_jobs([job], 1)[0])
+    outputs = {i: np.frombuffer(b, dtype=np.uint8).copy() for i, b in r["outputs"].items()}
+    return LaunchResult(kernel=r["kernel"], arch=r["arch"], time_us=r["time_us"], cycles=r["cycles"],
+                        report=json.loads(r["report_json"]), report_text=r["report_text"], outputs=outputs,
+                        wall_s=r["wall_s"])
