@@ -52,7 +52,8 @@ int estimate_registers(const Program& p) {
   const std::uint32_t n = f.n32 + f.n64;
   std::vector<std::int64_t> first(n, -1), last(n, -1);
   auto touch = [&](const Reg& r, std::int64_t i) {
-    std::int64_t k = r.bank == Bank::R32 ? r.idx : r.bank == Bank::R64 ? f.n32 + r.idx : -1;
+    // int64 on every branch: with uint32 operands the -1 would become 4294967295
+    std::int64_t k = r.bank == Bank::R32 ? std::int64_t{r.idx} : r.bank == Bank::R64 ? std::int64_t{f.n32} + r.idx : -1;
     if (k < 0) return;
     if (first[k] < 0) first[k] = i;
     last[k] = i;
