@@ -97,6 +97,7 @@ struct SharedMemory {
   std::int64_t banks = 0;
   std::int64_t bank_width_bytes = 0;
   double latency_cycles = 0;                // load-to-use, no conflicts
+  double conflict_latency_cycles = 0;       // extra latency per additional (conflicting) wavefront
   double bytes_per_cycle = 0;               // per SM/CU
 };
 
@@ -109,12 +110,19 @@ struct Cache {
   double bytes_per_cycle = 0;      // per instance
 };
 
+struct L1Cache : Cache {
+  std::int64_t max_outstanding_lines = 0;  // lines one SM/CU may have in flight to L2 (MSHR-like)
+};
+
 struct L2Cache : Cache {
   std::int64_t instances = 0;      // NVIDIA: 1; MI300X: 8 (one per XCD)
   std::int64_t slices = 0;         // slices/channels per instance
   std::int64_t partitions = 0;     // NVIDIA: 2 (near/far); AMD: 1
   double far_hit_latency_cycles = 0;
-  double atomic_ops_per_cycle = 0; // per slice, distinct addresses
+  double atomic_ops_per_cycle = 0; // per slice: atomic sector requests (distinct addresses) per cycle
+  double atomic_same_address_cycles = 0;  // per extra integer operation on one address (serialised)
+  double atomic_float_same_address_cycles = 0;  // the same for floating-point atomics
+  double atomic_latency_cycles = 0;      // issue to result of one atomic, unloaded
 };
 
 struct Mall {
@@ -128,12 +136,14 @@ struct Dram {
   std::int64_t channels = 0;
   double bandwidth_gbps = 0;          // peak, GB/s (1e9 bytes)
   double read_efficiency = 0;         // sustainable fraction of peak for a pure read stream
+  double write_efficiency = 0;        // sustainable fraction of peak for a pure write stream
   double copy_efficiency = 0;         // sustainable fraction of peak for read+write streams
   double latency_cycles = 0;          // unloaded load-to-use from an SM/CU, core cycles
 };
 
 struct Launch {
   double overhead_us = 0;     // event-timed cost of an empty launch beyond kernel execution
+  double cta_dispatch_cycles = 0;  // chip-wide cycles between consecutive CTA dispatches
 };
 
 struct Topology {
@@ -155,7 +165,7 @@ class DeviceSpec {
   ComputeUnit sm;            // the SM (NVIDIA) or CU (AMD)
   Pipes pipes;
   SharedMemory shared;
-  Cache l1;
+  L1Cache l1;
   L2Cache l2;
   Mall mall;
   Dram dram;

@@ -143,6 +143,7 @@ std::vector<Field> build_schema() {
   I("shared.banks", "banks", kBoth, true, "banks", [](DeviceSpec& d) -> std::int64_t& { return d.shared.banks; });
   I("shared.bank_width_bytes", "bytes", kBoth, true, "bytes per bank per cycle", [](DeviceSpec& d) -> std::int64_t& { return d.shared.bank_width_bytes; });
   D("shared.latency_cycles", "cycles", kBoth, true, "load-to-use latency without conflicts", [](DeviceSpec& d) -> double& { return d.shared.latency_cycles; });
+  D("shared.conflict_latency_cycles", "cycles", kBoth, true, "extra latency per additional wavefront of a bank-conflicted access", [](DeviceSpec& d) -> double& { return d.shared.conflict_latency_cycles; });
   D("shared.bytes_per_cycle", "bytes/cycle", kBoth, true, "bandwidth per SM/CU", [](DeviceSpec& d) -> double& { return d.shared.bytes_per_cycle; });
 
   I("l1.bytes", "bytes", kBoth, true, "L1 data cache per SM/CU (NVIDIA: unified L1+shared capacity)", [](DeviceSpec& d) -> std::int64_t& { return d.l1.bytes; });
@@ -151,6 +152,7 @@ std::vector<Field> build_schema() {
   I("l1.ways", "ways", kBoth, true, "associativity", [](DeviceSpec& d) -> std::int64_t& { return d.l1.ways; });
   D("l1.hit_latency_cycles", "cycles", kBoth, true, "load-to-use on a hit", [](DeviceSpec& d) -> double& { return d.l1.hit_latency_cycles; });
   D("l1.bytes_per_cycle", "bytes/cycle", kBoth, true, "bandwidth per SM/CU", [](DeviceSpec& d) -> double& { return d.l1.bytes_per_cycle; });
+  I("l1.max_outstanding_lines", "lines", kBoth, true, "line requests one SM/CU may have in flight beyond L1", [](DeviceSpec& d) -> std::int64_t& { return d.l1.max_outstanding_lines; });
 
   I("l2.bytes", "bytes", kBoth, true, "capacity of one L2 instance", [](DeviceSpec& d) -> std::int64_t& { return d.l2.bytes; });
   I("l2.instances", "instances", kBoth, true, "NVIDIA 1; MI300X/MI355X one per XCD", [](DeviceSpec& d) -> std::int64_t& { return d.l2.instances; });
@@ -162,7 +164,10 @@ std::vector<Field> build_schema() {
   D("l2.hit_latency_cycles", "cycles", kBoth, true, "load-to-use on a (near) hit", [](DeviceSpec& d) -> double& { return d.l2.hit_latency_cycles; });
   D("l2.far_hit_latency_cycles", "cycles", kNv, true, "load-to-use on a hit in the far partition", [](DeviceSpec& d) -> double& { return d.l2.far_hit_latency_cycles; });
   D("l2.bytes_per_cycle", "bytes/cycle", kBoth, true, "bandwidth of one instance", [](DeviceSpec& d) -> double& { return d.l2.bytes_per_cycle; });
-  D("l2.atomic_ops_per_cycle", "ops/cycle", kBoth, true, "atomic updates per cycle per slice", [](DeviceSpec& d) -> double& { return d.l2.atomic_ops_per_cycle; });
+  D("l2.atomic_ops_per_cycle", "requests/cycle", kBoth, true, "atomic sector requests (distinct addresses) per cycle per slice", [](DeviceSpec& d) -> double& { return d.l2.atomic_ops_per_cycle; });
+  D("l2.atomic_same_address_cycles", "cycles", kBoth, true, "cycles per additional integer atomic on one address (serialised)", [](DeviceSpec& d) -> double& { return d.l2.atomic_same_address_cycles; });
+  D("l2.atomic_float_same_address_cycles", "cycles", kBoth, true, "cycles per additional floating-point atomic on one address", [](DeviceSpec& d) -> double& { return d.l2.atomic_float_same_address_cycles; });
+  D("l2.atomic_latency_cycles", "cycles", kBoth, true, "issue-to-result latency of one global atomic, unloaded", [](DeviceSpec& d) -> double& { return d.l2.atomic_latency_cycles; });
 
   I("mall.bytes", "bytes", kAmd, true, "Infinity Cache capacity", [](DeviceSpec& d) -> std::int64_t& { return d.mall.bytes; });
   D("mall.hit_latency_cycles", "cycles", kAmd, true, "load-to-use on a MALL hit", [](DeviceSpec& d) -> double& { return d.mall.hit_latency_cycles; });
@@ -172,10 +177,12 @@ std::vector<Field> build_schema() {
   I("dram.channels", "channels", kBoth, true, "independent HBM channels", [](DeviceSpec& d) -> std::int64_t& { return d.dram.channels; });
   D("dram.bandwidth_gbps", "GB/s", kBoth, true, "peak HBM bandwidth", [](DeviceSpec& d) -> double& { return d.dram.bandwidth_gbps; });
   D("dram.read_efficiency", "fraction", kBoth, true, "sustainable fraction of peak, read stream", [](DeviceSpec& d) -> double& { return d.dram.read_efficiency; });
+  D("dram.write_efficiency", "fraction", kBoth, true, "sustainable fraction of peak, write stream", [](DeviceSpec& d) -> double& { return d.dram.write_efficiency; });
   D("dram.copy_efficiency", "fraction", kBoth, true, "sustainable fraction of peak, mixed read+write stream", [](DeviceSpec& d) -> double& { return d.dram.copy_efficiency; });
   D("dram.latency_cycles", "cycles", kBoth, true, "unloaded load-to-use from HBM", [](DeviceSpec& d) -> double& { return d.dram.latency_cycles; });
 
   D("launch.overhead_us", "us", kBoth, true, "event-timed cost of an empty kernel launch", [](DeviceSpec& d) -> double& { return d.launch.overhead_us; });
+  D("launch.cta_dispatch_cycles", "cycles", kBoth, true, "chip-wide cycles between consecutive CTA/workgroup dispatches", [](DeviceSpec& d) -> double& { return d.launch.cta_dispatch_cycles; });
   return s;
 }
 

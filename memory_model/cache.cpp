@@ -46,7 +46,10 @@ CacheResult SectorCache::access(std::uint64_t line, std::uint32_t mask, bool all
       r.hit_sectors = valid_[i] & mask;
       r.miss_sectors = mask & ~valid_[i];
       if (allocate) valid_[i] |= mask;
-      if (write) dirty_[i] |= mask;
+      if (write) {
+        r.newly_dirty = mask & ~dirty_[i];
+        dirty_[i] |= mask;
+      }
       stamp_[i] = clock_;
       return r;
     }
@@ -65,6 +68,7 @@ CacheResult SectorCache::access(std::uint64_t line, std::uint32_t mask, bool all
   tags_[victim] = tag;
   valid_[victim] = mask;
   dirty_[victim] = write ? mask : 0;
+  r.newly_dirty = write ? mask : 0;
   stamp_[victim] = clock_;
   return r;
 }

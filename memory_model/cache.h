@@ -15,6 +15,7 @@ namespace kernsim::mem {
 struct CacheResult {
   std::uint32_t hit_sectors = 0;      // mask of requested sectors found
   std::uint32_t miss_sectors = 0;     // mask of requested sectors filled now
+  std::uint32_t newly_dirty = 0;      // mask of requested sectors that a write made dirty now
   std::uint32_t dirty_evicted = 0;    // number of dirty sectors written back by the eviction
   std::uint64_t evicted_line = 0;
 };

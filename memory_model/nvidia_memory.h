@@ -18,14 +18,19 @@
 
 namespace kernsim::mem {
 
-enum class Access : std::uint8_t { Load, Store, Atomic, LoadBypassL1 };
+enum class Access : std::uint8_t { Load, Store, Atomic, AtomicFloat, LoadBypassL1 };
+
+struct MemTiming {
+  double done = 0;      // loads: data back; stores/reductions: accepted by L2
+  double accepted = 0;  // when the SM's memory pipeline took the last request (issue back-pressure)
+};
 
 class NvMemorySystem {
  public:
   NvMemorySystem(const device::DeviceSpec& dev, int num_sms, std::uint64_t l1_bytes);
 
   // Global/local memory access by one warp. `bytes` per lane; lanes in `mask`.
-  double global(int sm, double t, const std::uint64_t* addrs, std::uint32_t mask, std::uint32_t bytes, Access kind);
+  MemTiming global(int sm, double t, const std::uint64_t* addrs, std::uint32_t mask, std::uint32_t bytes, Access kind);
   // Shared memory access: bank conflicts serialise into wavefronts of one bank-width word per bank.
   double shared(int sm, double t, const std::uint64_t* addrs, std::uint32_t mask, std::uint32_t bytes, bool atomic);
   // A shared access of `wavefronts` conflict-free wavefronts (ldmatrix, wide accesses).
@@ -38,13 +43,19 @@ class NvMemorySystem {
   double l2_bytes_per_cycle() const { return l2_.rate(); }
 
  private:
-  double l2_access(double t, std::uint64_t line, std::uint32_t sectors, bool write, bool atomic);
-  void write_back(double t, std::uint32_t sectors);
+  double l2_access(double t, std::uint64_t line, std::uint32_t sectors, bool write, bool atomic, std::uint32_t partial = 0);
+  double acquire_slot(int sm, double t);    // an outstanding-line slot of the SM: when it is free
+  void release_slot(int sm, double done);
 
   const device::DeviceSpec& dev_;
   std::uint32_t sector_ = 32, line_ = 128;
   double l1_lat_, l2_lat_, dram_lat_, smem_lat_;
+  double dram_cost(double bytes, bool write);  // peak-bandwidth bytes a transfer costs
   double read_cost_, write_cost_;  // DRAM service bytes per data byte (1/efficiency)
+  double mix_penalty_ = 0;         // extra cost of interleaving reads and writes (bus turnarounds)
+  double write_share_ = 0;         // recent fraction of written bytes (exponential average)
+  double conflict_lat_ = 0;
+  double same_addr_cycles_ = 0;
   std::vector<SectorCache> l1_;
   std::vector<Server> l1_bw_;
   std::vector<Server> smem_bw_;
@@ -52,8 +63,15 @@ class NvMemorySystem {
   Server l2_;
   Server dram_;
   std::vector<Server> atomic_units_;  // per L2 slice
+  std::vector<std::vector<double>> slots_;  // per SM: min-heap of times its outstanding-line slots free up
+  double atomic_lat_ = 0, float_same_addr_cycles_ = 0;
   MemCounters c_;
-  std::vector<std::pair<std::uint64_t, std::uint32_t>> scratch_;  // (line, sector mask)
+  struct LineReq {
+    std::uint64_t line;
+    std::uint32_t sectors;
+    std::uint8_t bytes[4];  // bytes of each sector this instruction touches
+  };
+  std::vector<LineReq> scratch_;
 };
 
 }  // namespace kernsim::mem

@@ -83,3 +83,66 @@ int estimate_registers(const Program& p) {
 }
 
 }  // namespace kernsim::isa::ptx
+
+namespace kernsim::isa::ptx {
+
+void mark_uniform_addresses(Program& p) {
+  for (const Function& f : p.functions) {
+    // registers of this function that may differ between lanes
+    std::vector<char> varying(static_cast<std::size_t>(f.n32 + f.n64 + f.npred), 0);
+    auto idx = [&](const Reg& r) -> int {
+      switch (r.bank) {
+        case Bank::R32: return static_cast<int>(r.idx);
+        case Bank::R64: return static_cast<int>(f.n32 + r.idx);
+        case Bank::Pred: return static_cast<int>(f.n32 + f.n64 + r.idx);
+        default: return -1;
+      }
+    };
+    auto special_varies = [&](const Reg& r) {
+      if (r.bank != Bank::S32 && r.bank != Bank::S64) return false;
+      const std::string& n = r.bank == Bank::S32 ? p.special_names32[r.idx] : p.special_names64[r.idx];
+      return n.rfind("%tid", 0) == 0 || n == "%laneid" || n.rfind("%lanemask", 0) == 0;
+    };
+    auto varies = [&](const Reg& r) {
+      int i = idx(r);
+      return (i >= 0 && varying[static_cast<std::size_t>(i)]) || special_varies(r);
+    };
+    auto addr_varies = [&](const Inst& in) { return in.addr.kind == AddrBase::Reg && varies(in.addr.base); };
+    bool changed = true;
+    while (changed) {
+      changed = false;
+      for (std::uint32_t i = f.first; i < f.end; ++i) {
+        const Inst& in = p.insts[i];
+        bool v = in.guard.bank != Bank::None && varies(in.guard);
+        for (int k = 0; k < in.nsrc && !v; ++k) v = varies(p.regs[in.ops + in.ndst + k]);
+        switch (in.op) {
+          case Op::Ld: v = v || (in.space != Space::Param && addr_varies(in)) || in.addr.kind == AddrBase::FrameLocal ||
+                           in.addr.kind == AddrBase::FrameParam; break;
+          case Op::Atom: case Op::Shfl: case Op::Match: case Op::Ldmatrix: case Op::WmmaLoad: case Op::Mma:
+          case Op::WmmaMma: case Op::Call: v = true; break;
+          case Op::Vote: case Op::Redux: case Op::Activemask: v = false; break;  // same result in every lane
+          default: break;
+        }
+        if (!v) continue;
+        for (int k = 0; k < in.ndst; ++k) {
+          int d = idx(p.regs[in.ops + k]);
+          if (d >= 0 && !varying[static_cast<std::size_t>(d)]) {
+            varying[static_cast<std::size_t>(d)] = 1;
+            changed = true;
+          }
+        }
+      }
+    }
+    for (std::uint32_t i = f.first; i < f.end; ++i) {
+      Inst& in = p.insts[i];
+      const bool mem = in.op == Op::Ld || in.op == Op::St || in.op == Op::Atom || in.op == Op::Red;
+      if (!mem || in.addr.kind == AddrBase::FrameLocal || in.addr.kind == AddrBase::FrameParam) continue;
+      if (addr_varies(in)) continue;
+      in.flags |= kUniformAddress;
+      const bool int_add = static_cast<AtomOp>(in.sub) == AtomOp::Add && !ty_is_float(in.type);
+      if ((in.op == Op::Atom || in.op == Op::Red) && int_add) in.flags |= kWarpAggregated;
+    }
+  }
+}
+
+}  // namespace kernsim::isa::ptx

@@ -1289,6 +1289,12 @@ class Decoder {
         case ast::Statement::Kind::Instr: {
           Inst inst = decode(st.instr, af, f);
           inst.func = index;
+          for (int k = 0; k < inst.nsrc; ++k) {  // reads a clock: the executor refreshes it first
+            const Reg& r = p_.regs[inst.ops + inst.ndst + k];
+            const std::string* nm = r.bank == Bank::S32 ? &p_.special_names32[r.idx] : r.bank == Bank::S64 ? &p_.special_names64[r.idx] : nullptr;
+            if (nm && (nm->rfind("%clock", 0) == 0 || nm->rfind("%globaltimer", 0) == 0 || *nm == "%smid"))
+              inst.flags |= kReadsClock;
+          }
           p_.insts.push_back(inst);
           break;
         }
@@ -1399,6 +1405,7 @@ Program decode_kernel(const ast::Module& module, const std::string& kernel, std:
   Decoder d(module, source, origin);
   Program p = d.run(kernel);
   p.unsupported = std::move(d.unsupported_names_);
+  mark_uniform_addresses(p);
   return p;
 }
 

@@ -20,6 +20,11 @@ Program decode_kernel(const ast::Module& module, const std::string& kernel, std:
 // (64-bit registers count twice), capped at 255.
 int estimate_registers(const Program& program);
 
+// Marks memory instructions whose address is provably the same for every lane of a warp
+// (computed only from parameters, constants, block indices and loads from such addresses), and
+// atomic adds on such addresses, which ptxas turns into one atomic per warp.
+void mark_uniform_addresses(Program& program);
+
 // Immediate post-dominators of a CFG given as successor lists (node n_nodes is the virtual exit);
 // returns for each node its ipdom node index (n_nodes for the exit, -1 for unreachable).
 std::vector<int> immediate_post_dominators(const std::vector<std::vector<int>>& succ);

@@ -72,6 +72,8 @@ enum : std::uint32_t {
   kShiftLeft = 1u << 12, kShiftClamp = 1u << 13, kSatFinite = 1u << 14, kReadsClock = 1u << 15,
   kTrans = 1u << 16, kXorsign = 1u << 17, kAbs = 1u << 18, kCvtaTo = 1u << 19, kBallot = 1u << 20,
   kArrive = 1u << 21, kAllowPartial = 1u << 22,
+  kUniformAddress = 1u << 23,   // the address is the same for every lane (uniformity analysis)
+  kWarpAggregated = 1u << 24,   // an atomic add ptxas performs once per warp (uniform address)
 };
 
 // Operation variants kept in Inst::sub (meaning depends on op).

@@ -459,7 +459,12 @@ StepInfo PtxCta::step(int wi) {
               std::fill_n(w.s32.data() + std::size_t{si} * 32, 32, v);
             if (nm == "%smid") std::fill_n(w.s32.data() + std::size_t{si} * 32, 32, smid_);
           }
-          for (std::uint32_t si = 0; si < c.p.nspecial64; ++si) std::fill_n(w.s64.data() + std::size_t{si} * 32, 32, clock_);
+          for (std::uint32_t si = 0; si < c.p.nspecial64; ++si) {
+            const std::string& nm = c.p.special_names64[si];
+            // %clock64 counts core cycles; %globaltimer nanoseconds (at the device clock)
+            std::uint64_t v = nm == "%globaltimer" ? static_cast<std::uint64_t>(static_cast<double>(clock_) * ns_per_cycle_) : clock_;
+            std::fill_n(w.s64.data() + std::size_t{si} * 32, 32, v);
+          }
         }
         switch (in.unit) {
           case isa::Unit::Mem:

@@ -74,6 +74,7 @@ class PtxCta {
   std::uint64_t linear_id() const;
   std::uint32_t shared_bytes() const;
   void set_clock(std::uint64_t cycle) { clock_ = cycle; }
+  void set_ns_per_cycle(double ns) { ns_per_cycle_ = ns; }
   void set_smid(std::uint32_t sm) { smid_ = sm; }
 
   struct Impl;
@@ -81,6 +82,7 @@ class PtxCta {
  private:
   std::unique_ptr<Impl> impl_;
   std::uint64_t clock_ = 0;
+  double ns_per_cycle_ = 1;
   std::uint32_t smid_ = 0;
   friend struct Impl;
 };

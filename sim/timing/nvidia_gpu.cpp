@@ -69,11 +69,13 @@ struct Warp {
   std::vector<double> sb;          // scoreboard: when each register's value is available
   std::vector<std::uint8_t> sb_mem; // 1 if the pending value comes from memory
   double open_group = 0;           // cp.async: completion of the uncommitted group
+  double drain = 0;                // when its stores and reductions have been accepted
   std::vector<double> groups;      // committed cp.async groups
   // cached for the scheduler: when the next instruction's operands are ready, and its unit
   double dep_ready = 0;
   std::uint32_t pc = 0;  // next instruction
   int unit = 0;
+  int alt_unit = -1;     // a second pipe the instruction may use (integer add on the FMA pipe)
   Stall dep_why = Stall::ExecutionDependency;
 };
 
@@ -102,6 +104,7 @@ struct Sm {
   double next = kInf;
   int resident_warps = 0;
   double resident_since = 0;
+  double last_cta_start = -1e30;
   std::vector<std::uint64_t> queue;  // CTAs assigned to this SM, in order
   std::size_t queue_pos = 0;
 };
@@ -120,8 +123,16 @@ class NvidiaGpu {
   void finish_cta(int s, int slot, double t);
   void step_sm(int s, double now);
   void refresh(Sm& sm, Warp& w);
+  int alt_unit_of(const P::Inst& in) const;
   void issue(int s, Sm& sm, Sub& sub, int wi, double now);
   double memory(int s, Sm& sm, Warp& w, const P::Inst& in, const StepInfo& info, double now);
+  // A global access; the warp cannot issue again until the SM's memory pipeline accepted it.
+  double global(int s, Warp& w, double now, const std::uint64_t* addrs, std::uint32_t mask, std::uint32_t bytes,
+                mem::Access kind) {
+    mem::MemTiming t = mem_->global(s, now, addrs, mask, bytes, kind);
+    w.ready = std::max(w.ready, t.accepted + 1);
+    return t.done;
+  }
   int sb_index(P::Reg r) const;
   void set_residency(Sm& sm, int s, double now, int delta);
 
@@ -134,6 +145,7 @@ class NvidiaGpu {
   Occupancy occ_;
   PipeTiming pipe_[kUnits];
   double barrier_latency_ = 0, launch_cycles_ = 0, param_latency_ = 0;
+  double dispatch_cycles_ = 0, next_dispatch_ = 0;  // chip-wide CTA dispatcher
   int nsms_ = 0, subs_per_sm_ = 4, wpb_ = 0;
   std::uint32_t n32_ = 0, n64_ = 0, npred_ = 0;
   std::vector<Sm> sms_;
@@ -172,6 +184,7 @@ void NvidiaGpu::build_machine() {
   barrier_latency_ = d_.pipes.branch.latency_cycles;
   param_latency_ = d_.pipes.int_alu.latency_cycles;
   launch_cycles_ = d_.sm.block_launch_cycles;
+  dispatch_cycles_ = d_.launch.cta_dispatch_cycles;
 
   nsms_ = static_cast<int>(d_.sm.count);
   subs_per_sm_ = static_cast<int>(std::max<std::int64_t>(1, d_.sm.sub_partitions));
@@ -224,8 +237,14 @@ void NvidiaGpu::set_residency(Sm& sm, int s, double now, int delta) {
 void NvidiaGpu::launch_cta(int s, int slot, std::uint64_t id, double t) {
   Sm& sm = sms_[static_cast<std::size_t>(s)];
   CtaSlot& c = sm.ctas[static_cast<std::size_t>(slot)];
+  // the chip-wide dispatcher hands out one CTA per dispatch interval; an SM starts CTAs no
+  // closer together than its launch interval
+  t = std::max({t, next_dispatch_, sm.last_cta_start + launch_cycles_});
+  next_dispatch_ = t + dispatch_cycles_;
+  sm.last_cta_start = t;
   c.cta = k_.make_cta(id);
   c.cta->set_smid(static_cast<std::uint32_t>(s));
+  c.cta->set_ns_per_cycle(1e3 / d_.clocks.core_mhz);
   c.id = id;
   c.active = true;
   c.start = t;
@@ -245,6 +264,7 @@ void NvidiaGpu::launch_cta(int s, int slot, std::uint64_t id, double t) {
     std::fill(w.sb_mem.begin(), w.sb_mem.end(), 0);
     w.groups.clear();
     w.open_group = t;
+    w.drain = t;
     w.pc = c.cta->next_pc(wi);
     refresh(sm, w);
     Sub& sub = sm.subs[static_cast<std::size_t>(w.sub)];
@@ -264,7 +284,7 @@ void NvidiaGpu::finish_cta(int s, int slot, double t) {
   done_cta_insts_ += c.insts;
   last_end_ = std::max(last_end_, t);
   set_residency(sm, s, t, -wpb_);
-  if (!stop_ && sm.queue_pos < sm.queue.size()) launch_cta(s, slot, sm.queue[sm.queue_pos++], t + launch_cycles_);
+  if (!stop_ && sm.queue_pos < sm.queue.size()) launch_cta(s, slot, sm.queue[sm.queue_pos++], t);
 }
 
 // Recomputes when warp w's next instruction has its operands (not counting the unit it needs,
@@ -292,6 +312,16 @@ void NvidiaGpu::refresh(Sm& sm, Warp& w) {
   w.dep_ready = t;
   w.dep_why = why;
   w.unit = static_cast<int>(in.unit);
+  w.alt_unit = alt_unit_of(in);
+}
+
+// Integer add/subtract/move issue to the ALU pipe (IADD3/MOV) or, when that is busy, to the
+// FMA pipe as IMAD.IADD/IMAD.MOV — ptxas balances the two, and microbenchmarks show an add
+// next to a LOP3 costs no extra ALU cycles.
+int NvidiaGpu::alt_unit_of(const P::Inst& in) const {
+  if (in.unit != Unit::IntAlu || P::ty_bits(in.type) > 32) return -1;
+  if (in.op == P::Op::Add || in.op == P::Op::Sub || in.op == P::Op::Mov) return static_cast<int>(Unit::IntMul);
+  return -1;
 }
 
 double NvidiaGpu::memory(int s, Sm& sm, Warp& w, const P::Inst& in, const StepInfo& info, double now) {
@@ -310,14 +340,17 @@ double NvidiaGpu::memory(int s, Sm& sm, Warp& w, const P::Inst& in, const StepIn
         case P::Space::Shared: return mem_->shared(s, now, addrs, mask, eb, atomic);
         case P::Space::Param: return now + param_latency_;
         default: {
-          mem::Access kind = atomic ? mem::Access::Atomic : in.op == P::Op::Ld ? mem::Access::Load : mem::Access::Store;
-          return mem_->global(s, now, addrs, mask, atomic ? std::max<std::uint32_t>(eb, 4) : eb, kind);
+          mem::Access kind = atomic ? (P::ty_is_float(in.type) ? mem::Access::AtomicFloat : mem::Access::Atomic)
+                                    : in.op == P::Op::Ld ? mem::Access::Load : mem::Access::Store;
+          // ptxas performs an integer atomic add on a warp-uniform address once per warp
+          const std::uint32_t lanes = (in.flags & P::kWarpAggregated) ? (mask & (~mask + 1)) : mask;
+          return global(s, w, now, addrs, lanes, eb, kind);
         }
       }
     }
     case P::Op::CpAsync: {
       const std::uint32_t size = static_cast<std::uint32_t>(in.shape[0]);
-      double done = mem_->global(s, now, addrs, mask, size, mem::Access::LoadBypassL1);
+      double done = global(s, w, now, addrs, mask, size, mem::Access::LoadBypassL1);
       const double lanes = std::popcount(mask);
       const double wf = std::ceil(lanes * size / (static_cast<double>(d_.shared.banks) * d_.shared.bank_width_bytes));
       done = std::max(done, mem_->shared_wavefronts(s, now, static_cast<std::uint32_t>(wf)));
@@ -332,7 +365,7 @@ double NvidiaGpu::memory(int s, Sm& sm, Warp& w, const P::Inst& in, const StepIn
       const int per_lane = (in.shape[0] * in.shape[2] * P::ty_bits(in.type) / 8) / 32;
       const std::uint32_t bytes = static_cast<std::uint32_t>(std::max(4, per_lane));
       if (info.space == P::Space::Shared) return mem_->shared(s, now, addrs, mask, std::min<std::uint32_t>(bytes, 16), false) + (bytes > 16 ? bytes / 16 - 1 : 0);
-      return mem_->global(s, now, addrs, mask, bytes, in.op == P::Op::WmmaLoad ? mem::Access::Load : mem::Access::Store);
+      return global(s, w, now, addrs, mask, bytes, in.op == P::Op::WmmaLoad ? mem::Access::Load : mem::Access::Store);
     }
     default:
       return now + 1;
@@ -349,7 +382,8 @@ void NvidiaGpu::issue(int s, Sm& sm, Sub& sub, int wi, double now) {
   ++timed_insts_;
   ++c.insts;
   const int lanes = std::popcount(info.active);
-  const int u = static_cast<int>(in.unit);
+  int u = static_cast<int>(in.unit);
+  if (const int alt = alt_unit_of(in); alt >= 0 && sub.pipe_free[alt] < sub.pipe_free[u]) u = alt;
   double busy = pipe_[u].issue * in.weight;
   double lat = pipe_[u].latency + pipe_[u].issue * (in.weight - 1);
   if (in.unit == Unit::TensorF16 || in.unit == Unit::TensorTf32 || in.unit == Unit::TensorI8 || in.unit == Unit::TensorFp8 ||
@@ -366,6 +400,10 @@ void NvidiaGpu::issue(int s, Sm& sm, Sub& sub, int wi, double now) {
   if (in.unit == Unit::Mem) {
     done = memory(s, sm, w, in, info, now);
     from_mem = true;
+    if (in.op == P::Op::St || in.op == P::Op::Red || in.op == P::Op::WmmaStore || in.op == P::Op::Stmatrix) {
+      w.drain = std::max(w.drain, done);  // fire and forget: only the CTA's end waits for it
+      done = now + 1;
+    }
   } else if (in.unit == Unit::Sync) {
     if (in.op == P::Op::CpAsyncCommit) {
       w.groups.push_back(w.open_group);
@@ -416,6 +454,7 @@ void NvidiaGpu::issue(int s, Sm& sm, Sub& sub, int wi, double now) {
       double end = now + 1;
       for (int k = 0; k < wpb_; ++k) {
         const Warp& o = sm.warps[static_cast<std::size_t>(w.cta * wpb_ + k)];
+        end = std::max(end, o.drain);
         for (double v : o.sb) end = std::max(end, v);  // outstanding loads/stores drain first
       }
       finish_cta(s, w.cta, end);
@@ -445,7 +484,8 @@ void NvidiaGpu::step_sm(int s, double now) {
       all_barrier = false;
       Stall why = w.dep_why;
       double t = w.dep_ready;
-      const double pf = sub.pipe_free[w.unit];
+      double pf = sub.pipe_free[w.unit];
+      if (w.alt_unit >= 0) pf = std::min(pf, sub.pipe_free[w.alt_unit]);
       if (pf > t) { t = pf; why = Stall::PipeBusy; }
       if (t <= now) {
         std::uint64_t key = GreedyThenOldest::key(wi, sub.last, w.age);
@@ -479,12 +519,13 @@ TimingResult NvidiaGpu::run() {
   r.occupancy = occ_;
   r.ctas_total = k_.dims().num_blocks();
   // first wave
-  for (int s = 0; s < nsms_; ++s) {
-    Sm& sm = sms_[static_cast<std::size_t>(s)];
-    for (int slot = 0; slot < occ_.blocks_per_unit && sm.queue_pos < sm.queue.size(); ++slot)
-      launch_cta(s, slot, sm.queue[sm.queue_pos++], launch_cycles_);
-    if (sm.next < kInf) pq_.push({sm.next, s});
-  }
+  for (int slot = 0; slot < occ_.blocks_per_unit; ++slot)
+    for (int s = 0; s < nsms_; ++s) {
+      Sm& sm = sms_[static_cast<std::size_t>(s)];
+      if (sm.queue_pos < sm.queue.size()) launch_cta(s, slot, sm.queue[sm.queue_pos++], 0);
+    }
+  for (int s = 0; s < nsms_; ++s)
+    if (sms_[static_cast<std::size_t>(s)].next < kInf) pq_.push({sms_[static_cast<std::size_t>(s)].next, s});
   const std::uint64_t check_every = 4096;
   std::uint64_t next_check = check_every;
   double now = 0;

@@ -1,0 +1,137 @@
+// kernsim::sim::AmdKernel / AmdWorkgroup — wave64 execution of AMDGCN machine code on real data.
+//
+// The AMD counterpart of PtxKernel / PtxCta. A workgroup holds its waves (64 lanes each, the last
+// one partial), their SGPR, VGPR and AGPR files, and its LDS. Control flow is explicit in this
+// ISA: the compiler manages the exec mask with s_and_saveexec / s_cbranch_execz, so a wave is a
+// single program counter and a lane mask, never a reconvergence stack. s_barrier really waits for
+// every wave of the workgroup; s_endpgm ends a wave. Every memory access is bounds-checked before
+// anything is written: global and flat accesses against GlobalMemory's allocations, LDS against
+// the workgroup's size, scratch against the kernel's private segment size.
+//
+// Each wave starts in the state the ROCm runtime and the hardware give it for the kernel
+// descriptor's enables: user SGPRs (kernarg segment pointer, dispatch and queue pointers, ...,
+// preloaded kernel arguments), then workgroup IDs and workgroup info; v0 holds the work-item IDs
+// (packed X | Y << 10 | Z << 20 on gfx90a and later, one VGPR each before); exec holds the wave's
+// live lanes. The kernarg segment carries the user arguments and the hidden arguments the code
+// object metadata asks for (block counts, group sizes, remainders, grid dimensions, dynamic LDS
+// size, ...).
+//
+// step() executes one instruction of a wave and returns an AmdStepInfo, so a timing model can
+// drive execution exactly as for PTX (execution-driven, no trace files).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "isa/amdgcn/program.h"
+#include "sim/functional/global_memory.h"
+#include "sim/functional/ptx_exec.h"  // LaunchDims
+
+namespace kernsim::sim {
+
+struct AmdExecOptions {
+  std::uint64_t max_wave_instructions = 4'000'000'000ull;  // per launch
+  std::string kernel_name;                                // for messages (demangled if known)
+  std::uint32_t num_cus = 304;                            // reported through hw registers
+  std::uint32_t dynamic_stack_bytes = 16384;              // per lane, for kernels with a dynamic stack
+};
+
+// What one step did. `active` is the exec mask the instruction ran under (vector instructions);
+// scalar instructions report the wave's exec mask too, and count as one thread-instruction.
+struct AmdStepInfo {
+  enum class Kind : std::uint8_t {
+    Executed,     // an instruction ran
+    BarrierWait,  // the wave arrived at s_barrier and now waits
+    Exited,       // the wave executed s_endpgm
+  };
+  Kind kind = Kind::Executed;
+  std::uint32_t pc = 0;               // instruction index into Program::insts
+  std::uint64_t active = 0;
+  bool vector = false;                // a VALU / VMEM / DS / MFMA instruction
+  bool released_barrier = false;      // this step completed a barrier: waiting waves may run again
+  std::uint32_t next_pc = 0;
+};
+
+class AmdKernel;
+
+class AmdWorkgroup {
+ public:
+  AmdWorkgroup(AmdKernel& kernel, std::uint64_t linear_id);
+  ~AmdWorkgroup();
+  AmdWorkgroup(const AmdWorkgroup&) = delete;
+  AmdWorkgroup& operator=(const AmdWorkgroup&) = delete;
+
+  int num_waves() const;
+  bool wave_done(int w) const;
+  bool wave_waiting(int w) const;  // at s_barrier
+  bool done() const;
+  AmdStepInfo step(int w);         // wave w must be neither done nor waiting
+  void run();                      // every wave to completion (functional mode)
+  std::uint32_t next_pc(int w) const;
+  const std::uint64_t* lane_addresses(int w) const;  // byte addresses of its last memory instruction
+  std::array<std::uint32_t, 3> id() const;
+  std::uint64_t linear_id() const;
+  std::uint32_t lds_bytes() const;
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+class AmdKernel {
+ public:
+  // `user_args`: the kernarg segment bytes of the explicit arguments (hidden arguments are filled
+  // here from the metadata). The code object must already be mapped (map_code_object).
+  AmdKernel(const isa::amdgcn::Program& program, const isa::amdgcn::Kernel& kernel, GlobalMemory& memory,
+            std::uint64_t code_base, LaunchDims dims, std::vector<std::uint8_t> user_args, AmdExecOptions options);
+  ~AmdKernel();
+
+  const isa::amdgcn::Program& program() const { return prog_; }
+  const isa::amdgcn::Kernel& kernel() const { return kernel_; }
+  GlobalMemory& memory() { return mem_; }
+  const LaunchDims& dims() const { return dims_; }
+  const AmdExecOptions& options() const { return opts_; }
+  std::uint64_t code_base() const { return code_base_; }
+  std::uint64_t kernarg_address() const { return kernarg_addr_; }
+  std::uint64_t dispatch_packet_address() const { return dispatch_addr_; }
+  std::uint64_t queue_address() const { return queue_addr_; }
+  std::uint32_t entry() const { return entry_; }
+  std::uint32_t private_bytes() const { return private_bytes_; }
+  bool packed_workitem_ids() const { return packed_tid_; }
+
+  void run_all();
+  std::unique_ptr<AmdWorkgroup> make_workgroup(std::uint64_t linear) { return std::make_unique<AmdWorkgroup>(*this, linear); }
+
+  std::uint64_t wave_instructions() const { return wave_insts_; }
+  std::uint64_t thread_instructions() const { return thread_insts_; }
+  void count(std::uint64_t active, bool vector) {
+    ++wave_insts_;
+    thread_insts_ += vector ? static_cast<std::uint64_t>(__builtin_popcountll(active)) : 1u;
+    if (wave_insts_ > opts_.max_wave_instructions) limit_exceeded();
+  }
+
+ private:
+  [[noreturn]] void limit_exceeded() const;
+  const isa::amdgcn::Program& prog_;
+  const isa::amdgcn::Kernel& kernel_;
+  GlobalMemory& mem_;
+  std::uint64_t code_base_;
+  LaunchDims dims_;
+  AmdExecOptions opts_;
+  std::uint64_t kernarg_addr_ = 0, dispatch_addr_ = 0, queue_addr_ = 0;
+  std::uint32_t entry_ = 0;
+  std::uint32_t private_bytes_ = 0;
+  bool packed_tid_ = true;
+  std::uint64_t wave_insts_ = 0, thread_insts_ = 0;
+};
+
+// Maps the code object's loadable segments into device memory at one base address (PC-relative
+// references between code and constant data stay valid) and applies its dynamic relocations.
+// Returns the base. Idempotent for a GlobalMemory that already holds it.
+std::uint64_t map_code_object(const isa::amdgcn::CodeObject& code, GlobalMemory& memory, const std::string& label);
+
+}  // namespace kernsim::sim
