@@ -63,14 +63,16 @@ class Kernel:
     def short_name(self) -> str:
         """The demangled name without the parameter list ("saxpy", "scale<float>")."""
         d = self.demangled
-        depth = 0
+        depth, start = 0, 0
         for i, c in enumerate(d):
             if c == "<":
                 depth += 1
             elif c == ">":
                 depth -= 1
+            elif c == " " and depth == 0:
+                start = i + 1  # after a return type ("void scale<float>(...)")
             elif c == "(" and depth == 0:
-                return d[:i]
+                return d[start:i]
         return d
 
 
@@ -90,7 +92,8 @@ class Module:
     extra: dict = field(default_factory=dict)  # frontend extras (Triton metadata)
 
     def kernel(self, name: str | None = None) -> Kernel:
-        """By mangled name, full demangled signature, or unique short name; None: the only one."""
+        """By mangled name, full demangled signature, unique short name ("scale<float>") or unique
+        name without template arguments ("scale"); None: the only kernel."""
         if name is None:
             if len(self.kernels) == 1:
                 return self.kernels[0]
@@ -100,6 +103,8 @@ class Module:
             if name in (k.name, k.demangled):
                 return k
         hits = [k for k in self.kernels if k.short_name == name]
+        if not hits:  # "scale" for the instances scale<float>, scale<double>
+            hits = [k for k in self.kernels if k.short_name.split("<", 1)[0] == name]
         if len(hits) == 1:
             return hits[0]
         listed = ", ".join(k.demangled for k in self.kernels) or "none"

@@ -1,0 +1,170 @@
+"""compile / launch / run_spec: numpy in, numpy out, the CLI's messages as exceptions."""
+
+import json
+import subprocess
+
+import numpy as np
+import pytest
+
+import kernsim
+from conftest import ROOT, VADD
+
+SAXPY = (ROOT / "examples" / "saxpy" / "saxpy.cu").read_text()
+
+TEMPLATES = r'''
+template <typename T> __global__ void scale(T* x, T a, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) x[i] *= a;
+}
+template __global__ void scale<float>(float*, float, int);
+template __global__ void scale<double>(double*, double, int);
+extern "C" __global__ void fill_u64(unsigned long long* out, unsigned long long v, unsigned n) {
+  unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = v + i;
+}
+extern "C" __global__ void spin(int* flag) { while (atomicAdd(flag, 0) == 0) {} }
+'''
+
+
+def test_devices_and_device_info():
+    assert {"h200", "b200", "mi300x"} <= set(kernsim.devices())
+    assert kernsim.device_info("h200")["isa_target"] == "sm_90a"
+    assert kernsim.device_info("sm_100a")["name"] == "b200"
+    with pytest.raises(kernsim.UsageError) as e:  # as the CLI's --arch
+        kernsim.device_info("no_such_gpu")
+    assert "no_such_gpu" in str(e.value)
+
+
+def test_compile_text_lists_kernels_params_and_resources():
+    m = kernsim.compile(TEMPLATES, "h200")
+    assert m.target == "sm_90a" and m.isa == "ptx" and ".entry" in m.text
+    assert sorted(m.names) == ["fill_u64", "scale<double>", "scale<float>", "spin"]
+    k = m["scale<float>"]
+    assert k.demangled == "void scale<float>(float*, float, int)"
+    assert [(p.type, p.bytes, p.is_pointer) for p in k.params] == [("u64", 8, True), ("f32", 4, False), ("u32", 4, False)]
+    assert k.resources["registers"] > 0
+    assert m[k.name] is k  # by mangled name too
+    with pytest.raises(kernsim.LaunchSpecError, match="ambiguous"):
+        m["scale"]
+    with pytest.raises(kernsim.LaunchSpecError, match="no kernel `nope`"):
+        m["nope"]
+
+
+def test_compile_from_path_and_cache_by_content(tmp_path):
+    p = tmp_path / "saxpy.cu"
+    p.write_text(SAXPY)
+    m1 = kernsim.compile(p, "h200")
+    m2 = kernsim.compile(str(p), "h200")
+    assert m1.kernel().short_name == "saxpy"
+    assert m2.from_cache
+    p.write_text(SAXPY.replace("a * x[i]", "a * x[i] * 2.0f"))
+    m3 = kernsim.compile(p, "h200")
+    assert not m3.from_cache and m3.text != m1.text
+
+
+def test_launch_saxpy_matches_numpy_and_leaves_inputs_alone():
+    m = kernsim.compile(SAXPY, "h200")
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal(3000, dtype=np.float32)
+    y = rng.standard_normal(3000, dtype=np.float32)
+    y0 = y.copy()
+    r = kernsim.launch(m["saxpy"], grid=12, block=256, args=[x.size, 2.5, x, y], full=True)
+    np.testing.assert_allclose(r.outputs[3], np.float32(2.5) * x + y0, rtol=1e-6, atol=1e-6)  # fma or not
+    np.testing.assert_array_equal(r.outputs[2], x)
+    np.testing.assert_array_equal(y, y0)
+    assert r.time_us > 0 and r.cycles > 0
+    assert r.report["kernel"].startswith("saxpy") and r.report["launch"]["grid"] == [12, 1, 1]
+    assert "time" in r.report_text
+
+
+def test_sampled_launch_returns_outputs_only_when_asked():
+    m = kernsim.compile(SAXPY, "h200")
+    n = 1 << 18
+    x = np.ones(n, np.float32)
+    y = np.full(n, 3.0, np.float32)
+    r = kernsim.launch(m["saxpy"], n // 256, 256, [n, 2.0, x, y])
+    assert r.outputs == {}
+    r2 = kernsim.launch(m["saxpy"], n // 256, 256, [n, 2.0, x, y], keep_outputs=True)
+    np.testing.assert_array_equal(r2.outputs[3], np.full(n, 5.0, np.float32))
+    assert r2.time_us == r.time_us  # the remaining CTAs run untimed
+
+
+def test_scalar_types_follow_the_parameter_and_wrappers_are_exact():
+    m = kernsim.compile(TEMPLATES, "h200")
+    out = np.zeros(10, np.uint64)
+    big = 2**40 + 7
+    r = kernsim.launch(m["fill_u64"], 1, 32, [out, big, 10], full=True)
+    np.testing.assert_array_equal(r.outputs[0], np.arange(10, dtype=np.uint64) + np.uint64(big))
+    xd = np.arange(5, dtype=np.float64)
+    r = kernsim.launch(m["scale<double>"], 1, 32, [xd, 0.5, kernsim.i32(5)], full=True)
+    np.testing.assert_array_equal(r.outputs[0], xd * 0.5)
+    r = kernsim.launch(m["scale<double>"], 1, 32, [xd, np.float64(3.0), np.int32(5)], full=True)
+    np.testing.assert_array_equal(r.outputs[0], xd * 3.0)
+    with pytest.raises(TypeError, match="8 bytes"):
+        kernsim.launch(m["scale<double>"], 1, 32, [xd, 0.5, kernsim.i64(5)], full=True)
+    with pytest.raises(OverflowError):
+        kernsim.launch(m["scale<float>"], 1, 32, [xd.astype(np.float32), 1.0, 2**40], full=True)
+    with pytest.raises(OverflowError):
+        kernsim.i32(2**31)
+    with pytest.raises(kernsim.LaunchSpecError, match="takes 3 parameters"):
+        kernsim.launch(m["scale<float>"], 1, 32, [xd], full=True)
+
+
+def test_out_of_bounds_is_a_kernel_fault_naming_the_buffer():
+    m = kernsim.compile(VADD, "h200")
+    a = np.ones(100, np.float32)
+    with pytest.raises(kernsim.KernelFaultError) as e:
+        kernsim.launch(m["vadd"], 1, 256, [a, a, a.copy(), 200], full=True)
+    assert "out of bounds" in str(e.value) and "f32[100]" in str(e.value)
+    assert e.value.exit_code == 6 and e.value.cli_message.startswith("kernsim: kernel fault: ")
+
+
+def test_instruction_and_wall_time_limits_stop_an_endless_kernel():
+    m = kernsim.compile(TEMPLATES, "h200")
+    flag = np.zeros(1, np.int32)
+    with pytest.raises(kernsim.KernelFaultError, match="instruction limit of 5000"):
+        kernsim.launch(m["spin"], 1, 32, [flag], full=True, max_instructions=5000)
+    with pytest.raises(kernsim.KernelFaultError, match="wall-time limit"):
+        kernsim.launch(m["spin"], 1, 32, [flag], full=True, max_instructions=2**62, wall_time_limit_s=0.2)
+
+
+def test_compile_error_is_a_compile_error():
+    with pytest.raises(kernsim.CompileError, match="clang could not compile"):
+        kernsim.compile("__global__ void k(float* x) { x[0] = undefined_name; }", "h200")
+
+
+def test_ptx_text_compiles_as_ptx():
+    m = kernsim.compile(kernsim.compile(VADD, "h200").text, "h200")
+    assert m.producer == "ptx file"
+    a = np.arange(64, dtype=np.float32)
+    r = kernsim.launch(m["vadd"], 1, 64, [a, a, np.zeros_like(a), 64], full=True)
+    np.testing.assert_array_equal(r.outputs[2], 2 * a)
+
+
+def test_run_spec_agrees_with_the_cli(cli):
+    spec = ROOT / "examples" / "saxpy" / "saxpy.json"
+    r = kernsim.run_spec(spec, "h200")
+    out = subprocess.run([cli, "run", str(spec), "--arch", "h200", "--json"], capture_output=True, text=True, check=True)
+    assert r.time_us == pytest.approx(json.loads(out.stdout)["time_us"], rel=1e-12)
+
+
+@pytest.mark.parametrize("spec", ["bad_grid.json", "big_block.json", "missing.json"])
+def test_run_spec_errors_have_the_cli_message(cli, spec):
+    path = ROOT / "tests" / "data" / "specs" / spec
+    p = subprocess.run([cli, "run", str(path), "--arch", "h200"], capture_output=True, text=True)
+    assert p.returncode != 0
+    with pytest.raises(kernsim.KernsimError) as e:
+        kernsim.run_spec(path, "h200")
+    assert e.value.cli_message == p.stderr.strip()
+    assert e.value.exit_code == p.returncode
+
+
+def test_amd_parts_say_not_implemented_or_compile():
+    # Until the AMD path lands, a HIP source fails with a clear "not implemented"; afterwards it
+    # compiles. Either way no crash and no invented result.
+    try:
+        m = kernsim.compile("__global__ void k(float* x) { x[threadIdx.x] = 1.0f; }", "mi300x", lang="hip")
+    except (kernsim.NotImplementedStageError, kernsim.CompileError) as e:
+        assert "not implemented" in str(e) or "AMD" in str(e) or "hip" in str(e).lower()
+    else:
+        assert m.target == "gfx942"
