@@ -21,9 +21,17 @@ for p in "${PKGS[@]}"; do
 done
 
 install_python() {
-  # Python packages the test scripts use (PyPI).
-  if ! python3 -c "import numpy" >/dev/null 2>&1; then
-    python3 -m pip install -q --disable-pip-version-check numpy
+  # Python packages (PyPI): numpy for the test scripts; pytest, scikit-build-core and nanobind to
+  # build and test the Python package; ray and triton for kernsim.distributed and Triton kernels.
+  # Each is installed only when missing.
+  local want=(numpy pytest scikit-build-core nanobind ray triton)
+  local need=()
+  for p in "${want[@]}"; do
+    if ! python3 -m pip show -q "$p" >/dev/null 2>&1; then need+=("$p"); fi
+  done
+  if [ ${#need[@]} -gt 0 ]; then
+    echo "install-deps: pip install ${need[*]}"
+    python3 -m pip install -q --disable-pip-version-check "${need[@]}"
   fi
 }
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The README's first command: install dependencies, build kernsim, put `kernsim` on PATH, and
-# run the demo kernel (SAXPY, 1M elements) on the default device (h200), printing its report.
+# The README's first command: install dependencies, build kernsim, install the Python package,
+# put `kernsim` on PATH, and run the demo kernel (SAXPY, 1M elements) on the default device (h200), printing its report.
 # Safe to re-run: every step is idempotent and incremental.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -8,6 +8,7 @@ ROOT=$(pwd)
 
 ./scripts/install-deps.sh
 ./scripts/build.sh
+./scripts/install-python.sh   # pip install . -> `import kernsim`
 
 # Put the binary on PATH: /usr/local/bin when writable, else ~/.local/bin.
 BIN_DIR=/usr/local/bin

@@ -5,4 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/install-deps.sh
 ./scripts/build.sh
+./scripts/install-python.sh
 ctest --test-dir build --output-on-failure -j "$(nproc)"
+# The Python package (tests/python; includes a local Ray instance and Triton compiles).
+python3 -m pytest -q -p no:cacheprovider tests/python
