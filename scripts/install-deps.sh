@@ -24,11 +24,13 @@ install_python() {
   # Python packages (PyPI): numpy for the test scripts; pytest, scikit-build-core and nanobind to
   # build and test the Python package; ray and triton for kernsim.distributed and Triton kernels.
   # Each is installed only when missing.
-  local want=(numpy pytest scikit-build-core nanobind ray triton)
-  local need=()
-  for p in "${want[@]}"; do
-    if ! python3 -m pip show -q "$p" >/dev/null 2>&1; then need+=("$p"); fi
-  done
+  local need
+  # shellcheck disable=SC2207
+  need=($(python3 -c '
+import importlib.util
+mods = {"numpy": "numpy", "pytest": "pytest", "scikit_build_core": "scikit-build-core",
+        "nanobind": "nanobind", "ray": "ray", "triton": "triton"}
+print(" ".join(pkg for mod, pkg in mods.items() if importlib.util.find_spec(mod) is None))'))
   if [ ${#need[@]} -gt 0 ]; then
     echo "install-deps: pip install ${need[*]}"
     python3 -m pip install -q --disable-pip-version-check "${need[@]}"
