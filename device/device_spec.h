@@ -134,6 +134,7 @@ struct Mall {
 struct Dram {
   std::int64_t bytes = 0;
   std::int64_t channels = 0;
+  std::int64_t access_bytes = 0;      // smallest transfer (burst) of one access
   double bandwidth_gbps = 0;          // peak, GB/s (1e9 bytes)
   double read_efficiency = 0;         // sustainable fraction of peak for a pure read stream
   double write_efficiency = 0;        // sustainable fraction of peak for a pure write stream

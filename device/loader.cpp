@@ -175,6 +175,7 @@ std::vector<Field> build_schema() {
 
   I("dram.bytes", "bytes", kBoth, true, "HBM capacity", [](DeviceSpec& d) -> std::int64_t& { return d.dram.bytes; });
   I("dram.channels", "channels", kBoth, true, "independent HBM channels", [](DeviceSpec& d) -> std::int64_t& { return d.dram.channels; });
+  I("dram.access_bytes", "bytes", kBoth, true, "smallest HBM transfer (pseudo-channel width x burst length)", [](DeviceSpec& d) -> std::int64_t& { return d.dram.access_bytes; });
   D("dram.bandwidth_gbps", "GB/s", kBoth, true, "peak HBM bandwidth", [](DeviceSpec& d) -> double& { return d.dram.bandwidth_gbps; });
   D("dram.read_efficiency", "fraction", kBoth, true, "sustainable fraction of peak, read stream", [](DeviceSpec& d) -> double& { return d.dram.read_efficiency; });
   D("dram.write_efficiency", "fraction", kBoth, true, "sustainable fraction of peak, write stream", [](DeviceSpec& d) -> double& { return d.dram.write_efficiency; });

@@ -1,4 +1,4 @@
-// Sectored set-associative LRU cache.
+// Sectored set-associative LRU cache with written-word masks.
 #include "memory_model/cache.h"
 
 #include <algorithm>
@@ -9,79 +9,119 @@ namespace kernsim::mem {
 SectorCache::SectorCache(std::uint64_t bytes, std::uint32_t line_bytes, std::uint32_t sector_bytes, std::uint32_t ways)
     : line_bytes_(line_bytes), sector_bytes_(sector_bytes ? sector_bytes : line_bytes),
       sectors_(line_bytes / (sector_bytes ? sector_bytes : line_bytes)), ways_(std::max(1u, ways)) {
+  sectors_ = std::min<std::uint32_t>(sectors_, kMaxSectors);
   line_shift_ = static_cast<std::uint32_t>(std::countr_zero(line_bytes_));
+  const std::uint32_t words = std::min<std::uint32_t>(32, sector_bytes_ / 4);
+  full_words_ = words >= 32 ? 0xffffffffu : ((1u << words) - 1);
   std::uint64_t lines = bytes / line_bytes_;
   sets_ = static_cast<std::uint32_t>(std::max<std::uint64_t>(lines / ways_, bytes ? 1 : 0));
-  tags_.assign(std::size_t{sets_} * ways_, 0);
-  valid_.assign(tags_.size(), 0);
-  dirty_.assign(tags_.size(), 0);
-  stamp_.assign(tags_.size(), 0);
+  ways_v_.assign(std::size_t{sets_} * ways_, Way{});
 }
 
-void SectorCache::clear() {
-  std::fill(tags_.begin(), tags_.end(), 0);
-  std::fill(valid_.begin(), valid_.end(), 0);
-  std::fill(dirty_.begin(), dirty_.end(), 0);
-}
+void SectorCache::clear() { std::fill(ways_v_.begin(), ways_v_.end(), Way{}); }
 
 std::uint32_t SectorCache::set_of(std::uint64_t line) const {
   std::uint64_t x = line >> line_shift_;
-  // xor-fold higher address bits into the index, as hardware hashes do
-  x ^= (x >> 13) ^ (x >> 23) ^ (x >> 31);
+  x ^= (x >> 13) ^ (x >> 23) ^ (x >> 31);  // xor-fold higher address bits into the index
   return static_cast<std::uint32_t>(x % sets_);
 }
 
-CacheResult SectorCache::access(std::uint64_t line, std::uint32_t mask, bool allocate, bool write) {
+SectorCache::Way* SectorCache::find(std::uint64_t line) {
+  const std::size_t base = std::size_t{set_of(line)} * ways_;
+  for (std::size_t i = base; i < base + ways_; ++i)
+    if (ways_v_[i].tag == line + 1) return &ways_v_[i];
+  return nullptr;
+}
+
+SectorCache::Way& SectorCache::allocate(std::uint64_t line, CacheResult& r) {
+  const std::size_t base = std::size_t{set_of(line)} * ways_;
+  std::size_t victim = base;
+  for (std::size_t i = base; i < base + ways_; ++i) {
+    if (ways_v_[i].tag == 0) { victim = i; break; }
+    if (ways_v_[i].stamp < ways_v_[victim].stamp) victim = i;
+  }
+  Way& w = ways_v_[victim];
+  if (w.tag != 0) {
+    for (std::uint32_t s = 0; s < sectors_; ++s) {
+      if (!(w.dirty >> s & 1)) continue;
+      if (w.words[s] != full_words_ && !(w.valid >> s & 1)) ++r.partial_evicted;
+      else if (!(w.reported >> s & 1)) ++r.dirty_evicted;
+    }
+  }
+  w = Way{};
+  w.tag = line + 1;
+  return w;
+}
+
+CacheResult SectorCache::read(std::uint64_t line, std::uint32_t mask, bool alloc) {
   CacheResult r;
   if (!sets_) {
     r.miss_sectors = mask;
     return r;
   }
   ++clock_;
-  const std::size_t base = std::size_t{set_of(line)} * ways_;
-  const std::uint64_t tag = line + 1;
-  std::size_t victim = base;
-  for (std::size_t i = base; i < base + ways_; ++i) {
-    if (tags_[i] == tag) {
-      r.hit_sectors = valid_[i] & mask;
-      r.miss_sectors = mask & ~valid_[i];
-      if (allocate) valid_[i] |= mask;
-      if (write) {
-        r.newly_dirty = mask & ~dirty_[i];
-        dirty_[i] |= mask;
-      }
-      stamp_[i] = clock_;
-      return r;
+  Way* w = find(line);
+  if (w) {
+    r.hit_sectors = w->valid & mask;
+    r.miss_sectors = mask & ~w->valid;
+    r.ready = w->ready;
+    if (alloc) {
+      w->valid |= mask;
+      for (std::uint32_t s = 0; s < sectors_; ++s)
+        if (mask >> s & 1) w->words[s] = full_words_;
     }
-    if (tags_[i] == 0) {
-      if (tags_[victim] != 0) victim = i;
-    } else if (tags_[victim] != 0 && stamp_[i] < stamp_[victim]) {
-      victim = i;
-    }
+    w->stamp = clock_;
+    return r;
   }
   r.miss_sectors = mask;
-  if (!allocate) return r;
-  if (tags_[victim] != 0) {
-    r.dirty_evicted = static_cast<std::uint32_t>(std::popcount(dirty_[victim]));
-    r.evicted_line = tags_[victim] - 1;
-  }
-  tags_[victim] = tag;
-  valid_[victim] = mask;
-  dirty_[victim] = write ? mask : 0;
-  r.newly_dirty = write ? mask : 0;
-  stamp_[victim] = clock_;
+  if (!alloc) return r;
+  Way& n = allocate(line, r);
+  n.valid = mask;
+  for (std::uint32_t s = 0; s < sectors_; ++s)
+    if (mask >> s & 1) n.words[s] = full_words_;
+  n.stamp = clock_;
   return r;
+}
+
+CacheResult SectorCache::write(std::uint64_t line, std::uint32_t mask, const std::uint32_t* words) {
+  CacheResult r;
+  if (!sets_) {
+    r.miss_sectors = mask;
+    return r;
+  }
+  ++clock_;
+  Way* w = find(line);
+  if (!w) {
+    r.miss_sectors = mask;
+    w = &allocate(line, r);
+  }
+  w->stamp = clock_;
+  for (std::uint32_t s = 0; s < sectors_; ++s) {
+    if (!(mask >> s & 1)) continue;
+    const std::uint32_t bit = 1u << s;
+    w->words[s] |= words ? words[s] : full_words_;
+    w->dirty |= bit;
+    if (w->words[s] == full_words_) {
+      w->valid |= bit;
+      if (!(w->reported & bit)) {
+        r.newly_complete |= bit;
+        w->reported |= bit;
+      }
+    }
+  }
+  return r;
+}
+
+void SectorCache::set_ready(std::uint64_t line, double t) {
+  if (Way* w = find(line)) w->ready = std::max(w->ready, t);
 }
 
 bool SectorCache::invalidate(std::uint64_t line) {
   if (!sets_) return false;
-  const std::size_t base = std::size_t{set_of(line)} * ways_;
-  for (std::size_t i = base; i < base + ways_; ++i)
-    if (tags_[i] == line + 1) {
-      tags_[i] = 0;
-      valid_[i] = dirty_[i] = 0;
-      return true;
-    }
+  if (Way* w = find(line)) {
+    *w = Way{};
+    return true;
+  }
   return false;
 }
 

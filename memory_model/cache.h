@@ -2,22 +2,26 @@
 //
 // Lines of `line_bytes` hold `line_bytes / sector_bytes` sectors; a line's tag is allocated on
 // the first access and sectors fill individually (NVIDIA L1/L2: 128-byte lines, 32-byte
-// sectors; AMD: sector = line). Writes mark sectors dirty (write-back caches) or bypass
-// (write-through L1, see access()). The set index hashes the line address so that strided
-// streams spread over sets as in the hardware's hashed indexing. State only; no timing here.
+// sectors; AMD: sector = line). Each sector keeps a mask of the 4-byte words written to it, so
+// that a write of part of a sector needs no fetch, a read of a partly written sector does, and
+// a sector becomes complete data once every word is written. Lines remember when their fill
+// arrives, so a hit on a line still in flight waits for it. The set index hashes the line
+// address as hardware hashes do. State only; the timing is the caller's.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
 namespace kernsim::mem {
 
 struct CacheResult {
-  std::uint32_t hit_sectors = 0;      // mask of requested sectors found
-  std::uint32_t miss_sectors = 0;     // mask of requested sectors filled now
-  std::uint32_t newly_dirty = 0;      // mask of requested sectors that a write made dirty now
-  std::uint32_t dirty_evicted = 0;    // number of dirty sectors written back by the eviction
-  std::uint64_t evicted_line = 0;
+  std::uint32_t hit_sectors = 0;      // requested sectors present with complete data
+  std::uint32_t miss_sectors = 0;     // requested sectors that must be fetched (reads) / were absent (writes)
+  std::uint32_t newly_complete = 0;   // writes: sectors whose every word is now written, for the first time since dirty
+  int partial_evicted = 0;            // dirty sectors evicted with only part of their words written
+  int dirty_evicted = 0;              // dirty sectors evicted that were never reported complete
+  double ready = 0;                   // hits: when the line's data is there (fills in flight)
 };
 
 class SectorCache {
@@ -25,27 +29,40 @@ class SectorCache {
   SectorCache() = default;
   SectorCache(std::uint64_t bytes, std::uint32_t line_bytes, std::uint32_t sector_bytes, std::uint32_t ways);
 
-  // Looks up `line` (a line-aligned address) for the sectors in `mask`. allocate: fill missing
-  // sectors (and the line if absent); write: mark the sectors dirty.
-  CacheResult access(std::uint64_t line, std::uint32_t mask, bool allocate, bool write);
-  // Drops a line if present (write-through invalidation). Returns true if it was present.
+  // A read of the sectors in `mask` of `line` (line-aligned). allocate: missing sectors are
+  // filled (their data arrives at `fill_ready`, see set_ready).
+  CacheResult read(std::uint64_t line, std::uint32_t mask, bool allocate);
+  // A write of the given 4-byte words (`words[s]` for sector s of the line) — allocates.
+  CacheResult write(std::uint64_t line, std::uint32_t mask, const std::uint32_t* words);
+  // Records when the data of a line's outstanding fill arrives.
+  void set_ready(std::uint64_t line, double t);
   bool invalidate(std::uint64_t line);
   void clear();
 
   std::uint32_t line_bytes() const { return line_bytes_; }
   std::uint32_t sector_bytes() const { return sector_bytes_; }
   std::uint32_t sectors_per_line() const { return sectors_; }
+  std::uint32_t full_words() const { return full_words_; }
   std::uint64_t capacity() const { return std::uint64_t{sets_} * ways_ * line_bytes_; }
   bool enabled() const { return sets_ > 0; }
 
  private:
+  static constexpr int kMaxSectors = 8;
+  struct Way {
+    std::uint64_t tag = 0;  // line + 1; 0 = invalid
+    std::uint64_t stamp = 0;
+    double ready = 0;
+    std::uint32_t valid = 0;     // sectors with complete data
+    std::uint32_t dirty = 0;     // sectors written since fill
+    std::uint32_t reported = 0;  // dirty sectors already reported complete
+    std::array<std::uint32_t, kMaxSectors> words{};  // written words per sector
+  };
   std::uint32_t set_of(std::uint64_t line) const;
+  Way* find(std::uint64_t line);
+  Way& allocate(std::uint64_t line, CacheResult& r);
   std::uint32_t line_bytes_ = 128, sector_bytes_ = 32, sectors_ = 4, ways_ = 0, sets_ = 0;
-  std::uint32_t line_shift_ = 7;
-  std::vector<std::uint64_t> tags_;    // sets_ * ways_, 0 = invalid (tags store line+1)
-  std::vector<std::uint32_t> valid_;   // sector masks
-  std::vector<std::uint32_t> dirty_;
-  std::vector<std::uint64_t> stamp_;   // LRU
+  std::uint32_t line_shift_ = 7, full_words_ = 0xff;
+  std::vector<Way> ways_v_;
   std::uint64_t clock_ = 0;
 };
 

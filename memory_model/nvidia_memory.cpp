@@ -23,6 +23,7 @@ NvMemorySystem::NvMemorySystem(const device::DeviceSpec& d, int num_sms, std::ui
   same_addr_cycles_ = d.l2.atomic_same_address_cycles;
   float_same_addr_cycles_ = d.l2.atomic_float_same_address_cycles;
   atomic_lat_ = d.l2.atomic_latency_cycles;
+  burst_ = static_cast<std::uint32_t>(d.dram.access_bytes);
   const double peak_bytes_per_cycle = d.dram.bandwidth_gbps * 1e9 / (d.clocks.core_mhz * 1e6);
   dram_ = Server(peak_bytes_per_cycle);
   l2_ = Server(d.l2.bytes_per_cycle);
@@ -62,57 +63,84 @@ double NvMemorySystem::dram_cost(double bytes, bool write) {
   return bytes * (write ? write_cost_ : read_cost_) * mix;
 }
 
-double NvMemorySystem::l2_access(double t, std::uint64_t line, std::uint32_t mask, bool write, bool atomic,
-                                 std::uint32_t partial) {
+// HBM moves whole bursts: a lone 32-byte sector costs a full burst.
+double NvMemorySystem::dram_bytes(std::uint32_t sectors) const {
+  const std::uint32_t per_burst = std::max<std::uint32_t>(1, burst_ / sector_);
+  std::uint32_t bursts = 0;
+  for (std::uint32_t b = 0; b < line_ / sector_; b += per_burst) {
+    const std::uint32_t group = ((1u << per_burst) - 1) << b;
+    if (sectors & group) ++bursts;
+  }
+  return static_cast<double>(bursts) * std::max(burst_, sector_);
+}
+
+void NvMemorySystem::evictions(double t, const CacheResult& r) {
+  // Dirty data that was never written out goes to HBM now; a partly written sector needs a
+  // read-modify-write there.
+  if (r.dirty_evicted) {
+    const double b = static_cast<double>(r.dirty_evicted) * std::max(burst_, sector_);
+    dram_.serve(t, dram_cost(b, true));
+    c_.dram_write_bytes += static_cast<std::uint64_t>(r.dirty_evicted) * sector_;
+  }
+  if (r.partial_evicted) {
+    const double b = static_cast<double>(r.partial_evicted) * std::max(burst_, sector_);
+    dram_.serve(t, dram_cost(b, false));
+    dram_.serve(t, dram_cost(b, true));
+    c_.dram_read_bytes += static_cast<std::uint64_t>(r.partial_evicted) * sector_;
+    c_.dram_write_bytes += static_cast<std::uint64_t>(r.partial_evicted) * sector_;
+  }
+}
+
+double NvMemorySystem::l2_read(double t, std::uint64_t line, std::uint32_t mask) {
   const int n = std::popcount(mask);
   const double bytes = static_cast<double>(n) * sector_;
   c_.requests[static_cast<int>(Level::L2)] += static_cast<std::uint64_t>(n);
   c_.bytes[static_cast<int>(Level::L2)] += static_cast<std::uint64_t>(bytes);
   const double at_l2 = l2_.serve(t, bytes);
-  // Writes allocate in L2 without fetching (full-sector writes; byte masks cover partial ones).
-  // The first write that dirties a sector also sends it on to HBM right away: measured write
-  // streams run at HBM write bandwidth even when they fit in L2, while repeated writes to a
-  // sector that is already dirty (accumulators, histograms) stay in L2.
-  CacheResult r = l2c_.access(line, mask, true, write || atomic);
-  double wb_done = 0;
-  if (r.newly_dirty) {
-    const double bytes_wb = static_cast<double>(std::popcount(r.newly_dirty)) * sector_;
-    wb_done = dram_.serve(at_l2, dram_cost(bytes_wb, true));
-    c_.dram_write_bytes += static_cast<std::uint64_t>(bytes_wb);
-    c_.bytes[static_cast<int>(Level::Dram)] += static_cast<std::uint64_t>(bytes_wb);
-  }
-  const int hits = std::popcount(r.hit_sectors);
-  c_.hits[static_cast<int>(Level::L2)] += static_cast<std::uint64_t>(write ? n : hits);
+  CacheResult r = l2c_.read(line, mask, true);
+  evictions(at_l2, r);
+  c_.hits[static_cast<int>(Level::L2)] += static_cast<std::uint64_t>(std::popcount(r.hit_sectors));
   double done = at_l2 + l2_lat_;
-  if (write) {
-    // A write covering only part of a sector that L2 does not hold must merge with the sector's
-    // other bytes: L2 fetches it from HBM first.
-    const std::uint32_t fetch = partial & r.miss_sectors;
-    if (fetch) {
-      const double fb = static_cast<double>(std::popcount(fetch)) * sector_;
-      const double d = dram_.serve(at_l2, dram_cost(fb, false));
-      c_.dram_read_bytes += static_cast<std::uint64_t>(fb);
-      c_.bytes[static_cast<int>(Level::Dram)] += static_cast<std::uint64_t>(fb);
-      wb_done = std::max(wb_done, t + dram_lat_ + (at_l2 - t) + (d - at_l2));
-    }
-    return std::max(at_l2 + 0.5 * l2_lat_, wb_done);  // accepted once its HBM traffic is under way
-  }
+  if (r.hit_sectors) done = std::max(done, r.ready);  // a fill still on its way
   if (r.miss_sectors) {
     const double miss_bytes = static_cast<double>(std::popcount(r.miss_sectors)) * sector_;
-    const double d = dram_.serve(at_l2, dram_cost(miss_bytes, false));
+    const double d = dram_.serve(at_l2, dram_cost(dram_bytes(r.miss_sectors), false));
     c_.dram_read_bytes += static_cast<std::uint64_t>(miss_bytes);
     c_.bytes[static_cast<int>(Level::Dram)] += static_cast<std::uint64_t>(miss_bytes);
     c_.requests[static_cast<int>(Level::Dram)] += static_cast<std::uint64_t>(std::popcount(r.miss_sectors));
-    // unloaded: t + dram latency; under load the queueing at L2 and HBM adds on
+    // unloaded: t + HBM latency; under load the queueing at L2 and HBM adds on
     done = std::max(done, t + dram_lat_ + (at_l2 - t) + (d - at_l2));
+    l2c_.set_ready(line, done);
   }
-  (void)atomic;
   return done;
+}
+
+double NvMemorySystem::l2_write(double t, std::uint64_t line, std::uint32_t mask, const std::uint32_t* words) {
+  const int n = std::popcount(mask);
+  const double bytes = static_cast<double>(n) * sector_;
+  c_.requests[static_cast<int>(Level::L2)] += static_cast<std::uint64_t>(n);
+  c_.hits[static_cast<int>(Level::L2)] += static_cast<std::uint64_t>(n);
+  c_.bytes[static_cast<int>(Level::L2)] += static_cast<std::uint64_t>(bytes);
+  const double at_l2 = l2_.serve(t, bytes);
+  // Writes merge into L2 sectors by word mask: no fetch. A sector written completely for the
+  // first time is sent on to HBM right away — measured write streams run at HBM write bandwidth
+  // even when they fit in L2 — while rewriting a sector that is already dirty (accumulators,
+  // histograms) stays in L2.
+  CacheResult r = l2c_.write(line, mask, words);
+  evictions(at_l2, r);
+  double wb_done = at_l2;
+  if (r.newly_complete) {
+    wb_done = dram_.serve(at_l2, dram_cost(dram_bytes(r.newly_complete), true));
+    const std::uint64_t wb = static_cast<std::uint64_t>(std::popcount(r.newly_complete)) * sector_;
+    c_.dram_write_bytes += wb;
+    c_.bytes[static_cast<int>(Level::Dram)] += wb;
+  }
+  return std::max(at_l2 + 0.5 * l2_lat_, wb_done);  // accepted; the CTA's end waits for its HBM write
 }
 
 MemTiming NvMemorySystem::global(int sm, double t, const std::uint64_t* addrs, std::uint32_t mask, std::uint32_t bytes,
                                  Access kind) {
-  // coalesce: lines, sector masks and bytes per sector, in first-touch order
+  // coalesce: lines, sector masks and the 4-byte words of each sector, in first-touch order
   scratch_.clear();
   const std::uint64_t line_mask = ~static_cast<std::uint64_t>(line_ - 1);
   for (std::uint32_t m = mask; m;) {
@@ -123,18 +151,19 @@ MemTiming NvMemorySystem::global(int sm, double t, const std::uint64_t* addrs, s
     for (std::uint64_t x = a; x < end;) {
       const std::uint64_t line = x & line_mask;
       const std::uint32_t si = static_cast<std::uint32_t>((x - line) / sector_);
-      const std::uint64_t sector_end = line + (si + 1) * sector_;
-      const std::uint32_t n = static_cast<std::uint32_t>(std::min(end, sector_end) - x);
+      const std::uint64_t sector_base = line + static_cast<std::uint64_t>(si) * sector_;
+      const std::uint64_t stop = std::min(end, sector_base + sector_);
       LineReq* e = nullptr;
       for (auto& r : scratch_)
         if (r.line == line) { e = &r; break; }
       if (!e) {
-        scratch_.push_back({line, 0, {0, 0, 0, 0}});
+        scratch_.push_back({line, 0, {}});
         e = &scratch_.back();
       }
       e->sectors |= 1u << si;
-      e->bytes[si] = static_cast<std::uint8_t>(std::min<std::uint32_t>(255, e->bytes[si] + n));
-      x += n;
+      const std::uint32_t w0 = static_cast<std::uint32_t>((x - sector_base) / 4), w1 = static_cast<std::uint32_t>((stop - 1 - sector_base) / 4);
+      for (std::uint32_t wd = w0; wd <= w1 && wd < 32; ++wd) e->words[si] |= 1u << wd;
+      x = stop;
     }
   }
   const bool is_load = kind == Access::Load || kind == Access::LoadBypassL1;
@@ -151,8 +180,9 @@ MemTiming NvMemorySystem::global(int sm, double t, const std::uint64_t* addrs, s
   for (const auto& e : scratch_) {
     std::uint32_t need = e.sectors;  // sectors that go beyond L1
     if (kind == Access::Load) {
-      CacheResult r = l1.access(e.line, e.sectors, true, false);
+      CacheResult r = l1.read(e.line, e.sectors, true);
       c_.hits[static_cast<int>(Level::L1)] += static_cast<std::uint64_t>(std::popcount(r.hit_sectors));
+      if (r.hit_sectors) mt.done = std::max(mt.done, r.ready);  // hit on a fill still in flight
       need = r.miss_sectors;
     } else if (!is_load) {
       l1.invalidate(e.line);  // stores and atomics: write-through, no allocate
@@ -161,19 +191,19 @@ MemTiming NvMemorySystem::global(int sm, double t, const std::uint64_t* addrs, s
     const double start = acquire_slot(sm, t);
     mt.accepted = std::max(mt.accepted, start);
     double done;
-    if (is_load) {
-      done = l2_access(start, e.line, need, false, false);
-    } else if (kind == Access::Store) {
-      std::uint32_t partial = 0;
-      for (std::uint32_t k = 0; k < line_ / sector_; ++k)
-        if ((need >> k & 1) && e.bytes[k] < sector_) partial |= 1u << k;
-      done = l2_access(start, e.line, need, true, false, partial);
-    } else {
-      done = l2_access(start, e.line, need, false, true);
+    if (kind == Access::Store) {
+      done = l2_write(start, e.line, need, e.words);
+      release_slot(sm, std::min(done, start + 0.5 * l2_lat_));  // a posted write frees its slot at L2
+      mt.done = std::max(mt.done, done);
+      continue;
     }
+    done = l2_read(start, e.line, need);
+    if (kind == Access::Load) l1.set_ready(e.line, done);
     if (atomic) {
-      // The L2 slice owning the line performs the operations: one request per 32-byte sector;
-      // operations on the same address serialise in the slice's atomic unit.
+      // The L2 slice owning the line performs the operations once the data is there: one
+      // request per 32-byte sector; operations on the same address serialise.
+      const double in_l2 = std::max(start, done - l2_lat_);
+      done = std::max(done, l2_write(in_l2, e.line, need, nullptr) - 0.5 * l2_lat_);
       Server& unit = atomic_units_[static_cast<std::size_t>((e.line / line_) % atomic_units_.size())];
       const double per_same = kind == Access::AtomicFloat ? float_same_addr_cycles_ : same_addr_cycles_;
       for (std::uint32_t sm_ = need; sm_;) {
@@ -195,7 +225,7 @@ MemTiming NvMemorySystem::global(int sm, double t, const std::uint64_t* addrs, s
         }
         if (!worst) continue;
         const double cost = 1.0 + static_cast<double>(worst - 1) * per_same * unit.rate();
-        done = std::max(done, unit.serve(start + atomic_lat_ * 0.5, cost) + atomic_lat_ * 0.5);
+        done = std::max(done, unit.serve(in_l2 + atomic_lat_ * 0.5, cost) + atomic_lat_ * 0.5);
       }
     }
     release_slot(sm, done);

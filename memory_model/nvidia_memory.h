@@ -43,7 +43,10 @@ class NvMemorySystem {
   double l2_bytes_per_cycle() const { return l2_.rate(); }
 
  private:
-  double l2_access(double t, std::uint64_t line, std::uint32_t sectors, bool write, bool atomic, std::uint32_t partial = 0);
+  double l2_read(double t, std::uint64_t line, std::uint32_t sectors);
+  double l2_write(double t, std::uint64_t line, std::uint32_t sectors, const std::uint32_t* words);
+  void evictions(double t, const CacheResult& r);
+  double dram_bytes(std::uint32_t sectors) const;  // HBM bytes moved for these sectors of one line (bursts)
   double acquire_slot(int sm, double t);    // an outstanding-line slot of the SM: when it is free
   void release_slot(int sm, double done);
 
@@ -65,11 +68,12 @@ class NvMemorySystem {
   std::vector<Server> atomic_units_;  // per L2 slice
   std::vector<std::vector<double>> slots_;  // per SM: min-heap of times its outstanding-line slots free up
   double atomic_lat_ = 0, float_same_addr_cycles_ = 0;
+  std::uint32_t burst_ = 64;  // HBM access granule
   MemCounters c_;
   struct LineReq {
     std::uint64_t line;
     std::uint32_t sectors;
-    std::uint8_t bytes[4];  // bytes of each sector this instruction touches
+    std::uint32_t words[8];  // 4-byte words of each sector this instruction touches
   };
   std::vector<LineReq> scratch_;
 };

@@ -239,7 +239,11 @@ Space PtxCta::Impl::exec_mma(Warp& w, const Inst& in, std::uint32_t m) {
   for (int l = 0; l < 32; ++l) {
     std::uint64_t base = lane_address(w, in.addr, l);
     std::uint64_t stride = stride_reg.bank == Bank::None ? static_cast<std::uint64_t>(col_major ? rows : cols) : get(w, stride_reg, l);
-    w.addrs[l] = base;
+    {  // the timing model sees the address of this lane's first fragment element
+      const int slot = (l * E) % total;
+      const std::uint64_t r0 = static_cast<std::uint64_t>(slot / cols), c0 = static_cast<std::uint64_t>(slot % cols);
+      w.addrs[l] = base + (col_major ? c0 * stride + r0 : r0 * stride + c0) * static_cast<std::uint64_t>(ebytes);
+    }
     for (int r = 0; r < nregs; ++r) {
       std::uint32_t v = is_load ? 0 : static_cast<std::uint32_t>(get(w, p.src(in, 1 + r), l));
       for (int e = 0; e < per; ++e) {

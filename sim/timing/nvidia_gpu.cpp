@@ -362,7 +362,11 @@ double NvidiaGpu::memory(int s, Sm& sm, Warp& w, const P::Inst& in, const StepIn
       return mem_->shared_wavefronts(s, now, static_cast<std::uint32_t>(in.shape[0]));
     case P::Op::WmmaLoad:
     case P::Op::WmmaStore: {
-      const int per_lane = (in.shape[0] * in.shape[2] * P::ty_bits(in.type) / 8) / 32;
+      // fragment a: MxK, b: KxN, c/d: MxN; each lane's elements are contiguous within a row
+      const int M = in.shape[0], N = in.shape[1], K = in.shape[2];
+      const int rows = in.sub == 0 ? M : in.sub == 1 ? K : M, cols = in.sub == 0 ? K : N;
+      const int eb_frag = std::max(1, P::ty_bits(in.type) / 8);
+      const int per_lane = std::min(cols * eb_frag, rows * cols * eb_frag / 32);
       const std::uint32_t bytes = static_cast<std::uint32_t>(std::max(4, per_lane));
       if (info.space == P::Space::Shared) return mem_->shared(s, now, addrs, mask, std::min<std::uint32_t>(bytes, 16), false) + (bytes > 16 ? bytes / 16 - 1 : 0);
       return global(s, w, now, addrs, mask, bytes, in.op == P::Op::WmmaLoad ? mem::Access::Load : mem::Access::Store);

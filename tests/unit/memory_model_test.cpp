@@ -1,0 +1,147 @@
+// The memory model's parts, one behaviour each: caches, bandwidth servers, the NVIDIA
+// hierarchy's latencies, bandwidth limits, bank conflicts and atomics.
+#include <numeric>
+
+#include "device/loader.h"
+#include "memory_model/cache.h"
+#include "memory_model/nvidia_memory.h"
+#include "memory_model/server.h"
+#include "sim/timing/occupancy.h"
+#include "test_util.h"
+
+namespace kernsim {
+namespace {
+
+using mem::Access;
+
+TEST(SectorCache, MissFillsThenHits) {
+  mem::SectorCache c(4096, 128, 32, 4);
+  auto r1 = c.read(0x1000, 0b0001, true);
+  EXPECT_EQ(r1.miss_sectors, 0b0001u);
+  auto r2 = c.read(0x1000, 0b0011, true);
+  EXPECT_EQ(r2.hit_sectors, 0b0001u) << "the filled sector hits";
+  EXPECT_EQ(r2.miss_sectors, 0b0010u) << "a sector of the same line not yet filled misses";
+}
+
+TEST(SectorCache, LeastRecentlyUsedLineIsEvicted) {
+  // one set of 2 ways: lines that map to it evict in LRU order
+  mem::SectorCache c(256, 128, 32, 2);
+  c.read(0x000, 1, true);
+  c.read(0x080, 1, true);
+  c.read(0x000, 1, true);   // 0x000 now most recent
+  c.read(0x100, 1, true);   // evicts 0x080
+  EXPECT_EQ(c.read(0x000, 1, false).hit_sectors, 1u);
+  EXPECT_EQ(c.read(0x080, 1, false).hit_sectors, 0u);
+}
+
+TEST(SectorCache, SectorIsCompleteOnceEveryWordIsWritten) {
+  mem::SectorCache c(4096, 128, 32, 4);
+  std::uint32_t half[4] = {0x0f, 0, 0, 0}, other[4] = {0xf0, 0, 0, 0};
+  EXPECT_EQ(c.write(0x0, 1, half).newly_complete, 0u) << "half a sector is not complete data";
+  EXPECT_EQ(c.read(0x0, 1, false).hit_sectors, 0u) << "a read of a partly written sector must fetch";
+  EXPECT_EQ(c.write(0x0, 1, other).newly_complete, 1u) << "the other half completes it";
+  EXPECT_EQ(c.write(0x0, 1, nullptr).newly_complete, 0u) << "rewriting a complete dirty sector is not reported again";
+  EXPECT_EQ(c.read(0x0, 1, false).hit_sectors, 1u);
+}
+
+TEST(SectorCache, HitOnAFillInFlightWaitsForIt) {
+  mem::SectorCache c(4096, 128, 32, 4);
+  c.read(0x80, 1, true);
+  c.set_ready(0x80, 500.0);
+  EXPECT_DOUBLE_EQ(c.read(0x80, 1, true).ready, 500.0);
+}
+
+TEST(SectorCache, EvictingAPartlyWrittenSectorIsReported) {
+  mem::SectorCache c(256, 128, 32, 2);
+  std::uint32_t w[4] = {0x1, 0, 0, 0};
+  c.write(0x000, 1, w);
+  c.read(0x080, 1, true);
+  EXPECT_EQ(c.read(0x100, 1, true).partial_evicted, 1);
+}
+
+TEST(Server, QueuesRequestsBeyondItsBandwidth) {
+  mem::Server s(64.0);  // 64 bytes per cycle
+  EXPECT_DOUBLE_EQ(s.serve(0, 128), 2.0);
+  EXPECT_DOUBLE_EQ(s.serve(0, 128), 4.0) << "the second transfer waits for the first";
+  EXPECT_DOUBLE_EQ(s.serve(10, 64), 11.0) << "an idle server starts at once";
+}
+
+class NvMemory : public ::testing::Test {
+ protected:
+  device::DeviceSpec dev = device::load_builtin_device("h200");
+  mem::NvMemorySystem m{dev, 2, 128 * 1024};
+  std::uint64_t addrs[32];
+  void coalesced(std::uint64_t base, std::uint32_t bytes) {
+    for (int l = 0; l < 32; ++l) addrs[l] = base + static_cast<std::uint64_t>(l) * bytes;
+  }
+};
+
+TEST_F(NvMemory, ColdLoadTakesDramLatencyThenHitsL1) {
+  coalesced(0x7000'0000'0000, 4);
+  double cold = m.global(0, 0, addrs, ~0u, 4, Access::Load).done;
+  EXPECT_NEAR(cold, dev.dram.latency_cycles, 5.0);
+  double warm = m.global(0, 1000, addrs, ~0u, 4, Access::Load).done - 1000;
+  EXPECT_NEAR(warm, dev.l1.hit_latency_cycles, 2.0);
+}
+
+TEST_F(NvMemory, OtherSmHitsInL2) {
+  coalesced(0x7000'0000'0000, 4);
+  m.global(0, 0, addrs, ~0u, 4, Access::Load);
+  double t = m.global(1, 2000, addrs, ~0u, 4, Access::Load).done - 2000;
+  EXPECT_NEAR(t, dev.l2.hit_latency_cycles, 2.0);
+}
+
+TEST_F(NvMemory, StreamingReadsAreLimitedByHbmBandwidth) {
+  // 64 MiB of distinct lines requested at once from many SMs' worth of addresses
+  const double bytes = 64.0 * 1024 * 1024;
+  double done = 0;
+  mem::NvMemorySystem big(dev, 132, 128 * 1024);
+  std::uint64_t base = 0x7000'0000'0000;
+  for (std::uint64_t off = 0; off < static_cast<std::uint64_t>(bytes); off += 512) {
+    for (int l = 0; l < 32; ++l) addrs[l] = base + off + static_cast<std::uint64_t>(l) * 16;
+    done = std::max(done, big.global(static_cast<int>((off / 512) % 132), 0, addrs, ~0u, 16, Access::Load).done);
+  }
+  const double peak = dev.dram.bandwidth_gbps * 1e9 / (dev.clocks.core_mhz * 1e6) * dev.dram.read_efficiency;
+  EXPECT_NEAR(bytes / done, peak, 0.05 * peak) << "achieved bytes per cycle match the HBM read rate";
+}
+
+TEST_F(NvMemory, BankConflictsSerialiseIntoWavefronts) {
+  for (int l = 0; l < 32; ++l) addrs[l] = static_cast<std::uint64_t>(l) * 4;
+  double free_lat = m.shared(0, 0, addrs, ~0u, 4, false);
+  for (int l = 0; l < 32; ++l) addrs[l] = static_cast<std::uint64_t>(l) * 4 * 32;  // all in bank 0
+  double conflict_lat = m.shared(0, 1000, addrs, ~0u, 4, false) - 1000;
+  EXPECT_DOUBLE_EQ(free_lat, dev.shared.latency_cycles);
+  EXPECT_DOUBLE_EQ(conflict_lat, dev.shared.latency_cycles + 31 * dev.shared.conflict_latency_cycles);
+  for (int l = 0; l < 32; ++l) addrs[l] = 64;  // one word: a broadcast, no conflict
+  EXPECT_DOUBLE_EQ(m.shared(0, 5000, addrs, ~0u, 4, false) - 5000, dev.shared.latency_cycles);
+}
+
+TEST_F(NvMemory, SameAddressAtomicsSerialise) {
+  for (int l = 0; l < 32; ++l) addrs[l] = 0x7000'0000'0000;
+  m.global(0, 0, addrs, 1u, 4, Access::Load);  // the line is in L2
+  mem::NvMemorySystem m2(dev, 2, 128 * 1024);
+  m2.global(0, 0, addrs, 1u, 4, Access::Load);
+  double one = m.global(1, 5000, addrs, 1u, 4, Access::Atomic).done - 5000;
+  double all = m2.global(1, 5000, addrs, ~0u, 4, Access::Atomic).done - 5000;
+  EXPECT_NEAR(one, dev.l2.atomic_latency_cycles, 5.0);
+  EXPECT_NEAR(all - one, 31 * dev.l2.atomic_same_address_cycles, 1.0);
+}
+
+TEST(Occupancy, FollowsTheLimitsOfTheDevice) {
+  auto d = device::load_builtin_device("h200");
+  sim::KernelResources k{256, 32, 0};
+  auto o = sim::compute_occupancy(d, k);
+  EXPECT_EQ(o.blocks_per_unit, 8) << "2048 threads / 256";
+  EXPECT_EQ(o.limiter, "warps");
+  k.registers_per_thread = 128;  // 128*32 = 4096 regs per warp, 8 warps -> 32768 per block
+  EXPECT_EQ(sim::compute_occupancy(d, k).blocks_per_unit, 2);
+  EXPECT_EQ(sim::compute_occupancy(d, k).limiter, "registers");
+  k = {128, 32, 48 * 1024};  // 48 KiB + 1 KiB reserved per block
+  EXPECT_EQ(sim::compute_occupancy(d, k).blocks_per_unit, 233472 / (49 * 1024));
+  EXPECT_EQ(sim::compute_occupancy(d, k).limiter, "shared");
+  k = {1024, 255, 0};
+  test::expect_error([&] { sim::compute_occupancy(d, k); }, ErrorKind::LaunchSpec, {"does not fit", "registers"});
+}
+
+}  // namespace
+}  // namespace kernsim
