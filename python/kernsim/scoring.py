@@ -319,12 +319,18 @@ class _Compiler:
         self.workers = workers
         self.modules: dict = {}
         self.errors: dict = {}
+        self.targets: dict = {}  # (arch, device file) -> ISA target, read once per batch
+
+    def target(self, arch, dfile) -> str:
+        if (arch, dfile) not in self.targets:
+            self.targets[(arch, dfile)] = device_info(arch, dfile)["isa_target"]
+        return self.targets[(arch, dfile)]
 
     def compile_sources(self, items: list):
         """items: (spec, arch, device_file) for non-Triton specs."""
         jobs, keys, meta = [], [], []
         for spec, arch, dfile in items:
-            target = device_info(arch, dfile)["isa_target"]
+            target = self.target(arch, dfile)
             key = (_kernel_source_key(spec), spec.lang, target, arch, dfile)
             if key in self.modules or key in self.errors or key in keys:
                 continue
@@ -344,7 +350,7 @@ class _Compiler:
                     self.errors[key] = error_from(d)
 
     def module(self, spec: KernelSpec, arch, dfile) -> Module:
-        target = device_info(arch, dfile)["isa_target"]
+        target = self.target(arch, dfile)
         key = (_kernel_source_key(spec), spec.lang, target, arch, dfile)
         if key in self.errors:
             raise self.errors[key]
@@ -503,6 +509,12 @@ def score_many(tasks: Sequence[dict], workers: int = 1) -> list[dict]:
             _fail(t, "inputs", inputs_by_key[t.ref_key])
 
     compiler = _Compiler(workers)
+    for t in ts:
+        if not t.result["stage"]:
+            try:
+                compiler.target(t.arch, t.device_file)
+            except KernsimError as e:
+                _fail(t, "device", e)
     compiler.compile_sources([(s, t.arch, t.device_file) for t in ts if not t.result["stage"]
                               for s in (t.reference, t.candidate) if s.lang != "triton"])
 

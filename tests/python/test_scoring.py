@@ -168,3 +168,9 @@ def test_a_vectorized_candidate_that_forgets_the_tail_fails():
     assert not r["correct"] and r["stage"] == "check"
     assert r["checks"][0]["correct"]  # n = 1000 is a multiple of 4
     assert r["checks"][1]["outputs"]["c"]["mismatches"] == 3  # n = 4099 leaves 3 elements unwritten
+
+
+def test_an_unknown_part_fails_only_its_task():
+    bad, good = kernsim.score_many([vadd_task(REF, arch="no_such_gpu"), vadd_task(REF)])
+    assert not bad["correct"] and bad["stage"] == "device" and "no_such_gpu" in bad["error"]
+    assert good["correct"]
