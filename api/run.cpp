@@ -1,5 +1,6 @@
 // The launch pipeline: spec + device -> compiled kernel -> simulation -> report.
 #include "api/run.h"
+#include "api/run_amd.h"
 
 #include <nlohmann/json.hpp>
 
@@ -87,6 +88,7 @@ RunResult run_launch(const LaunchSpec& spec, const device::DeviceSpec& dev, cons
   frontends::CompileOptions co;
   co.target = dev.isa_target;
   frontends::DeviceModule mod = frontends::compile(spec.source, co);
+  if (mod.kind == frontends::IsaKind::Amdgcn) return run_amd_launch(spec, dev, opts, mod);
   const frontends::KernelInfo& ki = mod.find_kernel(spec.kernel);
   auto ast = isa::ptx::parse_module(mod.text, spec.source.string());
   isa::ptx::Program prog = isa::ptx::decode_kernel(ast, ki.name, mod.text, spec.source.string());

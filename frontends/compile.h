@@ -22,6 +22,11 @@ struct CompileOptions {
 
 DeviceModule compile(const std::filesystem::path& source, const CompileOptions& options);
 
+// The AMD frontend (frontends/hip.cpp), which compile() calls for .hip, .s, .hsaco and .co
+// sources and for every source compiled for a gfx target: HIP, LLVM IR and AMDGCN assembly to
+// an AMDGPU code object (DeviceModule::binary) for gfx942 or gfx950.
+DeviceModule compile_amd(const std::filesystem::path& source, const CompileOptions& options);
+
 // Resource usage of every kernel in a PTX text: from `ptxas -v` when ptxas is installed,
 // otherwise estimated from the PTX (marked "estimate").
 void fill_resources(DeviceModule& module);

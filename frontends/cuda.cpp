@@ -186,8 +186,7 @@ void fill_resources(DeviceModule& m) {
 DeviceModule compile(const fs::path& source, const CompileOptions& opt) {
   std::string ext = source.extension().string();
   for (auto& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (ext == ".hip" || ext == ".s" || ext == ".hsaco" || ext == ".co")
-    throw Error(ErrorKind::NotImplemented, "frontends: AMD sources (" + ext + ") are not implemented yet (issue 4)");
+  if (ext == ".hip" || ext == ".s" || ext == ".hsaco" || ext == ".co" || opt.target.rfind("gfx", 0) == 0) return compile_amd(source, opt);
   if (ext != ".cu" && ext != ".ptx" && ext != ".ll" && ext != ".bc")
     throw Error(ErrorKind::LaunchSpec, "`source`: unsupported file type `" + ext + "` (" + source.string() +
                                            "); expected .cu .ptx .ll .bc .hip .s .hsaco .co");

@@ -21,6 +21,7 @@
 #pragma once
 
 #include <array>
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -37,6 +38,7 @@ struct AmdExecOptions {
   std::string kernel_name;                                // for messages (demangled if known)
   std::uint32_t num_cus = 304;                            // reported through hw registers
   std::uint32_t dynamic_stack_bytes = 16384;              // per lane, for kernels with a dynamic stack
+  double wall_time_limit_s = 0;                           // simulation wall time; 0 = none
 };
 
 // What one step did. `active` is the exec mask the instruction ran under (vector instructions);
@@ -111,11 +113,11 @@ class AmdKernel {
   void count(std::uint64_t active, bool vector) {
     ++wave_insts_;
     thread_insts_ += vector ? static_cast<std::uint64_t>(__builtin_popcountll(active)) : 1u;
-    if (wave_insts_ > opts_.max_wave_instructions) limit_exceeded();
+    if (wave_insts_ > opts_.max_wave_instructions || ((wave_insts_ & 0x3fff) == 0 && opts_.wall_time_limit_s > 0)) check_limits();
   }
 
  private:
-  [[noreturn]] void limit_exceeded() const;
+  void check_limits() const;  // throws when the instruction or wall-time limit is exceeded
   const isa::amdgcn::Program& prog_;
   const isa::amdgcn::Kernel& kernel_;
   GlobalMemory& mem_;
@@ -127,6 +129,7 @@ class AmdKernel {
   std::uint32_t private_bytes_ = 0;
   bool packed_tid_ = true;
   std::uint64_t wave_insts_ = 0, thread_insts_ = 0;
+  std::chrono::steady_clock::time_point deadline_ = std::chrono::steady_clock::time_point::max();
 };
 
 // Maps the code object's loadable segments into device memory at one base address (PC-relative

@@ -909,3 +909,142 @@ def run_reference(spec: dict, args: list):
 
 def has_reference(kernel: str) -> bool:
     return kernel in REFS
+
+
+# ------------------------------------------------------------------------ HIP corpus (wave64, MFMA)
+# References for the kernels only the HIP corpus has (tests/kernels/hip). They register in HIP_REFS,
+# not REFS, so the CUDA corpus's self-test (every reference must have a CUDA spec) is unaffected;
+# tests/kernels/check_hip_corpus.py merges them before running the checker on the HIP specs.
+
+HIP_REFS = {}
+
+
+def hip_ref(*names):
+    def deco(fn):
+        for n in names:
+            HIP_REFS[n] = fn
+        return fn
+
+    return deco
+
+
+def _waves(L, x, n, fill):
+    """Per-thread values in launch order, threads past n set to `fill`, as (waves, 64)."""
+    T = L.threads
+    v = np.full(T, fill, dtype=x.dtype)
+    v[:n] = x[:n]
+    return v.reshape(-1, 64)
+
+
+@hip_ref("wave_vote")
+def _wave_vote(L):
+    n = L.s(2)
+    v = _waves(L, L.a(0), n, -1).astype(np.int64)  # (waves, 64)
+    lane = np.arange(64, dtype=np.uint64)
+    bits = np.uint64(1) << lane
+
+    def ballot(pred):
+        return (pred.astype(np.uint64) * bits).sum(axis=1, dtype=np.uint64)
+
+    b = ballot(v > 0)
+    res = np.zeros((v.shape[0], 64, 8), np.uint32)
+    res[:, :, 0] = (b & np.uint64(0xFFFFFFFF)).astype(np.uint32)[:, None]
+    res[:, :, 1] = (b >> np.uint64(32)).astype(np.uint32)[:, None]
+    res[:, :, 2] = (v > -100).all(axis=1).astype(np.uint32)[:, None]
+    res[:, :, 3] = (v > 120).any(axis=1).astype(np.uint32)[:, None]
+    res[:, :, 4] = np.array([bin(int(x)).count("1") for x in ballot((v & 1) != 0)], np.uint32)[:, None]
+    res[:, :, 5] = np.arange(64, dtype=np.uint32)[None, :]
+    below = np.cumsum(v > 0, axis=1) - (v > 0)  # lanes below this one with v > 0
+    res[:, :, 6] = below.astype(np.uint32)
+    res[:, :, 7] = (v & 0xFF).max(axis=1).astype(np.uint32)[:, None]
+    out = L.a(1).copy()
+    out[:8 * n] = res.reshape(-1, 8)[:n].reshape(-1)
+    return {1: Expect(out, exact("wave ballots, votes, counts and an integer maximum"))}
+
+
+@hip_ref("wave_shuffles")
+def _wave_shuffles(L):
+    n = L.s(2)
+    v = _waves(L, L.a(0), n, np.float32(0))
+    lane = np.arange(64)
+    src = [lane ^ 37,
+           np.where(lane >= 3, lane - 3, lane),
+           np.where(lane % 16 + 7 < 16, lane + 7, lane),
+           (lane * 7 + 3) & 63,
+           (lane // 8) * 8 + (2 * lane + 1) % 8]
+    res = np.stack([v[:, s] for s in src], axis=2)  # (waves, 64, 5)
+    out = L.a(1).copy()
+    out[:5 * n] = res.reshape(-1, 5)[:n].reshape(-1)
+    return {1: Expect(out, exact("shuffles move data"))}
+
+
+@hip_ref("scan_wave_f32")
+def _scan_wave(L):
+    x, n = L.a(0), L.s(2)
+    bd, nblk = L.block[0], L.grid[0]
+    nw = bd // 64
+    padded = np.zeros(nblk * bd, np.float32)
+    padded[:n] = x[:n]
+    v = hillis_steele_f32(padded.reshape(nblk, nw, 64))
+    totals = np.zeros((nblk, 64), np.float32)
+    totals[:, :nw] = v[:, :, 63]
+    tscan = hillis_steele_f32(totals)
+    v[:, 1:, :] = v[:, 1:, :] + tscan[:, :nw - 1, None]
+    out = L.a(1).copy()
+    out[:n] = v.reshape(-1)[:n]
+    return {1: Expect(out, exact("replays the kernel's fp32 order: 64-lane wave scan, scan of wave totals, add"))}
+
+
+def _mfma_dims(L):
+    return L.s(3), L.s(4), L.s(5)
+
+
+@hip_ref("mfma_gemm_f16", "mfma_gemm_bf16")
+def _mfma_half(L):
+    return _tensor_gemm(L, 0, 1, 2, 3)
+
+
+@hip_ref("mfma_gemm_f32", "mfma_gemm_f32_32")
+def _mfma_f32(L):
+    M, N, K = _mfma_dims(L)
+    A = L.f(0)[:M * K].reshape(M, K)
+    B = L.f(1)[:K * N].reshape(K, N)
+    C = L.f(2).copy()
+    C[:M * N] = (A @ B).reshape(-1)
+    bound = np.zeros_like(C)
+    bound[:M * N] = ((K + 2) * 2.0 * U32 * (np.abs(A) @ np.abs(B))).reshape(-1)
+    return {2: Expect(C, Tol(bound, 0.0, "fp32 products and sums of K terms in the matrix core's order: "
+                                         "<= (K+2) 2 u32 |A||B|"))}
+
+
+@hip_ref("mfma_gemm_f64")
+def _mfma_f64(L):
+    M, N, K = _mfma_dims(L)
+    A = L.f(0)[:M * K].reshape(M, K)
+    B = L.f(1)[:K * N].reshape(K, N)
+    C = L.f(2).copy()
+    C[:M * N] = (A @ B).reshape(-1)
+    bound = np.zeros_like(C)
+    bound[:M * N] = ((K + 2) * U64 * (np.abs(A) @ np.abs(B))).reshape(-1)
+    return {2: Expect(C, Tol(bound, 0.0, "fp64 dot products of K terms (FMA chain): <= (K+2) u64 |A||B|"))}
+
+
+@hip_ref("mfma_gemm_i8")
+def _mfma_i8(L):
+    M, N, K = _mfma_dims(L)
+    A = L.a(0)[:M * K].view(np.int8).astype(np.int64).reshape(M, K)
+    B = L.a(1)[:K * N].view(np.int8).astype(np.int64).reshape(K, N)
+    C = L.a(2).copy()
+    C[:M * N] = (A @ B).reshape(-1).astype(np.int32)
+    return {2: Expect(C, exact("int8 x int8 products summed in int32"))}
+
+
+@hip_ref("mfma_gemm_fp8")
+def _mfma_fp8(L):
+    M, N, K = _mfma_dims(L)
+    A = L.f(0)[:M * K].reshape(M, K)
+    B = L.f(1)[:K * N].reshape(K, N)
+    assert np.all(A == np.round(A)) and np.all(np.abs(A) <= 16) and np.all(B == np.round(B)) and np.all(np.abs(B) <= 16)
+    C = L.f(2).copy()
+    C[:M * N] = (A @ B).reshape(-1)
+    return {2: Expect(C, exact("integers |x| <= 16 convert to e4m3 exactly; integer sums below 2^24 are exact"))}

@@ -1,0 +1,331 @@
+// The AMD frontend: HIP, AMDGCN assembly, LLVM IR and ready code objects to an AMDGPU code object
+// for gfx942 (MI300X) or gfx950 (MI355X).
+//
+//   .hip        clang-22 -x hip --offload-arch=<gfx> --cuda-device-only -nogpuinc -nogpulib with
+//               kernsim's own device headers (frontends/hip_include), ROCm's ocml/ockl bitcode and
+//               kernsim's __oclc_* control constants linked as builtin bitcode, -O3, code object v5;
+//               clang's AMDGPU backend and lld produce the code object.
+//   .ll / .bc   clang-22 for amdgcn-amd-amdhsa with the same device libraries, then ld.lld-22.
+//   .s          llvm-mc-22 (AMDGCN assembly with its .amdhsa_kernel directives), then ld.lld-22.
+//   .hsaco .co  as they are (hipcc, Triton), after checking the processor.
+//
+// Like the CUDA path it runs the LLVM drivers rather than libclang (what users run; a compiler
+// crash cannot take the simulator down) and caches the code object on disk by a hash of the
+// source, flags, target, compiler and device libraries, revalidated against the headers the
+// source included.
+#include <nlohmann/json.hpp>
+
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <sstream>
+#include <thread>
+#include <unistd.h>
+
+#include "base/error.h"
+#include "base/files.h"
+#include "base/hash.h"
+#include "base/process.h"
+#include "frontends/compile.h"
+#include "isa/amdgcn/code_object.h"
+
+namespace kernsim::frontends {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+constexpr const char* kHipFrontendVersion = "hip-frontend-1";
+
+fs::path require(const char* env, const std::vector<std::string>& names, const std::string& what) {
+  std::vector<std::string> cands;
+  if (const char* e = std::getenv(env); e && *e) cands.push_back(e);
+  cands.insert(cands.end(), names.begin(), names.end());
+  if (auto p = find_program(cands)) return *p;
+  throw Error(ErrorKind::Compile, what + " not found (looked for " + names.front() + "; set " + env + "); run ./scripts/install-deps.sh");
+}
+
+fs::path clang() { return require("KERNSIM_CLANG", {"clang++-22", "/usr/lib/llvm-22/bin/clang++"}, "clang 22"); }
+fs::path llvm_mc() { return require("KERNSIM_LLVM_MC", {"llvm-mc-22", "/usr/lib/llvm-22/bin/llvm-mc"}, "llvm-mc 22"); }
+fs::path lld() { return require("KERNSIM_LLD", {"ld.lld-22", "/usr/lib/llvm-22/bin/ld.lld"}, "ld.lld 22"); }
+
+std::string version_of(const fs::path& tool) {
+  static std::mutex mu;
+  static std::map<std::string, std::string> memo;
+  std::lock_guard<std::mutex> lock(mu);
+  auto it = memo.find(tool.string());
+  if (it != memo.end()) return it->second;
+  ProcessResult r = run_process({tool.string(), "--version"});
+  std::string first = r.out.substr(0, r.out.find('\n'));
+  memo[tool.string()] = first;
+  return first;
+}
+
+// ROCm's device libraries (ocml, ockl) as LLVM bitcode.
+fs::path device_lib_dir() {
+  std::vector<fs::path> cands;
+  if (const char* e = std::getenv("KERNSIM_ROCM_DEVICE_LIBS"); e && *e) cands.emplace_back(e);
+  cands.emplace_back("/usr/lib/x86_64-linux-gnu/amdgcn/bitcode");
+  cands.emplace_back("/opt/rocm/amdgcn/bitcode");
+  cands.emplace_back("/usr/lib/llvm-22/lib/clang/22/lib/amdgcn/bitcode");
+  for (const auto& c : cands) {
+    std::error_code ec;
+    if (fs::exists(c / "ocml.bc", ec) && fs::exists(c / "ockl.bc", ec)) return c;
+  }
+  throw Error(ErrorKind::Compile, "ROCm device libraries (ocml.bc, ockl.bc) not found in /usr/lib/x86_64-linux-gnu/amdgcn/bitcode "
+                                  "or /opt/rocm/amdgcn/bitcode; install rocm-device-libs (./scripts/install-deps.sh) or set "
+                                  "KERNSIM_ROCM_DEVICE_LIBS");
+}
+
+fs::path hip_include_dir() {
+  fs::path p = data_dir() / "frontends" / "hip_include";
+  std::error_code ec;
+  if (!fs::exists(p / "hip" / "hip_runtime.h", ec))
+    throw Error(ErrorKind::Io, "kernsim's HIP device headers are missing (" + p.string() + "/hip/hip_runtime.h); set KERNSIM_DATA_DIR");
+  return p;
+}
+
+std::string temp_tag(const std::string& hash) {
+  return hash.substr(0, 16) + "_" + std::to_string(::getpid()) + "_" +
+         std::to_string(std::hash<std::thread::id>{}(std::this_thread::get_id()));
+}
+
+// The __oclc_* control constants the device libraries read, for one processor. Debian's
+// rocm-device-libs stop at gfx940, so kernsim writes its own: ISA version, code object ABI 5,
+// IEEE denormals, no finite-only or unsafe math, correctly rounded sqrt, wave64.
+fs::path oclc_bitcode(const std::string& target) {
+  const int isa = isa::amdgcn::isa_version_number(target);
+  std::ostringstream src;
+  src << "#define K(T, name, v) __attribute__((visibility(\"hidden\"))) const __attribute__((address_space(4))) T name = v;\n"
+      << "K(int, __oclc_ISA_version, " << isa << ")\n"
+      << "K(int, __oclc_ABI_version, 500)\n"
+      << "K(unsigned char, __oclc_daz_opt, 0)\n"
+      << "K(unsigned char, __oclc_finite_only_opt, 0)\n"
+      << "K(unsigned char, __oclc_unsafe_math_opt, 0)\n"
+      << "K(unsigned char, __oclc_correctly_rounded_sqrt32, 1)\n"
+      << "K(unsigned char, __oclc_wavefrontsize64, 1)\n";
+  const std::string text = src.str();
+  const std::string hash = sha256_hex(text + target + version_of(clang()));
+  const fs::path out = cache_dir() / "amd" / ("oclc-" + target + "-" + hash.substr(0, 16) + ".bc");
+  std::error_code ec;
+  if (fs::exists(out, ec)) return out;
+  fs::create_directories(out.parent_path(), ec);
+  const std::string tag = temp_tag(hash);
+  const fs::path c = out.parent_path() / ("oclc-" + tag + ".c"), bc = out.parent_path() / ("oclc-" + tag + ".bc");
+  write_file_atomic(c, text);
+  ProcessResult r = run_process({clang().string(), "-x", "c", "-target", "amdgcn-amd-amdhsa", "-mcpu=" + target,
+                                 "-mcode-object-version=5", "-nogpulib", "-O2", "-emit-llvm", "-c", c.string(), "-o", bc.string()});
+  fs::remove(c, ec);
+  if (r.exit_code != 0) throw Error(ErrorKind::Compile, "clang could not build the __oclc_* constants for " + target + ":\n" + r.err);
+  fs::rename(bc, out, ec);
+  if (ec) throw Error(ErrorKind::Io, "cannot write " + out.string() + ": " + ec.message());
+  return out;
+}
+
+std::vector<std::string> device_lib_flags(const std::string& target) {
+  const fs::path dir = device_lib_dir();
+  std::vector<std::string> f;
+  for (const fs::path& bc : {dir / "ocml.bc", dir / "ockl.bc", oclc_bitcode(target)}) {
+    f.push_back("-Xclang");
+    f.push_back("-mlink-builtin-bitcode");
+    f.push_back("-Xclang");
+    f.push_back(bc.string());
+  }
+  return f;
+}
+
+std::int64_t mtime_of(const fs::path& p) {
+  std::error_code ec;
+  auto t = fs::last_write_time(p, ec);
+  return ec ? 0 : static_cast<std::int64_t>(t.time_since_epoch().count());
+}
+
+json depfile_deps(const std::string& text) {
+  json deps = json::array();
+  std::string s;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '\\' && i + 1 < text.size() && text[i + 1] == '\n') {
+      ++i;
+      continue;
+    }
+    s += text[i];
+  }
+  auto colon = s.find(": ");
+  if (colon == std::string::npos) return deps;
+  std::stringstream ss(s.substr(colon + 2));
+  std::string p;
+  while (ss >> p) {
+    std::error_code ec;
+    deps.push_back({{"path", p}, {"size", fs::file_size(p, ec)}, {"mtime", mtime_of(p)}});
+  }
+  return deps;
+}
+
+bool deps_unchanged(const json& deps) {
+  for (const auto& d : deps) {
+    std::error_code ec;
+    fs::path p = d.at("path").get<std::string>();
+    if (!fs::exists(p, ec) || fs::file_size(p, ec) != d.at("size").get<std::uintmax_t>() ||
+        mtime_of(p) != d.at("mtime").get<std::int64_t>())
+      return false;
+  }
+  return true;
+}
+
+// Kernels and their resources from the code object's descriptors and metadata.
+void list_amd_kernels(DeviceModule& m) {
+  const isa::amdgcn::CodeObject co = isa::amdgcn::read_code_object(m.binary, m.origin.string());
+  if (co.target != m.target)
+    throw Error(ErrorKind::Compile, m.origin.string() + " is a code object for " + co.target + ", but the device is " + m.target +
+                                        "; code objects run only on the processor they were built for");
+  m.kernels.clear();
+  for (const auto& k : co.kernels) {
+    KernelInfo ki;
+    ki.name = k.name;
+    ki.demangled = demangle(k.name);
+    Resources& r = ki.resources;
+    r.registers = k.vgpr_count;
+    r.agprs = k.agpr_count;
+    r.sgprs = k.sgpr_count;
+    r.static_shared = k.group_segment_fixed_size;
+    r.local_bytes = k.private_segment_fixed_size;
+    r.spill_stores = k.vgpr_spill_count + k.sgpr_spill_count;
+    r.source = k.has_metadata ? "code object metadata" : "kernel descriptor";
+    m.kernels.push_back(std::move(ki));
+  }
+}
+
+std::string lower_ext(const fs::path& p) {
+  std::string e = p.extension().string();
+  for (auto& c : e) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return e;
+}
+
+}  // namespace
+
+DeviceModule compile_amd(const fs::path& source, const CompileOptions& opt) {
+  const std::string ext = lower_ext(source);
+  const std::string& target = opt.target;
+  if (target.rfind("gfx", 0) != 0)
+    throw Error(ErrorKind::Compile, "`" + source.string() + "` is an AMD source (" + ext + "); the device's target is " + target +
+                                        ". AMD sources run on mi300x (gfx942) and mi355x (gfx950)");
+  if (target != "gfx942" && target != "gfx950")
+    throw Error(ErrorKind::Unsupported, "target `" + target + "`: kernsim compiles AMD code for gfx942 and gfx950 only");
+  if (ext == ".cu" || ext == ".ptx")
+    throw Error(ErrorKind::Compile, "`" + source.string() + "` is " + (ext == ".cu" ? "CUDA" : "PTX") + ", which runs on NVIDIA " +
+                                        "targets only; the device is " + target + " (write the kernel in HIP, .hip)");
+  if (ext != ".hip" && ext != ".s" && ext != ".hsaco" && ext != ".co" && ext != ".ll" && ext != ".bc")
+    throw Error(ErrorKind::LaunchSpec, "`source`: unsupported file type `" + ext + "` (" + source.string() +
+                                           ") for " + target + "; expected .hip .s .hsaco .co .ll .bc");
+  const std::string bytes = read_file(source, "kernel source");
+
+  DeviceModule m;
+  m.kind = IsaKind::Amdgcn;
+  m.target = target;
+  m.origin = source;
+
+  if (ext == ".hsaco" || ext == ".co") {
+    m.binary.assign(bytes.begin(), bytes.end());
+    m.producer = "code object file";
+    list_amd_kernels(m);
+    return m;
+  }
+
+  Sha256 key;
+  key.field(kHipFrontendVersion).field(ext).field(bytes).field(target);
+  for (const auto& f : opt.extra_flags) key.field(f);
+  if (ext == ".s") {
+    key.field(version_of(llvm_mc())).field(version_of(lld()));
+  } else {
+    key.field(version_of(clang())).field(version_of(lld()));
+    const fs::path libs = device_lib_dir();
+    for (const char* lib : {"ocml.bc", "ockl.bc"}) key.field(std::to_string(fs::file_size(libs / lib))).field(std::to_string(mtime_of(libs / lib)));
+    if (ext == ".hip") key.field(fs::absolute(source).parent_path().string()).field(hip_include_dir().string());
+  }
+  const std::string hash = key.hex();
+  const fs::path entry = cache_dir() / "v1" / hash.substr(0, 2) / hash;
+
+  if (opt.use_cache && fs::exists(entry / "module.hsaco") && fs::exists(entry / "meta.json")) {
+    try {
+      json meta = json::parse(read_file(entry / "meta.json"));
+      if (deps_unchanged(meta.at("deps"))) {
+        std::string co = read_file(entry / "module.hsaco");
+        m.binary.assign(co.begin(), co.end());
+        m.producer = meta.at("producer").get<std::string>();
+        list_amd_kernels(m);
+        m.from_cache = true;
+        return m;
+      }
+    } catch (const std::exception&) {
+      // a damaged cache entry is rebuilt
+    }
+  }
+
+  const fs::path tmp = fs::temp_directory_path() / ("kernsim_amd_" + temp_tag(hash));
+  fs::create_directories(tmp);
+  struct Cleanup {
+    fs::path p;
+    ~Cleanup() {
+      std::error_code ec;
+      fs::remove_all(p, ec);
+    }
+  } cleanup{tmp};
+  const fs::path out = tmp / "out.hsaco";
+  json deps = json::array();
+
+  auto fail = [&](const std::string& tool, const ProcessResult& r) {
+    throw Error(ErrorKind::Compile, tool + " could not compile " + source.string() + " for " + target + ":\n" + r.err + r.out);
+  };
+  if (ext == ".hip") {
+    const fs::path dep = tmp / "out.d";
+    std::vector<std::string> argv = {clang().string(), "-x", "hip", "--offload-arch=" + target, "--cuda-device-only",
+                                     "--no-gpu-bundle-output", "-nogpuinc", "-nogpulib", "-mcode-object-version=5",
+                                     "-std=c++17", "-O3", "-I", hip_include_dir().string(), "-include",
+                                     "__kernsim_hip_prelude.h", "-MD", "-MF", dep.string(), "-c", "-o", out.string()};
+    for (auto& f : device_lib_flags(target)) argv.push_back(f);
+    for (const auto& f : opt.extra_flags) argv.push_back(f);
+    argv.push_back(source.string());
+    ProcessResult r = run_process(argv);
+    if (r.exit_code != 0) fail("clang", r);
+    std::error_code ec;
+    if (fs::exists(dep, ec)) deps = depfile_deps(read_file(dep));
+    m.producer = "clang 22 HIP (" + version_of(clang()) + ")";
+  } else if (ext == ".ll" || ext == ".bc") {
+    if (ext == ".ll" && bytes.find("target triple") != std::string::npos && bytes.find("amdgcn") == std::string::npos)
+      throw Error(ErrorKind::Compile, source.string() + ": the LLVM IR's target triple is not amdgcn; kernsim compiles IR for " +
+                                          target + " only when it was generated for amdgcn-amd-amdhsa");
+    const fs::path obj = tmp / "out.o";
+    std::vector<std::string> argv = {clang().string(), "-x", "ir", "-target", "amdgcn-amd-amdhsa", "-mcpu=" + target,
+                                     "-mcode-object-version=5", "-nogpulib", "-O3", "-c", "-o", obj.string()};
+    for (auto& f : device_lib_flags(target)) argv.push_back(f);
+    for (const auto& f : opt.extra_flags) argv.push_back(f);
+    argv.push_back(source.string());
+    ProcessResult r = run_process(argv);
+    if (r.exit_code != 0) fail("clang", r);
+    ProcessResult l = run_process({lld().string(), "-shared", "--no-undefined", obj.string(), "-o", out.string()});
+    if (l.exit_code != 0) fail("ld.lld", l);
+    m.producer = "clang 22 from LLVM IR";
+  } else {  // .s
+    const fs::path obj = tmp / "out.o";
+    ProcessResult r = run_process({llvm_mc().string(), "-triple=amdgcn-amd-amdhsa", "-mcpu=" + target, "-filetype=obj",
+                                   source.string(), "-o", obj.string()});
+    if (r.exit_code != 0) fail("llvm-mc", r);
+    ProcessResult l = run_process({lld().string(), "-shared", "--no-undefined", obj.string(), "-o", out.string()});
+    if (l.exit_code != 0) fail("ld.lld", l);
+    m.producer = "llvm-mc 22 assembly";
+  }
+  std::string co = read_file(out, "code object");
+  m.binary.assign(co.begin(), co.end());
+  list_amd_kernels(m);
+  if (opt.use_cache) {
+    try {
+      write_file_atomic(entry / "module.hsaco", co);
+      write_file_atomic(entry / "meta.json", json{{"producer", m.producer}, {"target", target}, {"deps", deps}}.dump(1));
+    } catch (const Error&) {
+      // an unwritable cache only costs speed
+    }
+  }
+  return m;
+}
+
+}  // namespace kernsim::frontends
