@@ -6,5 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CMAKE_BUILD_PARALLEL_LEVEL=${KERNSIM_JOBS:-$(nproc)}
+# ccache keys on paths relative to the tree: build/ and build-pip/ (pip install .) share objects.
+export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$(pwd)}"
 python3 -m pip install -q --disable-pip-version-check --no-build-isolation --no-deps .
 python3 -c "import kernsim; print('install-python: kernsim', kernsim.__version__, 'from', kernsim.__file__)"
