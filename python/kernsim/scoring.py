@@ -409,6 +409,15 @@ def _prepare(task: _Task, spec: KernelSpec, role: str, label: str, size: dict, i
     return L
 
 
+def _prepare_all(args: list, workers: int) -> list:
+    """_prepare for many launches; Triton candidates compile in subprocesses, so threads overlap
+    them (everything else here is quick Python)."""
+    if workers > 1 and any(a[1].lang == "triton" for a in args):
+        with concurrent.futures.ThreadPoolExecutor(workers) as ex:
+            return list(ex.map(lambda a: _prepare(*a), args))
+    return [_prepare(*a) for a in args]
+
+
 def _run(launches: list, workers: int):
     todo = [L for L in launches if L.error is None]
     if not todo:
@@ -534,7 +543,7 @@ def score_many(tasks: Sequence[dict], workers: int = 1) -> list[dict]:
     _run(ref_launches, workers)
 
     # 2. candidate checks at the small sizes, limited relative to the reference
-    cand_checks = []
+    check_args = []
     for t in ts:
         if t.result["stage"]:
             continue
@@ -554,7 +563,8 @@ def score_many(tasks: Sequence[dict], workers: int = 1) -> list[dict]:
             t.result["instruction_limit"] = limit
             poisons = INT_POISONS if _needs_two_poisons(inputs[n], t.outputs) else INT_POISONS[:1]
             for p in poisons:
-                cand_checks.append(_prepare(t, t.candidate, "candidate", label, size, inputs[n], False, p, compiler, limit))
+                check_args.append((t, t.candidate, "candidate", label, size, inputs[n], False, p, compiler, limit))
+    cand_checks = _prepare_all(check_args, workers)
     _run(cand_checks, workers)
     by_task: dict = {}
     for L in cand_checks:

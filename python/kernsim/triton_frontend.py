@@ -28,6 +28,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -173,7 +174,7 @@ def _compile_in_subprocess(req: dict) -> dict:
     if not out.get("ok"):
         raise CompileError(out.get("error", "Triton failed"))
     cached.parent.mkdir(parents=True, exist_ok=True)
-    tmp = cached.with_suffix(f".tmp{os.getpid()}")
+    tmp = cached.with_suffix(f".tmp{os.getpid()}.{threading.get_ident()}")
     tmp.write_text(json.dumps(out))
     os.replace(tmp, cached)
     return out
