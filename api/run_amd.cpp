@@ -57,8 +57,14 @@ std::vector<std::uint8_t> build_kernargs(const LaunchSpec& spec, const amdgcn::K
     };
     if (p.offset + p.size > block.size()) block.resize(p.offset + p.size, 0);
     if (p.value_kind == "global_buffer") {
-      if (!a.is_buffer) fail("a scalar cannot be passed to a pointer parameter");
       if (p.size != 8) fail("a buffer is passed as a 64-bit pointer, but the parameter has " + std::to_string(p.size) + " bytes");
+      if (!a.is_buffer) {
+        // a raw device address (a null pointer, usually)
+        if (a.scalar.type != ScalarType::U64 && a.scalar.type != ScalarType::I64)
+          fail("a pointer takes a buffer or a 64-bit integer address, not a scalar of type " + std::string(to_string(a.scalar.type)));
+        std::memcpy(block.data() + p.offset, &a.scalar.bits, 8);
+        continue;
+      }
       std::memcpy(block.data() + p.offset, &buffer_addr[i], 8);
     } else if (p.value_kind == "by_value") {
       if (a.is_buffer) {

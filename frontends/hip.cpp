@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <mutex>
 #include <sstream>
@@ -93,20 +94,20 @@ std::string temp_tag(const std::string& hash) {
 // The __oclc_* control constants the device libraries read, for one processor. Debian's
 // rocm-device-libs stop at gfx940, so kernsim writes its own: ISA version, code object ABI 5,
 // IEEE denormals, no finite-only or unsafe math, correctly rounded sqrt, wave64.
-fs::path oclc_bitcode(const std::string& target) {
+fs::path oclc_bitcode(const std::string& target, int cov) {
   const int isa = isa::amdgcn::isa_version_number(target);
   std::ostringstream src;
   src << "#define K(T, name, v) __attribute__((visibility(\"hidden\"))) const __attribute__((address_space(4))) T name = v;\n"
       << "K(int, __oclc_ISA_version, " << isa << ")\n"
-      << "K(int, __oclc_ABI_version, 500)\n"
+      << "K(int, __oclc_ABI_version, " << cov * 100 << ")\n"
       << "K(unsigned char, __oclc_daz_opt, 0)\n"
       << "K(unsigned char, __oclc_finite_only_opt, 0)\n"
       << "K(unsigned char, __oclc_unsafe_math_opt, 0)\n"
       << "K(unsigned char, __oclc_correctly_rounded_sqrt32, 1)\n"
       << "K(unsigned char, __oclc_wavefrontsize64, 1)\n";
   const std::string text = src.str();
-  const std::string hash = sha256_hex(text + target + version_of(clang()));
-  const fs::path out = cache_dir() / "amd" / ("oclc-" + target + "-" + hash.substr(0, 16) + ".bc");
+  const std::string hash = sha256_hex(text + target + std::to_string(cov) + version_of(clang()));
+  const fs::path out = cache_dir() / "amd" / ("oclc-" + target + "-v" + std::to_string(cov) + "-" + hash.substr(0, 16) + ".bc");
   std::error_code ec;
   if (fs::exists(out, ec)) return out;
   fs::create_directories(out.parent_path(), ec);
@@ -114,7 +115,7 @@ fs::path oclc_bitcode(const std::string& target) {
   const fs::path c = out.parent_path() / ("oclc-" + tag + ".c"), bc = out.parent_path() / ("oclc-" + tag + ".bc");
   write_file_atomic(c, text);
   ProcessResult r = run_process({clang().string(), "-x", "c", "-target", "amdgcn-amd-amdhsa", "-mcpu=" + target,
-                                 "-mcode-object-version=5", "-nogpulib", "-O2", "-emit-llvm", "-c", c.string(), "-o", bc.string()});
+                                 "-mcode-object-version=" + std::to_string(cov), "-nogpulib", "-O2", "-emit-llvm", "-c", c.string(), "-o", bc.string()});
   fs::remove(c, ec);
   if (r.exit_code != 0) throw Error(ErrorKind::Compile, "clang could not build the __oclc_* constants for " + target + ":\n" + r.err);
   fs::rename(bc, out, ec);
@@ -122,10 +123,10 @@ fs::path oclc_bitcode(const std::string& target) {
   return out;
 }
 
-std::vector<std::string> device_lib_flags(const std::string& target) {
+std::vector<std::string> device_lib_flags(const std::string& target, int cov) {
   const fs::path dir = device_lib_dir();
   std::vector<std::string> f;
-  for (const fs::path& bc : {dir / "ocml.bc", dir / "ockl.bc", oclc_bitcode(target)}) {
+  for (const fs::path& bc : {dir / "ocml.bc", dir / "ockl.bc", oclc_bitcode(target, cov)}) {
     f.push_back("-Xclang");
     f.push_back("-mlink-builtin-bitcode");
     f.push_back("-Xclang");
@@ -282,7 +283,7 @@ DeviceModule compile_amd(const fs::path& source, const CompileOptions& opt) {
                                      "--no-gpu-bundle-output", "-nogpuinc", "-nogpulib", "-mcode-object-version=5",
                                      "-std=c++17", "-O3", "-I", hip_include_dir().string(), "-include",
                                      "__kernsim_hip_prelude.h", "-MD", "-MF", dep.string(), "-c", "-o", out.string()};
-    for (auto& f : device_lib_flags(target)) argv.push_back(f);
+    for (auto& f : device_lib_flags(target, 5)) argv.push_back(f);
     for (const auto& f : opt.extra_flags) argv.push_back(f);
     argv.push_back(source.string());
     ProcessResult r = run_process(argv);
@@ -294,10 +295,24 @@ DeviceModule compile_amd(const fs::path& source, const CompileOptions& opt) {
     if (ext == ".ll" && bytes.find("target triple") != std::string::npos && bytes.find("amdgcn") == std::string::npos)
       throw Error(ErrorKind::Compile, source.string() + ": the LLVM IR's target triple is not amdgcn; kernsim compiles IR for " +
                                           target + " only when it was generated for amdgcn-amd-amdhsa");
+    // The device libraries must be linked with the IR's own code object version (clang 22 defaults
+    // to 6, hipcc of ROCm 6 to 5): read it from the module flags.
+    std::string ir = bytes;
+    if (ext == ".bc") {
+      const fs::path text = tmp / "in.ll";
+      ProcessResult d = run_process({clang().string(), "-x", "ir", "-target", "amdgcn-amd-amdhsa", "-S", "-emit-llvm", "-o",
+                                     text.string(), source.string()});
+      if (d.exit_code != 0) fail("clang", d);
+      ir = read_file(text);
+    }
+    int cov = 5;
+    const std::string flag = "\"amdhsa_code_object_version\", i32 ";
+    if (auto p = ir.find(flag); p != std::string::npos) cov = std::atoi(ir.c_str() + p + flag.size()) / 100;
+    if (cov < 4 || cov > 6) cov = 5;
     const fs::path obj = tmp / "out.o";
     std::vector<std::string> argv = {clang().string(), "-x", "ir", "-target", "amdgcn-amd-amdhsa", "-mcpu=" + target,
-                                     "-mcode-object-version=5", "-nogpulib", "-O3", "-c", "-o", obj.string()};
-    for (auto& f : device_lib_flags(target)) argv.push_back(f);
+                                     "-mcode-object-version=" + std::to_string(cov), "-nogpulib", "-O3", "-c", "-o", obj.string()};
+    for (auto& f : device_lib_flags(target, cov)) argv.push_back(f);
     for (const auto& f : opt.extra_flags) argv.push_back(f);
     argv.push_back(source.string());
     ProcessResult r = run_process(argv);

@@ -670,9 +670,14 @@ bool parse_vmem(const std::string& base, const std::string& mcname, Inst& in, co
     } else if (m.space == Space::Global) {
       saddr = mcname.find("_SADDR") != std::string::npos;
     }
-    if (vaddr && k < u.size()) in.src[0] = u[k++];
-    if (has_data && k < u.size()) in.src[1] = u[k++];
-    if (saddr && k < u.size()) in.src[2] = u[k++];
+    // by kind: the encodings order saddr before vaddr for some forms and after vdata for others
+    std::vector<Operand> vec, sca;
+    for (const auto& o : u) (o.kind == Kind::Vgpr || o.kind == Kind::Agpr ? vec : sca).push_back(o);
+    std::size_t kv = 0;
+    if (vaddr && kv < vec.size()) in.src[0] = vec[kv++];
+    if (has_data && kv < vec.size()) in.src[1] = vec[kv++];
+    if (saddr && !sca.empty()) in.src[2] = sca[0];
+    k = kv + (saddr && !sca.empty() ? 1 : 0);
   }
   if (k != u.size()) {
     problem = "the operands of " + base;
@@ -714,6 +719,7 @@ Program decode(std::shared_ptr<const CodeObject> code, const std::string& origin
       std::memcpy(&w, bytes.data() + off, std::min<std::size_t>(4, bytes.size() - off));
       std::snprintf(b, sizeof b, ".long 0x%08x", w);
       p.text.emplace_back(b);
+      p.notes.emplace_back();
       p.index_of[off / 4] = static_cast<std::int32_t>(p.insts.size());
       p.insts.push_back(in);
       off += 4;
@@ -728,6 +734,7 @@ Program decode(std::shared_ptr<const CodeObject> code, const std::string& origin
     std::size_t a = text.find_first_not_of(" \t");
     text = a == std::string::npos ? std::string() : text.substr(a);
     p.text.push_back(text);
+    p.notes.emplace_back();
     const std::string mnemonic = text.substr(0, text.find_first_of(" \t"));
     const std::string mods = text.size() > mnemonic.size() ? text.substr(mnemonic.size()) : std::string();
     const std::string mcname = L.mii->getName(mi.getOpcode()).str();
@@ -824,7 +831,7 @@ Program decode(std::shared_ptr<const CodeObject> code, const std::string& origin
     }
     if (!ok) {
       in.op = Op::Unknown;
-      if (!problem.empty()) p.text.back() += "  [kernsim: cannot decode " + problem + "]";
+      if (!problem.empty()) p.notes.back() = problem;
     }
     // registers the program names
     auto note = [&](const Operand& o) {
@@ -850,7 +857,7 @@ Program decode(std::shared_ptr<const CodeObject> code, const std::string& origin
     in.target = p.find(t);
     if (in.target < 0) {
       in.op = Op::Unknown;
-      p.text[in.text] += "  [kernsim: branch target " + hex(t) + " is not an instruction]";
+      p.notes[in.text] = "a branch to " + hex(t) + ", which is not an instruction";
     }
   }
   return p;

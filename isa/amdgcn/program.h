@@ -145,6 +145,7 @@ struct Program {
   std::uint64_t text_addr = 0;
   std::vector<Inst> insts;
   std::vector<std::string> text;      // disassembly of each instruction
+  std::vector<std::string> notes;     // why an instruction decoded to Op::Unknown ("" otherwise)
   std::vector<std::int32_t> index_of; // (addr - text_addr) / 4 -> instruction index; -1 inside one
   int max_sgpr = 0, max_vgpr = 0, max_agpr = 0;  // registers the code names (highest index + 1)
   std::shared_ptr<const CodeObject> code;

@@ -284,7 +284,8 @@ AmdStepInfo AmdWorkgroup::step(int wi) {
   c.k.count(info.active, info.vector);
   std::uint32_t next = w.pc + 1;
 
-  if (in.op == Op::Unknown) c.unsupported(in, "this instruction");
+  if (in.op == Op::Unknown)
+    c.unsupported(in, c.p.notes[in.text].empty() ? std::string("this instruction") : "this instruction: " + c.p.notes[in.text]);
   if (in.op == Op::Invalid)
     c.fault(w, in, -1, "the bytes at this address are not a valid " + c.p.target + " instruction (corrupt code or a jump into data)");
 

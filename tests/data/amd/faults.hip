@@ -1,0 +1,34 @@
+// Kernels that fault, for the AMD error-path tests (tests/unit/amd_functional_test.cpp).
+#include <hip/hip_runtime.h>
+
+// Writes out[i] for i < n: with n past the buffer's end, work-items past it write out of bounds.
+extern "C" __global__ void oob_write(float* out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = 1.0f;
+}
+
+// Work-item 5 of every block reads one element past the end of `in`.
+extern "C" __global__ void oob_read_one(const float* in, float* out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  int j = threadIdx.x == 5 ? n : i;
+  if (i < n) out[i] = in[j] * 2.0f;
+}
+
+// Reads through a pointer argument that may be null.
+extern "C" __global__ void null_deref(const float* p, float* out) {
+  out[threadIdx.x] = p[threadIdx.x];
+}
+
+// Never terminates.
+extern "C" __global__ void endless(int* flag) {
+  while (__hip_atomic_load(flag, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT) == 0) {
+  }
+}
+
+// Indexes a 64-float LDS array with a work-item-controlled index.
+extern "C" __global__ void lds_oob(const int* idx, float* out) {
+  __shared__ float s[64];
+  s[threadIdx.x & 63] = (float)threadIdx.x;
+  __syncthreads();
+  out[threadIdx.x] = s[idx[threadIdx.x]];
+}

@@ -1,0 +1,312 @@
+// The AMD functional simulator through the library: faults stop the kernel with errors that name
+// kernel, instruction, address, work-item and buffer, and write nothing; every accepted input kind
+// (.hip, .s, .hsaco from clang, .ll) runs; the decoder and executor agree with the ISA on the
+// instructions whose semantics are easy to get subtly wrong (DPP, SDWA, swizzles, 64-bit shifts,
+// exec-mask manipulation).
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+
+#include "api/launch_spec.h"
+#include "api/run.h"
+#include "base/process.h"
+#include "device/loader.h"
+#include "frontends/compile.h"
+#include "isa/amdgcn/code_object.h"
+#include "isa/amdgcn/program.h"
+#include "sim/functional/amd_exec.h"
+#include "test_util.h"
+
+namespace kernsim {
+namespace {
+
+using test::expect_error;
+
+const std::string kData = KERNSIM_TEST_DATA;
+const std::string kAmd = kData + "/amd";
+const std::string kHip = std::string(KERNSIM_TEST_DATA) + "/../kernels/hip";
+
+// Runs a launch spec on an AMD part and returns the output buffers. The AMD timing model does not
+// exist yet, so run_launch stops with NotImplemented after the functional run: the outputs come
+// from the dump directory.
+std::vector<std::vector<std::uint8_t>> run_amd(const std::string& json, const std::string& dir, const std::string& arch = "mi300x",
+                                               std::uint64_t max_instructions = 0) {
+  auto spec = api::parse_launch_spec_text(json, dir, "test spec");
+  test::TempDir dumps;
+  api::RunOptions opts;
+  opts.full = true;
+  opts.dump_dir = dumps.path();
+  opts.max_instructions = max_instructions;
+  try {
+    api::run_launch(spec, device::load_builtin_device(arch), opts);
+  } catch (const Error& e) {
+    if (e.kind() != ErrorKind::NotImplemented) throw;
+    EXPECT_THAT(e.what(), ::testing::HasSubstr("AMD CU timing model"));
+  }
+  std::vector<std::vector<std::uint8_t>> out;
+  for (std::size_t i = 0; i < spec.args.size(); ++i) {
+    std::ifstream f(dumps.path() / ("arg" + std::to_string(i) + ".out.bin"), std::ios::binary);
+    out.emplace_back((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  }
+  return out;
+}
+
+template <class T>
+std::vector<T> as(const std::vector<std::uint8_t>& b) {
+  std::vector<T> v(b.size() / sizeof(T));
+  std::memcpy(v.data(), b.data(), v.size() * sizeof(T));
+  return v;
+}
+
+// ---------------------------------------------------------------------------------------------
+// errors
+
+TEST(AmdFunctional, OutOfBoundsWriteNamesKernelInstructionWorkItemAndBuffer) {
+  expect_error([] { run_amd(R"({"source": "faults.hip", "kernel": "oob_write", "grid": 1, "block": 128,
+                                "args": [{"buffer": "f32", "count": 100}, {"type": "i32", "value": 128}]})", kAmd); },
+               ErrorKind::KernelFault,
+               {"kernel `oob_write`", "global_store_dword", "workgroup (0,0,0) work-item (100,0,0)", "out of bounds",
+                "past the end of arg0 (f32[100])"});
+}
+
+TEST(AmdFunctional, OutOfBoundsReadNamesTheOffendingWorkItem) {
+  expect_error([] { run_amd(R"({"source": "faults.hip", "kernel": "oob_read_one", "grid": 2, "block": 64,
+                                "args": [{"buffer": "f32", "count": 128}, {"buffer": "f32", "count": 128}, {"type": "i32", "value": 128}]})",
+                            kAmd); },
+               ErrorKind::KernelFault, {"workgroup (0,0,0) work-item (5,0,0)", "global_load_dword", "4-byte read", "arg0 (f32[128])"});
+}
+
+TEST(AmdFunctional, NullPointerIsNamed) {
+  expect_error([] { run_amd(R"({"source": "faults.hip", "kernel": "null_deref", "grid": 1, "block": 64,
+                                "args": [{"type": "u64", "value": 0}, {"buffer": "f32", "count": 64}]})", kAmd); },
+               ErrorKind::KernelFault, {"null pointer read", "work-item (0,0,0)"});
+}
+
+TEST(AmdFunctional, LdsOutOfBoundsIsAFault) {
+  expect_error([] { run_amd(R"({"source": "faults.hip", "kernel": "lds_oob", "grid": 1, "block": 64,
+                                "args": [{"buffer": "i32", "count": 64, "init": "iota"}, {"buffer": "f32", "count": 64}]})", kAmd);
+                    run_amd(R"({"source": "faults.hip", "kernel": "lds_oob", "grid": 1, "block": 64,
+                                "args": [{"buffer": "i32", "count": 64, "init": "randint:64:70"}, {"buffer": "f32", "count": 64}]})", kAmd); },
+               ErrorKind::KernelFault, {"LDS read", "outside the workgroup's 256 bytes of LDS", "ds_read"});
+}
+
+TEST(AmdFunctional, EndlessKernelStopsAtTheInstructionLimit) {
+  expect_error([] { run_amd(R"({"source": "faults.hip", "kernel": "endless", "grid": 1, "block": 64,
+                                "args": [{"buffer": "i32", "count": 1}]})", kAmd, "mi300x", 20000); },
+               ErrorKind::KernelFault, {"kernel `endless`", "instruction limit of 20000", "--max-instructions"});
+}
+
+TEST(AmdFunctional, UnknownInstructionIsNamedWithItsAddress) {
+  for (const char* arch : {"mi300x", "mi355x"})
+    expect_error([&] { run_amd(R"({"source": "unknown_inst.s", "kernel": "uses_format_load", "grid": 1, "block": 64,
+                                   "args": [{"buffer": "f32", "count": 64}]})", kAmd, arch); },
+                 ErrorKind::Unsupported,
+                 {"kernel `uses_format_load`", "buffer_load_format_x v1, v0, s[4:7], 0 idxen", "at 0x", "(uses_format_load+0x",
+                  "kernsim does not implement"});
+}
+
+TEST(AmdFunctional, FaultingStoreWritesNothing) {
+  // Lanes 0-47 of the wave's store are in bounds, 48-63 are not: the instruction faults before any
+  // lane writes, so the buffer keeps its initial zeros.
+  auto spec = api::parse_launch_spec_text(R"({"source": "faults.hip", "kernel": "oob_write", "grid": 1, "block": 64,
+                                               "args": [{"buffer": "f32", "count": 48}, {"type": "i32", "value": 64}]})",
+                                          kAmd, "spec");
+  test::TempDir dumps;
+  api::RunOptions opts;
+  opts.dump_dir = dumps.path();
+  EXPECT_THROW(api::run_launch(spec, device::load_builtin_device("mi300x"), opts), Error);
+  EXPECT_FALSE(std::filesystem::exists(dumps.path() / "arg0.out.bin"));
+  // and directly: the executor leaves device memory untouched
+  frontends::CompileOptions co;
+  co.target = "gfx942";
+  auto mod = frontends::compile(kAmd + "/faults.hip", co);
+  auto code = std::make_shared<const isa::amdgcn::CodeObject>(isa::amdgcn::read_code_object(mod.binary, "faults.hip"));
+  auto prog = isa::amdgcn::decode(code, "faults.hip");
+  sim::GlobalMemory mem;
+  const std::uint64_t base = sim::map_code_object(*code, mem, "faults.hip");
+  const std::uint64_t out = mem.allocate(48 * 4, "out");
+  std::vector<std::uint8_t> args(16, 0);
+  std::memcpy(args.data(), &out, 8);
+  const int n = 64;
+  std::memcpy(args.data() + 8, &n, 4);
+  sim::LaunchDims dims;
+  dims.block = {64, 1, 1};
+  sim::AmdKernel k(prog, *code->find("oob_write"), mem, base, dims, args, {});
+  EXPECT_THROW(k.run_all(), Error);
+  const std::uint8_t* data = mem.find(out, 1)->data();
+  for (int i = 0; i < 48 * 4; ++i) ASSERT_EQ(data[i], 0) << "byte " << i << " was written";
+}
+
+TEST(AmdLaunchChecks, ArgumentsAreCheckedAgainstTheCodeObjectMetadata) {
+  expect_error([] { run_amd(R"({"source": "faults.hip", "kernel": "oob_write", "grid": 1, "block": 64,
+                                "args": [{"buffer": "f32", "count": 64}]})", kAmd); },
+               ErrorKind::LaunchSpec, {"`args`", "takes 2 parameters (pointer, 4-byte value)", "gives 1"});
+  expect_error([] { run_amd(R"({"source": "faults.hip", "kernel": "oob_write", "grid": 1, "block": 64,
+                                "args": [{"buffer": "f32", "count": 64}, {"type": "f64", "value": 1}]})", kAmd); },
+               ErrorKind::LaunchSpec, {"`args[1]`", "has 8 bytes", "4-byte value"});
+  expect_error([] { run_amd(R"({"source": "faults.hip", "kernel": "oob_write", "grid": 1, "block": 64,
+                                "args": [{"type": "i32", "value": 0}, {"type": "i32", "value": 1}]})", kAmd); },
+               ErrorKind::LaunchSpec, {"`args[0]`", "pointer takes a buffer or a 64-bit integer address"});
+}
+
+TEST(AmdLaunchChecks, SourcesAndTargetsMustMatch) {
+  expect_error([] {
+    auto spec = api::parse_launch_spec_text(R"({"source": "faults.hip", "kernel": "oob_write", "grid": 1, "block": 64,
+                                                 "args": [{"buffer": "f32", "count": 64}, {"type": "i32", "value": 1}]})",
+                                            kAmd, "spec");
+    api::run_launch(spec, device::load_builtin_device("h200"), {});
+  }, ErrorKind::Compile, {"faults.hip", "AMD source", "sm_90a", "mi300x (gfx942)"});
+  expect_error([] {
+    auto spec = api::parse_launch_spec_text(R"({"source": "faults.cu", "kernel": "oob_write", "grid": 1, "block": 64,
+                                                 "args": [{"buffer": "f32", "count": 64}, {"type": "i32", "value": 1}]})",
+                                            kData + "/kernels", "spec");
+    api::run_launch(spec, device::load_builtin_device("mi300x"), {});
+  }, ErrorKind::Compile, {"faults.cu", "CUDA", "NVIDIA", "gfx942"});
+}
+
+TEST(AmdLaunchChecks, CompileErrorsShowClangDiagnostics) {
+  test::TempDir t;
+  t.write("bad.hip", "#include <hip/hip_runtime.h>\n__global__ void k(int* p) { p[0] = undefined_thing; }\n");
+  expect_error([&] { run_amd(R"({"source": "bad.hip", "kernel": "k", "grid": 1, "block": 64, "args": [{"buffer": "i32", "count": 1}]})",
+                             t.path().string()); },
+               ErrorKind::Compile, {"bad.hip", "undefined_thing", "gfx942"});
+}
+
+// ---------------------------------------------------------------------------------------------
+// input kinds
+
+constexpr const char* kCopySpec = R"({"source": "%s", "kernel": "copy_f32", "grid": 3, "block": 64,
+  "args": [{"buffer": "f32", "count": 170, "init": "uniform"}, {"buffer": "f32", "count": 170}, {"type": "i32", "value": 170}]})";
+
+std::string copy_spec(const std::string& source) {
+  char b[512];
+  std::snprintf(b, sizeof b, kCopySpec, source.c_str());
+  return b;
+}
+
+void expect_copied(const std::vector<std::vector<std::uint8_t>>& out) {
+  ASSERT_EQ(out.size(), 3u);
+  ASSERT_EQ(out[0].size(), 170u * 4);
+  EXPECT_EQ(out[0], out[1]) << "copy_f32 did not copy its input";
+}
+
+TEST(AmdInputs, HipSourceRunsOnBothTargets) {
+  for (const char* arch : {"mi300x", "mi355x"}) expect_copied(run_amd(copy_spec(kHip + "/stream.hip"), kHip, arch));
+}
+
+TEST(AmdInputs, AssemblyFromClangRuns) {
+  // clang -S output, the form users hand-edit: kernel descriptors and metadata as directives
+  test::TempDir t;
+  for (const char* gfx : {"gfx942", "gfx950"}) {
+    const std::string s = (t.path() / (std::string("stream.") + gfx + ".s")).string();
+    ProcessResult r = run_process({"clang++-22", "-x", "hip", std::string("--offload-arch=") + gfx, "--cuda-device-only", "-nogpuinc",
+                                   "-nogpulib", "-O3", "-S", "-I", kData + "/../../frontends/hip_include", "-include",
+                                   "__kernsim_hip_prelude.h", kHip + "/stream.hip", "-o", s});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    expect_copied(run_amd(copy_spec(s), t.path().string(), std::string(gfx) == "gfx942" ? "mi300x" : "mi355x"));
+  }
+}
+
+TEST(AmdInputs, CodeObjectFromClangRuns) {
+  // a code object as hipcc or Triton hands it over (.hsaco / .co)
+  test::TempDir t;
+  const std::string co = (t.path() / "stream.co").string();
+  ProcessResult r = run_process({"clang++-22", "-x", "hip", "--offload-arch=gfx942", "--cuda-device-only", "--no-gpu-bundle-output",
+                                 "-nogpuinc", "-nogpulib", "-O3", "-c", "-I", kData + "/../../frontends/hip_include", "-include",
+                                 "__kernsim_hip_prelude.h", kHip + "/stream.hip", "-o", co});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  expect_copied(run_amd(copy_spec(co), t.path().string(), "mi300x"));
+  std::filesystem::copy_file(co, t.path() / "stream.hsaco");
+  expect_copied(run_amd(copy_spec((t.path() / "stream.hsaco").string()), t.path().string(), "mi300x"));
+  // a gfx942 code object does not run on gfx950
+  expect_error([&] { run_amd(copy_spec(co), t.path().string(), "mi355x"); }, ErrorKind::Compile,
+               {"code object for gfx942", "gfx950"});
+}
+
+TEST(AmdInputs, LlvmIrRuns) {
+  test::TempDir t;
+  const std::string ll = (t.path() / "stream.ll").string();
+  ProcessResult r = run_process({"clang++-22", "-x", "hip", "--offload-arch=gfx950", "--cuda-device-only", "-nogpuinc", "-nogpulib",
+                                 "-O1", "-S", "-emit-llvm", "-I", kData + "/../../frontends/hip_include", "-include",
+                                 "__kernsim_hip_prelude.h", kHip + "/stream.hip", "-o", ll});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  expect_copied(run_amd(copy_spec(ll), t.path().string(), "mi355x"));
+}
+
+TEST(AmdInputs, WholeTranslationUnitListsTemplateInstantiations) {
+  frontends::CompileOptions co;
+  co.target = "gfx950";
+  auto m = frontends::compile(kHip + "/template.hip", co);
+  ASSERT_EQ(m.kernels.size(), 2u);
+  EXPECT_EQ(m.kind, frontends::IsaKind::Amdgcn);
+  std::vector<std::string> names;
+  for (const auto& k : m.kernels) {
+    names.push_back(k.demangled);
+    EXPECT_EQ(k.resources.source, "code object metadata");
+    EXPECT_GT(k.resources.registers, 0);
+    EXPECT_GT(k.resources.static_shared, 0);
+  }
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{"void block_sum_t<float, 256>(float const*, float*, int)",
+                                             "void block_sum_t<int, 128>(int const*, int*, int)"}));
+  EXPECT_TRUE(frontends::compile(kHip + "/template.hip", co).from_cache);
+}
+
+// ---------------------------------------------------------------------------------------------
+// instruction semantics (hand-written assembly, expected values from the ISA definitions)
+
+TEST(AmdSemantics, LaneOperationsMatchTheIsa) {
+  for (const char* arch : {"mi300x", "mi355x"}) {
+    auto out = run_amd(R"({"source": "isa_semantics.s", "kernel": "lane_ops", "grid": 1, "block": 64,
+                           "args": [{"buffer": "u32", "count": 1024}]})", kAmd, arch);
+    auto r = as<std::uint32_t>(out[0]);
+    ASSERT_EQ(r.size(), 1024u);
+    for (std::uint32_t l = 0; l < 64; ++l) {
+      const std::uint32_t* o = &r[l * 16];
+      const std::uint32_t v = l * 3 + 1;  // each lane's input value
+      auto val = [](std::uint32_t lane) { return lane * 3 + 1; };
+      EXPECT_EQ(o[0], val((l & ~3u) | ((l & 3) ^ 1))) << "quad_perm:[1,0,3,2] lane " << l;
+      EXPECT_EQ(o[1], (l & 15) >= 1 ? val(l - 1) : 0u) << "row_shr:1 bound_ctrl lane " << l;
+      EXPECT_EQ(o[2], (l >> 4) ? val(((l >> 4) << 4) - 1) : 7u) << "row_bcast:15, row 0 keeps its old value, lane " << l;
+      EXPECT_EQ(o[3], val((l & ~15u) | (15 - (l & 15)))) << "row_mirror lane " << l;
+      EXPECT_EQ(o[4], (v >> 8) & 0xff) << "SDWA src0_sel:BYTE_1 lane " << l;
+      EXPECT_EQ(o[5], (0xabcd0000u) | (v & 0xffff)) << "SDWA dst_sel:WORD_0 preserve lane " << l;
+      EXPECT_EQ(o[6], val(l ^ 5)) << "ds_swizzle xor 5 lane " << l;
+      EXPECT_EQ(o[7], val((63 - l))) << "ds_bpermute reversed lane " << l;
+      EXPECT_EQ(o[8], val(17)) << "v_readlane 17 lane " << l;
+      EXPECT_EQ(o[9], l == 40 ? 0x1234u : v) << "v_writelane 40 lane " << l;
+      EXPECT_EQ(o[10], l) << "v_mbcnt lane " << l;
+      EXPECT_EQ(o[11], (l & 1) ? v : 0xdeadu) << "exec mask from v_cmp + s_and_saveexec lane " << l;
+      const std::uint64_t sh = (std::uint64_t{v} << 32 | 0x80000001u) >> (l & 63);
+      EXPECT_EQ(o[12], static_cast<std::uint32_t>(sh)) << "v_lshrrev_b64 lane " << l;
+      EXPECT_EQ(o[13], (v & 0x00ff00ffu) | 0x11001100u) << "v_perm_b32 lane " << l;
+      EXPECT_EQ(o[14], (v >> 2) & 0x1f) << "v_bfe_u32 lane " << l;
+      EXPECT_EQ(o[15], 12u) << "s_add_u32 carry into s_addc_u32 (5 + 6 + 1) lane " << l;
+    }
+  }
+}
+
+TEST(AmdSemantics, Fp8ConversionsFollowEachPartsFormat) {
+  // v_cvt_pk_fp8_f32 writes FNUZ e4m3 on gfx942 and OCP e4m3 on gfx950; the same float gives
+  // different bytes (bias 8 vs 7), and converting back gives the float again.
+  for (const char* arch : {"mi300x", "mi355x"}) {
+    auto out = run_amd(R"({"source": "isa_semantics.s", "kernel": "fp8_ops", "grid": 1, "block": 64,
+                           "args": [{"buffer": "u32", "count": 192}]})", kAmd, arch);
+    auto r = as<std::uint32_t>(out[0]);
+    const bool ocp = std::string(arch) == "mi355x";
+    for (int l = 0; l < 64; ++l) {
+      // lane l converts 1.5 and -3.0: e4m3 1.5 = 0 (bias) 100; -3.0 = 1 exponent(bias+1) 100
+      const std::uint32_t b15 = ocp ? 0x3cu : 0x44u, bm3 = ocp ? 0xc4u : 0xccu;
+      EXPECT_EQ(r[l * 3] & 0xffffu, b15 | (bm3 << 8)) << arch << " lane " << l;
+      float f0, f1;
+      std::memcpy(&f0, &r[l * 3 + 1], 4);
+      std::memcpy(&f1, &r[l * 3 + 2], 4);
+      EXPECT_EQ(f0, 1.5f) << arch;
+      EXPECT_EQ(f1, -3.0f) << arch;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace kernsim
