@@ -17,6 +17,7 @@
 #include "base/hash.h"
 #include "device/loader.h"
 #include "frontends/compile.h"
+#include "isa/amdgcn/code_object.h"
 #include "isa/ptx/decode.h"
 #include "isa/ptx/parser.h"
 
@@ -56,7 +57,22 @@ ModuleDesc describe_module(const fs::path& source, const std::string& target) {
   d.isa = m.kind == frontends::IsaKind::Ptx ? "ptx" : "amdgcn";
   d.from_cache = m.from_cache;
   if (m.kind != frontends::IsaKind::Ptx) {
-    for (const auto& k : m.kernels) d.kernels.push_back({k.name, k.demangled, k.resources, {}, {}, {}, k.resources.static_shared});
+    // AMD: parameters from the code object's AMDHSA metadata (hidden arguments are the runtime's).
+    const isa::amdgcn::CodeObject co = isa::amdgcn::read_code_object(m.binary, source.string());
+    for (const auto& k : m.kernels) {
+      KernelDesc kd{k.name, k.demangled, k.resources, {}, {}, {}, k.resources.static_shared};
+      if (const isa::amdgcn::Kernel* ck = co.find(k.name)) {
+        for (const auto& a : ck->args) {
+          if (a.hidden()) continue;
+          const bool ptr = a.value_kind == "global_buffer";
+          // by-value arguments carry no type in the metadata: untyped bits of their size
+          kd.params.push_back({a.name, ptr ? "u64" : "b" + std::to_string(8 * a.size), static_cast<int>(a.size), ptr,
+                               !ptr && a.size != 4 && a.size != 8});
+        }
+        for (int i = 0; i < 3; ++i) kd.reqntid[i] = ck->reqd_workgroup_size[i];
+      }
+      d.kernels.push_back(std::move(kd));
+    }
     d.text = m.text;
     return d;
   }

@@ -246,6 +246,9 @@ class _PreparedLaunch:
         if tri is not None and len(args) == tri["user_params"] < len(params):
             from .triton_frontend import hidden_args
             args += hidden_args(kernel, _dims(grid, "grid"))
+        if block is None and tri is not None:
+            from .triton_frontend import block_of
+            block = block_of(kernel)  # num_warps x warp size (AMD code objects declare no .reqntid)
         if block is None:
             if not any(kernel.reqntid):
                 raise LaunchSpecError(f"kernel `{kernel.demangled}` declares no block size (.reqntid): give `block`")
