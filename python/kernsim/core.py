@@ -172,7 +172,7 @@ def compile(source: str | bytes | os.PathLike, arch: str = DEFAULT_ARCH, *, lang
     """Compiles a kernel source for the part ``arch`` (h200, b200, mi300x, ... or sm_90a-style
     aliases) and returns the module with its kernels, their parameters and resource usage.
 
-    ``source`` is a path (.cu .ptx .ll .bc; AMD .hip .s .hsaco once the AMD path lands) or the
+    ``source`` is a path (.cu .ptx .ll .bc; AMD .hip .s .hsaco .co) or the
     source text itself (CUDA unless it looks like PTX or LLVM IR; ``lang=`` decides:
     cuda, ptx, llvm, hip, amdgcn, hsaco). Only device code is compiled (clang --cuda-device-only):
     no host code in the source is ever compiled or run. Results are cached by content hash.
