@@ -64,7 +64,8 @@ CacheResult SectorCache::read(std::uint64_t line, std::uint32_t mask, bool alloc
   if (w) {
     r.hit_sectors = w->valid & mask;
     r.miss_sectors = mask & ~w->valid;
-    r.ready = w->ready;
+    for (std::uint32_t s = 0; s < sectors_; ++s)
+      if (r.hit_sectors >> s & 1) r.ready = std::max(r.ready, w->ready[s]);
     if (alloc) {
       w->valid |= mask;
       for (std::uint32_t s = 0; s < sectors_; ++s)
@@ -112,8 +113,10 @@ CacheResult SectorCache::write(std::uint64_t line, std::uint32_t mask, const std
   return r;
 }
 
-void SectorCache::set_ready(std::uint64_t line, double t) {
-  if (Way* w = find(line)) w->ready = std::max(w->ready, t);
+void SectorCache::set_ready(std::uint64_t line, std::uint32_t sectors, double t) {
+  if (Way* w = find(line))
+    for (std::uint32_t s = 0; s < sectors_; ++s)
+      if (sectors >> s & 1) w->ready[s] = std::max(w->ready[s], t);
 }
 
 bool SectorCache::invalidate(std::uint64_t line) {

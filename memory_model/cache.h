@@ -21,7 +21,7 @@ struct CacheResult {
   std::uint32_t newly_complete = 0;   // writes: sectors whose every word is now written, for the first time since dirty
   int partial_evicted = 0;            // dirty sectors evicted with only part of their words written
   int dirty_evicted = 0;              // dirty sectors evicted that were never reported complete
-  double ready = 0;                   // hits: when the line's data is there (fills in flight)
+  double ready = 0;                   // hits: when the hit sectors' data is there (fills in flight)
 };
 
 class SectorCache {
@@ -34,8 +34,8 @@ class SectorCache {
   CacheResult read(std::uint64_t line, std::uint32_t mask, bool allocate);
   // A write of the given 4-byte words (`words[s]` for sector s of the line) — allocates.
   CacheResult write(std::uint64_t line, std::uint32_t mask, const std::uint32_t* words);
-  // Records when the data of a line's outstanding fill arrives.
-  void set_ready(std::uint64_t line, double t);
+  // Records when the data of the given sectors' outstanding fill arrives.
+  void set_ready(std::uint64_t line, std::uint32_t sectors, double t);
   bool invalidate(std::uint64_t line);
   void clear();
 
@@ -47,11 +47,11 @@ class SectorCache {
   bool enabled() const { return sets_ > 0; }
 
  private:
-  static constexpr int kMaxSectors = 8;
+  static constexpr int kMaxSectors = 4;
   struct Way {
     std::uint64_t tag = 0;  // line + 1; 0 = invalid
     std::uint64_t stamp = 0;
-    double ready = 0;
+    std::array<double, kMaxSectors> ready{};  // when each sector's fill arrives
     std::uint32_t valid = 0;     // sectors with complete data
     std::uint32_t dirty = 0;     // sectors written since fill
     std::uint32_t reported = 0;  // dirty sectors already reported complete

@@ -110,7 +110,7 @@ double NvMemorySystem::l2_read(double t, std::uint64_t line, std::uint32_t mask)
     c_.requests[static_cast<int>(Level::Dram)] += static_cast<std::uint64_t>(std::popcount(r.miss_sectors));
     // unloaded: t + HBM latency; under load the queueing at L2 and HBM adds on
     done = std::max(done, t + dram_lat_ + (at_l2 - t) + (d - at_l2));
-    l2c_.set_ready(line, done);
+    l2c_.set_ready(line, r.miss_sectors, done);
   }
   return done;
 }
@@ -198,7 +198,7 @@ MemTiming NvMemorySystem::global(int sm, double t, const std::uint64_t* addrs, s
       continue;
     }
     done = l2_read(start, e.line, need);
-    if (kind == Access::Load) l1.set_ready(e.line, done);
+    if (kind == Access::Load) l1.set_ready(e.line, need, done);
     if (atomic) {
       // The L2 slice owning the line performs the operations once the data is there: one
       // request per 32-byte sector; operations on the same address serialise.

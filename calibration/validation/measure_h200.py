@@ -133,6 +133,28 @@ def compile_one(src, flags, ext, cache_dir, nvcc_ver):
     return out, None, time.time() - t0
 
 
+def compile_from_ptx(sources, ptx_dir, cache_dir):
+    """Measure the very PTX kernsim simulates: `ptx_dir/manifest.json` maps each source (relative
+    to the repository) to the PTX `kernsim compile` produced for it; ptxas turns it into a cubin
+    here. -> {src: {"cubin": path, "ptx": path, "error": str|None}}"""
+    os.makedirs(cache_dir, exist_ok=True)
+    with open(os.path.join(ptx_dir, "manifest.json")) as f:
+        manifest = json.load(f)
+    res = {}
+    for src in sources:
+        rel = os.path.relpath(src, REPO)
+        entry = manifest.get(rel)
+        if entry is None:
+            res[src] = {"cubin": None, "ptx": None, "error": f"no PTX for {rel} in {ptx_dir}/manifest.json\n"}
+            continue
+        ptx = os.path.join(ptx_dir, entry)
+        cubin = os.path.join(cache_dir, os.path.splitext(entry)[0] + ".cubin")
+        p = subprocess.run(["ptxas", "-arch=sm_90a", "-O3", ptx, "-o", cubin], capture_output=True, text=True)
+        res[src] = {"cubin": cubin if p.returncode == 0 else None, "ptx": ptx,
+                    "error": None if p.returncode == 0 else f"ptxas: {p.stderr.strip()}\n"}
+    return res
+
+
 def compile_all(sources, cache_dir, jobs, want_cubin=True):
     """-> {src: {"cubin": path, "ptx": path, "error": str|None}}"""
     os.makedirs(cache_dir, exist_ok=True)
@@ -330,6 +352,8 @@ def main():
     ap.add_argument("--jobs", type=int, default=min(16, os.cpu_count() or 1), help="parallel nvcc processes")
     ap.add_argument("--cache-dir", help="compile cache (default <out>/cubin_cache)")
     ap.add_argument("--dry-run", action="store_true", help="no GPU: parse, compile, check signatures, build buffers")
+    ap.add_argument("--ptx-dir", help="measure the PTX in this directory (made by make_clang_ptx.py) instead of nvcc's code")
+    ap.add_argument("--tag", default="", help="suffix of the output files (validation_measured<tag>.csv)")
     ap.add_argument("--no-compile", action="store_true", help="with --dry-run: skip nvcc")
     ap.add_argument("--no-corpus-check", action="store_true", help="skip the correctness corpus on the GPU")
     ap.add_argument("--self-test", action="store_true", help="check the init port against the C++ golden digests")
@@ -352,8 +376,12 @@ def main():
     sources = sorted({source_of(s) for s in specs} | {source_of(s) for s in corpus})
     compiled = {}
     if not (a.dry_run and a.no_compile):
-        log(f"compiling {len(sources)} sources with nvcc ({a.jobs} in parallel)")
-        compiled = compile_all(sources, a.cache_dir or os.path.join(a.out, "cubin_cache"), a.jobs)
+        if a.ptx_dir:
+            log(f"assembling the PTX of {len(sources)} sources from {a.ptx_dir} with ptxas")
+            compiled = compile_from_ptx(sources, a.ptx_dir, a.cache_dir or os.path.join(a.out, "cubin_cache_ptx"))
+        else:
+            log(f"compiling {len(sources)} sources with nvcc ({a.jobs} in parallel)")
+            compiled = compile_all(sources, a.cache_dir or os.path.join(a.out, "cubin_cache"), a.jobs)
         log(f"compiled in {time.time() - t_start:.1f} s")
 
     # static checks: sources compile, names and parameters match, sizes are sane
@@ -460,7 +488,7 @@ def main():
     pool.free_all_blocks()
     smi_after = nvidia_smi()
 
-    with open(os.path.join(a.out, "validation_measured.csv"), "w", newline="") as f:
+    with open(os.path.join(a.out, f"validation_measured{a.tag}.csv"), "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["id", "median_us", "min_us", "p10_us", "p90_us", "n"])
         w.writerows(csv_rows)
@@ -476,10 +504,10 @@ def main():
         corpus_fail = run_corpus_on_gpu(cp, modules, a.out)
         meta["corpus_check_failures"] = corpus_fail
     meta["seconds"] = time.time() - t_start
-    with open(os.path.join(a.out, "validation_measured.json"), "w") as f:
+    with open(os.path.join(a.out, f"validation_measured{a.tag}.json"), "w") as f:
         json.dump(meta, f, indent=1)
     log(f"done in {time.time() - t_start:.1f} s: {len(csv_rows)} measured, {len(errors)} errors, "
-        f"{corpus_fail} corpus failures; wrote {os.path.join(a.out, 'validation_measured.csv')}")
+        f"{corpus_fail} corpus failures; wrote {os.path.join(a.out, f'validation_measured{a.tag}.csv')}")
     return 1 if (errors or corpus_fail) else 0
 
 

@@ -2,6 +2,8 @@
 // intervals and latencies, scoreboards, barriers, CTA dispatch with occupancy limits, and the
 // memory hierarchy of memory_model/. build_machine() assembles it from a DeviceSpec.
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -135,6 +137,10 @@ class NvidiaGpu {
   }
   int sb_index(P::Reg r) const;
   void set_residency(Sm& sm, int s, double now, int delta);
+  bool simulate(std::uint64_t budget, double& now);
+  double steady_rate(std::size_t from, double now) const;
+  double work_per_cta();
+  void restart_from_next_wave(double now);
 
   const device::DeviceSpec& d_;
   PtxKernel& k_;
@@ -158,6 +164,7 @@ class NvidiaGpu {
   double last_end_ = 0;
   bool stop_ = false;
   std::vector<std::pair<double, std::uint64_t>> progress_;  // (time, timed insts) checkpoints
+  std::vector<CtaSlot> abandoned_;  // first-wave CTAs stopped for the second window
  public:
   void set_resources(const KernelResources& r) { res_ = r; }
 };
@@ -516,23 +523,12 @@ void NvidiaGpu::step_sm(int s, double now) {
   sm.next = sm_next;
 }
 
-TimingResult NvidiaGpu::run() {
-  build_machine();
-  assign_ctas();
-  TimingResult r;
-  r.occupancy = occ_;
-  r.ctas_total = k_.dims().num_blocks();
-  // first wave
-  for (int slot = 0; slot < occ_.blocks_per_unit; ++slot)
-    for (int s = 0; s < nsms_; ++s) {
-      Sm& sm = sms_[static_cast<std::size_t>(s)];
-      if (sm.queue_pos < sm.queue.size()) launch_cta(s, slot, sm.queue[sm.queue_pos++], 0);
-    }
-  for (int s = 0; s < nsms_; ++s)
-    if (sms_[static_cast<std::size_t>(s)].next < kInf) pq_.push({sms_[static_cast<std::size_t>(s)].next, s});
+// Simulates until `budget` more warp instructions are timed (or everything is done); returns
+// false when the budget ran out first.
+bool NvidiaGpu::simulate(std::uint64_t budget, double& now) {
+  const std::uint64_t limit = opts_.full ? ~std::uint64_t{0} : timed_insts_ + budget;
   const std::uint64_t check_every = 4096;
-  std::uint64_t next_check = check_every;
-  double now = 0;
+  std::uint64_t next_check = timed_insts_ + check_every;
   while (!pq_.empty()) {
     auto [t, s] = pq_.top();
     pq_.pop();
@@ -544,12 +540,114 @@ TimingResult NvidiaGpu::run() {
     if (timed_insts_ >= next_check) {
       next_check += check_every;
       progress_.push_back({now, timed_insts_});
-      if (!opts_.full && timed_insts_ >= opts_.detail_budget && ctas_done_ + 0 < r.ctas_total) {
-        stop_ = true;
-        break;
-      }
+      if (timed_insts_ >= limit) return false;
     }
   }
+  return true;
+}
+
+// Warp instructions per cycle over the second half of the checkpoints since `from`.
+double NvidiaGpu::steady_rate(std::size_t from, double now) const {
+  const std::size_t n = progress_.size() - from;
+  if (n >= 4) {
+    const auto& a = progress_[from + n / 2];
+    const auto& b = progress_.back();
+    if (b.first > a.first) return static_cast<double>(b.second - a.second) / (b.first - a.first);
+  }
+  const auto& a = progress_[from];
+  return now > a.first ? static_cast<double>(timed_insts_ - a.second) / (now - a.first) : 0.0;
+}
+
+// Work per CTA, from CTAs that completed under timing or, failing that, from a few in-flight
+// CTAs finished functionally (they are the sample; nothing is timed).
+double NvidiaGpu::work_per_cta() {
+  if (ctas_done_ >= 4) return static_cast<double>(done_cta_insts_) / static_cast<double>(ctas_done_);
+  double sum = static_cast<double>(done_cta_insts_);
+  std::uint64_t counted = ctas_done_;
+  int finished = 0;
+  auto finish = [&](CtaSlot& c) {
+    if (!c.active || !c.cta || finished >= 4) return;
+    const std::uint64_t before = k_.warp_instructions();
+    c.cta->run();
+    sum += static_cast<double>(c.insts + (k_.warp_instructions() - before));
+    ++finished;
+    ++counted;
+  };
+  for (auto& c : abandoned_) finish(c);
+  for (auto& sm : sms_)
+    for (auto& c : sm.ctas) finish(c);
+  return counted ? sum / static_cast<double>(counted) : 1.0;
+}
+
+// Stops every CTA in flight (kept for a later functional completion) and clears the SMs'
+// timing state, so that a second detailed window can start from fresh CTAs.
+void NvidiaGpu::restart_from_next_wave(double now) {
+  for (int s = 0; s < nsms_; ++s) {
+    Sm& sm = sms_[static_cast<std::size_t>(s)];
+    set_residency(sm, s, now, -sm.resident_warps);
+    for (auto& c : sm.ctas)
+      if (c.active) abandoned_.push_back(std::move(c));
+    for (auto& c : sm.ctas) c = CtaSlot{};
+    for (auto& w : sm.warps) w.live = false;
+    for (auto& sub : sm.subs) {
+      std::fill(std::begin(sub.pipe_free), std::end(sub.pipe_free), now);
+      sub.next = kInf;
+      sub.idle_since = now;
+      sub.last = -1;
+    }
+    sm.next = kInf;
+  }
+  pq_ = {};
+  for (int slot = 0; slot < occ_.blocks_per_unit; ++slot)
+    for (int s = 0; s < nsms_; ++s) {
+      Sm& sm = sms_[static_cast<std::size_t>(s)];
+      if (sm.queue_pos < sm.queue.size()) launch_cta(s, slot, sm.queue[sm.queue_pos++], now);
+    }
+  for (int s = 0; s < nsms_; ++s)
+    if (sms_[static_cast<std::size_t>(s)].next < kInf) pq_.push({sms_[static_cast<std::size_t>(s)].next, s});
+}
+
+TimingResult NvidiaGpu::run() {
+  build_machine();
+  assign_ctas();
+  TimingResult r;
+  r.occupancy = occ_;
+  r.ctas_total = k_.dims().num_blocks();
+  const std::uint64_t slots = static_cast<std::uint64_t>(nsms_) * static_cast<std::uint64_t>(occ_.blocks_per_unit);
+  // first wave
+  for (int slot = 0; slot < occ_.blocks_per_unit; ++slot)
+    for (int s = 0; s < nsms_; ++s) {
+      Sm& sm = sms_[static_cast<std::size_t>(s)];
+      if (sm.queue_pos < sm.queue.size()) launch_cta(s, slot, sm.queue[sm.queue_pos++], 0);
+    }
+  for (int s = 0; s < nsms_; ++s)
+    if (sms_[static_cast<std::size_t>(s)].next < kInf) pq_.push({sms_[static_cast<std::size_t>(s)].next, s});
+
+  // Window A: from the start of the kernel, caches cold.
+  double now = 0;
+  const std::uint64_t budget_a = opts_.detail_budget / 2;
+  bool finished = simulate(budget_a, now);
+  const double rate_a = finished ? 0.0 : steady_rate(0, now);
+  const std::uint64_t timed_a = timed_insts_;
+  bool two_windows = false;
+  double t_a = now, rate_b = 0;
+  if (!finished && r.ctas_total > slots && ctas_done_ < slots / 2) {
+    // The first wave is still running: its rate is the cold one (every CTA fetches its data
+    // from HBM at the same time). Window B times fresh CTAs of the next wave, with the caches
+    // as the first wave left them, for the rate of the rest of the kernel.
+    two_windows = true;
+    restart_from_next_wave(now);
+    const std::size_t from = progress_.size();
+    progress_.push_back({now, timed_insts_});
+    finished = simulate(opts_.detail_budget - budget_a, now);
+    rate_b = steady_rate(from, now);
+  } else if (!finished) {
+    finished = simulate(opts_.detail_budget - budget_a, now);
+  }
+  stop_ = !finished;
+  if (std::getenv("KERNSIM_DEBUG_PROGRESS"))
+    for (const auto& [t, n] : progress_) std::fprintf(stderr, "progress %.0f cycles %llu insts\n", t, static_cast<unsigned long long>(n));
+
   // close residency and stall intervals
   const double end_detailed = stop_ ? now : last_end_;
   for (int s = 0; s < nsms_; ++s) set_residency(sms_[static_cast<std::size_t>(s)], s, end_detailed, 0);
@@ -561,50 +659,39 @@ TimingResult NvidiaGpu::run() {
   lis_.on_memory(mem_->counters(), mem_->dram_busy_cycles(), mem_->l2_busy_cycles());
   r.warp_insts_timed = timed_insts_;
   r.ctas_timed = ctas_done_;
-  if (!stop_) {
+  if (!stop_ && !two_windows) {
     r.cycles = last_end_;
     r.warp_insts_estimated = static_cast<double>(timed_insts_);
     r.sampled_fraction = 1.0;
     r.sampling_note = "every CTA timed in detail";
   } else {
-    // Work per CTA: from CTAs that completed; otherwise finish a few in-flight CTAs functionally.
-    double per_cta = ctas_done_ ? static_cast<double>(done_cta_insts_) / static_cast<double>(ctas_done_) : 0;
-    std::uint64_t counted = ctas_done_;
-    if (ctas_done_ < 4) {
-      double sum = static_cast<double>(done_cta_insts_);
-      int finished = 0;
-      for (auto& sm : sms_) {
-        for (auto& c : sm.ctas) {
-          if (!c.active || finished >= 4) continue;
-          const std::uint64_t before = k_.warp_instructions();
-          c.cta->run();
-          sum += static_cast<double>(c.insts + (k_.warp_instructions() - before));
-          ++finished;
-        }
-      }
-      counted += static_cast<std::uint64_t>(finished);
-      per_cta = counted ? sum / static_cast<double>(counted) : 1;
-    }
+    const double per_cta = work_per_cta();
     const double total = per_cta * static_cast<double>(r.ctas_total);
-    // steady-state rate from the second half of the detailed window
-    double rate = 0;
-    if (progress_.size() >= 4) {
-      const auto& a = progress_[progress_.size() / 2];
-      const auto& b = progress_.back();
-      if (b.first > a.first) rate = static_cast<double>(b.second - a.second) / (b.first - a.first);
-    }
-    if (rate <= 0 && now > 0) rate = static_cast<double>(timed_insts_) / now;
-    const double remaining = std::max(0.0, total - static_cast<double>(timed_insts_));
-    r.cycles = now + (rate > 0 ? remaining / rate : 0);
     r.extrapolated = true;
     r.warp_insts_estimated = total;
-    r.sampled_fraction = total > 0 ? static_cast<double>(timed_insts_) / total : 1;
-    r.sampling_note = "timed " + std::to_string(timed_insts_) + " of ~" + std::to_string(static_cast<std::uint64_t>(total)) +
-                      " warp instructions in detail (" + std::to_string(ctas_done_) + " of " + std::to_string(r.ctas_total) +
-                      " CTAs completed), extrapolated at the steady-state rate";
+    r.sampled_fraction = total > 0 ? std::min(1.0, static_cast<double>(timed_insts_) / total) : 1;
+    if (two_windows) {
+      // first wave at the cold rate, the rest at the warm rate of window B
+      const double wave1 = per_cta * static_cast<double>(std::min<std::uint64_t>(slots, r.ctas_total));
+      const double t_wave1 = rate_a > 0 ? wave1 / rate_a : t_a;
+      const double rest = std::max(0.0, total - wave1);
+      r.cycles = t_wave1 + (rate_b > 0 ? rest / rate_b : 0.0);
+      r.sampling_note = "two windows: the first wave from the start (" + std::to_string(timed_a) + " warp instructions, cold) and the next wave (" +
+                        std::to_string(timed_insts_ - timed_a) + ", warm) of ~" + std::to_string(static_cast<std::uint64_t>(total)) +
+                        "; extrapolated at their steady rates";
+    } else {
+      const double rate = steady_rate(0, now);
+      const double remaining = std::max(0.0, total - static_cast<double>(timed_insts_));
+      r.cycles = now + (rate > 0 ? remaining / rate : 0);
+      r.sampling_note = "timed " + std::to_string(timed_insts_) + " of ~" + std::to_string(static_cast<std::uint64_t>(total)) +
+                        " warp instructions in detail (" + std::to_string(ctas_done_) + " of " + std::to_string(r.ctas_total) +
+                        " CTAs completed), extrapolated at the steady-state rate";
+    }
   }
-  if (stop_ && opts_.complete_functionally) {
+  if ((stop_ || two_windows) && opts_.complete_functionally) {
     // outputs must be whole: finish every started CTA and run the rest, untimed
+    for (auto& c : abandoned_)
+      if (c.cta) c.cta->run();
     for (auto& sm : sms_) {
       for (auto& c : sm.ctas)
         if (c.active) c.cta->run();

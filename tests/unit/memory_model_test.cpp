@@ -46,9 +46,10 @@ TEST(SectorCache, SectorIsCompleteOnceEveryWordIsWritten) {
 
 TEST(SectorCache, HitOnAFillInFlightWaitsForIt) {
   mem::SectorCache c(4096, 128, 32, 4);
-  c.read(0x80, 1, true);
-  c.set_ready(0x80, 500.0);
-  EXPECT_DOUBLE_EQ(c.read(0x80, 1, true).ready, 500.0);
+  c.read(0x80, 0b11, true);
+  c.set_ready(0x80, 0b01, 500.0);
+  EXPECT_DOUBLE_EQ(c.read(0x80, 0b01, true).ready, 500.0);
+  EXPECT_DOUBLE_EQ(c.read(0x80, 0b10, true).ready, 0.0) << "another sector's fill does not delay this one";
 }
 
 TEST(SectorCache, EvictingAPartlyWrittenSectorIsReported) {

@@ -22,6 +22,9 @@
 #include "base/files.h"
 #include "base/error.h"
 #include "device/loader.h"
+#include "frontends/compile.h"
+#include "isa/ptx/decode.h"
+#include "isa/ptx/parser.h"
 
 namespace {
 
@@ -35,6 +38,9 @@ const char* kUsage =
     "  kernsim validate DIR [--arch NAME | --device FILE] [--measured CSV] [--json] [--threads N]\n"
     "                        [--only SUBSTRING]\n"
     "                                  predicted vs measured times for every launch spec under DIR\n"
+    "  kernsim list FILE [--arch NAME]  the kernels a source file defines, with parameters and resources\n"
+    "  kernsim compile FILE [--arch NAME] [-o OUT]\n"
+    "                                  the ISA kernsim simulates for FILE (PTX for NVIDIA parts)\n"
     "  kernsim devices [--schema]      list the built-in devices (or the device-file schema)\n"
     "  kernsim device (NAME | --device FILE)\n"
     "                                  print a device with the provenance of every value\n"
@@ -42,7 +48,7 @@ const char* kUsage =
 
 struct Args {
   std::vector<std::string> positional;
-  std::optional<std::string> arch, device_file, dump_dir, measured, only;
+  std::optional<std::string> arch, device_file, dump_dir, measured, only, output;
   int threads = 0;
   bool json = false, full = false, schema = false;
   std::uint64_t max_instructions = 0;
@@ -60,6 +66,7 @@ Args parse_args(int argc, char** argv, int first) {
     else if (s == "--device") a.device_file = value("--device");
     else if (s == "--dump-buffers") a.dump_dir = value("--dump-buffers");
     else if (s == "--measured") a.measured = value("--measured");
+    else if (s == "-o" || s == "--output") a.output = value("-o");
     else if (s == "--only") a.only = value("--only");
     else if (s == "--threads") {
       std::string v = value("--threads");
@@ -100,6 +107,41 @@ int cmd_validate(const Args& a) {
   auto s = kernsim::api::validate(a.positional[0], csv, dev, threads, a.only.value_or(""));
   if (a.json) std::cout << kernsim::api::to_json(s, dev.name) << "\n";
   else std::cout << kernsim::api::to_text(s);
+  return 0;
+}
+
+kernsim::frontends::DeviceModule compile_for(const Args& a, const char* what) {
+  if (a.positional.size() != 1) throw Error(ErrorKind::Usage, std::string(what) + " needs exactly one source FILE");
+  auto dev = kernsim::device::resolve_device(a.arch, a.device_file);
+  kernsim::frontends::CompileOptions co;
+  co.target = dev.isa_target;
+  return kernsim::frontends::compile(a.positional[0], co);
+}
+
+int cmd_compile(const Args& a) {
+  auto m = compile_for(a, "compile");
+  if (a.output) {
+    kernsim::write_file_atomic(*a.output, m.text);
+    std::fprintf(stderr, "kernsim: wrote %s (%s, %s)\n", a.output->c_str(), m.target.c_str(), m.producer.c_str());
+  } else {
+    std::cout << m.text;
+  }
+  return 0;
+}
+
+int cmd_list(const Args& a) {
+  auto m = compile_for(a, "list");
+  auto ast = kernsim::isa::ptx::parse_module(m.text, a.positional[0]);
+  for (const auto& k : m.kernels) {
+    auto prog = kernsim::isa::ptx::decode_kernel(ast, k.name, m.text, a.positional[0]);
+    std::string params;
+    for (const auto& p : prog.functions[0].params)
+      params += (params.empty() ? "" : ", ") + (p.is_aggregate ? "b8[" + std::to_string(p.bytes) + "]" : "." + p.type + (p.is_pointer ? "*" : ""));
+    std::printf("%s\n  mangled   %s\n  params    (%s)\n  resources %d registers (%s), %lld bytes static shared, %lld bytes stack\n",
+                k.demangled.c_str(), k.name.c_str(), params.c_str(), k.resources.registers > 0 ? k.resources.registers : kernsim::isa::ptx::estimate_registers(prog),
+                k.resources.registers > 0 ? k.resources.source.c_str() : "estimate", static_cast<long long>(prog.static_shared_bytes),
+                static_cast<long long>(k.resources.local_bytes));
+  }
   return 0;
 }
 
@@ -160,6 +202,8 @@ int main(int argc, char** argv) {
     if (cmd == "run") return cmd_run(a);
     if (cmd == "devices") return cmd_devices(a);
     if (cmd == "validate") return cmd_validate(a);
+    if (cmd == "compile") return cmd_compile(a);
+    if (cmd == "list") return cmd_list(a);
     if (cmd == "device") return cmd_device(a);
     throw Error(ErrorKind::Usage, "unknown command `" + cmd + "`\n" + kUsage);
   } catch (const Error& e) {
