@@ -202,17 +202,22 @@ AmdWorkgroup::Impl::Impl(AmdKernel& kernel, std::uint64_t linear_id) : k(kernel)
     for (int ax = 0; ax < 3; ++ax)
       if (kd.enable_workgroup_id[ax]) w.s[s++] = wgid[ax];
     if (kd.enable_workgroup_info) w.s[s++] = static_cast<std::uint32_t>(nw);
-    // work-item IDs
-    for (int l = 0; l < kLanes; ++l) {
-      const std::uint32_t t = first + static_cast<std::uint32_t>(l);
-      const std::uint32_t tx = t % d.block[0], ty = (t / d.block[0]) % d.block[1], tz = t / (d.block[0] * d.block[1]);
-      if (l >= static_cast<int>(n)) continue;
+    // work-item IDs (counted up from the wave's first work-item: no divisions per lane)
+    std::uint32_t tx = first % d.block[0], ty = (first / d.block[0]) % d.block[1], tz = first / (d.block[0] * d.block[1]);
+    for (std::uint32_t l = 0; l < n; ++l) {
       if (k.packed_workitem_ids()) {
         w.v[l] = tx | (ty << 10) | (tz << 20);
       } else {
         w.v[l] = tx;
         if (kd.enable_vgpr_workitem_id >= 1) w.v[kLanes + l] = ty;
         if (kd.enable_vgpr_workitem_id >= 2) w.v[2 * kLanes + l] = tz;
+      }
+      if (++tx == d.block[0]) {
+        tx = 0;
+        if (++ty == d.block[1]) {
+          ty = 0;
+          ++tz;
+        }
       }
     }
   }

@@ -16,6 +16,25 @@ inline float from_half(std::uint32_t h) { return half_to_float(static_cast<std::
 inline std::uint16_t to_bf16(double v) { return static_cast<std::uint16_t>(round_to_format(v, FloatFormat::BF16, RoundMode::NearestEven)); }
 inline float from_bf16(std::uint32_t b) { return bf16_to_float(static_cast<std::uint16_t>(b)); }
 
+// fma(a, b, c) for floats, correctly rounded, without an FMA instruction or a libm call: the
+// product is exact in double; the sum is rounded to double with round-to-odd (TwoSum gives the
+// error, and an inexact even result moves one ulp toward it), and double has more than two bits
+// beyond float's precision, so the final rounding to float is the correctly rounded fma.
+inline float fma32(float a, float b, float c) {
+  const double p = static_cast<double>(a) * static_cast<double>(b);
+  const double cd = c;
+  double s = p + cd;
+  if (!std::isfinite(s)) return static_cast<float>(s);
+  const double bb = s - p;
+  const double e = (p - (s - bb)) + (cd - bb);
+  std::uint64_t bits = std::bit_cast<std::uint64_t>(s);
+  if (e != 0 && !(bits & 1)) {
+    bits += ((e > 0) == (s > 0)) ? 1 : static_cast<std::uint64_t>(-1);
+    s = std::bit_cast<double>(bits);
+  }
+  return static_cast<float>(s);
+}
+
 // IEEE-mode minimum / maximum: a NaN operand yields the other operand; -0 < +0.
 template <class T>
 inline T ieee_min(T a, T b) {

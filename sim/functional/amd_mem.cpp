@@ -7,6 +7,7 @@
 // accesses follow the resource descriptor's range checking: out-of-range lanes read zero and
 // their stores are dropped, as on the hardware; in-range addresses must still be inside an
 // allocation. Atomics on one instruction are applied lane by lane in lane order.
+#include <bit>
 #include <cmath>
 
 #include "sim/functional/amd_float.h"
@@ -265,29 +266,31 @@ void AmdWorkgroup::Impl::ds(Wave& w, const Inst& in) {
 
   const int n = m.bytes;
   const U32 unit = m.two ? static_cast<U32>(n) * (m.st64 ? 64u : 1u) : 1u;
-  auto check = [&](int l, U32 a) {
-    const U32 align = n >= 4 ? 4u : static_cast<U32>(n);
+  const U32 align = n >= 4 ? 4u : static_cast<U32>(n);
+  // addresses (offset0/offset1 for read2/write2), computed for every lane, checked for the active ones
+  alignas(64) U32 a0[kLanes], a1[kLanes];
+  const U32 o0 = static_cast<U32>(in.offset) * unit, o1 = static_cast<U32>(in.offset1) * unit;
+  for (int l = 0; l < kLanes; ++l) {
+    const U32 base = addr ? addr[l] : 0u;
+    a0[l] = base + o0;
+    a1[l] = base + o1;
+  }
+  U64 bad = 0;
+  for (int l = 0; l < kLanes; ++l) {
+    const bool b0 = static_cast<U64>(a0[l]) + static_cast<U64>(n) > lds_size || (a0[l] & (align - 1));
+    const bool b1 = m.two && (static_cast<U64>(a1[l]) + static_cast<U64>(n) > lds_size || (a1[l] & (align - 1)));
+    bad |= static_cast<U64>(b0 || b1) << l;
+  }
+  bad &= exec;
+  if (bad) {
+    const int l = std::countr_zero(bad);
+    const U32 a = static_cast<U64>(a0[l]) + static_cast<U64>(n) > lds_size || (a0[l] & (align - 1)) ? a0[l] : a1[l];
     if (static_cast<U64>(a) + static_cast<U64>(n) > lds_size)
       fault(w, in, l, std::string("LDS ") + access_name(m.kind) + " of " + std::to_string(n) + " bytes at LDS offset " +
                           std::to_string(a) + " is outside the workgroup's " + std::to_string(lds_size) + " bytes of LDS");
-    if (a % align)
-      fault(w, in, l, "misaligned " + std::to_string(n) + "-byte LDS " + access_name(m.kind) + " at LDS offset " + std::to_string(a));
-  };
-  // addresses: offset0/offset1 (read2/write2) or offset
-  alignas(64) U32 a0[kLanes], a1[kLanes];
-  for_lanes(exec, [&](int l) {
-    const U32 base = addr ? addr[l] : 0u;
-    if (m.two) {
-      a0[l] = base + static_cast<U32>(in.offset) * unit;
-      a1[l] = base + static_cast<U32>(in.offset1) * unit;
-      check(l, a0[l]);
-      check(l, a1[l]);
-    } else {
-      a0[l] = base + static_cast<U32>(in.offset);
-      check(l, a0[l]);
-    }
-    w.addrs[l] = a0[l];
-  });
+    fault(w, in, l, "misaligned " + std::to_string(n) + "-byte LDS " + access_name(m.kind) + " at LDS offset " + std::to_string(a));
+  }
+  for (int l = 0; l < kLanes; ++l) w.addrs[l] = a0[l];
   std::uint8_t* L = lds.data();
   switch (m.kind) {
     case MemKind::Load:
@@ -300,6 +303,9 @@ void AmdWorkgroup::Impl::ds(Wave& w, const Inst& in) {
             std::memcpy(&w.vrow(d.reg + dw + k2)[l], L + a1[l] + 4 * k2, 4);
           }
         });
+      } else if (n == 4 && !m.d16 && in.dst[0].kind == Kind::Vgpr) {
+        U32* d = w.vrow(in.dst[0].reg);
+        for_lanes(exec, [&](int l) { std::memcpy(&d[l], L + a0[l], 4); });
       } else {
         for_lanes(exec, [&](int l) { put_load(w, in, l, L + a0[l]); });
       }
@@ -313,6 +319,9 @@ void AmdWorkgroup::Impl::ds(Wave& w, const Inst& in) {
             std::memcpy(L + a1[l] + 4 * k2, &w.vrow(in.src[2].reg + k2)[l], 4);
           }
         });
+      } else if (n == 4 && !m.d16_hi && in.src[1].kind == Kind::Vgpr) {
+        const U32* d = w.vrow(in.src[1].reg);
+        for_lanes(exec, [&](int l) { std::memcpy(L + a0[l], &d[l], 4); });
       } else {
         for_lanes(exec, [&](int l) {
           std::uint8_t buf[16];
@@ -406,6 +415,28 @@ void AmdWorkgroup::Impl::vmem(Wave& w, const Inst& in) {
 
   // 2. translate and check every lane before any lane writes
   const bool writes = m.kind != MemKind::Load;
+  // Fast path: every active lane addresses device memory inside one allocation (the usual
+  // coalesced access): one lookup for the whole range.
+  if (exec && m.space != Space::Scratch && m.kind != MemKind::Atomic) {
+    U64 lo = ~U64{0}, hi = 0;
+    bool all_global = true;
+    for_lanes(exec, [&](int l) {
+      all_global &= where[l] == Where::Global;
+      lo = std::min(lo, addr[l]);
+      hi = std::max(hi, addr[l]);
+    });
+    if (all_global) {
+      Allocation* al = gm.find(lo, hi - lo + static_cast<U64>(n));
+      if (al && !(writes && al->read_only)) {
+        std::uint8_t* base = al->data() - al->base;
+        for_lanes(exec, [&](int l) {
+          w.addrs[l] = addr[l];
+          ptr[l] = base + addr[l];
+        });
+        goto perform;
+      }
+    }
+  }
   for_lanes(exec, [&](int l) {
     const U64 a = addr[l];
     w.addrs[l] = a;
@@ -440,6 +471,7 @@ void AmdWorkgroup::Impl::vmem(Wave& w, const Inst& in) {
   });
 
   // 3. perform
+perform:
   switch (m.kind) {
     case MemKind::Load:
       for_lanes(exec, [&](int l) {

@@ -39,10 +39,12 @@ using I64 = std::int64_t;
 constexpr int N = kLanes;
 
 struct Ctx {
+  Ctx(AmdWorkgroup::Impl& impl, Wave& wave, const Inst& inst) : c(impl), w(wave), in(inst), mask(wave.exec()) {}
   AmdWorkgroup::Impl& c;
   Wave& w;
   const Inst& in;
   U64 mask;  // lanes whose results are written
+  // scratch rows for sources that are not plain VGPR rows (left uninitialised: always written first)
   alignas(64) U32 t[4][N];
   alignas(64) U64 q[3][N];
 };
@@ -483,7 +485,9 @@ T div_scale(T s0, T den, T num, bool& vcc) {
 template <class T>
 T div_fmas(T a, T b, T c, bool vcc) {
   using Lim = std::numeric_limits<T>;
-  T r = std::fma(a, b, c);
+  T r;
+  if constexpr (std::is_same_v<T, float>) r = fma32(a, b, c);
+  else r = std::fma(a, b, c);
   if (!vcc) return r;
   const int scale = Lim::digits == 24 ? 64 : 128;
   int e;
@@ -555,34 +559,32 @@ void pkf16(Ctx& x, int nsrc, F f) {
   });
 }
 
-// Packed f32 (two f32 per 64-bit operand).
+// Packed f32 (two f32 per 64-bit operand): element rows first (op_sel / op_sel_hi pick the dword,
+// neg_lo / neg_hi negate), then the operation.
 template <class F>
 void pkf32(Ctx& x, int nsrc, F f) {
-  const U64* s[3];
-  bool sl[3], sh[3], nl[3], nh[3];
+  alignas(64) U32 lo[3][N], hi[3][N];
   for (int i = 0; i < nsrc; ++i) {
-    s[i] = qsrc(x, i, false);
+    const U64* s = qsrc(x, i, false);
     const std::uint8_t m = x.in.src[i].mods;
-    sl[i] = m & kOpSel;
-    sh[i] = m & kOpSelHi;
-    nl[i] = m & kNeg;
-    nh[i] = m & kNegHi;
+    const int shl = (m & kOpSel) ? 32 : 0, shh = (m & kOpSelHi) ? 32 : 0;
+    const U32 nl = (m & kNeg) ? 0x80000000u : 0u, nh = (m & kNegHi) ? 0x80000000u : 0u;
+    for (int l = 0; l < N; ++l) {
+      lo[i][l] = static_cast<U32>(s[l] >> shl) ^ nl;
+      hi[i][l] = static_cast<U32>(s[l] >> shh) ^ nh;
+    }
   }
-  auto elem = [&](int i, int l, bool hi_half) {
-    const bool sel = hi_half ? sh[i] : sl[i];
-    U32 v = static_cast<U32>(sel ? s[i][l] >> 32 : s[i][l]);
-    if (hi_half ? nh[i] : nl[i]) v ^= 0x80000000u;
-    return as_f32(v);
-  };
+  for (int i = nsrc; i < 3; ++i)
+    for (int l = 0; l < N; ++l) lo[i][l] = hi[i][l] = 0;
   alignas(64) U64 r[N];
   for (int l = 0; l < N; ++l) {
-    float lo = f(elem(0, l, false), nsrc > 1 ? elem(1, l, false) : 0.f, nsrc > 2 ? elem(2, l, false) : 0.f);
-    float hi = f(elem(0, l, true), nsrc > 1 ? elem(1, l, true) : 0.f, nsrc > 2 ? elem(2, l, true) : 0.f);
+    float a = f(as_f32(lo[0][l]), as_f32(lo[1][l]), as_f32(lo[2][l]));
+    float b = f(as_f32(hi[0][l]), as_f32(hi[1][l]), as_f32(hi[2][l]));
     if (x.in.clamp) {
-      lo = std::isnan(lo) ? 0.f : std::min(std::max(lo, 0.f), 1.f);
-      hi = std::isnan(hi) ? 0.f : std::min(std::max(hi, 0.f), 1.f);
+      a = std::isnan(a) ? 0.f : std::min(std::max(a, 0.f), 1.f);
+      b = std::isnan(b) ? 0.f : std::min(std::max(b, 0.f), 1.f);
     }
-    r[l] = f32_bits(lo) | (U64{f32_bits(hi)} << 32);
+    r[l] = f32_bits(a) | (U64{f32_bits(b)} << 32);
   }
   write64(x, r);
 }
@@ -603,7 +605,7 @@ float mix_src(Ctx& x, int i, const U32* p, int l) {
 // VOP1 / VOP2 / VOP3 / VOP3P
 
 void AmdWorkgroup::Impl::valu(Wave& w, const Inst& in) {
-  Ctx x{*this, w, in, w.exec(), {}, {}};
+  Ctx x(*this, w, in);
   const U64 exec = w.exec();
   switch (in.op) {
     case Op::v_nop: case Op::v_clrexcp: break;
@@ -901,7 +903,7 @@ void AmdWorkgroup::Impl::valu(Wave& w, const Inst& in) {
         return ieee_max(ieee_max(a, b), c);
       });
       break;
-    case Op::v_fma_f32: f3(x, [](float a, float b, float c) { return std::fma(a, b, c); }); break;
+    case Op::v_fma_f32: f3(x, [](float a, float b, float c) { return fma32(a, b, c); }); break;
     case Op::v_mad_f32: f3(x, [](float a, float b, float c) { return a * b + c; }); break;
     case Op::v_mad_legacy_f32: f3(x, [](float a, float b, float c) { return mul_legacy(a, b) + c; }); break;
     case Op::v_fmac_f32: case Op::v_mac_f32: {
@@ -912,12 +914,12 @@ void AmdWorkgroup::Impl::valu(Wave& w, const Inst& in) {
       const bool fused = in.op == Op::v_fmac_f32;
       for (int l = 0; l < N; ++l) {
         const float p = as_f32(a[l]), q = as_f32(b[l]), c = as_f32(d[l]);
-        r[l] = f32_bits(apply_omod_clamp(in, fused ? std::fma(p, q, c) : p * q + c));
+        r[l] = f32_bits(apply_omod_clamp(in, fused ? fma32(p, q, c) : p * q + c));
       }
       write32(x, r);
       break;
     }
-    case Op::v_fmamk_f32: case Op::v_fmaak_f32: f3(x, [](float a, float b, float c) { return std::fma(a, b, c); }); break;
+    case Op::v_fmamk_f32: case Op::v_fmaak_f32: f3(x, [](float a, float b, float c) { return fma32(a, b, c); }); break;
     case Op::v_madmk_f32: case Op::v_madak_f32: f3(x, [](float a, float b, float c) { return a * b + c; }); break;
     case Op::v_ldexp_f32: {
       const U32* a = fsrc(x, 0);
@@ -1375,7 +1377,7 @@ void AmdWorkgroup::Impl::valu(Wave& w, const Inst& in) {
     case Op::v_pk_min_u16: pk16(x, 2, false, [](U32 a, U32 b, U32) { return std::min(a, b); }); break;
     case Op::v_pk_add_f32: pkf32(x, 2, [](float a, float b, float) { return a + b; }); break;
     case Op::v_pk_mul_f32: pkf32(x, 2, [](float a, float b, float) { return a * b; }); break;
-    case Op::v_pk_fma_f32: pkf32(x, 3, [](float a, float b, float c) { return std::fma(a, b, c); }); break;
+    case Op::v_pk_fma_f32: pkf32(x, 3, [](float a, float b, float c) { return fma32(a, b, c); }); break;
     case Op::v_pk_mov_b32: {
       const U64* a = qsrc(x, 0, false);
       const U64* b = qsrc(x, 1, false);
@@ -1396,7 +1398,7 @@ void AmdWorkgroup::Impl::valu(Wave& w, const Inst& in) {
       U32* d = dst_row(x, in.dst[0]);
       for_lanes(x.mask, [&](int l) {
         const float p = mix_src(x, 0, a, l), q = mix_src(x, 1, b, l), s = mix_src(x, 2, c, l);
-        float v = fused ? std::fma(p, q, s) : p * q + s;
+        float v = fused ? fma32(p, q, s) : p * q + s;
         if (in.clamp) v = std::isnan(v) ? 0.f : std::min(std::max(v, 0.f), 1.f);
         if (out == 0) d[l] = f32_bits(v);
         else if (out == 1) d[l] = (d[l] & 0xffff0000u) | to_half(v);
@@ -1461,7 +1463,7 @@ void AmdWorkgroup::Impl::valu(Wave& w, const Inst& in) {
 void AmdWorkgroup::Impl::vcmp(Wave& w, const Inst& in) {
   using isa::amdgcn::Cmp;
   using isa::amdgcn::DType;
-  Ctx x{*this, w, in, w.exec(), {}, {}};
+  Ctx x(*this, w, in);
   const Cmp c = in.cmp;
   U64 bits = 0;
   auto fcmp = [c](double a, double b) -> bool {
