@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <random>
 
 #include "api/launch_spec.h"
 #include "api/run.h"
@@ -16,6 +17,8 @@
 #include "isa/amdgcn/code_object.h"
 #include "isa/amdgcn/program.h"
 #include "sim/functional/amd_exec.h"
+#include "sim/functional/amd_float.h"
+#include "base/float_format.h"
 #include "test_util.h"
 
 namespace kernsim {
@@ -304,6 +307,59 @@ TEST(AmdSemantics, Fp8ConversionsFollowEachPartsFormat) {
       std::memcpy(&f1, &r[l * 3 + 2], 4);
       EXPECT_EQ(f0, 1.5f) << arch;
       EXPECT_EQ(f1, -3.0f) << arch;
+    }
+  }
+}
+
+TEST(AmdFloat, Fma32IsCorrectlyRounded) {
+  std::mt19937 rng(7);
+  std::uniform_int_distribution<std::uint32_t> bits;
+  auto check = [](float a, float b, float c) {
+    const float want = std::fma(a, b, c), got = sim::amd::fma32(a, b, c);
+    if (std::isnan(want)) EXPECT_TRUE(std::isnan(got));
+    else EXPECT_EQ(std::bit_cast<std::uint32_t>(got), std::bit_cast<std::uint32_t>(want)) << a << " * " << b << " + " << c;
+  };
+  for (int i = 0; i < 200000; ++i) {
+    // random bit patterns, and products that nearly cancel the addend (the hard cases)
+    const float a = std::bit_cast<float>(bits(rng)), b = std::bit_cast<float>(bits(rng)), c = std::bit_cast<float>(bits(rng));
+    check(a, b, c);
+    const float x = std::ldexp(1.0f + static_cast<float>(bits(rng) & 0xffff) / 65536.0f, static_cast<int>(bits(rng) % 40) - 20);
+    const float y = std::ldexp(1.0f + static_cast<float>(bits(rng) & 0xffff) / 65536.0f, static_cast<int>(bits(rng) % 40) - 20);
+    check(x, y, -x * y);
+    check(x, y, std::nextafter(-x * y, 0.0f));
+    check(x, -y, std::ldexp(x * y, -30));
+  }
+  check(1e-30f, 1e-30f, 1e-45f);  // subnormal results
+  check(3.0f, 1.0f / 3.0f, -1.0f);
+}
+
+TEST(AmdFloat, Fp8EncodingsMatchTheFormats) {
+  using sim::amd::fp8_decode;
+  using sim::amd::fp8_encode;
+  using sim::amd::fp8_format;
+  // OCP e4m3 and e5m2 (gfx950) against kernsim's shared float-format rounding
+  for (std::uint32_t c = 0; c < 256; ++c) {
+    const float e4 = fp8_decode(c, fp8_format(true, false)), e5 = fp8_decode(c, fp8_format(true, true));
+    const double r4 = decode_format(c, FloatFormat::E4M3), r5 = decode_format(c, FloatFormat::E5M2);
+    if (std::isnan(r4)) EXPECT_TRUE(std::isnan(e4)) << c;
+    else EXPECT_EQ(e4, static_cast<float>(r4)) << c;
+    if (std::isnan(r5)) EXPECT_TRUE(std::isnan(e5)) << c;
+    else EXPECT_EQ(e5, static_cast<float>(r5)) << c;
+    // FNUZ (gfx942): the same bits with one more exponent bias (half the OCP value), 0x80 is the NaN
+    const float f4 = fp8_decode(c, fp8_format(false, false));
+    if (c == 0x80) EXPECT_TRUE(std::isnan(f4));
+    else if (!std::isnan(e4)) EXPECT_EQ(f4, e4 / 2) << c;
+  }
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> u(-500.f, 500.f);
+  for (int i = 0; i < 100000; ++i) {
+    const float x = i % 2 ? u(rng) : u(rng) / 4096.0f;
+    EXPECT_EQ(fp8_encode(x, fp8_format(true, false), true), round_to_format(x, FloatFormat::E4M3, RoundMode::NearestEven, true)) << x;
+    EXPECT_EQ(fp8_encode(x, fp8_format(true, true), false), round_to_format(x, FloatFormat::E5M2, RoundMode::NearestEven, false)) << x;
+    // FNUZ e4m3 of x has the bits of OCP e4m3 of 2x (one more exponent bias), where both are finite
+    if (std::fabs(x) <= 224.0f && x != 0) {
+      const std::uint32_t ocp = fp8_encode(2 * x, fp8_format(true, false), true);
+      EXPECT_EQ(fp8_encode(x, fp8_format(false, false), true), ocp == 0x80 ? 0u : ocp) << x << " (FNUZ has no -0)";
     }
   }
 }
