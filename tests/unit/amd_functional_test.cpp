@@ -311,6 +311,34 @@ TEST(AmdSemantics, Fp8ConversionsFollowEachPartsFormat) {
   }
 }
 
+// ---------------------------------------------------------------------------------------------
+// memory spaces
+
+TEST(AmdMemorySpaces, ScratchArraysFlatPointersAndRecursionWork) {
+  for (const char* arch : {"mi300x", "mi355x"}) {
+    // a dynamically indexed private array lives in scratch (scratch_store/scratch_load)
+    auto a = as<float>(run_amd(R"({"source": "memory_spaces.hip", "kernel": "scratch_array", "grid": 2, "block": 128,
+                                   "args": [{"buffer": "i32", "count": 256, "init": "iota"}, {"buffer": "f32", "count": 256}]})",
+                               kAmd, arch)[1]);
+    for (int i = 0; i < 256; ++i) ASSERT_EQ(a[i], static_cast<float>((i % 40) * 3 + i)) << arch << " work-item " << i;
+    // one function reads global memory and LDS through flat pointers (the shared aperture)
+    auto f = as<float>(run_amd(R"({"source": "memory_spaces.hip", "kernel": "flat_lds_global", "grid": 2, "block": 128,
+                                   "args": [{"buffer": "f32", "count": 258, "init": "iota"}, {"buffer": "f32", "count": 256}]})",
+                               kAmd, arch)[1]);
+    for (int i = 0; i < 256; ++i) {
+      const int t = i % 128;
+      ASSERT_EQ(f[i], static_cast<float>(3 * i + 3 + 10 * (3 * t + 3))) << arch << " work-item " << i;
+    }
+    // recursion: a dynamic stack in scratch
+    auto r = as<std::int32_t>(run_amd(R"({"source": "memory_spaces.hip", "kernel": "recursive_fib", "grid": 1, "block": 64,
+                                          "args": [{"buffer": "i32", "count": 64, "init": "iota"}, {"buffer": "i32", "count": 64}]})",
+                                      kAmd, arch)[1]);
+    int fib[12] = {0, 1};
+    for (int k = 2; k < 12; ++k) fib[k] = fib[k - 1] + fib[k - 2];
+    for (int i = 0; i < 64; ++i) ASSERT_EQ(r[i], fib[i % 12]) << arch << " work-item " << i;
+  }
+}
+
 TEST(AmdFloat, Fma32IsCorrectlyRounded) {
   std::mt19937 rng(7);
   std::uniform_int_distribution<std::uint32_t> bits;
