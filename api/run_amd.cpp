@@ -7,6 +7,7 @@
 // missing stage; it never prints an invented time.
 #include "api/run_amd.h"
 
+#include <cstdio>
 #include <cstring>
 #include <memory>
 
@@ -159,6 +160,41 @@ RunResult run_amd_launch(const LaunchSpec& spec, const device::DeviceSpec& dev, 
                   dev.name + " completed (" + std::to_string(kernel.wave_instructions()) + " wave instructions, " +
                   std::to_string(kernel.thread_instructions()) + " thread-instructions" +
                   (opts.dump_dir ? ", buffers dumped to " + opts.dump_dir->string() : std::string()) + ")");
+}
+
+std::string amd_kernel_listing(const frontends::DeviceModule& m) {
+  const amdgcn::CodeObject co = amdgcn::read_code_object(m.binary, m.origin.string());
+  std::string out;
+  for (const auto& ki : m.kernels) {
+    const amdgcn::Kernel* k = co.find(ki.name);
+    if (!k) continue;
+    std::string params;
+    for (const auto& a : k->args)
+      if (!a.hidden()) params += (params.empty() ? "" : ", ") + arg_desc(a) + (a.name.empty() ? std::string() : " " + a.name);
+    const auto& r = ki.resources;
+    out += ki.demangled + "\n  mangled   " + ki.name + "\n  params    (" + params + ")\n  resources " + std::to_string(r.registers) +
+           " VGPRs, " + std::to_string(r.agprs) + " AGPRs, " + std::to_string(r.sgprs) + " SGPRs (" + r.source + "), " +
+           std::to_string(r.static_shared) + " bytes LDS, " + std::to_string(r.local_bytes) + " bytes scratch per work-item" +
+           (k->uses_dynamic_stack ? " + dynamic stack" : "") + ", wave" + std::to_string(k->wavefront_size) + ", at most " +
+           std::to_string(k->max_flat_workgroup_size) + " work-items per workgroup\n";
+  }
+  return out;
+}
+
+std::string amd_disassembly(const frontends::DeviceModule& m) {
+  auto co = std::make_shared<const amdgcn::CodeObject>(amdgcn::read_code_object(m.binary, m.origin.string()));
+  const amdgcn::Program p = amdgcn::decode(co, m.origin.string());
+  std::string out = "; " + m.origin.string() + ": " + co->target_id + " (" + m.producer + ")\n";
+  for (const auto& in : p.insts) {
+    for (const auto& s : co->symbols)
+      if (s.is_function && s.addr == in.addr) out += "\n" + s.name + ":\n";
+    char addr[32];
+    std::snprintf(addr, sizeof addr, "%llx", static_cast<unsigned long long>(in.addr));
+    std::string line = "  " + p.text[in.text];
+    if (line.size() < 60) line.resize(60, ' ');
+    out += line + " ; " + addr + "\n";
+  }
+  return out;
 }
 
 }  // namespace kernsim::api

@@ -12,4 +12,12 @@ namespace kernsim::api {
 RunResult run_amd_launch(const LaunchSpec& spec, const device::DeviceSpec& dev, const RunOptions& opts,
                          const frontends::DeviceModule& module);
 
+// `kernsim list` for an AMDGCN module: each kernel with its parameters (from the code object
+// metadata) and resources (VGPRs, AGPRs, SGPRs, LDS, scratch).
+std::string amd_kernel_listing(const frontends::DeviceModule& module);
+
+// `kernsim compile` without -o for an AMDGCN module: the disassembly of the code object's text,
+// each function under its symbol, each instruction with its address.
+std::string amd_disassembly(const frontends::DeviceModule& module);
+
 }  // namespace kernsim::api

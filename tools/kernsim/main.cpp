@@ -18,6 +18,7 @@
 
 #include "api/launch_spec.h"
 #include "api/run.h"
+#include "api/run_amd.h"
 #include "api/validate.h"
 #include "base/files.h"
 #include "base/error.h"
@@ -120,6 +121,8 @@ kernsim::frontends::DeviceModule compile_for(const Args& a, const char* what) {
 
 int cmd_compile(const Args& a) {
   auto m = compile_for(a, "compile");
+  if (m.kind == kernsim::frontends::IsaKind::Amdgcn)  // -o writes the code object, stdout gets its disassembly
+    m.text = a.output ? std::string(m.binary.begin(), m.binary.end()) : kernsim::api::amd_disassembly(m);
   if (a.output) {
     kernsim::write_file_atomic(*a.output, m.text);
     std::fprintf(stderr, "kernsim: wrote %s (%s, %s)\n", a.output->c_str(), m.target.c_str(), m.producer.c_str());
@@ -131,6 +134,10 @@ int cmd_compile(const Args& a) {
 
 int cmd_list(const Args& a) {
   auto m = compile_for(a, "list");
+  if (m.kind == kernsim::frontends::IsaKind::Amdgcn) {  // code object metadata, not PTX
+    std::fputs(kernsim::api::amd_kernel_listing(m).c_str(), stdout);
+    return 0;
+  }
   auto ast = kernsim::isa::ptx::parse_module(m.text, a.positional[0]);
   for (const auto& k : m.kernels) {
     auto prog = kernsim::isa::ptx::decode_kernel(ast, k.name, m.text, a.positional[0]);
