@@ -469,6 +469,9 @@ bool parse_mfma(const std::string& base, Inst& in, const Split& s, std::string& 
   std::string types = r.substr(p);
   if (!types.empty() && types[0] == '_') types = types.substr(1);
   if (ends(types, "_1k")) types.resize(types.size() - 3);
+  // multi-block shapes spell the block count: 16x16x1_4b_f32, 4x4x4_16b_f16
+  if (auto b = types.find("b_"); b != std::string::npos && b > 0 && std::isdigit(static_cast<unsigned char>(types[0])))
+    types = types.substr(b + 2);
   auto u2 = types.find('_');
   m.a = dtype_of(u2 == std::string::npos ? types : types.substr(0, u2));
   m.b = u2 == std::string::npos ? m.a : dtype_of(types.substr(u2 + 1));

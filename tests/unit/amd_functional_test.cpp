@@ -312,6 +312,57 @@ TEST(AmdSemantics, Fp8ConversionsFollowEachPartsFormat) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// MFMA shapes: every dense shape and input type, single- and multi-block, against a plain matrix
+// product (small integers: exact in f16, bf16, fp8, bf8, i8)
+
+TEST(AmdMfma, EveryShapeMultipliesItsBlocks) {
+  struct Shape {
+    const char* kernel;
+    int m, n, k, blocks;
+    int arch;  // 0 both, 1 gfx942 only, 2 gfx950 only
+  };
+  const Shape shapes[] = {
+      {"f32_32x32x1", 32, 32, 1, 2, 0},     {"f32_16x16x1", 16, 16, 1, 4, 0},     {"f32_4x4x1", 4, 4, 1, 16, 0},
+      {"f32_32x32x2", 32, 32, 2, 1, 0},     {"f32_16x16x4", 16, 16, 4, 1, 0},     {"f16_32x32x4", 32, 32, 4, 2, 0},
+      {"f16_16x16x4", 16, 16, 4, 4, 0},     {"f16_4x4x4", 4, 4, 4, 16, 0},        {"f16_32x32x8", 32, 32, 8, 1, 0},
+      {"f16_16x16x16", 16, 16, 16, 1, 0},   {"bf16_32x32x4", 32, 32, 4, 2, 0},    {"bf16_16x16x4", 16, 16, 4, 4, 0},
+      {"bf16_4x4x4", 4, 4, 4, 16, 0},       {"bf16_32x32x8", 32, 32, 8, 1, 0},    {"bf16_16x16x16", 16, 16, 16, 1, 0},
+      {"i8_32x32x4", 32, 32, 4, 2, 0},      {"i8_16x16x4", 16, 16, 4, 4, 0},      {"i8_4x4x4", 4, 4, 4, 16, 0},
+      {"fp8_16x16x32", 16, 16, 32, 1, 0},   {"bf8_fp8_16x16x32", 16, 16, 32, 1, 0}, {"fp8_bf8_16x16x32", 16, 16, 32, 1, 0},
+      {"bf8_32x32x16", 32, 32, 16, 1, 0},   {"f64_16x16x4", 16, 16, 4, 1, 0},     {"i8_32x32x16", 32, 32, 16, 1, 1},
+      {"i8_16x16x32", 16, 16, 32, 1, 1},    {"f16_16x16x32", 16, 16, 32, 1, 2},   {"f16_32x32x16", 32, 32, 16, 1, 2},
+      {"bf16_16x16x32", 16, 16, 32, 1, 2},  {"bf16_32x32x16", 32, 32, 16, 1, 2},  {"i8_16x16x64", 16, 16, 64, 1, 2},
+      {"i8_32x32x32", 32, 32, 32, 1, 2},
+  };
+  for (int a = 1; a <= 2; ++a) {
+    const char* arch = a == 1 ? "mi300x" : "mi355x";
+    for (const Shape& sh : shapes) {
+      if (sh.arch && sh.arch != a) continue;
+      const int na = sh.blocks * sh.m * sh.k, nb = sh.blocks * sh.k * sh.n, nd = sh.blocks * sh.m * sh.n;
+      char spec[512];
+      std::snprintf(spec, sizeof spec,
+                    R"({"source": "mfma_shapes.hip", "kernel": "%s", "grid": 1, "block": 64, "args": [
+                       {"buffer": "f32", "count": %d, "init": "randint:-3:3"}, {"buffer": "f32", "count": %d, "init": "randint:-3:3"},
+                       {"buffer": "f32", "count": %d}]})",
+                    sh.kernel, na, nb, nd);
+      auto out = run_amd(spec, kAmd, arch);
+      auto A = as<float>(out[0]), B = as<float>(out[1]), D = as<float>(out[2]);
+      ASSERT_EQ(D.size(), static_cast<std::size_t>(nd)) << sh.kernel;
+      int bad = 0;
+      for (int b = 0; b < sh.blocks; ++b)
+        for (int i = 0; i < sh.m; ++i)
+          for (int j = 0; j < sh.n; ++j) {
+            float want = 0;
+            for (int k = 0; k < sh.k; ++k) want += A[(b * sh.m + i) * sh.k + k] * B[(b * sh.k + k) * sh.n + j];
+            const float got = D[(b * sh.m + i) * sh.n + j];
+            if (got != want && bad++ < 3)
+              ADD_FAILURE() << arch << " " << sh.kernel << " block " << b << " D[" << i << "][" << j << "] = " << got << ", want " << want;
+          }
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
 // memory spaces
 
 TEST(AmdMemorySpaces, ScratchArraysFlatPointersAndRecursionWork) {
