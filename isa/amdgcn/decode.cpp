@@ -253,6 +253,13 @@ void parse_modifiers(const std::string& text, Inst& in) {
     else if (key == "src0_sel") in.src_sel[0] = static_cast<std::uint8_t>(sdwa_sel(val));
     else if (key == "src1_sel") in.src_sel[1] = static_cast<std::uint8_t>(sdwa_sel(val));
     else if (key == "bitop3" && parse_int(val, v)) in.simm = static_cast<std::int32_t>(v);
+    else if (key == "op_sel" || key == "op_sel_hi") {
+      std::uint8_t bits = 0;
+      int i = 0;
+      for (char c : val)
+        if (c == '0' || c == '1') bits |= static_cast<std::uint8_t>((c - '0') << i++);
+      (key == "op_sel" ? in.op_sel : in.op_sel_hi) = bits;
+    }
     else if (key == "cbsz" && parse_int(val, v)) in.mfma.cbsz = static_cast<std::uint8_t>(v);
     else if (key == "abid" && parse_int(val, v)) in.mfma.abid = static_cast<std::uint8_t>(v);
     else if (key == "blgp" && parse_int(val, v)) in.mfma.blgp = static_cast<std::uint8_t>(v);
@@ -265,7 +272,7 @@ DType dtype_of(const std::string& s) {
   static const std::pair<const char*, DType> m[] = {
       {"f16", DType::F16}, {"bf16", DType::BF16}, {"f32", DType::F32}, {"f64", DType::F64}, {"i16", DType::I16},
       {"u16", DType::U16}, {"i32", DType::I32},   {"u32", DType::U32}, {"i64", DType::I64}, {"u64", DType::U64},
-      {"i8", DType::I8},   {"u8", DType::U8},     {"fp8", DType::Fp8}, {"bf8", DType::Bf8}, {"xf32", DType::Xf32}};
+      {"i8", DType::I8},   {"u8", DType::U8},     {"fp8", DType::Fp8}, {"bf8", DType::Bf8}, {"xf32", DType::Xf32}, {"f8f6f4", DType::F8F6F4}};
   for (const auto& [n, t] : m)
     if (s == n) return t;
   return DType::None;
@@ -339,7 +346,7 @@ const char* to_string(Fmt f) {
 }
 
 const char* to_string(DType t) {
-  static const char* n[] = {"none", "f16", "bf16", "f32", "f64", "i8", "u8", "i16", "u16", "i32", "u32", "i64", "u64", "fp8", "bf8", "xf32"};
+  static const char* n[] = {"none", "f16", "bf16", "f32", "f64", "i8", "u8", "i16", "u16", "i32", "u32", "i64", "u64", "fp8", "bf8", "xf32", "f8f6f4"};
   return n[static_cast<int>(t)];
 }
 
@@ -348,7 +355,7 @@ int dtype_bits(DType t) {
     case DType::F16: case DType::BF16: case DType::I16: case DType::U16: return 16;
     case DType::F32: case DType::I32: case DType::U32: case DType::Xf32: return 32;
     case DType::F64: case DType::I64: case DType::U64: return 64;
-    case DType::I8: case DType::U8: case DType::Fp8: case DType::Bf8: return 8;
+    case DType::I8: case DType::U8: case DType::Fp8: case DType::Bf8: case DType::F8F6F4: return 8;
     case DType::None: break;
   }
   return 0;
@@ -443,13 +450,17 @@ void set_dst(Inst& in, const std::vector<Operand>& d) {
   for (std::size_t i = 0; i < in.ndst; ++i) in.dst[i] = d[i];
 }
 void set_src(Inst& in, const std::vector<Operand>& u) {
-  in.nsrc = static_cast<std::uint8_t>(std::min<std::size_t>(u.size(), 4));
+  in.nsrc = static_cast<std::uint8_t>(std::min<std::size_t>(u.size(), 5));
   for (std::size_t i = 0; i < in.nsrc; ++i) in.src[i] = u[i];
 }
 
 // MFMA mnemonics: v_mfma_<d>_<M>x<N>x<K>[_]<a>[_<b>][_1k]
 bool parse_mfma(const std::string& base, Inst& in, const Split& s, std::string& problem) {
   std::string r = base.substr(7);  // after v_mfma_
+  if (starts(r, "scale_")) {
+    in.mfma.scaled = true;
+    r = r.substr(6);
+  }
   auto us = r.find('_');
   if (us == std::string::npos) return false;
   MfmaShape& m = in.mfma;
@@ -479,13 +490,14 @@ bool parse_mfma(const std::string& base, Inst& in, const Split& s, std::string& 
   m.m = static_cast<std::uint8_t>(M);
   m.n = static_cast<std::uint8_t>(N);
   m.k = static_cast<std::uint8_t>(K);
-  if (s.defs.size() != 1 || s.uses.size() != 3) {
+  if (s.defs.size() != 1 || s.uses.size() != (m.scaled ? 5u : 3u)) {
     problem = "operands of an MFMA";
     return false;
   }
   const int abits = dtype_bits(m.a);
   const int a_regs = s.uses[0].kind == Kind::Imm ? 1 : s.uses[0].regs;
-  const int kpl = a_regs * 32 / abits;
+  // f8f6f4: 32 elements per lane whatever the format (8, 6 or 4 registers)
+  const int kpl = m.a == DType::F8F6F4 ? 32 : a_regs * 32 / abits;
   const int dbits = dtype_bits(m.d);
   const int d_elems = s.defs[0].regs * 32 / dbits;
   const int blocks = 64 * d_elems / (M * N);
@@ -778,7 +790,7 @@ Program decode(std::shared_ptr<const CodeObject> code, const std::string& origin
           in.unit = t == DType::F64 ? Unit::TensorF64
                     : t == DType::F32 || t == DType::Xf32 ? Unit::TensorTf32
                     : t == DType::I8 ? Unit::TensorI8
-                    : t == DType::Fp8 || t == DType::Bf8 ? Unit::TensorFp8
+                    : t == DType::Fp8 || t == DType::Bf8 || t == DType::F8F6F4 ? Unit::TensorFp8
                     : Unit::TensorF16;
         }
       } else if ((starts(base, "s_load_") || starts(base, "s_buffer_load_") || starts(base, "s_store_") ||

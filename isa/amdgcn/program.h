@@ -73,7 +73,7 @@ struct Operand {
 
 // Compare condition and type of v_cmp / v_cmpx (Op::v_cmp / Op::v_cmpx).
 enum class Cmp : std::uint8_t { F, Lt, Eq, Le, Gt, Lg, Ge, O, U, Nge, Nlg, Ngt, Nle, Neq, Nlt, Tru, Ne, T, Class };
-enum class DType : std::uint8_t { None, F16, BF16, F32, F64, I8, U8, I16, U16, I32, U32, I64, U64, Fp8, Bf8, Xf32 };
+enum class DType : std::uint8_t { None, F16, BF16, F32, F64, I8, U8, I16, U16, I32, U32, I64, U64, Fp8, Bf8, Xf32, F8F6F4 };
 const char* to_string(DType t);
 int dtype_bits(DType t);
 
@@ -104,7 +104,8 @@ struct MfmaShape {
   std::uint8_t m = 0, n = 0, k = 0, blocks = 1;
   std::uint8_t kpl = 0;          // A/B elements per lane
   DType a = DType::None, b = DType::None, d = DType::None;
-  std::uint8_t cbsz = 0, abid = 0, blgp = 0;
+  std::uint8_t cbsz = 0, abid = 0, blgp = 0;  // for f8f6f4: cbsz / blgp select A's / B's format
+  bool scaled = false;           // v_mfma_scale_*: E8M0 block scales per lane
 };
 
 struct Inst {
@@ -115,10 +116,11 @@ struct Inst {
   std::uint8_t ndst = 0, nsrc = 0;
   std::uint8_t size = 4;            // encoded bytes (4, 8, 12)
   Operand dst[2];
-  Operand src[4];
+  Operand src[5];                   // MFMA with block scales reads five (A, B, C, scale A, scale B)
   // VOP3 / VOP3P
   bool clamp = false;
   std::uint8_t omod = 0;            // 0: none, 1: *2, 2: *4, 3: /2
+  std::uint8_t op_sel = 0, op_sel_hi = 0;  // as spelled in the text (bit i: source i); block-scaled MFMA
   // compares
   Cmp cmp = Cmp::F;
   DType type = DType::None;         // v_cmp operand type

@@ -10,7 +10,10 @@
 //      q / (M/4), where q = (r / 4) * (64 / N) + l / N.
 // Products of f16, bf16, fp8 and i8 values are exact; the sum is formed in double precision (i64
 // for integers) and rounded once, so results can differ from the hardware's own accumulation
-// order by rounding only. fp8/bf8 are FNUZ on gfx942 and OCP on gfx950.
+// order by rounding only. fp8/bf8 are FNUZ on gfx942 and OCP on gfx950. gfx950's f8f6f4 MFMA
+// takes each operand's format from cbsz / blgp (fp8, bf8, fp6, bf6, fp4, 32 elements per lane
+// packed without gaps) and, in its v_mfma_scale_* form, one E8M0 scale per lane for the lane's 32
+// elements (byte op_sel + 2 * op_sel_hi of the scale register; A: bit 0, B: bit 1).
 #include <cmath>
 
 #include "sim/functional/amd_float.h"
@@ -38,6 +41,29 @@ U64 element(Wave& w, const Operand& o, int l, int e, int bits) {
   return bits == 32 ? v : (v >> sh) & ((1u << bits) - 1);
 }
 
+// The f8f6f4 formats (gfx950), selected by cbsz (A) and blgp (B): 0 fp8 e4m3, 1 bf8 e5m2, 2 fp6
+// e2m3, 3 bf6 e3m2, 4 fp4 e2m1 (OCP MX formats; fp6 and fp4 have no infinities or NaNs).
+int f8f6f4_bits(int fmt) { return fmt <= 1 ? 8 : fmt <= 3 ? 6 : 4; }
+double f8f6f4_decode(int fmt, U64 v) {
+  if (fmt <= 1) return fp8_decode(static_cast<U32>(v), fp8_format(true, fmt == 1));
+  const int ebits = fmt == 2 ? 2 : fmt == 3 ? 3 : 2, mbits = fmt == 2 ? 3 : fmt == 3 ? 2 : 1, bias = fmt == 3 ? 3 : 1;
+  const int w = 1 + ebits + mbits;
+  const U32 sign = static_cast<U32>(v >> (w - 1)) & 1, e = static_cast<U32>(v >> mbits) & ((1u << ebits) - 1);
+  const U32 m = static_cast<U32>(v) & ((1u << mbits) - 1);
+  const double x = e == 0 ? std::ldexp(static_cast<double>(m), 1 - bias - mbits)
+                          : std::ldexp(static_cast<double>(m | (1u << mbits)), static_cast<int>(e) - bias - mbits);
+  return sign ? -x : x;
+}
+
+// Element e (of `bits` bits, possibly straddling two registers) of lane l.
+U64 packed_element(Wave& w, const Operand& o, int l, int e, int bits) {
+  const U32* base = o.kind == Kind::Agpr ? w.arow(o.reg) : w.vrow(o.reg);
+  const int bit = e * bits, reg = bit / 32, sh = bit % 32;
+  U64 v = base[static_cast<std::size_t>(reg) * kLanes + l];
+  if (sh + bits > 32 && reg + 1 < o.regs) v |= U64{base[static_cast<std::size_t>(reg + 1) * kLanes + l]} << 32;
+  return (v >> sh) & ((U64{1} << bits) - 1);
+}
+
 double decode(DType t, U64 v, bool ocp) {
   switch (t) {
     case DType::F32: return as_f32(static_cast<U32>(v));
@@ -55,7 +81,9 @@ double decode(DType t, U64 v, bool ocp) {
 
 void AmdWorkgroup::Impl::mfma(Wave& w, const Inst& in) {
   const MfmaShape& s = in.mfma;
-  if (s.cbsz || s.abid || s.blgp) unsupported(in, "MFMA broadcast and lane-group controls (cbsz, abid, blgp)");
+  const bool f8f6f4 = s.a == DType::F8F6F4;
+  if (!f8f6f4 && (s.cbsz || s.abid || s.blgp)) unsupported(in, "MFMA broadcast and lane-group controls (cbsz, abid, blgp)");
+  if (f8f6f4 && (s.cbsz > 4 || s.blgp > 4)) unsupported(in, "f8f6f4 format codes above 4");
   if (s.a == DType::Xf32 || s.b == DType::Xf32) unsupported(in, "xf32 MFMA");
   const int M = s.m, N = s.n, K = s.k, B = s.blocks, kpl = s.kpl;
   const int abits = isa::amdgcn::dtype_bits(s.a), bbits = isa::amdgcn::dtype_bits(s.b);
@@ -78,22 +106,37 @@ void AmdWorkgroup::Impl::mfma(Wave& w, const Inst& in) {
   if (w.exec() != kAllLanes) fault(w, in, -1, "MFMA executed with inactive lanes (exec = " + hex(w.exec()) + "); every lane must be active");
   alignas(64) double A[kMax], Bm[kMax];
   alignas(64) std::int64_t Ai[kMax], Bi[kMax];
+  // f8f6f4: per-operand formats and, for v_mfma_scale_*, each lane's E8M0 scale (the byte op_sel /
+  // op_sel_hi pick) for its own 32 elements
+  const int fa = s.cbsz, fb = s.blgp;
+  if (f8f6f4) {
+    if (oa.regs * 32 < 32 * f8f6f4_bits(fa) || ob.regs * 32 < 32 * f8f6f4_bits(fb))
+      unsupported(in, "f8f6f4 operands narrower than their formats");
+  }
+  const int byte_a = (in.op_sel & 1) | ((in.op_sel_hi & 1) << 1), byte_b = ((in.op_sel >> 1) & 1) | (((in.op_sel_hi >> 1) & 1) << 1);
+  auto scale_of = [&](const Operand& o, int l, int byte) {
+    if (!s.scaled) return 1.0;
+    const U32 v = o.kind == Kind::Vgpr ? w.vrow(o.reg)[l] : o.kind == Kind::Agpr ? w.arow(o.reg)[l] : sget(w, o);
+    const U32 e8 = (v >> (8 * byte)) & 0xff;
+    return e8 == 0xff ? std::nan("") : std::ldexp(1.0, static_cast<int>(e8) - 127);
+  };
   for (int l = 0; l < kLanes; ++l) {
     const int ga = l / M, gb = l / N;
+    const double sa = f8f6f4 ? scale_of(in.src[3], l, byte_a) : 1.0, sb = f8f6f4 ? scale_of(in.src[4], l, byte_b) : 1.0;
     for (int e = 0; e < kpl; ++e) {
       const int blk_a = B == 1 ? 0 : ga, k_a = B == 1 ? ga * kpl + e : e;
       const int blk_b = B == 1 ? 0 : gb, k_b = B == 1 ? gb * kpl + e : e;
       if (k_a < K) {
         const std::size_t ia = (static_cast<std::size_t>(blk_a) * M + (l % M)) * K + k_a;
-        const U64 v = element(w, oa, l, e, abits);
-        if (integer) Ai[ia] = static_cast<std::int8_t>(v);
-        else A[ia] = decode(s.a, v, ocp_fp8);
+        if (f8f6f4) A[ia] = f8f6f4_decode(fa, packed_element(w, oa, l, e, f8f6f4_bits(fa))) * sa;
+        else if (integer) Ai[ia] = static_cast<std::int8_t>(element(w, oa, l, e, abits));
+        else A[ia] = decode(s.a, element(w, oa, l, e, abits), ocp_fp8);
       }
       if (k_b < K) {
         const std::size_t ib = (static_cast<std::size_t>(blk_b) * K + k_b) * N + (l % N);
-        const U64 v = element(w, ob, l, e, bbits);
-        if (integer) Bi[ib] = static_cast<std::int8_t>(v);
-        else Bm[ib] = decode(s.b, v, ocp_fp8);
+        if (f8f6f4) Bm[ib] = f8f6f4_decode(fb, packed_element(w, ob, l, e, f8f6f4_bits(fb))) * sb;
+        else if (integer) Bi[ib] = static_cast<std::int8_t>(element(w, ob, l, e, bbits));
+        else Bm[ib] = decode(s.b, element(w, ob, l, e, bbits), ocp_fp8);
       }
     }
   }

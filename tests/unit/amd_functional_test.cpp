@@ -362,6 +362,38 @@ TEST(AmdMfma, EveryShapeMultipliesItsBlocks) {
   }
 }
 
+TEST(AmdMfma, BlockScaledF8F6F4MultipliesScaledBlocks) {
+  // gfx950: fp4, fp6, bf6, fp8, bf8 operands with one E8M0 scale per lane (32 elements), the scale
+  // byte chosen by op_sel / op_sel_hi
+  struct Shape {
+    const char* kernel;
+    int m, n, k;
+  };
+  const Shape shapes[] = {{"scaled_fp4_fp4_16x16x128", 16, 16, 128},
+                          {"scaled_fp6_bf6_16x16x128", 16, 16, 128},
+                          {"scaled_fp8_bf8_32x32x64", 32, 32, 64},
+                          {"scaled_fp4_fp6_32x32x64", 32, 32, 64}};
+  for (const Shape& sh : shapes) {
+    char spec[512];
+    std::snprintf(spec, sizeof spec,
+                  R"({"source": "mfma_shapes.hip", "kernel": "%s", "grid": 1, "block": 64, "args": [
+                     {"buffer": "f32", "count": %d, "init": "randint:-3:3"}, {"buffer": "f32", "count": %d, "init": "randint:-3:3"},
+                     {"buffer": "f32", "count": %d}]})",
+                  sh.kernel, sh.m * sh.k, sh.k * sh.n, sh.m * sh.n);
+    auto out = run_amd(spec, kAmd, "mi355x");
+    auto A = as<float>(out[0]), B = as<float>(out[1]), D = as<float>(out[2]);
+    auto scale = [](int row_or_col, int k) { return std::ldexp(1.0f, (row_or_col + k / 32) % 3 - 1); };
+    int bad = 0;
+    for (int i = 0; i < sh.m; ++i)
+      for (int j = 0; j < sh.n; ++j) {
+        float want = 0;
+        for (int k = 0; k < sh.k; ++k) want += A[i * sh.k + k] * scale(i, k) * B[k * sh.n + j] * scale(j, k);
+        if (D[i * sh.n + j] != want && bad++ < 3)
+          ADD_FAILURE() << sh.kernel << " D[" << i << "][" << j << "] = " << D[i * sh.n + j] << ", want " << want;
+      }
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // memory spaces
 

@@ -101,6 +101,45 @@ MFMA(fp8_bf8_16x16x32, 16, 16, 32, 1, float, pk_f8<false>, pk_f8<true>, __builti
 MFMA(bf8_32x32x16, 32, 32, 16, 1, float, pk_f8<true>, pk_f8<true>, __builtin_amdgcn_mfma_f32_32x32x16_bf8_bf8)
 MFMA(f64_16x16x4, 16, 16, 4, 1, double, pk_f64<1>, pk_f64<1>, __builtin_amdgcn_mfma_f64_16x16x4f64)
 #if defined(__gfx950__)
+// Block-scaled f8f6f4 MFMA (gfx950). Inputs are integers in [-3, 3], exact in every format; each
+// lane's E8M0 scale is 2^((row + k_group) % 3 - 1) for A and 2^((column + k_group) % 3 - 1) for B,
+// placed in the scale register's byte SA / SB (the other bytes hold junk).
+__device__ unsigned small_code(float v, int fmt) {  // fmt 0 fp8, 1 bf8, 2 fp6, 3 bf6, 4 fp4
+  const int a = (int)(v < 0 ? -v : v);
+  static const unsigned char codes[5][4] = {
+      {0x00, 0x38, 0x40, 0x44}, {0x00, 0x3c, 0x40, 0x42}, {0x00, 0x08, 0x10, 0x14}, {0x00, 0x0c, 0x10, 0x12}, {0x0, 0x2, 0x4, 0x5}};
+  const unsigned sign = fmt <= 1 ? 0x80 : fmt <= 3 ? 0x20 : 0x8;
+  return codes[fmt][a] | (v < 0 ? sign : 0u);
+}
+template <int FMT, class G>
+__device__ auto pk_f8f6f4(G g) {
+  const int bits = FMT <= 1 ? 8 : FMT <= 3 ? 6 : 4;
+  int __attribute__((ext_vector_type(8))) v = {};
+  for (int e = 0; e < 32; ++e) {
+    const unsigned long long c = small_code(g(e), FMT);
+    const int bit = e * bits, reg = bit / 32, sh = bit % 32;
+    v[reg] |= (int)(unsigned)(c << sh);
+    if (sh + bits > 32) v[reg + 1] |= (int)(unsigned)(c >> (32 - sh));
+  }
+  return v;
+}
+#define MFMA_SCALED(name, M, N, K, FA, FB, SA, SB, BUILTIN)                                       \
+  extern "C" __global__ void name(const float* A, const float* B, float* D) {                    \
+    constexpr int R = M * N / 64;                                                                \
+    const int l = threadIdx.x;                                                                   \
+    auto a = pk_f8f6f4<FA>([&](int e) { return a_elem<M, K, 1, 32>(A, e); });                    \
+    auto b = pk_f8f6f4<FB>([&](int e) { return b_elem<N, K, 1, 32>(B, e); });                    \
+    const int ea = 126 + ((l % M) + l / M) % 3, eb = 126 + ((l % N) + l / N) % 3;             \
+    const int sa = (int)((0x5a5a5a5au & ~(0xffu << (8 * SA))) | ((unsigned)ea << (8 * SA)));    \
+    const int sb = (int)((0xa5a5a5a5u & ~(0xffu << (8 * SB))) | ((unsigned)eb << (8 * SB)));    \
+    float __attribute__((ext_vector_type(R))) c = {};                                          \
+    c = BUILTIN(a, b, c, FA, FB, SA, sa, SB, sb);                                                 \
+    store_d<M, N, R>(D, c);                                                                      \
+  }
+MFMA_SCALED(scaled_fp4_fp4_16x16x128, 16, 16, 128, 4, 4, 0, 0, __builtin_amdgcn_mfma_scale_f32_16x16x128_f8f6f4)
+MFMA_SCALED(scaled_fp6_bf6_16x16x128, 16, 16, 128, 2, 3, 1, 2, __builtin_amdgcn_mfma_scale_f32_16x16x128_f8f6f4)
+MFMA_SCALED(scaled_fp8_bf8_32x32x64, 32, 32, 64, 0, 1, 3, 1, __builtin_amdgcn_mfma_scale_f32_32x32x64_f8f6f4)
+MFMA_SCALED(scaled_fp4_fp6_32x32x64, 32, 32, 64, 4, 2, 2, 3, __builtin_amdgcn_mfma_scale_f32_32x32x64_f8f6f4)
 MFMA(f16_16x16x32, 16, 16, 32, 1, float, pk_f16<8>, pk_f16<8>, __builtin_amdgcn_mfma_f32_16x16x32_f16)
 MFMA(f16_32x32x16, 32, 32, 16, 1, float, pk_f16<8>, pk_f16<8>, __builtin_amdgcn_mfma_f32_32x32x16_f16)
 MFMA(bf16_16x16x32, 16, 16, 32, 1, float, pk_bf16<8>, pk_bf16<8>, __builtin_amdgcn_mfma_f32_16x16x32_bf16)
