@@ -811,6 +811,12 @@ Program decode(std::shared_ptr<const CodeObject> code, const std::string& origin
         const bool scalar = in.fmt == Fmt::Sop1 || in.fmt == Fmt::Sop2 || in.fmt == Fmt::Sopk || in.fmt == Fmt::Sopc ||
                             in.fmt == Fmt::Sopp || in.fmt == Fmt::Smem;
         if (scalar && !s.fields.empty()) in.simm = static_cast<std::int32_t>(s.fields[0]);
+        if (in.op == Op::s_waitcnt) {
+          const std::uint32_t w = static_cast<std::uint32_t>(in.simm);
+          in.wait_vm = static_cast<std::uint8_t>((w & 0xf) | (((w >> 14) & 3) << 4));
+          in.wait_exp = static_cast<std::uint8_t>((w >> 4) & 7);
+          in.wait_lgkm = static_cast<std::uint8_t>((w >> 8) & 0xf);
+        }
         // implicit VCC operands of the 32-bit encodings
         const bool e32ish = in.enc == Enc::E32 || in.enc == Enc::Dpp || in.enc == Enc::Sdwa;
         switch (in.op) {

@@ -137,6 +137,8 @@ struct Inst {
   bool offen = false, idxen = false, glc = false, slc = false, nt = false, lds_dma = false;
   MfmaShape mfma;
   std::int32_t simm = 0;            // SOPK / SOPP immediate, waitcnt field, hwreg, s_setprio level
+  // s_waitcnt (gfx9 encoding): the counts the wave waits for; no functional effect, kept for timing
+  std::uint8_t wait_vm = 63, wait_exp = 7, wait_lgkm = 15;
   std::int32_t target = -1;         // branch target (instruction index)
   std::uint64_t addr = 0;           // code address (code object virtual address)
   std::uint32_t text = 0;           // Program::text index

@@ -288,6 +288,7 @@ AmdStepInfo AmdWorkgroup::step(int wi) {
   info.vector = is_vector(in.fmt);
   c.k.count(info.active, info.vector);
   std::uint32_t next = w.pc + 1;
+  w.spaces = 0;
 
   if (in.op == Op::Unknown)
     c.unsupported(in, c.p.notes[in.text].empty() ? std::string("this instruction") : "this instruction: " + c.p.notes[in.text]);
@@ -374,6 +375,7 @@ AmdStepInfo AmdWorkgroup::step(int wi) {
   if (next >= c.p.insts.size()) c.fault(w, in, -1, "execution ran past the end of the code object's text");
   w.pc = next;
   info.next_pc = next;
+  info.spaces = w.spaces;
   return info;
 }
 

@@ -53,6 +53,8 @@ struct AmdStepInfo {
   std::uint32_t pc = 0;               // instruction index into Program::insts
   std::uint64_t active = 0;
   bool vector = false;                // a VALU / VMEM / DS / MFMA instruction
+  std::uint8_t spaces = 0;            // memory it touched: kGlobal | kLds | kScratch (flat resolves per lane)
+  static constexpr std::uint8_t kGlobal = 1, kLds = 2, kScratch = 4;
   bool released_barrier = false;      // this step completed a barrier: waiting waves may run again
   std::uint32_t next_pc = 0;
 };

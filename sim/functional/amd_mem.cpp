@@ -175,6 +175,7 @@ void AmdWorkgroup::Impl::smem(Wave& w, const Inst& in) {
   }
   const bool store = in.op == Op::s_store;
   const int base_idx = store ? 1 : 0;
+  w.spaces = AmdStepInfo::kGlobal;
   const Operand& sb = in.src[base_idx];
   const Operand* soff = in.nsrc > base_idx + 1 ? &in.src[base_idx + 1] : nullptr;
   const U64 off = static_cast<U64>(static_cast<std::int64_t>(in.offset)) + (soff ? sget(w, *soff) : 0);
@@ -226,6 +227,7 @@ void AmdWorkgroup::Impl::ds(Wave& w, const Inst& in) {
   const U64 exec = w.exec();
   const U32* addr = in.src[0].kind == Kind::Vgpr ? w.vrow(in.src[0].reg) : nullptr;
   const U32 lds_size = static_cast<U32>(lds.size());
+  if (m.kind != MemKind::Bpermute && m.kind != MemKind::Permute && m.kind != MemKind::Swizzle) w.spaces = AmdStepInfo::kLds;
 
   if (m.kind == MemKind::Bpermute || m.kind == MemKind::Permute) {
     const U32* data = w.vrow(in.src[1].reg);
@@ -472,6 +474,12 @@ void AmdWorkgroup::Impl::vmem(Wave& w, const Inst& in) {
 
   // 3. perform
 perform:
+  for_lanes(exec, [&](int l) {
+    w.spaces |= where[l] == Where::Lds       ? AmdStepInfo::kLds
+                : where[l] == Where::Scratch ? AmdStepInfo::kScratch
+                : where[l] == Where::Global  ? AmdStepInfo::kGlobal
+                                             : 0;  // out of the buffer's range: nothing touched
+  });
   switch (m.kind) {
     case MemKind::Load:
       for_lanes(exec, [&](int l) {

@@ -4,6 +4,7 @@
 // instructions whose semantics are easy to get subtly wrong (DPP, SDWA, swizzles, 64-bit shifts,
 // exec-mask manipulation).
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -392,6 +393,67 @@ TEST(AmdMfma, BlockScaledF8F6F4MultipliesScaledBlocks) {
           ADD_FAILURE() << sh.kernel << " D[" << i << "][" << j << "] = " << D[i * sh.n + j] << ", want " << want;
       }
   }
+}
+
+// ---------------------------------------------------------------------------------------------
+// the stepping interface a timing model drives
+
+TEST(AmdStepping, StepReportsLanesSpacesAddressesAndBarriers) {
+  frontends::CompileOptions co;
+  co.target = "gfx942";
+  auto mod = frontends::compile(kHip + "/reduce.hip", co);
+  auto code = std::make_shared<const isa::amdgcn::CodeObject>(isa::amdgcn::read_code_object(mod.binary, "reduce.hip"));
+  auto prog = isa::amdgcn::decode(code, "reduce.hip");
+  sim::GlobalMemory mem;
+  const std::uint64_t base = sim::map_code_object(*code, mem, "reduce.hip");
+  const int n = 1000;
+  const std::uint64_t in = mem.allocate(n * 4, "in"), out = mem.allocate(4 * 4, "partial");
+  float* x = reinterpret_cast<float*>(mem.find(in, 1)->data());
+  for (int i = 0; i < n; ++i) x[i] = 1.0f;
+  std::vector<std::uint8_t> args(20, 0);
+  std::memcpy(args.data(), &in, 8);
+  std::memcpy(args.data() + 8, &out, 8);
+  std::memcpy(args.data() + 16, &n, 4);
+  sim::LaunchDims dims;
+  dims.grid = {2, 1, 1};
+  dims.block = {256, 1, 1};  // 4 waves, a shared-memory tree with barriers
+  sim::AmdKernel k(prog, *code->find("reduce_shared_f32"), mem, base, dims, args, {});
+  auto wg = k.make_workgroup(1);
+  ASSERT_EQ(wg->num_waves(), 4);
+  int waits = 0, releases = 0, global_loads = 0, lds_ops = 0;
+  while (!wg->done()) {
+    bool progress = false;
+    for (int w = 0; w < wg->num_waves(); ++w) {  // round robin, one instruction at a time
+      if (wg->wave_done(w) || wg->wave_waiting(w)) continue;
+      const std::uint32_t pc = wg->next_pc(w);
+      const sim::AmdStepInfo s = wg->step(w);
+      progress = true;
+      EXPECT_EQ(s.pc, pc);
+      const isa::amdgcn::Inst& inst = prog.insts[s.pc];
+      if (s.kind == sim::AmdStepInfo::Kind::BarrierWait) ++waits;
+      if (s.released_barrier) ++releases;
+      if (inst.op == isa::amdgcn::Op::vmem && inst.mem.kind == isa::amdgcn::MemKind::Load && s.active) {
+        ++global_loads;
+        EXPECT_EQ(s.spaces, sim::AmdStepInfo::kGlobal);
+        const int lane = std::countr_zero(s.active);
+        const std::uint64_t a = wg->lane_addresses(w)[lane];
+        EXPECT_GE(a, in);
+        EXPECT_LT(a, in + n * 4);
+      }
+      if (inst.op == isa::amdgcn::Op::ds) {
+        ++lds_ops;
+        EXPECT_EQ(s.spaces, sim::AmdStepInfo::kLds);
+      }
+    }
+    ASSERT_TRUE(progress) << "every wave waits: a barrier that never completes";
+  }
+  EXPECT_GT(global_loads, 0);
+  EXPECT_GT(lds_ops, 0);
+  EXPECT_GT(waits, 0);
+  EXPECT_EQ(releases, 9) << "one release per __syncthreads: after the store and after each of 8 tree levels";
+  // workgroup 1 summed in[512 .. 999]: 488 ones
+  const float* part = reinterpret_cast<const float*>(mem.find(out, 1)->data());
+  EXPECT_EQ(part[1], 488.0f);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -154,6 +154,11 @@ __KS_DEV void __threadfence_block() { __builtin_amdgcn_fence(__ATOMIC_SEQ_CST, "
 __KS_DEV void __threadfence_system() { __builtin_amdgcn_fence(__ATOMIC_SEQ_CST, ""); }
 __KS_DEV void __syncwarp() {}
 
+// assert() in device code traps (s_trap), which kernsim reports as a fault of the kernel.
+extern "C" __device__ __attribute__((noreturn, weak)) void __assert_fail(const char*, const char*, unsigned int, const char*) {
+  __builtin_trap();
+}
+
 // ---------------------------------------------------------------------------- atomics (device scope)
 
 #define __KS_ATOM2(name, builtin, T)                                             \
@@ -469,7 +474,25 @@ __host__ hipError_t hipGetLastError();
 __host__ hipError_t hipPeekAtLastError();
 __host__ const char* hipGetErrorString(hipError_t e);
 __host__ hipError_t hipSetDevice(int d);
+__host__ hipError_t hipGetDevice(int* d);
 __host__ hipError_t hipGetDeviceCount(int* n);
+__host__ hipError_t hipDeviceReset();
+__host__ hipError_t hipMallocManaged(void** p, size_t bytes, unsigned int flags = 1);
+template <class T> __host__ hipError_t hipMallocManaged(T** p, size_t bytes, unsigned int flags = 1) { return hipMallocManaged((void**)p, bytes, flags); }
+__host__ hipError_t hipHostMalloc(void** p, size_t bytes, unsigned int flags = 0);
+template <class T> __host__ hipError_t hipHostMalloc(T** p, size_t bytes, unsigned int flags = 0) { return hipHostMalloc((void**)p, bytes, flags); }
+__host__ hipError_t hipHostFree(void* p);
+__host__ hipError_t hipMemsetAsync(void* dst, int value, size_t bytes, hipStream_t s = 0);
+__host__ hipError_t hipMemcpyToSymbol(const void* symbol, const void* src, size_t bytes, size_t offset = 0, hipMemcpyKind kind = hipMemcpyHostToDevice);
+__host__ hipError_t hipMemcpyFromSymbol(void* dst, const void* symbol, size_t bytes, size_t offset = 0, hipMemcpyKind kind = hipMemcpyDeviceToHost);
+typedef struct hipDeviceProp_t {
+  char name[256];
+  size_t totalGlobalMem, sharedMemPerBlock;
+  int warpSize, maxThreadsPerBlock, maxThreadsDim[3], maxGridSize[3], clockRate, major, minor, multiProcessorCount;
+  int l2CacheSize, maxSharedMemoryPerMultiProcessor, memoryBusWidth, memoryClockRate;
+  char gcnArchName[256];
+} hipDeviceProp_t;
+__host__ hipError_t hipGetDeviceProperties(hipDeviceProp_t* prop, int device);
 extern "C" __host__ hipError_t __hipPushCallConfiguration(dim3 grid, dim3 block, size_t shared = 0, hipStream_t stream = 0);
 extern "C" __host__ hipError_t __hipPopCallConfiguration(dim3* grid, dim3* block, size_t* shared, hipStream_t* stream);
 extern "C" __host__ hipError_t hipConfigureCall(dim3 grid, dim3 block, size_t shared = 0, hipStream_t stream = 0);
