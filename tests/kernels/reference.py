@@ -1048,3 +1048,158 @@ def _mfma_fp8(L):
     C = L.f(2).copy()
     C[:M * N] = (A @ B).reshape(-1)
     return {2: Expect(C, exact("integers |x| <= 16 convert to e4m3 exactly; integer sums below 2^24 are exact"))}
+
+
+# ------------------------------------------------------------- HIP instruction coverage (coverage.hip)
+
+_M64 = (1 << 64) - 1
+_M32 = (1 << 32) - 1
+
+
+def _s64(v):
+    v &= _M64
+    return v - (1 << 64) if v >> 63 else v
+
+
+def _cdiv_trunc(a, b):
+    """C integer division (rounds toward zero) on Python ints."""
+    q = abs(a) // abs(b)
+    return q if (a < 0) == (b < 0) else -q
+
+
+@hip_ref("cov_int")
+def _cov_int(L):
+    n = L.s(4)
+    a, b = L.a(0), L.a(1)
+    o, u = L.a(2).copy(), L.a(3).copy()
+    for i in range(n):
+        x, y = int(a[i]), int(b[i]) | 1
+        q = _cdiv_trunc(x, y)
+        xu, yu = x & _M64, y & _M64
+        d = (y & 0x7FFFFFFF) | 1
+        clz = 64 - xu.bit_length()
+        ffs = (xu & -xu).bit_length()
+        o[8 * i:8 * i + 8] = [q, x - q * y, _s64(xu // d), bin(xu).count("1") + clz + ffs, x >> (y & 63),
+                              xu >> (y & 31), _s64((xu * yu) >> 64), _s64((x * x) >> 64)]
+        first = int(b[(i // 64) * 64]) | 1  # readfirstlane: the wave's first lane (every wave's first lane is < n)
+        r = y - _cdiv_trunc(y, 13) * 13
+        u[4 * i:4 * i + 4] = [(y & _M32) // 7, r & _M32, first & _M32, (min(y, 5) * max(y, -3)) & _M32]
+    return {2: Expect(o, exact("64-bit integer division (C truncation), remainder, shifts, bit counts, high halves")),
+            3: Expect(u, exact("32-bit unsigned division, signed remainder, readfirstlane, min*max with wrap"))}
+
+
+@hip_ref("cov_atomics")
+def _cov_atomics(L):
+    n = L.s(4)
+    bd, nb = L.block[0], L.grid[0]
+    f, c, u, d = L.a(0).copy(), L.a(1).copy(), L.a(2).copy(), L.a(3).copy()
+    idx = list(range(n))
+    f[0] = max([float(f[0])] + [float(i) for i in idx])
+    f[1] = min([float(f[1])] + [-float(i) for i in idx])
+    f[2] = float(f[2]) + n  # LDS float counters (+1.0 each, small integers: exact), summed into f[2]
+    cv = [int(v) for v in c]
+    uv = [int(v) for v in u]
+    block_terms = 0
+    for blk in range(nb):
+        ids = [i for i in range(blk * bd, (blk + 1) * bd) if i < n]
+        si = [0, 0, 0, 0]
+        for i in ids:
+            si[0] = max(si[0], i)
+            si[1] = min(si[1], -i)
+            si[2] = 7
+            si[3] = 1 if si[3] == 0 else si[3]
+        block_terms += sum(si)
+    for i in idx:
+        cv[0] = 42
+        cv[1] = 7 if cv[1] == 0 else cv[1]
+        uv[0] = 0 if uv[0] >= 100 else uv[0] + 1                      # atomicInc wraps at 100
+        uv[1] = 50 if (uv[1] == 0 or uv[1] > 50) else uv[1] - 1       # atomicDec wraps at 0 / above 50
+        cv[2] -= 3
+        cv[3] &= ~(1 << (i & 31))
+        cv[4] |= 1 << (i & 31)
+        cv[5] ^= i
+    cv[6] += block_terms
+    c[:] = np.array([((v + (1 << 31)) & _M32) - (1 << 31) for v in cv], np.int64).astype(np.int32)
+    u[:] = np.array(uv, np.uint32)
+    d[0] = float(d[0]) + 0.5 * n
+    return {0: Expect(f, exact("float max/min of integers; LDS counts of 1.0 summed (small integers, exact)")),
+            1: Expect(c, exact("integer atomics: the results do not depend on the order (exch and CAS write one "
+                                "value)")),
+            2: Expect(u, exact("inc/dec with wrap-around: a cyclic counter, order-independent")),
+            3: Expect(d, exact("sums of 0.5 below 2^53: exact"))}
+
+
+@hip_ref("cov_math")
+def _cov_math(L):
+    n = L.s(6)
+    v = L.a(0)[:n]
+    vd = v.astype(np.float64)
+    w = L.a(1)[:n].astype(np.float64)
+
+    def p32(x):  # an fp32 expression evaluated in fp32, as float64
+        return np.asarray(x, np.float32).astype(np.float64)
+
+    av = np.abs(vd)
+    s, co = np.sin(vd), np.cos(vd)
+    x10 = p32(v * np.float32(10))
+    rnd = np.sign(p32(v * np.float32(5))) * np.floor(np.abs(p32(v * np.float32(5))) + 0.5)
+    ints = np.floor(p32(v * np.float32(7))) + np.ceil(p32(v * np.float32(3))) + rnd + np.trunc(p32(v * np.float32(11)))
+    cols = [  # (expected, atol) per column
+        (av ** p32(np.float32(1.3)), 4),
+        (np.array([math.erf(t) for t in vd]), 4),
+        (np.cbrt(vd), 4),
+        (np.arctan2(vd, p32(np.float32(0.7))), 4),
+        (np.fmod(x10, 3.0), 0),
+        (ints, 0),
+        (np.rint(p32(v * np.float32(100))), 0),
+        (np.log1p(av), 4),
+        (np.expm1(vd), 4),
+        (np.hypot(vd, 2.0), 4),
+        (s + co, 4),
+        (vd / (vd * vd + 0.5), 4),
+    ]
+    res = np.stack([c[0] for c in cols], axis=1)
+    ulps = np.array([c[1] for c in cols], np.float64)
+    scale = np.abs(res)
+    scale[:, 10] = np.maximum(np.abs(s), np.abs(co))  # sin + cos can cancel: ulps of the terms
+    o = L.f(2).copy()
+    o[:12 * n] = res.reshape(-1)
+    to = np.zeros_like(o)
+    to[:12 * n] = (scale * ulps[None, :] * ULP32).reshape(-1)
+    cols64 = [w / (w * w + 0.25), np.abs(w) ** 0.7, np.tanh(w), np.cbrt(w), np.fmod(w * 9.0, 2.5), np.trunc(w * 1e6)]
+    ulps64 = np.array([4, 4, 4, 4, 0, 0], np.float64)
+    r64 = np.stack(cols64, axis=1)
+    od = L.f(3).copy()
+    od[:6 * n] = r64.reshape(-1)
+    td = np.zeros_like(od)
+    td[:6 * n] = (np.abs(r64) * ulps64[None, :] * ULP64).reshape(-1)
+    hv = v.astype(np.float16).astype(np.float64)
+    h = L.f(4).copy()
+    h[0:2 * n:2] = h16(hv * hv + 0.25)  # one rounding: hv*hv + 1/4 is exact in fp64
+    sq = np.sqrt(np.abs(hv))
+    h[1:2 * n:2] = h16(sq)
+    th = np.zeros_like(h)
+    th[1:2 * n:2] = np.abs(sq) * 2 * U16
+    bb = as_float64(L.a(5), "bf16")
+    bb[0:2 * n:2] = as_float64(_f32_to_bf16_bits(v * np.float32(3.3)), "bf16")
+    b1 = as_float64(_f32_to_bf16_bits(v), "bf16").astype(np.float32)
+    b2 = as_float64(_f32_to_bf16_bits(w.astype(np.float32)), "bf16").astype(np.float32)
+    bb[1:2 * n:2] = as_float64(_f32_to_bf16_bits(b1 + b2), "bf16")
+    return {2: Expect(o, Tol(to, 0.0, "fp32: rounding functions, fmod, rint exact (operands replayed in fp32); "
+                                      "powf/erff/cbrtf/atan2f/log1pf/expm1f/hypotf/sincosf/division within 4 ulp "
+                                      "(ocml bounds 1-4 ulp); sin+cos in ulps of the larger term")),
+            3: Expect(od, Tol(td, 0.0, "fp64: fmod and truncation exact; division, pow, tanh, cbrt within 4 ulp")),
+            4: Expect(h, Tol(th, 0.0, "f16 fma rounds once (exact); hsqrt within 1 f16 ulp")),
+            5: Expect(bb, exact("bf16: the fp32 product rounded to nearest even; bf16 add as fp32 add then "
+                                "round to nearest even, replayed"))}
+
+
+@hip_ref("cov_wave")
+def _cov_wave(L):
+    n = L.s(2)
+    v = _waves(L, L.a(0), n, np.float32(0))
+    lane = np.arange(64)
+    res = np.stack([v[:, lane ^ 2], v[:, lane ^ 1], v[:, lane ^ 3], v], axis=2)
+    o = L.a(1).copy()
+    o[:4 * n] = res.reshape(-1, 4)[:n].reshape(-1)
+    return {1: Expect(o, exact("DPP quad_perm [2,3,0,1], ds_swizzle xor 1, 64-bit shfl_xor 3, value + 0*row_shr"))}

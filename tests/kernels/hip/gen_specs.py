@@ -87,6 +87,23 @@ def all_specs():
     mfma("mfma_gemm_fp8", "mfma_gemm_fp8", "f32", "f32", 32, 48, 64, init="randint:-16:16",
          notes="integers |x| <= 16 are exact in e4m3 (FNUZ and OCP): the fp8 product is exact")
     mfma("mfma_gemm_f64", "mfma_gemm_f64", "f64", "f64", 48, 32, 20, notes="v_mfma_f64_16x16x4f64")
+
+    # instruction coverage beyond the ported corpus
+    nc = 600
+    add("cov_int", "coverage.hip", "cov_int", [cdiv(nc, 128)], [128],
+        [buf("i64", nc, "randint:-9000000000000:9000000000000", "a"), buf("i32", nc, "randint:-100000:100000", "b"),
+         buf("i64", 8 * nc, "zeros", "o"), buf("u32", 4 * nc, "zeros", "u"), sc("i32", nc, "n")], "bits",
+        "64-bit division, remainder, shifts, bit counts, high multiplies; 32-bit division")
+    add("cov_atomics", "coverage.hip", "cov_atomics", [3], [128],
+        [buf("f32", 3, "zeros", "f"), buf("i32", 7, "zeros", "c"), buf("u32", 2, "zeros", "u"), buf("f64", 1, "zeros", "d"),
+         sc("i32", 300, "n")], "atomics", "global and LDS atomics; the last block is partly past n")
+    add("cov_math", "coverage.hip", "cov_math", [2], [128],
+        [buf("f32", 256, "uniform", "x"), buf("f64", 256, "uniform", "y"), buf("f32", 12 * 256, "zeros", "o"),
+         buf("f64", 6 * 256, "zeros", "od"), buf("f16", 512, "zeros", "h"), buf("bf16", 512, "zeros", "b"), sc("i32", 256, "n")],
+        "math")
+    add("cov_wave", "coverage.hip", "cov_wave", [2], [128],
+        [buf("f32", 256, "uniform", "x"), buf("f32", 1024, "zeros", "o"), sc("i32", 250, "n")], "warp",
+        "DPP and swizzle builtins; the last wave is partly past n")
     return S
 
 
