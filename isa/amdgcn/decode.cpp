@@ -689,8 +689,14 @@ bool parse_vmem(const std::string& base, const std::string& mcname, Inst& in, co
     std::vector<Operand> vec, sca;
     for (const auto& o : u) (o.kind == Kind::Vgpr || o.kind == Kind::Agpr ? vec : sca).push_back(o);
     std::size_t kv = 0;
-    if (vaddr && kv < vec.size()) in.src[0] = vec[kv++];
-    if (has_data && kv < vec.size()) in.src[1] = vec[kv++];
+    if (m.space == Space::Scratch) {
+      // scratch stores list vdata before vaddr (scratch_store_dword v2, v1, off: v1 first)
+      if (has_data && kv < vec.size()) in.src[1] = vec[kv++];
+      if (vaddr && kv < vec.size()) in.src[0] = vec[kv++];
+    } else {
+      if (vaddr && kv < vec.size()) in.src[0] = vec[kv++];
+      if (has_data && kv < vec.size()) in.src[1] = vec[kv++];
+    }
     if (saddr && !sca.empty()) in.src[2] = sca[0];
     k = kv + (saddr && !sca.empty() ? 1 : 0);
   }

@@ -66,6 +66,12 @@ AmdKernel::AmdKernel(const isa::amdgcn::Program& program, const isa::amdgcn::Ker
   private_bytes_ = kernel_.private_segment_fixed_size;
   if (kernel_.uses_dynamic_stack || kernel_.kd.uses_dynamic_stack) private_bytes_ += opts_.dynamic_stack_bytes;
   private_bytes_ = (private_bytes_ + 15u) & ~15u;
+  vgprs_ = std::max(prog_.max_vgpr, 3);
+  for (const isa::amdgcn::Inst& in : prog_.insts)
+    if (in.op == isa::amdgcn::Op::s_set_gpr_idx_on) {
+      vgprs_ = std::max({vgprs_, kernel_.vgpr_count, 3});
+      break;
+    }
 
   // kernarg segment: explicit arguments, then the hidden ones the metadata lists
   // The runtime hands out kernarg segments in 64-byte multiples, and LLVM's wide scalar loads of the
@@ -146,7 +152,7 @@ AmdWorkgroup::Impl::Impl(AmdKernel& kernel, std::uint64_t linear_id) : k(kernel)
   ocp_fp8 = p.target == "gfx950";
   const std::uint32_t threads = d.threads_per_block();
   const int nw = static_cast<int>((threads + kLanes - 1) / kLanes);
-  nv = std::max(p.max_vgpr, 3);
+  nv = k.vgprs();
   na = p.max_agpr;
   priv_bytes = k.private_bytes();
   vfile.assign(static_cast<std::size_t>(nw) * nv * kLanes, 0);
@@ -271,6 +277,30 @@ bool is_vector(Fmt f) {
   }
 }
 
+// VGPR indexing mode (s_set_gpr_idx_on): the VGPR operands of a VALU instruction that M0[15:12]
+// selects (bit 0 src0, 1 src1, 2 src2, 3 vdst) name the register M0[7:0] above the encoded one.
+// An index past the kernel's VGPRs is a fault (the hardware's out-of-range behaviour is not
+// something a correct kernel relies on).
+Inst indexed(const AmdWorkgroup::Impl& c, const Wave& w, const Inst& in) {
+  Inst r = in;
+  const std::uint32_t m0 = w.s[kM0];
+  const int idx = static_cast<int>(m0 & 0xffu);
+  const unsigned sel = (m0 >> 12) & 0xfu;
+  auto shift = [&](Operand& o, const char* role) {
+    if (o.kind != Kind::Vgpr) return;
+    if (o.reg + idx + o.regs > c.nv)
+      c.fault(w, in, -1, std::string("VGPR indexing (M0[7:0] = ") + std::to_string(idx) + ") moves " + role + " v" +
+                             std::to_string(o.reg) + " to v" + std::to_string(o.reg + idx) + ", past the kernel's " +
+                             std::to_string(c.nv) + " VGPRs");
+    o.reg = static_cast<std::uint16_t>(o.reg + idx);
+  };
+  static const char* const kRole[3] = {"src0", "src1", "src2"};
+  for (int i = 0; i < 3; ++i)
+    if ((sel >> i) & 1u) shift(r.src[i], kRole[i]);
+  if (sel & 8u) shift(r.dst[0], "the destination");
+  return r;
+}
+
 void release_barrier(AmdWorkgroup::Impl& c) {
   for (auto& w : c.waves) w.waiting = false;
   c.arrived = 0;
@@ -331,9 +361,13 @@ AmdStepInfo AmdWorkgroup::step(int wi) {
           c.fault(w, in, -1, "s_trap: the kernel trapped (assert, __builtin_trap or abort)");
         case Op::s_code_end:
           c.fault(w, in, -1, "execution ran past the end of the code (s_code_end padding)");
-        case Op::s_set_gpr_idx_off:
-        case Op::s_set_gpr_idx_mode:
-          c.unsupported(in, "VGPR indexing mode (s_set_gpr_idx_*)");
+        case Op::s_set_gpr_idx_off: w.gpr_idx = false; break;
+        case Op::s_set_gpr_idx_mode: {  // M0[15:12] = the operand mask; the mode's enable is unchanged
+          const std::uint32_t mask = in.nsrc >= 1 && in.src[0].kind == Kind::Imm ? static_cast<std::uint32_t>(in.src[0].imm)
+                                                                                  : static_cast<std::uint32_t>(in.simm);
+          w.s[kM0] = (w.s[kM0] & ~0xf000u) | ((mask & 0xfu) << 12);
+          break;
+        }
         default:
           break;  // s_nop, s_waitcnt, s_sleep, s_setprio, s_sendmsg, cache and perf hints: no functional effect
       }
@@ -347,6 +381,8 @@ AmdStepInfo AmdWorkgroup::step(int wi) {
         const std::int32_t t = to >= c.k.code_base() ? c.p.find(to - c.k.code_base()) : -1;
         if (t < 0) c.fault(w, in, -1, "jump to " + hex(to) + ", which is not an instruction of the code object");
         next = static_cast<std::uint32_t>(t);
+      } else if (in.op == Op::s_set_gpr_idx_idx) {
+        w.s[kM0] = (w.s[kM0] & ~0xffu) | (sget(w, in.src[0]) & 0xffu);
       } else {
         c.salu(w, in);
       }
@@ -361,15 +397,30 @@ AmdStepInfo AmdWorkgroup::step(int wi) {
       break;
     case Fmt::Sop2:
     case Fmt::Sopc:
-      if (in.op == Op::s_set_gpr_idx_on) c.unsupported(in, "VGPR indexing mode (s_set_gpr_idx_on)");
+      if (in.op == Op::s_set_gpr_idx_on) {  // M0[7:0] = S0[7:0], M0[15:12] = the operand mask, mode on
+        const std::uint32_t mask = in.nsrc >= 2 && in.src[1].kind == Kind::Imm ? static_cast<std::uint32_t>(in.src[1].imm)
+                                                                                : static_cast<std::uint32_t>(in.simm);
+        w.s[kM0] = (w.s[kM0] & ~0xf0ffu) | (sget(w, in.src[0]) & 0xffu) | ((mask & 0xfu) << 12);
+        w.gpr_idx = true;
+        break;
+      }
       c.salu(w, in);
       break;
     case Fmt::Smem: c.smem(w, in); break;
-    case Fmt::Vop1: case Fmt::Vop2: case Fmt::Vop3: case Fmt::Vop3p: c.valu(w, in); break;
-    case Fmt::Vopc: c.vcmp(w, in); break;
-    case Fmt::Mfma: c.mfma(w, in); break;
-    case Fmt::Ds: c.ds(w, in); break;
-    case Fmt::Flat: case Fmt::Global: case Fmt::Scratch: case Fmt::Mubuf: c.vmem(w, in); break;
+    case Fmt::Vop1: case Fmt::Vop2: case Fmt::Vop3: case Fmt::Vop3p:
+      if (w.gpr_idx) c.valu(w, indexed(c, w, in));
+      else c.valu(w, in);
+      break;
+    case Fmt::Vopc:
+      if (w.gpr_idx) c.vcmp(w, indexed(c, w, in));
+      else c.vcmp(w, in);
+      break;
+    case Fmt::Mfma: case Fmt::Ds: case Fmt::Flat: case Fmt::Global: case Fmt::Scratch: case Fmt::Mubuf:
+      if (w.gpr_idx) c.unsupported(in, "this instruction while VGPR indexing mode is on (kernsim indexes VALU operands only)");
+      if (in.fmt == Fmt::Mfma) c.mfma(w, in);
+      else if (in.fmt == Fmt::Ds) c.ds(w, in);
+      else c.vmem(w, in);
+      break;
     case Fmt::None: c.unsupported(in, "this instruction");
   }
   if (next >= c.p.insts.size()) c.fault(w, in, -1, "execution ran past the end of the code object's text");

@@ -388,7 +388,6 @@ void s3(Ctx& x, F f) {
 
 I32 sx16(U32 v) { return static_cast<std::int16_t>(v & 0xffff); }
 I32 sx24(U32 v) { return static_cast<I32>(v << 8) >> 8; }
-I32 sx8(U32 v) { return static_cast<std::int8_t>(v & 0xff); }
 
 template <class T>
 T med3i(T a, T b, T c) { return std::max(std::min(a, b), std::min(std::max(a, b), c)); }

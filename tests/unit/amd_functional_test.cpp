@@ -291,6 +291,27 @@ TEST(AmdSemantics, LaneOperationsMatchTheIsa) {
   }
 }
 
+TEST(AmdSemantics, ScratchAddressingFormsAndVgprIndexing) {
+  for (const char* arch : {"mi300x", "mi355x"}) {
+    auto out = run_amd(R"({"source": "isa_semantics.s", "kernel": "scratch_idx_ops", "grid": 1, "block": 64,
+                           "args": [{"buffer": "u32", "count": 512}]})", kAmd, arch);
+    auto r = as<std::uint32_t>(out[0]);
+    ASSERT_EQ(r.size(), 512u);
+    for (std::uint32_t l = 0; l < 64; ++l) {
+      const std::uint32_t* o = &r[l * 8];
+      const std::uint32_t v = l * 3 + 1;
+      EXPECT_EQ(o[0], v) << "scratch_store_dword vaddr, vdata, off then load, lane " << l;
+      EXPECT_EQ(o[1], v + 100) << "scratch_store_dwordx2 vaddr, vdata, saddr offset:4 (low dword) lane " << l;
+      EXPECT_EQ(o[2], v + 200) << "scratch_store_dwordx2 vaddr, vdata, saddr offset:4 (high dword) lane " << l;
+      EXPECT_EQ(o[3], 3000 + l) << "gpr_idx(SRC0) index 2: v_mov v14, v10 reads v12, lane " << l;
+      EXPECT_EQ(o[4], v) << "gpr_idx(DST) index 1: v_mov v10, v1 writes v11, lane " << l;
+      EXPECT_EQ(o[5], 4000 + l + v) << "s_set_gpr_idx_idx 3: src0 v10 -> v13, src1 not indexed, lane " << l;
+      EXPECT_EQ(o[6], 1000 + l) << "v10 untouched by the indexed write, lane " << l;
+      EXPECT_EQ(o[7], 5000 - (1000 + l)) << "s_set_gpr_idx_mode gpr_idx(SRC1): v7 -> v10, lane " << l;
+    }
+  }
+}
+
 TEST(AmdSemantics, Fp8ConversionsFollowEachPartsFormat) {
   // v_cvt_pk_fp8_f32 writes FNUZ e4m3 on gfx942 and OCP e4m3 on gfx950; the same float gives
   // different bytes (bias 8 vs 7), and converting back gives the float again.
@@ -459,28 +480,47 @@ TEST(AmdStepping, StepReportsLanesSpacesAddressesAndBarriers) {
 // ---------------------------------------------------------------------------------------------
 // memory spaces
 
+// The memory-space kernels of memory_spaces.hip, from `source` (the .hip itself or a code object).
+void expect_memory_spaces(const std::string& source, const std::string& dir, const char* arch, const std::string& what) {
+  auto spec = [&](const char* kernel, int grid, int block, const char* type_in, int n_in, const char* type_out) {
+    return std::string(R"({"source": ")") + source + R"(", "kernel": ")" + kernel + R"(", "grid": )" + std::to_string(grid) +
+           R"(, "block": )" + std::to_string(block) + R"(, "args": [{"buffer": ")" + type_in + R"(", "count": )" +
+           std::to_string(n_in) + R"(, "init": "iota"}, {"buffer": ")" + type_out + R"(", "count": )" +
+           std::to_string(grid * block) + "}]}";
+  };
+  // a dynamically indexed private array lives in scratch (scratch_store/scratch_load)
+  auto a = as<float>(run_amd(spec("scratch_array", 2, 128, "i32", 256, "f32"), dir, arch)[1]);
+  for (int i = 0; i < 256; ++i) ASSERT_EQ(a[i], static_cast<float>((i % 40) * 3 + i)) << what << " work-item " << i;
+  // one function reads global memory and LDS through flat pointers (the shared aperture)
+  auto f = as<float>(run_amd(spec("flat_lds_global", 2, 128, "f32", 258, "f32"), dir, arch)[1]);
+  for (int i = 0; i < 256; ++i) {
+    const int t = i % 128;
+    ASSERT_EQ(f[i], static_cast<float>(3 * i + 3 + 10 * (3 * t + 3))) << what << " work-item " << i;
+  }
+  // recursion: a dynamic stack in scratch
+  auto r = as<std::int32_t>(run_amd(spec("recursive_fib", 1, 64, "i32", 64, "i32"), dir, arch)[1]);
+  int fib[12] = {0, 1};
+  for (int k = 2; k < 12; ++k) fib[k] = fib[k - 1] + fib[k - 2];
+  for (int i = 0; i < 64; ++i) ASSERT_EQ(r[i], fib[i % 12]) << what << " work-item " << i;
+}
+
 TEST(AmdMemorySpaces, ScratchArraysFlatPointersAndRecursionWork) {
-  for (const char* arch : {"mi300x", "mi355x"}) {
-    // a dynamically indexed private array lives in scratch (scratch_store/scratch_load)
-    auto a = as<float>(run_amd(R"({"source": "memory_spaces.hip", "kernel": "scratch_array", "grid": 2, "block": 128,
-                                   "args": [{"buffer": "i32", "count": 256, "init": "iota"}, {"buffer": "f32", "count": 256}]})",
-                               kAmd, arch)[1]);
-    for (int i = 0; i < 256; ++i) ASSERT_EQ(a[i], static_cast<float>((i % 40) * 3 + i)) << arch << " work-item " << i;
-    // one function reads global memory and LDS through flat pointers (the shared aperture)
-    auto f = as<float>(run_amd(R"({"source": "memory_spaces.hip", "kernel": "flat_lds_global", "grid": 2, "block": 128,
-                                   "args": [{"buffer": "f32", "count": 258, "init": "iota"}, {"buffer": "f32", "count": 256}]})",
-                               kAmd, arch)[1]);
-    for (int i = 0; i < 256; ++i) {
-      const int t = i % 128;
-      ASSERT_EQ(f[i], static_cast<float>(3 * i + 3 + 10 * (3 * t + 3))) << arch << " work-item " << i;
-    }
-    // recursion: a dynamic stack in scratch
-    auto r = as<std::int32_t>(run_amd(R"({"source": "memory_spaces.hip", "kernel": "recursive_fib", "grid": 1, "block": 64,
-                                          "args": [{"buffer": "i32", "count": 64, "init": "iota"}, {"buffer": "i32", "count": 64}]})",
-                                      kAmd, arch)[1]);
-    int fib[12] = {0, 1};
-    for (int k = 2; k < 12; ++k) fib[k] = fib[k - 1] + fib[k - 2];
-    for (int i = 0; i < 64; ++i) ASSERT_EQ(r[i], fib[i % 12]) << arch << " work-item " << i;
+  for (const char* arch : {"mi300x", "mi355x"}) expect_memory_spaces("memory_spaces.hip", kAmd, arch, arch);
+}
+
+TEST(AmdMemorySpaces, UnoptimizedCodeRuns) {
+  // -O0 code: every value goes through scratch (all addressing forms), SGPRs spill to VGPR lanes,
+  // VGPRs to AGPRs, and device functions are real calls with a stack
+  test::TempDir t;
+  for (const char* gfx : {"gfx942", "gfx950"}) {
+    frontends::CompileOptions co;
+    co.target = gfx;
+    co.extra_flags = {"-O0"};
+    const auto m = frontends::compile_amd(kAmd + "/memory_spaces.hip", co);
+    const std::string path = (t.path() / (std::string("memory_spaces_O0.") + gfx + ".co")).string();
+    std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(m.binary.data()),
+                                                 static_cast<std::streamsize>(m.binary.size()));
+    expect_memory_spaces(path, t.path().string(), std::string(gfx) == "gfx942" ? "mi300x" : "mi355x", std::string(gfx) + " -O0");
   }
 }
 
@@ -514,14 +554,23 @@ TEST(AmdFloat, Fp8EncodingsMatchTheFormats) {
   for (std::uint32_t c = 0; c < 256; ++c) {
     const float e4 = fp8_decode(c, fp8_format(true, false)), e5 = fp8_decode(c, fp8_format(true, true));
     const double r4 = decode_format(c, FloatFormat::E4M3), r5 = decode_format(c, FloatFormat::E5M2);
-    if (std::isnan(r4)) EXPECT_TRUE(std::isnan(e4)) << c;
-    else EXPECT_EQ(e4, static_cast<float>(r4)) << c;
-    if (std::isnan(r5)) EXPECT_TRUE(std::isnan(e5)) << c;
-    else EXPECT_EQ(e5, static_cast<float>(r5)) << c;
+    if (std::isnan(r4)) {
+      EXPECT_TRUE(std::isnan(e4)) << c;
+    } else {
+      EXPECT_EQ(e4, static_cast<float>(r4)) << c;
+    }
+    if (std::isnan(r5)) {
+      EXPECT_TRUE(std::isnan(e5)) << c;
+    } else {
+      EXPECT_EQ(e5, static_cast<float>(r5)) << c;
+    }
     // FNUZ (gfx942): the same bits with one more exponent bias (half the OCP value), 0x80 is the NaN
     const float f4 = fp8_decode(c, fp8_format(false, false));
-    if (c == 0x80) EXPECT_TRUE(std::isnan(f4));
-    else if (!std::isnan(e4)) EXPECT_EQ(f4, e4 / 2) << c;
+    if (c == 0x80) {
+      EXPECT_TRUE(std::isnan(f4));
+    } else if (!std::isnan(e4)) {
+      EXPECT_EQ(f4, e4 / 2) << c;
+    }
   }
   std::mt19937 rng(3);
   std::uniform_real_distribution<float> u(-500.f, 500.f);
