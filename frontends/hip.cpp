@@ -36,7 +36,7 @@ using nlohmann::json;
 
 namespace {
 
-constexpr const char* kHipFrontendVersion = "hip-frontend-1";
+constexpr const char* kHipFrontendVersion = "hip-frontend-2";
 
 fs::path require(const char* env, const std::vector<std::string>& names, const std::string& what) {
   std::vector<std::string> cands;
@@ -273,6 +273,7 @@ DeviceModule compile_amd(const fs::path& source, const CompileOptions& opt) {
   } cleanup{tmp};
   const fs::path out = tmp / "out.hsaco";
   json deps = json::array();
+  bool cacheable = true;
 
   auto fail = [&](const std::string& tool, const ProcessResult& r) {
     throw Error(ErrorKind::Compile, tool + " could not compile " + source.string() + " for " + target + ":\n" + r.err + r.out);
@@ -282,7 +283,12 @@ DeviceModule compile_amd(const fs::path& source, const CompileOptions& opt) {
     std::vector<std::string> argv = {clang().string(), "-x", "hip", "--offload-arch=" + target, "--cuda-device-only",
                                      "--no-gpu-bundle-output", "-nogpuinc", "-nogpulib", "-mcode-object-version=5",
                                      "-std=c++17", "-O3", "-I", hip_include_dir().string(), "-include",
-                                     "__kernsim_hip_prelude.h", "-MD", "-MF", dep.string(), "-c", "-o", out.string()};
+                                     "__kernsim_hip_prelude.h", "-c", "-o", out.string()};
+    // the headers the source includes, for the cache (-MD is ignored with --cuda-device-only -c)
+    for (const char* a : {"-dependency-file", dep.c_str(), "-MT", "out"}) {
+      argv.push_back("-Xclang");
+      argv.push_back(a);
+    }
     for (auto& f : device_lib_flags(target, 5)) argv.push_back(f);
     for (const auto& f : opt.extra_flags) argv.push_back(f);
     argv.push_back(source.string());
@@ -290,6 +296,7 @@ DeviceModule compile_amd(const fs::path& source, const CompileOptions& opt) {
     if (r.exit_code != 0) fail("clang", r);
     std::error_code ec;
     if (fs::exists(dep, ec)) deps = depfile_deps(read_file(dep));
+    else cacheable = false;  // without the list of headers a cached entry could go stale
     m.producer = "clang 22 HIP (" + version_of(clang()) + ")";
   } else if (ext == ".ll" || ext == ".bc") {
     if (ext == ".ll" && bytes.find("target triple") != std::string::npos && bytes.find("amdgcn") == std::string::npos)
@@ -332,7 +339,7 @@ DeviceModule compile_amd(const fs::path& source, const CompileOptions& opt) {
   std::string co = read_file(out, "code object");
   m.binary.assign(co.begin(), co.end());
   list_amd_kernels(m);
-  if (opt.use_cache) {
+  if (opt.use_cache && cacheable) {
     try {
       write_file_atomic(entry / "module.hsaco", co);
       write_file_atomic(entry / "meta.json", json{{"producer", m.producer}, {"target", target}, {"deps", deps}}.dump(1));

@@ -1203,3 +1203,41 @@ def _cov_wave(L):
     o = L.a(1).copy()
     o[:4 * n] = res.reshape(-1, 4)[:n].reshape(-1)
     return {1: Expect(o, exact("DPP quad_perm [2,3,0,1], ds_swizzle xor 1, 64-bit shfl_xor 3, value + 0*row_shr"))}
+
+
+@hip_ref("cov_misc")
+def _cov_misc(L):
+    n = L.s(2)
+    x = L.a(0)
+    bd, nb = L.block[0], L.grid[0]
+    T = bd * nb
+    v = np.zeros(T, np.float32)
+    v[:n] = x[:n]
+    vb = v.reshape(nb, bd)
+    w = np.roll(vb, -1, axis=1).reshape(-1)                    # dyn[(t + 1) % blockDim]
+    vw = v.reshape(-1, 64)
+    s = np.concatenate([vw[:, 1:], vw[:, 63:]], axis=1).reshape(-1)  # __shfl_down 1: the last lane keeps its own
+    cnt = np.repeat((vb > 100).sum(axis=1), bd)
+    votes = np.repeat((vb >= 0).all(axis=1) * 2 + (vb > 200).any(axis=1), bd)
+    i = np.arange(T)
+    fr, e = np.frexp(v + np.float32(1))
+    c6 = f32(f32(fr * np.float32(100)) + e.astype(np.float32))
+    p = f32(v * np.float32(0.37))
+    fp, ip = np.modf(p)
+    c7 = f32(fp + f32(ip * np.float32(10)))
+    q = f32(v * np.float32(0.01)).astype(np.float64)
+    sp, cp = np.sin(np.pi * q), np.cos(np.pi * q)
+    ncdf = np.array([0.5 * math.erfc(-t / math.sqrt(2.0)) for t in q])
+    vd = v.astype(np.float64)
+    cols = np.stack([f32(w + s), np.full(T, 64.0), np.ones(T), x[i % n], cnt, votes, c6, c7, sp + cp, ncdf,
+                     1.0 / np.sqrt(vd * vd + 5.0), i + (i + 2) // 2], axis=1).astype(np.float64)
+    tol = np.zeros_like(cols)
+    tol[:, 8] = 4 * ULP32 * np.maximum(np.abs(sp), np.abs(cp))
+    tol[:, 9] = 4 * ULP32 * np.abs(ncdf)
+    tol[:, 10] = 4 * ULP32 * np.abs(cols[:, 10])
+    out = L.f(1).copy()
+    out[:12 * n] = cols[:n].reshape(-1)
+    t = np.zeros_like(out)
+    t[:12 * n] = tol[:n].reshape(-1)
+    return {1: Expect(out, Tol(t, 0.0, "data movement, votes, frexp/modf and integer results exact (fp32 "
+                                       "arithmetic replayed); sincospi, normcdf and rnorm3d within 4 ulp"))}

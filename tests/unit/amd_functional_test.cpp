@@ -238,6 +238,23 @@ TEST(AmdInputs, LlvmIrRuns) {
   expect_copied(run_amd(copy_spec(ll), t.path().string(), "mi355x"));
 }
 
+TEST(AmdInputs, CacheNoticesAnEditedHeader) {
+  test::TempDir t;
+  auto write = [&](const char* name, const std::string& text) { std::ofstream(t.path() / name) << text; };
+  write("k.hip", "#include <hip/hip_runtime.h>\n#include \"val.h\"\n"
+                 "extern \"C\" __global__ void k(int* o) { o[threadIdx.x] = VAL; }\n");
+  write("val.h", "#define VAL 3\n");
+  const std::string spec = R"({"source": "k.hip", "kernel": "k", "grid": 1, "block": 64, "args": [{"buffer": "i32", "count": 64}]})";
+  frontends::CompileOptions co;
+  co.target = "gfx942";
+  EXPECT_FALSE(frontends::compile(t.path() / "k.hip", co).from_cache);
+  EXPECT_TRUE(frontends::compile(t.path() / "k.hip", co).from_cache);
+  EXPECT_EQ(as<std::int32_t>(run_amd(spec, t.path().string())[0])[5], 3);
+  write("val.h", "#define VAL 40\n");
+  EXPECT_FALSE(frontends::compile(t.path() / "k.hip", co).from_cache) << "a cached module outlived an edit of its header";
+  EXPECT_EQ(as<std::int32_t>(run_amd(spec, t.path().string())[0])[5], 40);
+}
+
 TEST(AmdInputs, WholeTranslationUnitListsTemplateInstantiations) {
   frontends::CompileOptions co;
   co.target = "gfx950";

@@ -440,6 +440,148 @@ __KS_DEV int __float2int_rd(float x) { return (int)__builtin_floorf(x); }
 __KS_DEV int __float2int_ru(float x) { return (int)__builtin_ceilf(x); }
 __KS_DEV float __int2float_rn(int x) { return (float)x; }
 
+// More of the math library (ocml entry points), conversions and CUDA-compatible helpers.
+#define __KS_OCML1(f) extern "C" __device__ float __ocml_##f##_f32(float); extern "C" __device__ double __ocml_##f##_f64(double);
+__KS_OCML1(ncdf) __KS_OCML1(ncdfinv) __KS_OCML1(erfcinv) __KS_OCML1(erfcx) __KS_OCML1(logb) __KS_OCML1(tanpi) __KS_OCML1(j0)
+__KS_OCML1(j1) __KS_OCML1(y0) __KS_OCML1(y1)
+#undef __KS_OCML1
+extern "C" __device__ int __ocml_ilogb_f32(float);
+extern "C" __device__ int __ocml_ilogb_f64(double);
+extern "C" __device__ float __ocml_frexp_f32(float, __attribute__((address_space(5))) int*);
+extern "C" __device__ double __ocml_frexp_f64(double, __attribute__((address_space(5))) int*);
+extern "C" __device__ float __ocml_modf_f32(float, __attribute__((address_space(5))) float*);
+extern "C" __device__ double __ocml_modf_f64(double, __attribute__((address_space(5))) double*);
+extern "C" __device__ float __ocml_sincospi_f32(float, __attribute__((address_space(5))) float*);
+extern "C" __device__ double __ocml_sincospi_f64(double, __attribute__((address_space(5))) double*);
+extern "C" __device__ float __ocml_nextafter_f32(float, float);
+extern "C" __device__ double __ocml_nextafter_f64(double, double);
+extern "C" __device__ float __ocml_rhypot_f32(float, float);
+extern "C" __device__ double __ocml_rhypot_f64(double, double);
+extern "C" __device__ float __ocml_len3_f32(float, float, float);
+extern "C" __device__ double __ocml_len3_f64(double, double, double);
+extern "C" __device__ float __ocml_rlen3_f32(float, float, float);
+extern "C" __device__ double __ocml_rlen3_f64(double, double, double);
+extern "C" __device__ float __ocml_len4_f32(float, float, float, float);
+extern "C" __device__ double __ocml_len4_f64(double, double, double, double);
+extern "C" __device__ float __ocml_rlen4_f32(float, float, float, float);
+extern "C" __device__ double __ocml_rlen4_f64(double, double, double, double);
+extern "C" __device__ float __ocml_scalbn_f32(float, int);
+extern "C" __device__ double __ocml_scalbn_f64(double, int);
+
+#define __KS_F1(name, fname, impl)                                   \
+  __KS_DEV float fname(float x) { return impl##_f32(x); }            \
+  __KS_DEV double name(double x) { return impl##_f64(x); }
+__KS_F1(normcdf, normcdff, __ocml_ncdf) __KS_F1(normcdfinv, normcdfinvf, __ocml_ncdfinv) __KS_F1(erfcinv, erfcinvf, __ocml_erfcinv)
+__KS_F1(erfcx, erfcxf, __ocml_erfcx) __KS_F1(logb, logbf, __ocml_logb) __KS_F1(tanpi, tanpif, __ocml_tanpi) __KS_F1(j0, j0f, __ocml_j0)
+__KS_F1(j1, j1f, __ocml_j1) __KS_F1(y0, y0f, __ocml_y0) __KS_F1(y1, y1f, __ocml_y1)
+#undef __KS_F1
+__KS_DEV int ilogbf(float x) { return __ocml_ilogb_f32(x); }
+__KS_DEV int ilogb(double x) { return __ocml_ilogb_f64(x); }
+__KS_DEV float frexpf(float x, int* e) {
+  int t;
+  float r = __ocml_frexp_f32(x, (__attribute__((address_space(5))) int*)&t);
+  *e = t;
+  return r;
+}
+__KS_DEV double frexp(double x, int* e) {
+  int t;
+  double r = __ocml_frexp_f64(x, (__attribute__((address_space(5))) int*)&t);
+  *e = t;
+  return r;
+}
+__KS_DEV float modff(float x, float* ip) {
+  float t;
+  float r = __ocml_modf_f32(x, (__attribute__((address_space(5))) float*)&t);
+  *ip = t;
+  return r;
+}
+__KS_DEV double modf(double x, double* ip) {
+  double t;
+  double r = __ocml_modf_f64(x, (__attribute__((address_space(5))) double*)&t);
+  *ip = t;
+  return r;
+}
+__KS_DEV void sincospif(float x, float* s, float* c) {
+  float cv;
+  *s = __ocml_sincospi_f32(x, (__attribute__((address_space(5))) float*)&cv);
+  *c = cv;
+}
+__KS_DEV void sincospi(double x, double* s, double* c) {
+  double cv;
+  *s = __ocml_sincospi_f64(x, (__attribute__((address_space(5))) double*)&cv);
+  *c = cv;
+}
+__KS_DEV float nextafterf(float x, float y) { return __ocml_nextafter_f32(x, y); }
+__KS_DEV double nextafter(double x, double y) { return __ocml_nextafter_f64(x, y); }
+__KS_DEV float rhypotf(float x, float y) { return __ocml_rhypot_f32(x, y); }
+__KS_DEV double rhypot(double x, double y) { return __ocml_rhypot_f64(x, y); }
+__KS_DEV float norm3df(float a, float b, float c) { return __ocml_len3_f32(a, b, c); }
+__KS_DEV double norm3d(double a, double b, double c) { return __ocml_len3_f64(a, b, c); }
+__KS_DEV float rnorm3df(float a, float b, float c) { return __ocml_rlen3_f32(a, b, c); }
+__KS_DEV double rnorm3d(double a, double b, double c) { return __ocml_rlen3_f64(a, b, c); }
+__KS_DEV float norm4df(float a, float b, float c, float d) { return __ocml_len4_f32(a, b, c, d); }
+__KS_DEV double norm4d(double a, double b, double c, double d) { return __ocml_len4_f64(a, b, c, d); }
+__KS_DEV float rnorm4df(float a, float b, float c, float d) { return __ocml_rlen4_f32(a, b, c, d); }
+__KS_DEV double rnorm4d(double a, double b, double c, double d) { return __ocml_rlen4_f64(a, b, c, d); }
+__KS_DEV float scalbnf(float x, int n) { return __ocml_scalbn_f32(x, n); }
+__KS_DEV double scalbn(double x, int n) { return __ocml_scalbn_f64(x, n); }
+__KS_DEV float fdividef(float x, float y) { return x / y; }
+
+// conversions (round to nearest even unless the name says otherwise; the rounding-mode variants
+// that need another float mode (_rd/_ru of arithmetic) are left out and fail to compile by name)
+__KS_DEV unsigned int __float2uint_rn(float x) { return (unsigned int)__builtin_rintf(x); }
+__KS_DEV unsigned int __float2uint_rz(float x) { return (unsigned int)x; }
+__KS_DEV unsigned int __float2uint_rd(float x) { return (unsigned int)__builtin_floorf(x); }
+__KS_DEV unsigned int __float2uint_ru(float x) { return (unsigned int)__builtin_ceilf(x); }
+__KS_DEV long long __float2ll_rn(float x) { return (long long)__builtin_rintf(x); }
+__KS_DEV long long __float2ll_rz(float x) { return (long long)x; }
+__KS_DEV unsigned long long __float2ull_rn(float x) { return (unsigned long long)__builtin_rintf(x); }
+__KS_DEV unsigned long long __float2ull_rz(float x) { return (unsigned long long)x; }
+__KS_DEV int __double2int_rn(double x) { return (int)__builtin_rint(x); }
+__KS_DEV int __double2int_rz(double x) { return (int)x; }
+__KS_DEV unsigned int __double2uint_rz(double x) { return (unsigned int)x; }
+__KS_DEV long long __double2ll_rn(double x) { return (long long)__builtin_rint(x); }
+__KS_DEV long long __double2ll_rz(double x) { return (long long)x; }
+__KS_DEV float __double2float_rn(double x) { return (float)x; }
+__KS_DEV float __uint2float_rn(unsigned int x) { return (float)x; }
+__KS_DEV float __ll2float_rn(long long x) { return (float)x; }
+__KS_DEV float __ull2float_rn(unsigned long long x) { return (float)x; }
+__KS_DEV double __int2double_rn(int x) { return (double)x; }
+__KS_DEV double __uint2double_rn(unsigned int x) { return (double)x; }
+__KS_DEV double __ll2double_rn(long long x) { return (double)x; }
+__KS_DEV int __double2hiint(double x) { return (int)(__builtin_bit_cast(unsigned long long, x) >> 32); }
+__KS_DEV int __double2loint(double x) { return (int)__builtin_bit_cast(unsigned long long, x); }
+__KS_DEV double __hiloint2double(int hi, int lo) {
+  return __builtin_bit_cast(double, ((unsigned long long)(unsigned int)hi << 32) | (unsigned int)lo);
+}
+
+// integer helpers
+__KS_DEV int __hadd(int a, int b) { return (int)(((long long)a + b) >> 1); }
+__KS_DEV int __rhadd(int a, int b) { return (int)(((long long)a + b + 1) >> 1); }
+__KS_DEV unsigned int __uhadd(unsigned int a, unsigned int b) { return (unsigned int)(((unsigned long long)a + b) >> 1); }
+__KS_DEV unsigned int __urhadd(unsigned int a, unsigned int b) { return (unsigned int)(((unsigned long long)a + b + 1) >> 1); }
+
+// loads through the read-only path: an ordinary load on AMD hardware
+template <class T> __KS_DEV T __ldg(const T* p) { return *p; }
+
+// workgroup votes (ockl's workgroup reductions, which synchronise the workgroup like __syncthreads)
+extern "C" __device__ int __ockl_wgred_add_i32(int);
+extern "C" __device__ int __ockl_wgred_and_i32(int);
+extern "C" __device__ int __ockl_wgred_or_i32(int);
+__KS_DEV int __syncthreads_count(int p) { return __ockl_wgred_add_i32(p != 0); }
+__KS_DEV int __syncthreads_and(int p) { return __ockl_wgred_and_i32(p != 0); }
+__KS_DEV int __syncthreads_or(int p) { return __ockl_wgred_or_i32(p != 0); }
+
+// clocks: clock64 reads the shader clock (s_memtime), wall_clock64 the constant 100 MHz clock
+// (s_memrealtime); kernsim's functional run reports its own instruction count for both
+__KS_DEV long long clock64() { return (long long)__builtin_readcyclecounter(); }
+__KS_DEV long long __clock64() { return clock64(); }
+__KS_DEV long clock() { return (long)clock64(); }
+__KS_DEV long long wall_clock64() { return (long long)__builtin_amdgcn_s_memrealtime(); }
+
+// a trap: reported by kernsim as a fault of the kernel
+__KS_DEV void __trap() { __builtin_trap(); }
+
 // ---------------------------------------------------------------------------- host API (declarations)
 // Enough of the HIP runtime API for a whole translation unit's host code to type-check; kernsim
 // never compiles host code for execution, so nothing here is defined.

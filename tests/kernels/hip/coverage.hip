@@ -114,3 +114,46 @@ extern "C" __global__ void cov_wave(const float* __restrict__ x, float* __restri
     r[3] = s;
   }
 }
+
+// CUDA-compatible helpers of kernsim's HIP headers: dynamic shared memory (both spellings),
+// __ldg, __activemask, __shfl_down_sync, clocks, non-temporal loads and stores, workgroup votes
+// (__syncthreads_count/and/or), frexpf, modff, sincospif, normcdff, rnorm3df, double halves and
+// __rhadd. 12 results per element.
+extern "C" __global__ void cov_misc(const float* __restrict__ x, float* __restrict__ o, int n) {
+  extern __shared__ float dyn[];
+  HIP_DYNAMIC_SHARED(float, dyn2)
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  float v = i < n ? __ldg(&x[i]) : 0.f;
+  dyn[threadIdx.x] = v;
+  __syncthreads();
+  float w = dyn2[(threadIdx.x + 1) % blockDim.x];
+  unsigned long long m = __activemask();
+  float s = __shfl_down_sync(0xffffffffffffffffull, v, 1);
+  long long t0 = clock64();
+  long long t1 = wall_clock64();
+  float nt = __builtin_nontemporal_load(&x[i % n]);
+  int cnt = __syncthreads_count(v > 100.f);
+  int all = __syncthreads_and(v >= 0.f);
+  int any = __syncthreads_or(v > 200.f);
+  int e;
+  float fr = frexpf(v + 1.f, &e);
+  float ip;
+  float fp = modff(v * 0.37f, &ip);
+  float sp, cp;
+  sincospif(v * 0.01f, &sp, &cp);
+  if (i < n) {
+    float* r = o + 12 * (size_t)i;
+    r[0] = w + s;
+    r[1] = (float)__popcll(m);
+    r[2] = (t1 >= 0 && t0 >= 0) ? 1.f : 0.f;
+    __builtin_nontemporal_store(nt, &r[3]);
+    r[4] = (float)cnt;
+    r[5] = (float)(all * 2 + any);
+    r[6] = fr * 100 + e;
+    r[7] = fp + ip * 10;
+    r[8] = sp + cp;
+    r[9] = normcdff(v * 0.01f);
+    r[10] = rnorm3df(v, 1.f, 2.f);
+    r[11] = (float)__double2hiint(__hiloint2double(i, 7)) + __rhadd(i, 1);
+  }
+}

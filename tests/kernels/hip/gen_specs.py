@@ -51,9 +51,11 @@ def all_specs():
             s["notes"] = ((s.get("notes", "") + "; ") if s.get("notes") else "") + "one 64-lane wave per row"
         S.append(s)
 
-    def add(id_, src, kernel, grid, block, args, family, notes=""):
+    def add(id_, src, kernel, grid, block, args, family, notes="", dynamic_shared_bytes=0):
         d = {"spec_version": 1, "id": id_, "family": family, "source": "../" + src, "kernel": kernel,
              "grid": list(grid), "block": list(block), "args": args}
+        if dynamic_shared_bytes:
+            d["dynamic_shared_bytes"] = dynamic_shared_bytes
         if notes:
             d["notes"] = notes
         S.append(d)
@@ -104,6 +106,10 @@ def all_specs():
     add("cov_wave", "coverage.hip", "cov_wave", [2], [128],
         [buf("f32", 256, "uniform", "x"), buf("f32", 1024, "zeros", "o"), sc("i32", 250, "n")], "warp",
         "DPP and swizzle builtins; the last wave is partly past n")
+    add("cov_misc", "coverage.hip", "cov_misc", [2], [128],
+        [buf("f32", 256, "iota", "x"), buf("f32", 12 * 256, "zeros", "o"), sc("i32", 250, "n")], "misc",
+        "CUDA-compatible helpers: dynamic shared memory, __ldg, workgroup votes, clocks, frexp/modf/sincospi/normcdf",
+        dynamic_shared_bytes=512)
     return S
 
 
