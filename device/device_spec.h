@@ -112,6 +112,11 @@ struct Cache {
 
 struct L1Cache : Cache {
   std::int64_t max_outstanding_lines = 0;  // lines one SM/CU may have in flight to L2 (MSHR-like)
+  // The SM's port to L2: cycles it is busy per line request sent beyond L1, plus, for stores,
+  // per sector of data carried (a partly written sector also carries its byte mask).
+  double miss_request_cycles = 0;
+  double store_sector_cycles = 0;
+  double store_partial_sector_cycles = 0;
 };
 
 struct L2Cache : Cache {
@@ -119,6 +124,12 @@ struct L2Cache : Cache {
   std::int64_t slices = 0;         // slices/channels per instance
   std::int64_t partitions = 0;     // NVIDIA: 2 (near/far); AMD: 1
   double far_hit_latency_cycles = 0;
+  // Throughput cost of one request (a line's sectors from one instruction), in units of one
+  // sector read: reads cost 1 per sector plus an overhead per request; writes cost more.
+  double read_request_overhead = 0;
+  double write_request_overhead = 0;
+  double write_sector_cost = 0;          // a whole sector written
+  double partial_write_sector_cost = 0;  // part of a sector written (merge in L2)
   double atomic_ops_per_cycle = 0; // per slice: atomic sector requests (distinct addresses) per cycle
   double atomic_same_address_cycles = 0;  // per extra integer operation on one address (serialised)
   double atomic_float_same_address_cycles = 0;  // the same for floating-point atomics

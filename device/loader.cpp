@@ -153,6 +153,9 @@ std::vector<Field> build_schema() {
   D("l1.hit_latency_cycles", "cycles", kBoth, true, "load-to-use on a hit", [](DeviceSpec& d) -> double& { return d.l1.hit_latency_cycles; });
   D("l1.bytes_per_cycle", "bytes/cycle", kBoth, true, "bandwidth per SM/CU", [](DeviceSpec& d) -> double& { return d.l1.bytes_per_cycle; });
   I("l1.max_outstanding_lines", "lines", kBoth, true, "line requests one SM/CU may have in flight beyond L1", [](DeviceSpec& d) -> std::int64_t& { return d.l1.max_outstanding_lines; });
+  D("l1.miss_request_cycles", "cycles", kBoth, true, "SM-to-L2 port time per line request sent beyond L1", [](DeviceSpec& d) -> double& { return d.l1.miss_request_cycles; });
+  D("l1.store_sector_cycles", "cycles", kBoth, true, "SM-to-L2 port time per whole sector a store carries", [](DeviceSpec& d) -> double& { return d.l1.store_sector_cycles; });
+  D("l1.store_partial_sector_cycles", "cycles", kBoth, true, "SM-to-L2 port time per partly written sector a store carries", [](DeviceSpec& d) -> double& { return d.l1.store_partial_sector_cycles; });
 
   I("l2.bytes", "bytes", kBoth, true, "capacity of one L2 instance", [](DeviceSpec& d) -> std::int64_t& { return d.l2.bytes; });
   I("l2.instances", "instances", kBoth, true, "NVIDIA 1; MI300X/MI355X one per XCD", [](DeviceSpec& d) -> std::int64_t& { return d.l2.instances; });
@@ -164,6 +167,10 @@ std::vector<Field> build_schema() {
   D("l2.hit_latency_cycles", "cycles", kBoth, true, "load-to-use on a (near) hit", [](DeviceSpec& d) -> double& { return d.l2.hit_latency_cycles; });
   D("l2.far_hit_latency_cycles", "cycles", kNv, true, "load-to-use on a hit in the far partition", [](DeviceSpec& d) -> double& { return d.l2.far_hit_latency_cycles; });
   D("l2.bytes_per_cycle", "bytes/cycle", kBoth, true, "bandwidth of one instance", [](DeviceSpec& d) -> double& { return d.l2.bytes_per_cycle; });
+  D("l2.read_request_overhead", "sector reads", kBoth, true, "throughput cost of a read request beyond its sectors", [](DeviceSpec& d) -> double& { return d.l2.read_request_overhead; });
+  D("l2.write_request_overhead", "sector reads", kBoth, true, "throughput cost of a write request beyond its sectors", [](DeviceSpec& d) -> double& { return d.l2.write_request_overhead; });
+  D("l2.write_sector_cost", "sector reads", kBoth, true, "throughput cost of writing a whole sector", [](DeviceSpec& d) -> double& { return d.l2.write_sector_cost; });
+  D("l2.partial_write_sector_cost", "sector reads", kBoth, true, "throughput cost of writing part of a sector", [](DeviceSpec& d) -> double& { return d.l2.partial_write_sector_cost; });
   D("l2.atomic_ops_per_cycle", "requests/cycle", kBoth, true, "atomic sector requests (distinct addresses) per cycle per slice", [](DeviceSpec& d) -> double& { return d.l2.atomic_ops_per_cycle; });
   D("l2.atomic_same_address_cycles", "cycles", kBoth, true, "cycles per additional integer atomic on one address (serialised)", [](DeviceSpec& d) -> double& { return d.l2.atomic_same_address_cycles; });
   D("l2.atomic_float_same_address_cycles", "cycles", kBoth, true, "cycles per additional floating-point atomic on one address", [](DeviceSpec& d) -> double& { return d.l2.atomic_float_same_address_cycles; });

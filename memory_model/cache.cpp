@@ -21,9 +21,11 @@ SectorCache::SectorCache(std::uint64_t bytes, std::uint32_t line_bytes, std::uin
 void SectorCache::clear() { std::fill(ways_v_.begin(), ways_v_.end(), Way{}); }
 
 std::uint32_t SectorCache::set_of(std::uint64_t line) const {
-  std::uint64_t x = line >> line_shift_;
-  x ^= (x >> 13) ^ (x >> 23) ^ (x >> 31);  // xor-fold higher address bits into the index
-  return static_cast<std::uint32_t>(x % sets_);
+  // GPU caches hash the set index so that power-of-two strides (matrix rows, tiles) spread
+  // over all sets; a multiplicative hash of the line number does the same without pretending
+  // to know the undocumented bit selection.
+  const std::uint64_t x = (line >> line_shift_) * 0x9E3779B97F4A7C15ull;
+  return static_cast<std::uint32_t>((x >> 32) % sets_);
 }
 
 SectorCache::Way* SectorCache::find(std::uint64_t line) {
@@ -44,8 +46,8 @@ SectorCache::Way& SectorCache::allocate(std::uint64_t line, CacheResult& r) {
   if (w.tag != 0) {
     for (std::uint32_t s = 0; s < sectors_; ++s) {
       if (!(w.dirty >> s & 1)) continue;
-      if (w.words[s] != full_words_ && !(w.valid >> s & 1)) ++r.partial_evicted;
-      else if (!(w.reported >> s & 1)) ++r.dirty_evicted;
+      if (w.words[s] != full_words_ && !(w.valid >> s & 1)) r.evicted_partial |= 1u << s;
+      else r.evicted_dirty |= 1u << s;
     }
   }
   w = Way{};
@@ -102,13 +104,7 @@ CacheResult SectorCache::write(std::uint64_t line, std::uint32_t mask, const std
     const std::uint32_t bit = 1u << s;
     w->words[s] |= words ? words[s] : full_words_;
     w->dirty |= bit;
-    if (w->words[s] == full_words_) {
-      w->valid |= bit;
-      if (!(w->reported & bit)) {
-        r.newly_complete |= bit;
-        w->reported |= bit;
-      }
-    }
+    if (w->words[s] == full_words_) w->valid |= bit;
   }
   return r;
 }

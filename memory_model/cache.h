@@ -18,9 +18,8 @@ namespace kernsim::mem {
 struct CacheResult {
   std::uint32_t hit_sectors = 0;      // requested sectors present with complete data
   std::uint32_t miss_sectors = 0;     // requested sectors that must be fetched (reads) / were absent (writes)
-  std::uint32_t newly_complete = 0;   // writes: sectors whose every word is now written, for the first time since dirty
-  int partial_evicted = 0;            // dirty sectors evicted with only part of their words written
-  int dirty_evicted = 0;              // dirty sectors evicted that were never reported complete
+  std::uint32_t evicted_dirty = 0;    // sectors of the evicted line that were dirty with every word written
+  std::uint32_t evicted_partial = 0;  // sectors of the evicted line that were dirty with only part of their words
   double ready = 0;                   // hits: when the hit sectors' data is there (fills in flight)
 };
 
@@ -54,7 +53,6 @@ class SectorCache {
     std::array<double, kMaxSectors> ready{};  // when each sector's fill arrives
     std::uint32_t valid = 0;     // sectors with complete data
     std::uint32_t dirty = 0;     // sectors written since fill
-    std::uint32_t reported = 0;  // dirty sectors already reported complete
     std::array<std::uint32_t, kMaxSectors> words{};  // written words per sector
   };
   std::uint32_t set_of(std::uint64_t line) const;

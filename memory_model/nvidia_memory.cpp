@@ -25,8 +25,8 @@ NvMemorySystem::NvMemorySystem(const device::DeviceSpec& d, int num_sms, std::ui
   atomic_lat_ = d.l2.atomic_latency_cycles;
   burst_ = static_cast<std::uint32_t>(d.dram.access_bytes);
   const double peak_bytes_per_cycle = d.dram.bandwidth_gbps * 1e9 / (d.clocks.core_mhz * 1e6);
-  dram_ = Server(peak_bytes_per_cycle);
-  l2_ = Server(d.l2.bytes_per_cycle);
+  dram_ = CalendarServer(peak_bytes_per_cycle);
+  l2_ = CalendarServer(d.l2.bytes_per_cycle);
   l2c_ = SectorCache(static_cast<std::uint64_t>(d.l2.bytes), static_cast<std::uint32_t>(d.l2.line_bytes),
                      static_cast<std::uint32_t>(d.l2.sector_bytes), static_cast<std::uint32_t>(d.l2.ways));
   l1_.reserve(static_cast<std::size_t>(num_sms));
@@ -34,8 +34,9 @@ NvMemorySystem::NvMemorySystem(const device::DeviceSpec& d, int num_sms, std::ui
     l1_.emplace_back(l1_bytes, line_, sector_, static_cast<std::uint32_t>(d.l1.ways));
     l1_bw_.emplace_back(d.l1.bytes_per_cycle);
     smem_bw_.emplace_back(d.shared.bytes_per_cycle);
+    port_.emplace_back(1.0);
   }
-  atomic_units_.assign(static_cast<std::size_t>(std::max<std::int64_t>(1, d.l2.slices)), Server(d.l2.atomic_ops_per_cycle));
+  atomic_units_.assign(static_cast<std::size_t>(std::max<std::int64_t>(1, d.l2.slices)), CalendarServer(d.l2.atomic_ops_per_cycle));
   slots_.assign(static_cast<std::size_t>(num_sms),
                 std::vector<double>(static_cast<std::size_t>(std::max<std::int64_t>(1, d.l1.max_outstanding_lines)), 0.0));
 }
@@ -74,21 +75,17 @@ double NvMemorySystem::dram_bytes(std::uint32_t sectors) const {
   return static_cast<double>(bursts) * std::max(burst_, sector_);
 }
 
-void NvMemorySystem::evictions(double t, const CacheResult& r) {
-  // Dirty data that was never written out goes to HBM now; a partly written sector needs a
-  // read-modify-write there.
-  if (r.dirty_evicted) {
-    const double b = static_cast<double>(r.dirty_evicted) * std::max(burst_, sector_);
-    dram_.serve(t, dram_cost(b, true));
-    c_.dram_write_bytes += static_cast<std::uint64_t>(r.dirty_evicted) * sector_;
+double NvMemorySystem::evictions(double t, const CacheResult& r) {
+  // The L2 is write-back: a dirty line goes to HBM when it is evicted, in whole bursts; a
+  // sector written only in part must first be read there (read-modify-write).
+  const std::uint32_t written = r.evicted_dirty | r.evicted_partial;
+  if (!written) return t;
+  if (r.evicted_partial) {
+    dram_.serve(t, dram_cost(dram_bytes(r.evicted_partial), false));
+    c_.dram_read_bytes += static_cast<std::uint64_t>(std::popcount(r.evicted_partial)) * sector_;
   }
-  if (r.partial_evicted) {
-    const double b = static_cast<double>(r.partial_evicted) * std::max(burst_, sector_);
-    dram_.serve(t, dram_cost(b, false));
-    dram_.serve(t, dram_cost(b, true));
-    c_.dram_read_bytes += static_cast<std::uint64_t>(r.partial_evicted) * sector_;
-    c_.dram_write_bytes += static_cast<std::uint64_t>(r.partial_evicted) * sector_;
-  }
+  c_.dram_write_bytes += static_cast<std::uint64_t>(std::popcount(written)) * sector_;
+  return dram_.serve(t, dram_cost(dram_bytes(written), true));
 }
 
 double NvMemorySystem::l2_read(double t, std::uint64_t line, std::uint32_t mask) {
@@ -96,7 +93,7 @@ double NvMemorySystem::l2_read(double t, std::uint64_t line, std::uint32_t mask)
   const double bytes = static_cast<double>(n) * sector_;
   c_.requests[static_cast<int>(Level::L2)] += static_cast<std::uint64_t>(n);
   c_.bytes[static_cast<int>(Level::L2)] += static_cast<std::uint64_t>(bytes);
-  const double at_l2 = l2_.serve(t, bytes);
+  const double at_l2 = l2_.serve(t, (static_cast<double>(n) + dev_.l2.read_request_overhead) * sector_);
   CacheResult r = l2c_.read(line, mask, true);
   evictions(at_l2, r);
   c_.hits[static_cast<int>(Level::L2)] += static_cast<std::uint64_t>(std::popcount(r.hit_sectors));
@@ -115,27 +112,36 @@ double NvMemorySystem::l2_read(double t, std::uint64_t line, std::uint32_t mask)
   return done;
 }
 
-double NvMemorySystem::l2_write(double t, std::uint64_t line, std::uint32_t mask, const std::uint32_t* words) {
+double NvMemorySystem::shared_busy_cycles() const {
+  double b = std::max(l2_.busy_cycles(), dram_.busy_cycles());
+  for (const auto& u : atomic_units_) b = std::max(b, u.busy_cycles());
+  return b;
+}
+
+std::pair<double, double> NvMemorySystem::l2_write(double t, std::uint64_t line, std::uint32_t mask, const std::uint32_t* words) {
   const int n = std::popcount(mask);
   const double bytes = static_cast<double>(n) * sector_;
   c_.requests[static_cast<int>(Level::L2)] += static_cast<std::uint64_t>(n);
   c_.hits[static_cast<int>(Level::L2)] += static_cast<std::uint64_t>(n);
   c_.bytes[static_cast<int>(Level::L2)] += static_cast<std::uint64_t>(bytes);
-  const double at_l2 = l2_.serve(t, bytes);
+  // writes cost more L2 throughput than reads, and a sector written only in part (merged by
+  // word mask) more than a whole one
+  double cost = dev_.l2.write_request_overhead;
+  const std::uint32_t full = sector_ >= 128 ? 0xffffffffu : ((1u << (sector_ / 4)) - 1);
+  for (std::uint32_t s = 0; s < line_ / sector_; ++s)
+    if (mask >> s & 1) cost += (!words || (words[s] & full) == full) ? dev_.l2.write_sector_cost : dev_.l2.partial_write_sector_cost;
+  const double at_l2 = l2_.serve(t, cost * sector_);
   // Writes merge into L2 sectors by word mask: no fetch. A sector written completely for the
   // first time is sent on to HBM right away — measured write streams run at HBM write bandwidth
   // even when they fit in L2 — while rewriting a sector that is already dirty (accumulators,
   // histograms) stays in L2.
   CacheResult r = l2c_.write(line, mask, words);
-  evictions(at_l2, r);
-  double wb_done = at_l2;
-  if (r.newly_complete) {
-    wb_done = dram_.serve(at_l2, dram_cost(dram_bytes(r.newly_complete), true));
-    const std::uint64_t wb = static_cast<std::uint64_t>(std::popcount(r.newly_complete)) * sector_;
-    c_.dram_write_bytes += wb;
-    c_.bytes[static_cast<int>(Level::Dram)] += wb;
-  }
-  return std::max(at_l2 + 0.5 * l2_lat_, wb_done);  // accepted; the CTA's end waits for its HBM write
+  const double evicted = evictions(at_l2, r);
+  // accepted once the slice has taken the data and the acknowledgement is back; the data stays
+  // dirty in L2 until evicted. Done once the line it displaced is written back: when L2 must
+  // evict dirty data to take new writes, HBM paces the stores.
+  const double accepted = at_l2 + 0.5 * l2_lat_;
+  return {accepted, std::max(accepted, evicted)};
 }
 
 MemTiming NvMemorySystem::global(int sm, double t, const std::uint64_t* addrs, std::uint32_t mask, std::uint32_t bytes,
@@ -169,6 +175,7 @@ MemTiming NvMemorySystem::global(int sm, double t, const std::uint64_t* addrs, s
   const bool is_load = kind == Access::Load || kind == Access::LoadBypassL1;
   const bool atomic = kind == Access::Atomic || kind == Access::AtomicFloat;
   SectorCache& l1 = l1_[static_cast<std::size_t>(sm)];
+  const std::uint32_t full_words = sector_ >= 128 ? 0xffffffffu : ((1u << (sector_ / 4)) - 1);
   std::uint32_t total_sectors = 0;
   for (const auto& e : scratch_) total_sectors += static_cast<std::uint32_t>(std::popcount(e.sectors));
   // the L1/TEX data path: tags per line, data per sector
@@ -188,13 +195,19 @@ MemTiming NvMemorySystem::global(int sm, double t, const std::uint64_t* addrs, s
       l1.invalidate(e.line);  // stores and atomics: write-through, no allocate
     }
     if (!need) continue;
-    const double start = acquire_slot(sm, t);
+    // a miss slot, then the SM's port to L2: a request, and a store's data sector by sector
+    const double slot = acquire_slot(sm, t);
+    double port = dev_.l1.miss_request_cycles;
+    if (kind == Access::Store)
+      for (std::uint32_t s = 0; s < line_ / sector_; ++s)
+        if (need >> s & 1) port += (e.words[s] & full_words) == full_words ? dev_.l1.store_sector_cycles : dev_.l1.store_partial_sector_cycles;
+    const double start = port_[static_cast<std::size_t>(sm)].serve(slot, port);
     mt.accepted = std::max(mt.accepted, start);
     double done;
     if (kind == Access::Store) {
-      done = l2_write(start, e.line, need, e.words);
-      release_slot(sm, std::min(done, start + 0.5 * l2_lat_));  // a posted write frees its slot at L2
-      mt.done = std::max(mt.done, done);
+      const auto [accepted, written] = l2_write(start, e.line, need, e.words);
+      release_slot(sm, accepted);  // a posted write frees its slot once L2 has it
+      mt.done = std::max(mt.done, written);
       continue;
     }
     done = l2_read(start, e.line, need);
@@ -203,8 +216,8 @@ MemTiming NvMemorySystem::global(int sm, double t, const std::uint64_t* addrs, s
       // The L2 slice owning the line performs the operations once the data is there: one
       // request per 32-byte sector; operations on the same address serialise.
       const double in_l2 = std::max(start, done - l2_lat_);
-      done = std::max(done, l2_write(in_l2, e.line, need, nullptr) - 0.5 * l2_lat_);
-      Server& unit = atomic_units_[static_cast<std::size_t>((e.line / line_) % atomic_units_.size())];
+      done = std::max(done, l2_write(in_l2, e.line, need, nullptr).second - 0.5 * l2_lat_);
+      CalendarServer& unit = atomic_units_[static_cast<std::size_t>((e.line / line_) % atomic_units_.size())];
       const double per_same = kind == Access::AtomicFloat ? float_same_addr_cycles_ : same_addr_cycles_;
       for (std::uint32_t sm_ = need; sm_;) {
         const int sidx = std::countr_zero(sm_);

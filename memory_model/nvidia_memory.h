@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "device/device_spec.h"
@@ -38,14 +39,20 @@ class NvMemorySystem {
 
   const MemCounters& counters() const { return c_; }
   double dram_busy_cycles() const { return dram_.busy_cycles(); }
+  double dram_free_at() const { return dram_.free_at(); }
+  double l2_free_at() const { return l2_.free_at(); }
+  double l1_free_at(int sm) const { return l1_bw_[static_cast<std::size_t>(sm)].free_at(); }
   double l2_busy_cycles() const { return l2_.busy_cycles(); }
+  // busy time of the most loaded chip-wide resource (L2, HBM, the busiest atomic unit)
+  double shared_busy_cycles() const;
   double dram_bytes_per_cycle() const { return dram_.rate(); }
   double l2_bytes_per_cycle() const { return l2_.rate(); }
 
  private:
   double l2_read(double t, std::uint64_t line, std::uint32_t sectors);
-  double l2_write(double t, std::uint64_t line, std::uint32_t sectors, const std::uint32_t* words);
-  void evictions(double t, const CacheResult& r);
+  // returns {accepted by L2, done} (the same: the L2 is write-back)
+  std::pair<double, double> l2_write(double t, std::uint64_t line, std::uint32_t sectors, const std::uint32_t* words);
+  double evictions(double t, const CacheResult& r);
   double dram_bytes(std::uint32_t sectors) const;  // HBM bytes moved for these sectors of one line (bursts)
   double acquire_slot(int sm, double t);    // an outstanding-line slot of the SM: when it is free
   void release_slot(int sm, double done);
@@ -62,10 +69,11 @@ class NvMemorySystem {
   std::vector<SectorCache> l1_;
   std::vector<Server> l1_bw_;
   std::vector<Server> smem_bw_;
+  std::vector<Server> port_;  // per SM: its port to L2 (time units: cycles)
   SectorCache l2c_;
-  Server l2_;
-  Server dram_;
-  std::vector<Server> atomic_units_;  // per L2 slice
+  CalendarServer l2_;
+  CalendarServer dram_;
+  std::vector<CalendarServer> atomic_units_;  // per L2 slice
   std::vector<std::vector<double>> slots_;  // per SM: min-heap of times its outstanding-line slots free up
   double atomic_lat_ = 0, float_same_addr_cycles_ = 0;
   std::uint32_t burst_ = 64;  // HBM access granule

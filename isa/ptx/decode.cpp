@@ -816,6 +816,10 @@ class Decoder {
         if (m == "v4") inst.vec = 4;
         if (m == "v8") inst.vec = 8;
         if (m == "nc") inst.flags |= kUni;  // read-only path
+        // cache operators and memory-model qualifiers that take the access past L1
+        if (m == "cg" || m == "cs" || m == "cv" || m == "lu" || m == "volatile" || m == "relaxed" || m == "acquire" ||
+            m == "release" || m == "mmio")
+          inst.flags |= kBypassL1;
       }
       if (inst.type == Ty::B128) fail(L, "128-bit " + base + " is not supported");
       need(in, 2, 3);

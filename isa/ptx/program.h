@@ -74,6 +74,7 @@ enum : std::uint32_t {
   kArrive = 1u << 21, kAllowPartial = 1u << 22,
   kUniformAddress = 1u << 23,   // the address is the same for every lane (uniformity analysis)
   kWarpAggregated = 1u << 24,   // an atomic add ptxas performs once per warp (uniform address)
+  kBypassL1 = 1u << 25,         // ld/st .cg/.cs/.cv/.volatile/scoped: served by L2, not cached in L1
 };
 
 // Operation variants kept in Inst::sub (meaning depends on op).

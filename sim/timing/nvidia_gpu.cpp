@@ -163,8 +163,17 @@ class NvidiaGpu {
   std::uint64_t done_cta_insts_ = 0;
   double last_end_ = 0;
   bool stop_ = false;
-  std::vector<std::pair<double, std::uint64_t>> progress_;  // (time, timed insts) checkpoints
+  // checkpoints: time, timed warp instructions, and the busy time of the most loaded shared
+  // resource (L2, HBM, an atomic unit) so far
+  struct Progress {
+    double t;
+    std::uint64_t insts;
+    double shared_busy;
+  };
+  std::vector<Progress> progress_;
   std::vector<CtaSlot> abandoned_;  // first-wave CTAs stopped for the second window
+  bool debug_cta_ = std::getenv("KERNSIM_DEBUG_CTA") != nullptr;
+  long trace_cta_ = std::getenv("KERNSIM_TRACE_CTA") ? std::atol(std::getenv("KERNSIM_TRACE_CTA")) : -1;
  public:
   void set_resources(const KernelResources& r) { res_ = r; }
 };
@@ -285,6 +294,9 @@ void NvidiaGpu::finish_cta(int s, int slot, double t) {
   Sm& sm = sms_[static_cast<std::size_t>(s)];
   CtaSlot& c = sm.ctas[static_cast<std::size_t>(slot)];
   lis_.on_cta(s, c.id, c.start, t);
+  if (debug_cta_ && (ctas_done_ < 10 || ctas_done_ % 1000 == 0))
+    std::fprintf(stderr, "cta %llu sm %d start %.0f end %.0f insts %llu dram+%.0f l2+%.0f l1+%.0f\n", static_cast<unsigned long long>(c.id), s, c.start, t,
+                 static_cast<unsigned long long>(c.insts), mem_->dram_free_at() - t, mem_->l2_free_at() - t, mem_->l1_free_at(s) - t);
   c.active = false;
   c.cta.reset();
   ++ctas_done_;
@@ -348,7 +360,8 @@ double NvidiaGpu::memory(int s, Sm& sm, Warp& w, const P::Inst& in, const StepIn
         case P::Space::Param: return now + param_latency_;
         default: {
           mem::Access kind = atomic ? (P::ty_is_float(in.type) ? mem::Access::AtomicFloat : mem::Access::Atomic)
-                                    : in.op == P::Op::Ld ? mem::Access::Load : mem::Access::Store;
+                             : in.op == P::Op::Ld ? ((in.flags & P::kBypassL1) ? mem::Access::LoadBypassL1 : mem::Access::Load)
+                                                  : mem::Access::Store;
           // ptxas performs an integer atomic add on a warp-uniform address once per warp
           const std::uint32_t lanes = (in.flags & P::kWarpAggregated) ? (mask & (~mask + 1)) : mask;
           return global(s, w, now, addrs, lanes, eb, kind);
@@ -440,6 +453,9 @@ void NvidiaGpu::issue(int s, Sm& sm, Sub& sub, int wi, double now) {
     }
   }
   lis_.on_issue(s, w.sub, in.unit, lanes, flops_of(in, lanes), busy, now);
+  if (trace_cta_ >= 0 && c.id == static_cast<std::uint64_t>(trace_cta_))
+    std::fprintf(stderr, "trace w%d pc %u %s line %u t %.0f done %.0f ready %.0f\n", w.widx, static_cast<unsigned>(&in - p_.insts.data()),
+                 P::to_string(in.op), in.line, now, done, w.ready);
 
   if (info.kind == StepInfo::Kind::BarrierWait) w.at_barrier = true;
   if (info.released_barrier) {
@@ -539,23 +555,26 @@ bool NvidiaGpu::simulate(std::uint64_t budget, double& now) {
     if (sm.next < kInf) pq_.push({sm.next, s});
     if (timed_insts_ >= next_check) {
       next_check += check_every;
-      progress_.push_back({now, timed_insts_});
+      progress_.push_back({now, timed_insts_, mem_->shared_busy_cycles()});
       if (timed_insts_ >= limit) return false;
     }
   }
   return true;
 }
 
-// Warp instructions per cycle over the second half of the checkpoints since `from`.
+// Warp instructions per cycle over the second half of the checkpoints since `from`. Posted
+// work (stores, write-backs) can queue at a shared resource beyond the window's end; the
+// window's rate is therefore bounded by what the busiest shared resource could serve in it.
 double NvidiaGpu::steady_rate(std::size_t from, double now) const {
   const std::size_t n = progress_.size() - from;
+  const Progress* a = &progress_[from];
+  Progress b{now, timed_insts_, mem_->shared_busy_cycles()};
   if (n >= 4) {
-    const auto& a = progress_[from + n / 2];
-    const auto& b = progress_.back();
-    if (b.first > a.first) return static_cast<double>(b.second - a.second) / (b.first - a.first);
+    a = &progress_[from + n / 2];
+    b = progress_.back();
   }
-  const auto& a = progress_[from];
-  return now > a.first ? static_cast<double>(timed_insts_ - a.second) / (now - a.first) : 0.0;
+  const double span = std::max(b.t - a->t, b.shared_busy - a->shared_busy);
+  return span > 0 ? static_cast<double>(b.insts - a->insts) / span : 0.0;
 }
 
 // Work per CTA, from CTAs that completed under timing or, failing that, from a few in-flight
@@ -638,7 +657,7 @@ TimingResult NvidiaGpu::run() {
     two_windows = true;
     restart_from_next_wave(now);
     const std::size_t from = progress_.size();
-    progress_.push_back({now, timed_insts_});
+    progress_.push_back({now, timed_insts_, mem_->shared_busy_cycles()});
     finished = simulate(opts_.detail_budget - budget_a, now);
     rate_b = steady_rate(from, now);
   } else if (!finished) {
@@ -646,7 +665,8 @@ TimingResult NvidiaGpu::run() {
   }
   stop_ = !finished;
   if (std::getenv("KERNSIM_DEBUG_PROGRESS"))
-    for (const auto& [t, n] : progress_) std::fprintf(stderr, "progress %.0f cycles %llu insts\n", t, static_cast<unsigned long long>(n));
+    for (const auto& p : progress_)
+      std::fprintf(stderr, "progress %.0f cycles %llu insts shared-busy %.0f\n", p.t, static_cast<unsigned long long>(p.insts), p.shared_busy);
 
   // close residency and stall intervals
   const double end_detailed = stop_ ? now : last_end_;
