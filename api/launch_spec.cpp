@@ -259,13 +259,7 @@ LaunchSpec parse_launch_spec_text(const std::string& text, const fs::path& base_
   try {
     j = json::parse(text);
   } catch (const json::parse_error& e) {
-    // Turn the byte offset into line:column.
-    std::size_t line = 1, col = 1;
-    for (std::size_t i = 0; i < e.byte && i < text.size(); ++i) {
-      if (text[i] == '\n') { ++line; col = 1; } else { ++col; }
-    }
-    throw Error(ErrorKind::LaunchSpec, origin + ":" + std::to_string(line) + ":" + std::to_string(col) +
-                                           ": JSON syntax error: " + e.what());
+    throw Error(ErrorKind::LaunchSpec, origin + ":" + line_column(text, e.byte) + ": JSON syntax error: " + e.what());
   }
   if (!j.is_object()) r.fail("", "a launch spec must be a JSON object");
   r.only_keys(j, "", {"spec_version", "source", "kernel", "grid", "block", "dynamic_shared_bytes", "args", "id",

@@ -67,4 +67,17 @@ fs::path cache_dir() {
   return fs::temp_directory_path() / "kernsim-cache";
 }
 
+std::string line_column(std::string_view text, std::size_t byte) {
+  std::size_t line = 1, col = 1;
+  for (std::size_t i = 0; i < byte && i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      col = 1;
+    } else {
+      ++col;
+    }
+  }
+  return std::to_string(line) + ":" + std::to_string(col);
+}
+
 }  // namespace kernsim

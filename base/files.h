@@ -18,5 +18,7 @@ std::filesystem::path data_dir();
 // The on-disk compile cache directory (KERNSIM_CACHE_DIR, else $XDG_CACHE_HOME/kernsim,
 // else ~/.cache/kernsim).
 std::filesystem::path cache_dir();
+// "LINE:COLUMN" (both from 1) of a byte offset in a text, for parse errors that report offsets.
+std::string line_column(std::string_view text, std::size_t byte);
 
 }  // namespace kernsim

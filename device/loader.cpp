@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <functional>
 #include <map>
 #include <set>
@@ -508,6 +509,80 @@ std::vector<SchemaRow> device_schema() {
     rows.push_back({f.key, t, f.unit, v, f.required, f.description});
   }
   return rows;
+}
+
+// ---- typed access by key (calibration, device-file writer) ----
+
+namespace {
+
+const Field& field_for(const DeviceSpec& d, std::string_view key) {
+  const unsigned vbit = d.vendor == Vendor::Nvidia ? kNv : kAmd;
+  for (const auto& f : schema())
+    if (f.key == key && (f.vendors & vbit)) return f;
+  const std::string k(key);
+  for (const auto& f : schema())
+    if (f.key == key) throw Error(ErrorKind::Usage, "device key `" + k + "` does not apply to a " + to_string(d.vendor) + " device");
+  throw Error(ErrorKind::Usage, "unknown device key `" + k + "`" + suggestion(k, vbit));
+}
+
+std::string number_text(double x) {
+  char buf[64];
+  auto r = std::to_chars(buf, buf + sizeof buf, x);  // shortest text that reads back to x
+  return std::string(buf, r.ptr);
+}
+
+}  // namespace
+
+bool is_schema_key(const DeviceSpec& d, std::string_view key) {
+  const unsigned vbit = d.vendor == Vendor::Nvidia ? kNv : kAmd;
+  return std::any_of(schema().begin(), schema().end(), [&](const Field& f) { return f.key == key && (f.vendors & vbit); });
+}
+
+bool is_integer_key(const DeviceSpec& d, std::string_view key) { return field_for(d, key).type == Type::Int; }
+
+double get_number(const DeviceSpec& d, std::string_view key) {
+  const Field& f = field_for(d, key);
+  void* p = f.bind(const_cast<DeviceSpec&>(d));  // bind only locates the member; nothing is written
+  if (f.type == Type::Int) return static_cast<double>(*static_cast<std::int64_t*>(p));
+  if (f.type == Type::Double) return *static_cast<double*>(p);
+  throw Error(ErrorKind::Usage, "device key `" + f.key + "` is not a number");
+}
+
+void set_number(DeviceSpec& d, std::string_view key, double value) {
+  const Field& f = field_for(d, key);
+  void* p = f.bind(d);
+  if (!(value >= 0)) throw Error(ErrorKind::Usage, "device key `" + f.key + "`: must be a non-negative number");
+  if (f.type == Type::Int) {
+    if (value != static_cast<double>(static_cast<std::int64_t>(value)))
+      throw Error(ErrorKind::Usage, "device key `" + f.key + "` is an integer, got " + number_text(value));
+    *static_cast<std::int64_t*>(p) = static_cast<std::int64_t>(value);
+  } else if (f.type == Type::Double) {
+    *static_cast<double*>(p) = value;
+  } else {
+    throw Error(ErrorKind::Usage, "device key `" + f.key + "` is not a number");
+  }
+}
+
+std::string value_as_yaml(const DeviceSpec& d, std::string_view key) {
+  const Field& f = field_for(d, key);
+  void* p = f.bind(const_cast<DeviceSpec&>(d));
+  switch (f.type) {
+    case Type::Int: return std::to_string(*static_cast<std::int64_t*>(p));
+    case Type::Double: return number_text(*static_cast<double*>(p));
+    case Type::String: {
+      std::string out = "\"";
+      for (char c : *static_cast<std::string*>(p)) {
+        if (c == '"' || c == '\\') out += '\\';
+        out += c;
+      }
+      return out + "\"";
+    }
+    case Type::Int3: {
+      const auto& a = *static_cast<std::array<std::int64_t, 3>*>(p);
+      return "[" + std::to_string(a[0]) + ", " + std::to_string(a[1]) + ", " + std::to_string(a[2]) + "]";
+    }
+  }
+  return "";
 }
 
 }  // namespace kernsim::device

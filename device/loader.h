@@ -40,4 +40,13 @@ struct SchemaRow {
 };
 std::vector<SchemaRow> device_schema();
 
+// Typed access to one value of a DeviceSpec by its dotted schema key (`l1.hit_latency_cycles`,
+// `pipes.fp32.issue_cycles`), for calibration and the device-file writer. A key the schema does
+// not know, or one of the other vendor, is an Error(Usage) naming it (with a suggestion).
+bool is_schema_key(const DeviceSpec& d, std::string_view key);
+bool is_integer_key(const DeviceSpec& d, std::string_view key);
+double get_number(const DeviceSpec& d, std::string_view key);       // int and number keys
+void set_number(DeviceSpec& d, std::string_view key, double value);  // int keys take whole values
+std::string value_as_yaml(const DeviceSpec& d, std::string_view key);  // any type, YAML flow text
+
 }  // namespace kernsim::device

@@ -30,5 +30,21 @@ check unknown_arch   2 "unknown device"  -- run "$DATA/specs/big_block.json" --a
 check both_devices   2 "not both"        -- run "$DATA/specs/big_block.json" --arch h200 --device x.yaml
 check bad_device     3 "sm.cnt"          -- run "$DATA/specs/big_block.json" --device "$DATA/devices/typo.yaml"
 check spec_no_value  2 "needs a value"   -- run "$DATA/specs/big_block.json" --arch
+# calibrate: a perturbed L1 latency comes back to the measured 32 cycles; bad input names itself
+MEAS="$DATA/../../calibration/data/h200/cuda_microbench.json"
+TMP=$(mktemp -d); trap 'rm -rf "$TMP"' EXIT
+check cal_unknown_param 2 "unknown parameter \`l1.hit_latncy_cycles\`" -- calibrate "$MEAS" --base h200 --params l1.hit_latncy_cycles
+check cal_int_param  2 "integer"         -- calibrate "$MEAS" --base h200 --params sm.count
+check cal_bad_json   3 "bad_measurement.json:3:" -- calibrate "$DATA/calibration/bad_measurement.json" --base h200
+check cal_no_base    2 "--base"          -- calibrate "$MEAS"
+check cal_fit        0 "wrote"           -- calibrate "$MEAS" --base "$DATA/devices/h200_l1_perturbed.yaml" --params l1.hit_latency_cycles -o "$TMP/fit.yaml" --threads 1
+check cal_fit_loads  0 "KERNSIM_FIT"     -- device --device "$TMP/fit.yaml"
+line=$(grep -m1 "hit_latency_cycles: {value: " "$TMP/fit.yaml")  # l1 comes before l2
+v=$(sed -n 's/.*{value: \([0-9.]*\),.*/\1/p' <<<"$line")
+if ! grep -q 'source: "KERNSIM_FIT", confidence: fitted' <<<"$line" || ! awk -v v="$v" 'BEGIN{exit !(v > 31 && v < 33.5)}'; then
+  echo "FAIL cal_fit_value: l1.hit_latency_cycles not fitted to ~32: $line"; fails=$((fails+1))
+else
+  echo "ok   cal_fit_value"
+fi
 if [ "$fails" -ne 0 ]; then echo "$fails CLI test(s) failed"; exit 1; fi
 echo "all CLI tests passed"

@@ -3,6 +3,7 @@
 //   kernsim run SPEC.json (--arch NAME | --device FILE) [--json] [--full] [--dump-buffers DIR]
 //   kernsim devices [--schema]
 //   kernsim device NAME|--device FILE        (every value with its provenance)
+//   kernsim calibrate MEASUREMENT.json --base NAME|FILE [-o OUT.yaml] [--params a.b,c.d] [--specs DIR]
 //   kernsim --version
 //
 // Exit codes: 0 success, 2 usage, 3 bad input (spec, device file, i/o), 4 compile/parse error,
@@ -10,12 +11,14 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "api/calibrate.h"
 #include "api/launch_spec.h"
 #include "api/run.h"
 #include "api/run_amd.h"
@@ -39,19 +42,26 @@ const char* kUsage =
     "  kernsim validate DIR [--arch NAME | --device FILE] [--measured CSV] [--json] [--threads N]\n"
     "                        [--only SUBSTRING]\n"
     "                                  predicted vs measured times for every launch spec under DIR\n"
+    "  kernsim calibrate MEASUREMENT.json --base NAME|FILE [-o OUT.yaml] [--params KEY,KEY...]\n"
+    "                        [--specs DIR] [--range F] [--max-iterations N] [--threads N] [--no-launches]\n"
+    "                        [--name NAME]\n"
+    "                                  fit a device file's parameters to a microbenchmark measurement\n"
     "  kernsim list FILE [--arch NAME]  the kernels a source file defines, with parameters and resources\n"
     "  kernsim compile FILE [--arch NAME] [-o OUT]\n"
     "                                  the ISA kernsim simulates for FILE (PTX for NVIDIA parts)\n"
     "  kernsim devices [--schema]      list the built-in devices (or the device-file schema)\n"
-    "  kernsim device (NAME | --device FILE)\n"
+    "  kernsim device (NAME | --device FILE) [--json]\n"
     "                                  print a device with the provenance of every value\n"
     "  kernsim --version\n";
 
 struct Args {
   std::vector<std::string> positional;
   std::optional<std::string> arch, device_file, dump_dir, measured, only, output;
+  std::optional<std::string> base, params, specs, name;  // calibrate
+  std::optional<double> range;
+  std::optional<int> max_iterations;
   int threads = 0;
-  bool json = false, full = false, schema = false;
+  bool json = false, full = false, schema = false, no_launches = false;
   std::uint64_t max_instructions = 0;
 };
 
@@ -69,6 +79,18 @@ Args parse_args(int argc, char** argv, int first) {
     else if (s == "--measured") a.measured = value("--measured");
     else if (s == "-o" || s == "--output") a.output = value("-o");
     else if (s == "--only") a.only = value("--only");
+    else if (s == "--base") a.base = value("--base");
+    else if (s == "--params") a.params = value("--params");
+    else if (s == "--specs") a.specs = value("--specs");
+    else if (s == "--name") a.name = value("--name");
+    else if (s == "--no-launches") a.no_launches = true;
+    else if (s == "--range") {
+      std::string v = value("--range");
+      try { a.range = std::stod(v); } catch (...) { throw Error(ErrorKind::Usage, "--range needs a number, got " + v); }
+    } else if (s == "--max-iterations") {
+      std::string v = value("--max-iterations");
+      try { a.max_iterations = std::stoi(v); } catch (...) { throw Error(ErrorKind::Usage, "--max-iterations needs a number, got " + v); }
+    }
     else if (s == "--threads") {
       std::string v = value("--threads");
       try { a.threads = std::stoi(v); } catch (...) { throw Error(ErrorKind::Usage, "--threads needs a number, got " + v); }
@@ -108,6 +130,52 @@ int cmd_validate(const Args& a) {
   auto s = kernsim::api::validate(a.positional[0], csv, dev, threads, a.only.value_or(""));
   if (a.json) std::cout << kernsim::api::to_json(s, dev.name) << "\n";
   else std::cout << kernsim::api::to_text(s);
+  return 0;
+}
+
+int cmd_calibrate(const Args& a) {
+  if (a.positional.size() != 1) throw Error(ErrorKind::Usage, "calibrate needs exactly one MEASUREMENT.json");
+  if (a.base && (a.arch || a.device_file)) throw Error(ErrorKind::Usage, "give --base, or --arch/--device, not both");
+  kernsim::device::DeviceSpec base;
+  if (a.base) {
+    const std::string& b = *a.base;
+    bool is_file = b.find('/') != std::string::npos || b.ends_with(".yaml") || b.ends_with(".yml");
+    base = is_file ? kernsim::device::load_device_file(b) : kernsim::device::load_builtin_device(b);
+  } else if (a.arch || a.device_file) {
+    base = kernsim::device::resolve_device(a.arch, a.device_file);
+  } else {
+    throw Error(ErrorKind::Usage, "calibrate needs --base NAME|FILE (the device file to start from)");
+  }
+  kernsim::api::CalibrateOptions o;
+  if (a.params) {
+    std::string cur;
+    for (char c : *a.params + ",") {
+      if (c == ',') {
+        if (!cur.empty()) o.params.push_back(cur);
+        cur.clear();
+      } else if (c != ' ') {
+        cur += c;
+      }
+    }
+    if (o.params.empty()) throw Error(ErrorKind::Usage, "--params needs at least one device key");
+  }
+  if (a.specs) o.specs_dir = *a.specs;
+  if (a.range) o.range = *a.range;
+  if (a.max_iterations) o.max_iterations = *a.max_iterations;
+  if (a.name) o.name = *a.name;
+  else if (a.output) o.name = std::filesystem::path(*a.output).stem().string();
+  o.launches = !a.no_launches;
+  o.threads = a.threads > 0 ? a.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  auto m = kernsim::api::read_measurement(a.positional[0]);
+  auto r = kernsim::api::calibrate(m, base, o);
+  std::cout << kernsim::api::to_text(r);
+  if (a.output) {
+    kernsim::write_file_atomic(*a.output, kernsim::api::fitted_device_yaml(r));
+    kernsim::device::load_device_file(*a.output);  // what we wrote must load
+    std::printf("wrote %s\n", a.output->c_str());
+  } else {
+    std::printf("(no -o: nothing written)\n");
+  }
   return 0;
 }
 
@@ -174,6 +242,18 @@ int cmd_device(const Args& a) {
   if (!arch && !a.device_file && !a.positional.empty()) arch = a.positional[0];
   if (!arch && !a.device_file) throw Error(ErrorKind::Usage, "device needs a NAME or --device FILE");
   auto d = kernsim::device::resolve_device(arch, a.device_file);
+  if (a.json) {  // every value with its provenance, for scripts (scripts/estimated_params.py)
+    nlohmann::json j = {{"name", d.name}, {"vendor", to_string(d.vendor)}, {"description", d.description}, {"sources", d.sources}};
+    for (const auto& [key, p] : d.provenance) {
+      nlohmann::json v = {{"value", nlohmann::json::parse(kernsim::device::value_as_yaml(d, key), nullptr, false)},
+                          {"source", p.source}, {"confidence", to_string(p.confidence)}, {"note", p.note}};
+      if (v["value"].is_discarded()) v["value"] = kernsim::device::value_as_yaml(d, key);
+      if (p.residual) v["residual"] = *p.residual;
+      j["values"][key] = v;
+    }
+    std::cout << j.dump(1) << "\n";
+    return 0;
+  }
   std::printf("%s (%s, %s): %s\n", d.name.c_str(), to_string(d.vendor), d.isa_target.c_str(), d.description.c_str());
   for (const auto& [key, p] : d.provenance) {
     std::string src = p.source;
@@ -212,6 +292,7 @@ int main(int argc, char** argv) {
     if (cmd == "compile") return cmd_compile(a);
     if (cmd == "list") return cmd_list(a);
     if (cmd == "device") return cmd_device(a);
+    if (cmd == "calibrate") return cmd_calibrate(a);
     throw Error(ErrorKind::Usage, "unknown command `" + cmd + "`\n" + kUsage);
   } catch (const Error& e) {
     std::fprintf(stderr, "kernsim: %s: %s\n", std::string(to_string(e.kind())).c_str(), e.what());
