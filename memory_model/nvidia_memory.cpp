@@ -35,6 +35,8 @@ NvMemorySystem::NvMemorySystem(const device::DeviceSpec& d, int num_sms, std::ui
     l1_bw_.emplace_back(d.l1.bytes_per_cycle);
     smem_bw_.emplace_back(d.shared.bytes_per_cycle);
     port_.emplace_back(1.0);
+    pending_.emplace_back();
+    pending_next_.push_back(0);
   }
   atomic_units_.assign(static_cast<std::size_t>(std::max<std::int64_t>(1, d.l2.slices)), CalendarServer(d.l2.atomic_ops_per_cycle));
   slots_.assign(static_cast<std::size_t>(num_sms),
@@ -118,23 +120,21 @@ double NvMemorySystem::shared_busy_cycles() const {
   return b;
 }
 
-std::pair<double, double> NvMemorySystem::l2_write(double t, std::uint64_t line, std::uint32_t mask, const std::uint32_t* words) {
-  const int n = std::popcount(mask);
+std::pair<double, double> NvMemorySystem::l2_write(double t, std::uint64_t line, std::uint32_t mask, const std::uint32_t* words,
+                                                   std::uint32_t charged, bool merged) {
+  const int n = std::popcount(charged);
   const double bytes = static_cast<double>(n) * sector_;
   c_.requests[static_cast<int>(Level::L2)] += static_cast<std::uint64_t>(n);
   c_.hits[static_cast<int>(Level::L2)] += static_cast<std::uint64_t>(n);
   c_.bytes[static_cast<int>(Level::L2)] += static_cast<std::uint64_t>(bytes);
   // writes cost more L2 throughput than reads, and a sector written only in part (merged by
   // word mask) more than a whole one
-  double cost = dev_.l2.write_request_overhead;
+  double cost = merged ? 0.0 : dev_.l2.write_request_overhead;
   const std::uint32_t full = sector_ >= 128 ? 0xffffffffu : ((1u << (sector_ / 4)) - 1);
   for (std::uint32_t s = 0; s < line_ / sector_; ++s)
-    if (mask >> s & 1) cost += (!words || (words[s] & full) == full) ? dev_.l2.write_sector_cost : dev_.l2.partial_write_sector_cost;
+    if (charged >> s & 1) cost += (!words || (words[s] & full) == full) ? dev_.l2.write_sector_cost : dev_.l2.partial_write_sector_cost;
   const double at_l2 = l2_.serve(t, cost * sector_);
-  // Writes merge into L2 sectors by word mask: no fetch. A sector written completely for the
-  // first time is sent on to HBM right away — measured write streams run at HBM write bandwidth
-  // even when they fit in L2 — while rewriting a sector that is already dirty (accumulators,
-  // histograms) stays in L2.
+  // Writes merge into L2 sectors by word mask: no fetch.
   CacheResult r = l2c_.write(line, mask, words);
   const double evicted = evictions(at_l2, r);
   // accepted once the slice has taken the data and the acknowledgement is back; the data stays
@@ -145,7 +145,7 @@ std::pair<double, double> NvMemorySystem::l2_write(double t, std::uint64_t line,
 }
 
 MemTiming NvMemorySystem::global(int sm, double t, const std::uint64_t* addrs, std::uint32_t mask, std::uint32_t bytes,
-                                 Access kind) {
+                                 Access kind, int warp) {
   // coalesce: lines, sector masks and the 4-byte words of each sector, in first-touch order
   scratch_.clear();
   const std::uint64_t line_mask = ~static_cast<std::uint64_t>(line_ - 1);
@@ -195,17 +195,41 @@ MemTiming NvMemorySystem::global(int sm, double t, const std::uint64_t* addrs, s
       l1.invalidate(e.line);  // stores and atomics: write-through, no allocate
     }
     if (!need) continue;
+    auto sector_cost = [&](std::uint32_t sectors) {
+      double c = 0;
+      for (std::uint32_t s = 0; s < line_ / sector_; ++s)
+        if (sectors >> s & 1) c += (e.words[s] & full_words) == full_words ? dev_.l1.store_sector_cycles : dev_.l1.store_partial_sector_cycles;
+      return c;
+    };
+    if (kind == Access::Store) {
+      // A store to a line that the same warp's earlier store request, still waiting for the
+      // port, also writes joins it (write combining of back-to-back stores, e.g. the fields of
+      // an array of structs): no new request, only the data of sectors it did not carry.
+      PendingStore* p = nullptr;
+      if (warp >= 0)
+        for (auto& q : pending_[static_cast<std::size_t>(sm)])
+          if (q.line == e.line && q.warp == warp && q.send > t) p = &q;
+      if (p) {
+        const std::uint32_t fresh = need & ~p->sectors;
+        if (fresh) port_[static_cast<std::size_t>(sm)].serve(t, sector_cost(fresh));
+        p->sectors |= need;
+        const auto [accepted, written] = l2_write(p->send, e.line, need, e.words, fresh, true);
+        (void)accepted;
+        mt.accepted = std::max(mt.accepted, t);
+        mt.done = std::max(mt.done, written);
+        continue;
+      }
+    }
     // a miss slot, then the SM's port to L2: a request, and a store's data sector by sector
     const double slot = acquire_slot(sm, t);
-    double port = dev_.l1.miss_request_cycles;
-    if (kind == Access::Store)
-      for (std::uint32_t s = 0; s < line_ / sector_; ++s)
-        if (need >> s & 1) port += (e.words[s] & full_words) == full_words ? dev_.l1.store_sector_cycles : dev_.l1.store_partial_sector_cycles;
+    const double port = dev_.l1.miss_request_cycles + (kind == Access::Store ? sector_cost(need) : 0.0);
     const double start = port_[static_cast<std::size_t>(sm)].serve(slot, port);
-    mt.accepted = std::max(mt.accepted, start);
+    mt.accepted = std::max(mt.accepted, slot);  // queued for the port: the warp may go on
     double done;
     if (kind == Access::Store) {
-      const auto [accepted, written] = l2_write(start, e.line, need, e.words);
+      auto& ring = pending_[static_cast<std::size_t>(sm)];
+      ring[pending_next_[static_cast<std::size_t>(sm)]++ % ring.size()] = PendingStore{e.line, start, warp, need};
+      const auto [accepted, written] = l2_write(start, e.line, need, e.words, need, false);
       release_slot(sm, accepted);  // a posted write frees its slot once L2 has it
       mt.done = std::max(mt.done, written);
       continue;
@@ -216,7 +240,7 @@ MemTiming NvMemorySystem::global(int sm, double t, const std::uint64_t* addrs, s
       // The L2 slice owning the line performs the operations once the data is there: one
       // request per 32-byte sector; operations on the same address serialise.
       const double in_l2 = std::max(start, done - l2_lat_);
-      done = std::max(done, l2_write(in_l2, e.line, need, nullptr).second - 0.5 * l2_lat_);
+      done = std::max(done, l2_write(in_l2, e.line, need, nullptr, need, false).second - 0.5 * l2_lat_);
       CalendarServer& unit = atomic_units_[static_cast<std::size_t>((e.line / line_) % atomic_units_.size())];
       const double per_same = kind == Access::AtomicFloat ? float_same_addr_cycles_ : same_addr_cycles_;
       for (std::uint32_t sm_ = need; sm_;) {

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <array>
 #include <utility>
 #include <vector>
 
@@ -31,7 +32,8 @@ class NvMemorySystem {
   NvMemorySystem(const device::DeviceSpec& dev, int num_sms, std::uint64_t l1_bytes);
 
   // Global/local memory access by one warp. `bytes` per lane; lanes in `mask`.
-  MemTiming global(int sm, double t, const std::uint64_t* addrs, std::uint32_t mask, std::uint32_t bytes, Access kind);
+  // warp: the issuing warp's index in its SM (store combining is per warp)
+  MemTiming global(int sm, double t, const std::uint64_t* addrs, std::uint32_t mask, std::uint32_t bytes, Access kind, int warp = -1);
   // Shared memory access: bank conflicts serialise into wavefronts of one bank-width word per bank.
   double shared(int sm, double t, const std::uint64_t* addrs, std::uint32_t mask, std::uint32_t bytes, bool atomic);
   // A shared access of `wavefronts` conflict-free wavefronts (ldmatrix, wide accesses).
@@ -51,7 +53,10 @@ class NvMemorySystem {
  private:
   double l2_read(double t, std::uint64_t line, std::uint32_t sectors);
   // returns {accepted by L2, done} (the same: the L2 is write-back)
-  std::pair<double, double> l2_write(double t, std::uint64_t line, std::uint32_t sectors, const std::uint32_t* words);
+  // charged: the sectors whose data this request carries (merged: it joined a request already
+  // sent, so there is no request overhead and only its new sectors cost)
+  std::pair<double, double> l2_write(double t, std::uint64_t line, std::uint32_t sectors, const std::uint32_t* words,
+                                     std::uint32_t charged, bool merged);
   double evictions(double t, const CacheResult& r);
   double dram_bytes(std::uint32_t sectors) const;  // HBM bytes moved for these sectors of one line (bursts)
   double acquire_slot(int sm, double t);    // an outstanding-line slot of the SM: when it is free
@@ -70,6 +75,14 @@ class NvMemorySystem {
   std::vector<Server> l1_bw_;
   std::vector<Server> smem_bw_;
   std::vector<Server> port_;  // per SM: its port to L2 (time units: cycles)
+  struct PendingStore {
+    std::uint64_t line = ~std::uint64_t{0};
+    double send = -1;  // when the request leaves the port
+    int warp = -1;
+    std::uint32_t sectors = 0;
+  };
+  std::vector<std::array<PendingStore, 32>> pending_;  // per SM: its latest store requests
+  std::vector<std::uint32_t> pending_next_;
   SectorCache l2c_;
   CalendarServer l2_;
   CalendarServer dram_;

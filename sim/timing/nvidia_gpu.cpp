@@ -131,7 +131,7 @@ class NvidiaGpu {
   // A global access; the warp cannot issue again until the SM's memory pipeline accepted it.
   double global(int s, Warp& w, double now, const std::uint64_t* addrs, std::uint32_t mask, std::uint32_t bytes,
                 mem::Access kind) {
-    mem::MemTiming t = mem_->global(s, now, addrs, mask, bytes, kind);
+    mem::MemTiming t = mem_->global(s, now, addrs, mask, bytes, kind, w.widx);
     w.ready = std::max(w.ready, t.accepted + 1);
     return t.done;
   }
@@ -662,6 +662,10 @@ TimingResult NvidiaGpu::run() {
     rate_b = steady_rate(from, now);
   } else if (!finished) {
     finished = simulate(opts_.detail_budget - budget_a, now);
+    // One wave (grid-stride loops): every CTA ends at about the same time, and its last phase
+    // (a final reduction, atomics on one address) is unlike the steady loop the window saw.
+    // Give it a second budget to reach the end before extrapolating.
+    if (!finished && r.ctas_total <= slots) finished = simulate(opts_.detail_budget, now);
   }
   stop_ = !finished;
   if (std::getenv("KERNSIM_DEBUG_PROGRESS"))

@@ -168,6 +168,16 @@ template <class F> static double median_ms_flushed(F launch, int reps) {
 }
 
 int main(int argc, char** argv) {
+  if (argc > 1 && std::string(argv[1]) == "stores-once") {  // one launch of each store pattern, for ncu
+    unsigned* b;
+    CK(cudaMalloc(&b, (size_t)1056 * 4096 * 4));
+    for (unsigned stride : {1u, 8u, 32u}) st_pattern<<<1056, 256>>>(b, stride, 256, 4096);
+    st_fill8<<<1056, 256>>>(b, 32, 4096);
+    for (unsigned stride : {1u, 8u, 32u}) st_pattern<<<1, 1024>>>(b, stride, 1024, 32768);
+    st_fill8<<<1, 1024>>>(b, 128, 32768);
+    CK(cudaDeviceSynchronize());
+    return 0;
+  }
   if (argc > 1 && std::string(argv[1]) == "scatter-once") {  // one launch of each, for ncu
     const unsigned n = 2u << 20;
     unsigned *big, *out;
