@@ -6,6 +6,7 @@
 // an RL loop that resubmits a kernel pays nothing.
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <map>
@@ -28,7 +29,7 @@ using nlohmann::json;
 
 namespace {
 
-constexpr const char* kFrontendVersion = "cuda-frontend-1";
+constexpr const char* kFrontendVersion = "cuda-frontend-2";
 
 std::string env_or(const char* name, const std::string& fallback) {
   const char* v = std::getenv(name);
@@ -55,6 +56,26 @@ std::optional<fs::path> ptxas() {
   c.push_back((cuda_path() / "bin" / "ptxas").string());
   c.push_back("ptxas");
   return find_program(c);
+}
+
+// nvdisasm: the CUDA toolkit's, or the one PyPI's nvidia-cuda-nvdisasm (or Triton) installs.
+std::optional<fs::path> nvdisasm() {
+  static std::mutex mu;
+  static std::optional<std::optional<fs::path>> memo;
+  std::lock_guard<std::mutex> lock(mu);
+  if (memo) return *memo;
+  std::vector<std::string> c;
+  if (const char* e = std::getenv("KERNSIM_NVDISASM"); e && *e) c.push_back(e);
+  c.push_back((cuda_path() / "bin" / "nvdisasm").string());
+  c.push_back("nvdisasm");
+  ProcessResult r = run_process({"python3", "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"});
+  if (r.exit_code == 0) {
+    const std::string lib = r.out.substr(0, r.out.find('\n'));
+    for (const char* sub : {"nvidia/cu13/bin/nvdisasm", "nvidia/cuda_nvdisasm/bin/nvdisasm", "triton/backends/nvidia/bin/nvdisasm"})
+      c.push_back((fs::path(lib) / sub).string());
+  }
+  memo = find_program(c);
+  return *memo;
 }
 
 std::string tool_version(const fs::path& tool) {
@@ -126,7 +147,7 @@ json module_to_json(const DeviceModule& m, const std::vector<Dep>& deps) {
     const auto& r = k.resources;
     ks.push_back({{"name", k.name}, {"registers", r.registers}, {"static_shared", r.static_shared},
                   {"local_bytes", r.local_bytes}, {"spill_stores", r.spill_stores}, {"spill_loads", r.spill_loads},
-                  {"source", r.source}});
+                  {"source", r.source}, {"sass_loop_loads", r.sass_loop_loads}, {"sass_source", r.sass_source}});
   }
   j["kernels"] = ks;
   json d = json::array();
@@ -143,14 +164,100 @@ std::string target_for_ptx(const std::string& target) {
 
 }  // namespace
 
+// Innermost loops of each function in nvdisasm's listing, as global/generic load counts in
+// address order. A loop is a backward branch; its body runs from the target to the branch.
+std::map<std::string, std::vector<int>> sass_loops(const std::string& listing) {
+  struct Ins { std::uint64_t addr; std::string text; };
+  std::map<std::string, std::vector<int>> out;
+  std::string fn;
+  std::vector<Ins> code;
+  std::map<std::string, std::uint64_t> labels;
+  std::vector<std::string> pending;  // labels waiting for the next instruction's address
+  auto flush = [&] {
+    if (fn.empty()) return;
+    std::vector<std::pair<std::size_t, std::size_t>> loops;  // [first, last] instruction index
+    for (std::size_t i = 0; i < code.size(); ++i) {
+      const std::string& t = code[i].text;
+      const auto b = t.find("BRA");
+      const auto q = t.find('`');
+      if (b == std::string::npos || q == std::string::npos) continue;
+      const auto lb = t.find('(', q), le = t.find(')', q);
+      if (lb == std::string::npos || le == std::string::npos) continue;
+      auto it = labels.find(t.substr(lb + 1, le - lb - 1));
+      if (it == labels.end() || it->second > code[i].addr) continue;
+      std::size_t first = 0;
+      while (first < code.size() && code[first].addr < it->second) ++first;
+      loops.push_back({first, i});
+    }
+    std::sort(loops.begin(), loops.end());
+    for (std::size_t a = 0; a < loops.size(); ++a) {
+      bool inner = true;  // contains no other loop
+      for (std::size_t b = 0; b < loops.size() && inner; ++b)
+        if (b != a && loops[b].first >= loops[a].first && loops[b].second <= loops[a].second && loops[b] != loops[a]) inner = false;
+      if (!inner) continue;
+      int loads = 0;
+      for (std::size_t i = loops[a].first; i <= loops[a].second; ++i) {
+        std::istringstream ws(code[i].text);
+        std::string op;
+        ws >> op;
+        if (!op.empty() && op[0] == '@') ws >> op;
+        if (op.rfind("LDG", 0) == 0 || op == "LD" || op.rfind("LD.", 0) == 0) ++loads;
+      }
+      out[fn].push_back(loads);
+    }
+  };
+  std::istringstream ss(listing);
+  std::string line;
+  const std::regex sec_re(R"(^\s*\.section\s+\.text\.([^,\s]+))");
+  const std::regex ins_re(R"(^\s*/\*([0-9a-f]+)\*/\s+(.*?)\s*;)");
+  const std::regex lab_re(R"(^(\.L_x_\d+):)");
+  std::smatch mt;
+  while (std::getline(ss, line)) {
+    if (std::regex_search(line, mt, sec_re)) {
+      flush();
+      fn = mt[1];
+      code.clear();
+      labels.clear();
+      pending.clear();
+      continue;
+    }
+    if (std::regex_search(line, mt, lab_re)) { pending.push_back(mt[1]); continue; }
+    if (std::regex_search(line, mt, ins_re)) {
+      const std::uint64_t a = std::stoull(mt[1], nullptr, 16);
+      for (auto& l : pending) labels[l] = a;
+      pending.clear();
+      code.push_back({a, mt[2]});
+    }
+  }
+  flush();
+  return out;
+}
+
 void fill_resources(DeviceModule& m) {
   auto tool = ptxas();
+  for (auto& k : m.kernels) k.resources.sass_source = "unavailable (ptxas or nvdisasm not found)";
   if (tool) {
-    fs::path tmp = fs::temp_directory_path() / ("kernsim_ptxas_" + sha256_hex(m.text).substr(0, 16) + ".ptx");
+    const std::string stem = "kernsim_ptxas_" + sha256_hex(m.text).substr(0, 16);
+    fs::path tmp = fs::temp_directory_path() / (stem + ".ptx");
+    fs::path cubin = fs::temp_directory_path() / (stem + ".cubin");
     write_file_atomic(tmp, m.text);
-    ProcessResult r = run_process({tool->string(), "-arch=" + m.target, "-v", tmp.string(), "-o", "/dev/null"});
+    ProcessResult r = run_process({tool->string(), "-arch=" + m.target, "-v", tmp.string(), "-o", cubin.string()});
     std::error_code ec;
     fs::remove(tmp, ec);
+    if (r.exit_code == 0) {
+      if (auto dis = nvdisasm()) {
+        ProcessResult d = run_process({dis->string(), "-c", cubin.string()});
+        if (d.exit_code == 0) {
+          auto loops = sass_loops(d.out);
+          for (auto& k : m.kernels) {
+            auto it = loops.find(k.name);
+            k.resources.sass_loop_loads = it == loops.end() ? std::vector<int>{} : it->second;
+            k.resources.sass_source = "nvdisasm";
+          }
+        }
+      }
+    }
+    fs::remove(cubin, ec);
     if (r.exit_code == 0) {
       std::string cur;
       std::stringstream ss(r.err);
@@ -222,6 +329,8 @@ DeviceModule compile(const fs::path& source, const CompileOptions& opt) {
               k.resources.spill_stores = jk.at("spill_stores");
               k.resources.spill_loads = jk.at("spill_loads");
               k.resources.source = jk.at("source");
+              k.resources.sass_loop_loads = jk.value("sass_loop_loads", std::vector<int>{});
+              k.resources.sass_source = jk.value("sass_source", std::string("unavailable"));
             }
         m.from_cache = true;
         return m;

@@ -20,6 +20,11 @@ struct Resources {
   std::int64_t local_bytes = 0;   // stack frame / scratch per thread
   int spill_stores = 0, spill_loads = 0;
   std::string source;             // "ptxas", "code object metadata", "estimate"
+  // NVIDIA: global/generic loads in each innermost loop of the SASS ptxas made of the kernel
+  // (in address order), which tells how far ptxas unrolled each PTX loop; empty with
+  // sass_source "unavailable" when ptxas or nvdisasm is missing.
+  std::vector<int> sass_loop_loads;
+  std::string sass_source;
 };
 
 struct KernelInfo {

@@ -22,7 +22,8 @@ done
 
 install_python() {
   # Python packages (PyPI): numpy for the test scripts; pytest, scikit-build-core and nanobind to
-  # build and test the Python package; ray and triton for kernsim.distributed and Triton kernels.
+  # build and test the Python package; ray and triton for kernsim.distributed and Triton kernels
+  # (triton also ships nvdisasm, which the CUDA frontend uses to see how ptxas unrolled loops).
   # Each is installed only when missing.
   local need
   # shellcheck disable=SC2207

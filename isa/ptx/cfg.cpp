@@ -1,6 +1,7 @@
 // Post-dominator analysis with Boost.Graph: dominators of the reversed CFG rooted at a virtual
 // exit node. Used for SIMT reconvergence (a divergent branch reconverges at its block's
 // immediate post-dominator).
+#include <algorithm>
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/dominator_tree.hpp>
 
@@ -143,6 +144,87 @@ void mark_uniform_addresses(Program& p) {
       if ((in.op == Op::Atom || in.op == Op::Red) && int_add) in.flags |= kWarpAggregated;
     }
   }
+}
+
+namespace {
+
+bool is_global_load(const Inst& in) {
+  return in.op == Op::Ld && (in.space == Space::Global || in.space == Space::Generic) && in.addr.kind == AddrBase::Reg;
+}
+
+}  // namespace
+
+int mark_unrolled_loads(Program& p, const std::vector<int>& sass_loop_loads) {
+  if (p.functions.empty()) return 0;
+  const Function& f = p.functions[0];
+  // innermost PTX loops of the kernel function: backward branches, [header, latch]
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> loops;
+  for (std::uint32_t i = f.first; i < f.end; ++i) {
+    const Inst& in = p.insts[i];
+    if (in.op == Op::Bra && in.target >= static_cast<std::int32_t>(f.first) && static_cast<std::uint32_t>(in.target) <= i)
+      loops.push_back({static_cast<std::uint32_t>(in.target), i});
+  }
+  std::sort(loops.begin(), loops.end());
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> inner;
+  for (std::size_t a = 0; a < loops.size(); ++a) {
+    bool contains = false;
+    for (std::size_t b = 0; b < loops.size() && !contains; ++b)
+      contains = b != a && loops[b] != loops[a] && loops[b].first >= loops[a].first && loops[b].second <= loops[a].second;
+    if (!contains) inner.push_back(loops[a]);
+  }
+  auto reg_index = [&](const Reg& r) -> int {
+    switch (r.bank) {
+      case Bank::R32: return static_cast<int>(r.idx);
+      case Bank::R64: return static_cast<int>(f.n32 + r.idx);
+      case Bank::Pred: return static_cast<int>(f.n32 + f.n64 + r.idx);
+      default: return -1;
+    }
+  };
+  std::size_t next_sass = 0;
+  int unrolled = 0;
+  for (const auto& [h, l] : inner) {
+    int ptx_loads = 0;
+    for (std::uint32_t i = h; i <= l; ++i) ptx_loads += is_global_load(p.insts[i]);
+    if (!ptx_loads) continue;
+    while (next_sass < sass_loop_loads.size() && sass_loop_loads[next_sass] == 0) ++next_sass;
+    if (next_sass >= sass_loop_loads.size()) break;
+    const int sass = sass_loop_loads[next_sass++];
+    // a remainder loop ptxas keeps after the unrolled one carries the PTX loop's own count
+    while (next_sass < sass_loop_loads.size() && sass > ptx_loads && sass_loop_loads[next_sass] == ptx_loads) ++next_sass;
+    const int factor = sass / ptx_loads;
+    if (factor < 2) continue;
+    ++unrolled;
+    for (std::uint32_t i = h; i <= l; ++i) {
+      Inst& ld = p.insts[i];
+      if (!is_global_load(ld)) continue;
+      // registers that depend on this load's value anywhere in the loop (around the back edge too)
+      std::vector<char> tainted(static_cast<std::size_t>(f.n32 + f.n64 + f.npred), 0);
+      for (int k = 0; k < ld.ndst; ++k)
+        if (int d = reg_index(p.regs[ld.ops + k]); d >= 0) tainted[static_cast<std::size_t>(d)] = 1;
+      for (bool changed = true; changed;) {
+        changed = false;
+        for (std::uint32_t j = h; j <= l; ++j) {
+          const Inst& in = p.insts[j];
+          bool t = false;
+          for (int k = 0; k < in.nsrc && !t; ++k)
+            if (int x = reg_index(p.regs[in.ops + in.ndst + k]); x >= 0) t = tainted[static_cast<std::size_t>(x)];
+          if (!t && (in.op == Op::Ld || in.op == Op::St || in.op == Op::Atom) && in.addr.kind == AddrBase::Reg)
+            if (int x = reg_index(in.addr.base); x >= 0) t = tainted[static_cast<std::size_t>(x)];
+          if (!t) continue;
+          for (int k = 0; k < in.ndst; ++k)
+            if (int d = reg_index(p.regs[in.ops + k]); d >= 0 && !tainted[static_cast<std::size_t>(d)]) {
+              tainted[static_cast<std::size_t>(d)] = 1;
+              changed = true;
+            }
+        }
+      }
+      const int base = reg_index(ld.addr.base);
+      if (base >= 0 && tainted[static_cast<std::size_t>(base)]) continue;  // its address comes from its own value
+      ld.batch = static_cast<std::uint8_t>(std::min(factor, 255));
+      ld.batch_slot = p.n_batch_slots++;
+    }
+  }
+  return unrolled;
 }
 
 }  // namespace kernsim::isa::ptx

@@ -1409,6 +1409,7 @@ Program decode_kernel(const ast::Module& module, const std::string& kernel, std:
   Decoder d(module, source, origin);
   Program p = d.run(kernel);
   p.unsupported = std::move(d.unsupported_names_);
+  hoist_loads(p);
   mark_uniform_addresses(p);
   return p;
 }

@@ -5,6 +5,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "isa/ptx/ast.h"
 #include "isa/ptx/program.h"
@@ -24,6 +25,19 @@ int estimate_registers(const Program& program);
 // (computed only from parameters, constants, block indices and loads from such addresses), and
 // atomic adds on such addresses, which ptxas turns into one atomic per warp.
 void mark_uniform_addresses(Program& program);
+
+// Moves each load up within its basic block past instructions it does not depend on (never
+// across stores, atomics, barriers, fences, calls, branches or clock reads), as ptxas's
+// scheduler does, so that loads a warp can have in flight together are issued together.
+void hoist_loads(Program& program);
+
+// ptxas unrolls small loops (typically by 4) and issues the unrolled iterations' loads back
+// to back, so a warp has several of them in flight where the PTX has one. Given the number of
+// global/generic loads in each innermost loop of the kernel's SASS (address order), matches
+// them to the PTX's innermost loops in order and sets Inst::batch to the unroll factor on each
+// load whose address does not depend on a value loaded in the same loop (a pointer chase stays
+// serial). Returns the number of loops found unrolled.
+int mark_unrolled_loads(Program& program, const std::vector<int>& sass_loop_loads);
 
 // Immediate post-dominators of a CFG given as successor lists (node n_nodes is the virtual exit);
 // returns for each node its ipdom node index (n_nodes for the exit, -1 for unreachable).

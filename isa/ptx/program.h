@@ -124,6 +124,8 @@ struct Inst {
   std::uint32_t line = 0;     // PTX source line
   std::uint32_t func = 0;     // function this instruction belongs to
   std::uint8_t weight = 1;    // machine instructions this PTX instruction lowers to (estimate)
+  std::uint8_t batch = 1;     // loads: iterations of its loop whose copies ptxas issues together (unrolling)
+  std::uint16_t batch_slot = 0;  // loads with batch > 1: index of its per-warp batching state
 };
 
 struct ParamInfo {
@@ -186,6 +188,7 @@ struct Program {
   std::vector<std::string> unsupported;       // Op::Unsupported: Inst::imm indexes this
   std::uint64_t static_shared_bytes = 0;      // .shared statics this kernel uses
   std::uint64_t dynamic_shared_offset = 0;    // where `extern .shared` arrays start
+  std::uint16_t n_batch_slots = 0;            // loads with Inst::batch > 1
 
   const Reg& dst(const Inst& in, int i) const { return regs[in.ops + i]; }
   const Reg& src(const Inst& in, int i) const { return regs[in.ops + in.ndst + i]; }

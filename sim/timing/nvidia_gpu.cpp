@@ -73,6 +73,9 @@ struct Warp {
   double open_group = 0;           // cp.async: completion of the uncommitted group
   double drain = 0;                // when its stores and reductions have been accepted
   std::vector<double> groups;      // committed cp.async groups
+  // loads ptxas unrolled (Inst::batch > 1): executions so far and when the current group of
+  // `batch` iterations began; the SASS issues a group's loads together
+  std::vector<std::pair<std::uint32_t, double>> batch;
   // cached for the scheduler: when the next instruction's operands are ready, and its unit
   double dep_ready = 0;
   std::uint32_t pc = 0;  // next instruction
@@ -131,7 +134,7 @@ class NvidiaGpu {
   // A global access; the warp cannot issue again until the SM's memory pipeline accepted it.
   double global(int s, Warp& w, double now, const std::uint64_t* addrs, std::uint32_t mask, std::uint32_t bytes,
                 mem::Access kind) {
-    mem::MemTiming t = mem_->global(s, now, addrs, mask, bytes, kind, w.widx);
+    mem::MemTiming t = mem_->global(s, now, addrs, mask, bytes, kind, w.cta * wpb_ + w.widx);
     w.ready = std::max(w.ready, t.accepted + 1);
     return t.done;
   }
@@ -279,6 +282,7 @@ void NvidiaGpu::launch_cta(int s, int slot, std::uint64_t id, double t) {
     std::fill(w.sb.begin(), w.sb.end(), t);
     std::fill(w.sb_mem.begin(), w.sb_mem.end(), 0);
     w.groups.clear();
+    w.batch.assign(p_.n_batch_slots, {0u, 0.0});
     w.open_group = t;
     w.drain = t;
     w.pc = c.cta->next_pc(wi);
@@ -364,7 +368,16 @@ double NvidiaGpu::memory(int s, Sm& sm, Warp& w, const P::Inst& in, const StepIn
                                                   : mem::Access::Store;
           // ptxas performs an integer atomic add on a warp-uniform address once per warp
           const std::uint32_t lanes = (in.flags & P::kWarpAggregated) ? (mask & (~mask + 1)) : mask;
-          return global(s, w, now, addrs, lanes, eb, kind);
+          const double done = global(s, w, now, addrs, lanes, eb, kind);
+          if (in.batch > 1 && in.op == P::Op::Ld) {
+            // ptxas unrolled this load's loop: the k-th load of a group of `batch` left with the
+            // first, so its value is there one latency after the group began
+            auto& [count, start] = w.batch[in.batch_slot];
+            const std::uint32_t k = count++ % in.batch;
+            if (k == 0) start = now;
+            return std::max(now + 1.0, std::min(done, start + (done - now) + k));
+          }
+          return done;
         }
       }
     }

@@ -1,0 +1,94 @@
+// The PTX passes that approximate what ptxas does to a kernel's schedule: load hoisting within
+// basic blocks, and the loads of loops ptxas unrolled (Inst::batch), which must leave pointer
+// chases alone.
+#include <gtest/gtest.h>
+
+#include "isa/ptx/decode.h"
+#include "isa/ptx/parser.h"
+
+namespace kernsim {
+namespace {
+
+namespace P = isa::ptx;
+
+P::Program decode(const std::string& body, const std::string& regs) {
+  const std::string text = ".version 8.0\n.target sm_90a\n.address_size 64\n.visible .entry k(.param .u64 a, .param .u64 b)\n{\n" + regs +
+                           "\n" + body + "\n}\n";
+  auto ast = P::parse_module(text, "test.ptx");
+  return P::decode_kernel(ast, "k", text, "test.ptx");
+}
+
+int index_of(const P::Program& p, P::Op op, int nth = 0) {
+  for (std::size_t i = 0; i < p.insts.size(); ++i)
+    if (p.insts[i].op == op && nth-- == 0) return static_cast<int>(i);
+  return -1;
+}
+
+TEST(HoistLoads, MovesALoadAboveArithmeticItDoesNotNeed) {
+  auto p = decode(R"(
+    ld.param.u64 %rd1, [a];
+    ld.global.f32 %f1, [%rd1];
+    add.f32 %f2, %f1, %f1;
+    mul.f32 %f3, %f2, %f2;
+    ld.global.f32 %f4, [%rd1+4];
+    add.f32 %f5, %f3, %f4;
+    ret;)", ".reg .b64 %rd<4>;\n.reg .f32 %f<8>;");
+  // the second global load no longer waits behind the add/mul that use the first one
+  EXPECT_LT(index_of(p, P::Op::Ld, 2), index_of(p, P::Op::Add, 0));
+}
+
+TEST(HoistLoads, NeverCrossesAStoreOrADependency) {
+  auto p = decode(R"(
+    ld.param.u64 %rd1, [a];
+    ld.global.f32 %f1, [%rd1];
+    st.global.f32 [%rd1+8], %f1;
+    ld.global.f32 %f2, [%rd1+8];
+    add.s64 %rd2, %rd1, 16;
+    ld.global.f32 %f3, [%rd2];
+    ret;)", ".reg .b64 %rd<4>;\n.reg .f32 %f<8>;");
+  EXPECT_GT(index_of(p, P::Op::Ld, 2), index_of(p, P::Op::St)) << "a load may read what the store wrote";
+  EXPECT_GT(index_of(p, P::Op::Ld, 3), index_of(p, P::Op::Add)) << "its address comes from the add";
+}
+
+const char* kLoops = R"(
+    ld.param.u64 %rd1, [a];
+    ld.param.u64 %rd2, [b];
+    mov.u32 %r1, 0;
+    mov.f32 %f1, 0f00000000;
+  $L1:
+    ld.global.f32 %f2, [%rd1];
+    add.f32 %f1, %f1, %f2;
+    add.s64 %rd1, %rd1, 4;
+    add.s32 %r1, %r1, 1;
+    setp.lt.s32 %p1, %r1, 100;
+    @%p1 bra $L1;
+    mov.u32 %r1, 0;
+  $L2:
+    ld.global.u64 %rd2, [%rd2];
+    add.s32 %r1, %r1, 1;
+    setp.lt.s32 %p1, %r1, 100;
+    @%p1 bra $L2;
+    st.global.f32 [%rd2], %f1;
+    ret;)";
+const char* kLoopRegs = ".reg .b64 %rd<4>;\n.reg .f32 %f<4>;\n.reg .b32 %r<4>;\n.reg .pred %p<2>;";
+
+TEST(UnrolledLoads, StreamingLoadIsBatchedPointerChaseIsNot) {
+  auto p = decode(kLoops, kLoopRegs);
+  // SASS: the first loop unrolled by 4 (4 loads), the chase by 4 too (4 dependent loads)
+  EXPECT_EQ(P::mark_unrolled_loads(p, {4, 4}), 2);
+  const P::Inst& stream = p.insts[static_cast<std::size_t>(index_of(p, P::Op::Ld, 2))];
+  const P::Inst& chase = p.insts[static_cast<std::size_t>(index_of(p, P::Op::Ld, 3))];
+  EXPECT_EQ(stream.batch, 4);
+  EXPECT_EQ(chase.batch, 1) << "each address is the previous load's value";
+  EXPECT_EQ(p.n_batch_slots, 1);
+}
+
+TEST(UnrolledLoads, NotUnrolledMeansNoBatch) {
+  auto p = decode(kLoops, kLoopRegs);
+  EXPECT_EQ(P::mark_unrolled_loads(p, {1, 1}), 0);
+  EXPECT_EQ(P::mark_unrolled_loads(p, {}), 0) << "no SASS: nothing assumed";
+  for (const auto& in : p.insts) EXPECT_EQ(in.batch, 1);
+}
+
+}  // namespace
+}  // namespace kernsim
