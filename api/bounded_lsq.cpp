@@ -75,6 +75,7 @@ BoundedLsqResult solve_bounded_lsq(const BoundedLsqProblem& p, Eigen::VectorXd x
         lambda = std::max(1e-9, lambda * 0.3);
         accepted = true;
         ++res.iterations;
+        if (opts.on_step) opts.on_step(res.iterations, cost);
         if (drop < opts.relative_tolerance) res.stop_reason = "converged (cost falls by less than the tolerance)";
         break;
       }

@@ -384,6 +384,15 @@ CalibrationResult calibrate(const Measurement& m, const device::DeviceSpec& base
 
   BoundedLsqOptions lo;
   lo.max_iterations = opts.max_iterations;
+  if (opts.progress) {
+    opts.progress("fitting " + std::to_string(np) + " parameters to " + std::to_string(direct_rows.size()) + " direct results and " +
+                  std::to_string(launches.size()) + " launches (" + std::to_string(sim.simulations()) + " simulations so far)");
+    lo.on_step = [&](int it, double cost) {
+      opts.progress("iteration " + std::to_string(it) + ": RMS relative residual " +
+                    fmt(100 * std::sqrt(2 * cost / std::max<double>(1, static_cast<double>(nr)))) + "%, " +
+                    std::to_string(sim.simulations()) + " simulations");
+    };
+  }
   const BoundedLsqResult fit = solve_bounded_lsq(prob, x0, lo);
 
   // ---- report ----

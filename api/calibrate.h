@@ -13,6 +13,7 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -31,6 +32,7 @@ struct CalibrateOptions {
   bool launches = true;                            // false: direct evidence only, no simulation
   double step = 0.02;                              // finite-difference step, relative to the value
   std::string name;                                // `name:` of the fitted device (default: base-fitted)
+  std::function<void(const std::string&)> progress;  // one line per stage and iteration (the CLI: stderr)
 };
 
 struct ParamFit {

@@ -22,13 +22,17 @@ constexpr unsigned kNv = kEvidenceNvidia, kAmd = kEvidenceAmd, kBoth = kNv | kAm
 // clang-format off
 // Every parameter the calibrator fits, with its evidence. Names are the results of the runners
 // (calibration/microbenchmarks/README.md lists what each measures). `launches` are the results
-// whose spec replays the parameter moves; "*" marks a parameter every launch depends on.
+// whose spec replays the parameter moves, and the Jacobian's sparsity: a parameter is perturbed
+// only for these launches ("*": for every launch, which costs a simulation of every launch per
+// iteration). The clock and the launch overhead move every launch, but their direct evidence
+// pins them (the clock is a measurement of the parameter itself), so they are tied to the launches
+// that measure them alone; the other parameters then adapt to them from one iteration to the next.
 // Limits are physical sense only (a pipe accepts at most one instruction per issue slot; a
 // sustained fraction of peak bandwidth is at most 1); the calibrator adds +-range of the base.
 const std::vector<EvidenceRow> kTable = {
   // param                               vendors  direct formula                                              launches moved                                     lower                    upper  why
-  {"clocks.core_mhz",                      kBoth, {"clock.sm_mhz_measured"},                                   {"*"},                                             {"1"}, {""}, "SM clock under load (d clock64 / d globaltimer)"},
-  {"launch.overhead_us",                   kBoth, {"launch.empty_event_queued_us"},                            {"*"},                                             {""}, {""}, "event time of an empty launch queued behind work"},
+  {"clocks.core_mhz",                      kBoth, {"clock.sm_mhz_measured"},                                   {},                                                {"1"}, {""}, "SM clock under load (d clock64 / d globaltimer)"},
+  {"launch.overhead_us",                   kBoth, {"launch.empty_event_queued_us"},                            {"launch.empty_event_queued_us", "launch.one_block_event_queued_us"}, {""}, {""}, "event time of an empty launch queued behind work"},
   {"launch.cta_dispatch_cycles",           kBoth, {"launch.cta_ns_per_block * clock.sm_mhz_measured / 1000"},  {"launch.empty_grid_1056x32_us", "launch.empty_grid_8448x32_us"}, {""}, {""}, "slope of empty-grid time over CTAs, in SM cycles"},
   {"sm.block_launch_cycles",               kNv,   {"launch.cta_interval_cycles_per_sm"},                       {"launch.cta_interval_cycles_per_sm"},             {""}, {""}, "gap between CTA starts on one SM"},
   {"cu.block_launch_cycles",               kAmd,  {"launch.cta_interval_cycles_per_sm"},                       {"launch.cta_interval_cycles_per_sm"},             {""}, {""}, "gap between workgroup starts on one CU"},

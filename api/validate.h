@@ -1,7 +1,8 @@
 // kernsim::api::validate — predicted against measured times for a directory of launch specs.
 //
 // Reads every *.json launch spec under a directory, a CSV of measured times (`id,median_us`,
-// more columns allowed), runs each launch on one device and reports per-launch error, MAPE per
+// more columns allowed; or a microbenchmark measurement JSON, whose `spec.<id>` results are the
+// measured times of the launch specs), runs each launch on one device and reports per-launch error, MAPE per
 // family and overall, Spearman rank correlation and pairwise ordering accuracy (overall and
 // within ladders: specs whose `notes` say `ladder=NAME`). This is the command every accuracy
 // figure in the docs is quoted from.

@@ -165,6 +165,7 @@ int cmd_calibrate(const Args& a) {
   if (a.name) o.name = *a.name;
   else if (a.output) o.name = std::filesystem::path(*a.output).stem().string();
   o.launches = !a.no_launches;
+  o.progress = [](const std::string& line) { std::fprintf(stderr, "kernsim calibrate: %s\n", line.c_str()); };
   o.threads = a.threads > 0 ? a.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   auto m = kernsim::api::read_measurement(a.positional[0]);
   auto r = kernsim::api::calibrate(m, base, o);
