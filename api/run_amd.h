@@ -1,7 +1,7 @@
 // kernsim::api::run_amd_launch — the launch pipeline for AMDGCN modules (gfx942, gfx950), called by
-// run_launch() once the source has compiled to a code object. Runs every workgroup functionally,
-// dumps buffers like the NVIDIA path, then throws Error(NotImplemented) naming the missing AMD
-// timing model.
+// run_launch() once the source has compiled to a code object. Times the launch on the AMD CU model
+// (sim/timing/amd_gpu.cpp) and returns the same RunResult and report as the NVIDIA path; buffers
+// are dumped and returned as there.
 #pragma once
 
 #include "api/run.h"

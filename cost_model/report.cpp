@@ -55,7 +55,7 @@ json ReportView::to_json(const LaunchFacts& f, const sim::TimingResult& t) const
   const double schedulers = static_cast<double>(dev_.sm.count * dev_.sm.sub_partitions);
   for (double b : busy_) (void)b;
   double issue_cycles_total = static_cast<double>(warp_insts_);
-  const double window_cycles = (window + issue_cycles_total) / std::max(1.0, schedulers);
+  const double window_cycles = window_ > 0 ? window_ : (window + issue_cycles_total) / std::max(1.0, schedulers);
   (void)detailed;
   j["breakdown"] = {{"kernel_us", t.kernel_us}, {"launch_overhead_us", t.launch_us}};
   json samp = {{"extrapolated", t.extrapolated}, {"fraction_timed", t.sampled_fraction},
@@ -91,6 +91,8 @@ json ReportView::to_json(const LaunchFacts& f, const sim::TimingResult& t) const
   memj["shared"] = {{"bytes", mem_.bytes[lv(mem::Level::Shared)]}, {"wavefronts", mem_.shared_wavefronts},
                     {"bank_conflict_factor", mem_.shared_ideal_wavefronts ? static_cast<double>(mem_.shared_wavefronts) / static_cast<double>(mem_.shared_ideal_wavefronts) : 1.0}};
   memj["l2"] = {{"bytes", mem_.bytes[lv(mem::Level::L2)]}, {"hit_rate", hit(mem::Level::L2)}};
+  if (mem_.requests[lv(mem::Level::Mall)])  // parts with a memory-side cache (AMD Infinity Cache)
+    memj["mall"] = {{"bytes", mem_.bytes[lv(mem::Level::Mall)]}, {"hit_rate", hit(mem::Level::Mall)}};
   memj["dram"] = {{"read_bytes", mem_.dram_read_bytes}, {"write_bytes", mem_.dram_write_bytes}};
   memj["atomics"] = mem_.atomics;
   memj["note"] = t.extrapolated ? "counts cover the detailed window only" : "counts cover the whole kernel";
@@ -171,6 +173,10 @@ std::string ReportView::text(const json& j) const {
                 m["l1"]["bytes"].get<double>() / 1e6, hr(m["l1"]["hit_rate"]).c_str(), m["l2"]["bytes"].get<double>() / 1e6,
                 hr(m["l2"]["hit_rate"]).c_str(), m["dram"]["read_bytes"].get<double>() / 1e6, m["dram"]["write_bytes"].get<double>() / 1e6);
   o << buf;
+  if (m.contains("mall")) {
+    std::snprintf(buf, sizeof buf, "         MALL %.1f MB (hit %s)\n", m["mall"]["bytes"].get<double>() / 1e6, hr(m["mall"]["hit_rate"]).c_str());
+    o << buf;
+  }
   const auto& sol = j["speed_of_light"];
   std::snprintf(buf, sizeof buf, "SOL      DRAM %.0f%% of peak (%.0f GB/s), %.1f TFLOP/s", sol["dram_pct_of_peak"].get<double>(),
                 sol["dram_bytes_per_s"].get<double>() / 1e9, sol["flops_per_s"].get<double>() / 1e12);

@@ -36,6 +36,7 @@ class ReportView : public sim::Listener {
   void on_cta(int sm, std::uint64_t cta, double start, double end) override;
   void on_residency(int sm, int warps, double from, double to) override;
   void on_memory(const mem::MemCounters& c, double dram_busy, double l2_busy) override;
+  void on_window(double cycles) override { window_ = cycles; }
 
   nlohmann::json to_json(const LaunchFacts& f, const sim::TimingResult& t) const;
   std::string text(const nlohmann::json& j) const;
@@ -52,6 +53,7 @@ class ReportView : public sim::Listener {
   std::uint64_t ctas_ = 0;
   mem::MemCounters mem_{};
   double dram_busy_ = 0, l2_busy_ = 0;
+  double window_ = 0;          // the detailed window's length when the model reports it
 };
 
 }  // namespace kernsim::cost

@@ -88,6 +88,14 @@ struct ComputeUnit {
   std::int64_t scalar_registers = 0;     // AMD: SGPRs per SIMD; NVIDIA: 0
   std::int64_t issue_per_cycle = 0;      // instructions a scheduler issues per cycle
   double block_launch_cycles = 0;        // cycles from a CTA slot freeing to the next CTA's first issue
+  // AMD only (zero on NVIDIA): the CU's sequencer and wave state.
+  double issue_interval_cycles = 0;      // cycles between one SIMD's issue opportunities (one SIMD per cycle, round-robin)
+  std::int64_t scalar_register_alloc_unit = 0;  // SGPR allocation granule
+  std::int64_t vm_counter_max = 0;       // largest vmcnt: a wave with this many vector memory ops in flight stalls
+  std::int64_t lgkm_counter_max = 0;     // largest lgkmcnt (LDS, scalar memory, messages)
+  double barrier_latency_cycles = 0;     // s_barrier: last arrival to the waiting waves' next issue
+  double sleep_unit_cycles = 0;          // s_sleep N sleeps N units
+  double mfma_read_extra_cycles = 0;     // after an MFMA's last pass until a non-MFMA instruction may read its result
 };
 
 struct SharedMemory {
@@ -99,6 +107,12 @@ struct SharedMemory {
   double latency_cycles = 0;                // load-to-use, no conflicts
   double conflict_latency_cycles = 0;       // extra latency per additional (conflicting) wavefront
   double bytes_per_cycle = 0;               // per SM/CU
+  // AMD only: the LDS is reached through ports shared by pairs of SIMDs; each moves
+  // `port_bytes_per_cycle` per direction, and a lane's address travels on the input port with
+  // store data.
+  double port_bytes_per_cycle = 0;
+  std::int64_t simds_per_port = 0;
+  double address_bytes_per_lane = 0;
 };
 
 struct Cache {
@@ -138,6 +152,8 @@ struct L2Cache : Cache {
 
 struct Mall {
   std::int64_t bytes = 0;          // 0 when the part has none
+  std::int64_t line_bytes = 0;     // AMD: lookup/fill granule
+  std::int64_t ways = 0;
   double hit_latency_cycles = 0;
   double bandwidth_gbps = 0;
 };
@@ -152,6 +168,39 @@ struct Dram {
   double copy_efficiency = 0;         // sustainable fraction of peak for read+write streams
   double latency_cycles = 0;          // unloaded load-to-use from an SM/CU, core cycles
 };
+
+// AMD scalar L1 data cache (sL1D), shared by a group of CUs; scalar loads (s_load_*) go through it.
+struct ScalarCache {
+  std::int64_t bytes = 0;
+  std::int64_t line_bytes = 0;
+  std::int64_t cus_per_cache = 0;
+  double hit_latency_cycles = 0;
+  double bytes_per_cycle = 0;
+};
+
+// AMD MFMA timing per instruction shape (the `mfma.<shape>` keys): cycles the SIMD's matrix core
+// is busy, and cycles after issue during which the SIMD's VALU cannot issue (the instruction's
+// own cycles when it cannot co-execute with VALU work, a few otherwise).
+struct MfmaTiming {
+  double cycles = 0;
+  double valu_blocked_cycles = 0;
+};
+
+// The MFMA shapes a device file may time, spelled like the mnemonics without `v_mfma_`
+// (fp8/bf8 operand pairs spelled out; f8f6f4 split by whether an operand is an 8-bit format).
+inline constexpr const char* kMfmaShapes[] = {
+    "f32_32x32x1_2b_f32", "f32_16x16x1_4b_f32", "f32_4x4x1_16b_f32", "f32_32x32x2_f32", "f32_16x16x4_f32",
+    "f32_32x32x4_2b_f16", "f32_16x16x4_4b_f16", "f32_4x4x4_16b_f16", "f32_32x32x8_f16", "f32_16x16x16_f16",
+    "f32_32x32x4_2b_bf16", "f32_16x16x4_4b_bf16", "f32_4x4x4_16b_bf16", "f32_32x32x8_bf16", "f32_16x16x16_bf16",
+    "i32_32x32x4_2b_i8", "i32_16x16x4_4b_i8", "i32_4x4x4_16b_i8", "i32_32x32x16_i8", "i32_16x16x32_i8",
+    "f32_16x16x8_xf32", "f32_32x32x4_xf32", "f64_16x16x4_f64", "f64_4x4x4_4b_f64",
+    "f32_16x16x32_fp8_fp8", "f32_16x16x32_fp8_bf8", "f32_16x16x32_bf8_fp8", "f32_16x16x32_bf8_bf8",
+    "f32_32x32x16_fp8_fp8", "f32_32x32x16_fp8_bf8", "f32_32x32x16_bf8_fp8", "f32_32x32x16_bf8_bf8",
+    // gfx950 (CDNA4)
+    "f32_16x16x32_f16", "f32_32x32x16_f16", "f32_16x16x32_bf16", "f32_32x32x16_bf16", "i32_16x16x64_i8",
+    "i32_32x32x32_i8", "f32_16x16x128_f8f6f4_f8", "f32_16x16x128_f8f6f4_f6f4", "f32_32x32x64_f8f6f4_f8",
+    "f32_32x32x64_f8f6f4_f6f4"};
+inline constexpr int kNumMfmaShapes = static_cast<int>(sizeof(kMfmaShapes) / sizeof(kMfmaShapes[0]));
 
 struct Launch {
   double overhead_us = 0;     // event-timed cost of an empty launch beyond kernel execution
@@ -182,6 +231,8 @@ class DeviceSpec {
   Mall mall;
   Dram dram;
   Launch launch;
+  ScalarCache scalar_l1;     // AMD only
+  std::array<MfmaTiming, kNumMfmaShapes> mfma{};  // AMD only; a shape is timed when the file gives mfma.<shape>.*
 
   // Dotted key path ("sm.count") -> where the value came from.
   std::map<std::string, Provenance> provenance;

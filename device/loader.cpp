@@ -110,6 +110,14 @@ std::vector<Field> build_schema() {
     s.push_back({key("block_launch_cycles"), Type::Double, "cycles", v, true, "cycles from a free CTA slot to the next CTA's first issue", binder(+[](DeviceSpec& d) -> double& { return d.sm.block_launch_cycles; })});
   }
   I("cu.scalar_registers", "registers", kAmd, true, "SGPRs per SIMD", [](DeviceSpec& d) -> std::int64_t& { return d.sm.scalar_registers; });
+  I("cu.scalar_register_alloc_unit", "registers", kAmd, true, "SGPR allocation granule per wave", [](DeviceSpec& d) -> std::int64_t& { return d.sm.scalar_register_alloc_unit; });
+  D("cu.issue_interval_cycles", "cycles", kAmd, true, "cycles between one SIMD's issue opportunities (the sequencer serves one SIMD per cycle)", [](DeviceSpec& d) -> double& { return d.sm.issue_interval_cycles; });
+  I("cu.vm_counter_max", "operations", kAmd, true, "largest vmcnt: vector memory operations one wave may have in flight", [](DeviceSpec& d) -> std::int64_t& { return d.sm.vm_counter_max; });
+  I("cu.lgkm_counter_max", "operations", kAmd, true, "largest lgkmcnt: LDS/scalar-memory operations one wave may have in flight", [](DeviceSpec& d) -> std::int64_t& { return d.sm.lgkm_counter_max; });
+  D("cu.barrier_latency_cycles", "cycles", kAmd, true, "s_barrier: last arrival to the released waves' next issue", [](DeviceSpec& d) -> double& { return d.sm.barrier_latency_cycles; });
+  D("cu.sleep_unit_cycles", "cycles", kAmd, true, "cycles per unit of s_sleep's operand", [](DeviceSpec& d) -> double& { return d.sm.sleep_unit_cycles; });
+  D("cu.mfma_read_extra_cycles", "cycles", kAmd, true, "after an MFMA's last pass until a VALU/memory instruction may read its result", [](DeviceSpec& d) -> double& { return d.sm.mfma_read_extra_cycles; });
+
 
   struct PipeDef { const char* name; unsigned vendors; bool required; const char* desc; Pipe& (*f)(DeviceSpec&); };
   const PipeDef pipes[] = {
@@ -146,6 +154,9 @@ std::vector<Field> build_schema() {
   D("shared.latency_cycles", "cycles", kBoth, true, "load-to-use latency without conflicts", [](DeviceSpec& d) -> double& { return d.shared.latency_cycles; });
   D("shared.conflict_latency_cycles", "cycles", kBoth, true, "extra latency per additional wavefront of a bank-conflicted access", [](DeviceSpec& d) -> double& { return d.shared.conflict_latency_cycles; });
   D("shared.bytes_per_cycle", "bytes/cycle", kBoth, true, "bandwidth per SM/CU", [](DeviceSpec& d) -> double& { return d.shared.bytes_per_cycle; });
+  D("shared.port_bytes_per_cycle", "bytes/cycle", kAmd, true, "LDS port of a SIMD pair: bytes per cycle in each direction", [](DeviceSpec& d) -> double& { return d.shared.port_bytes_per_cycle; });
+  I("shared.simds_per_port", "SIMDs", kAmd, true, "SIMDs sharing one LDS port", [](DeviceSpec& d) -> std::int64_t& { return d.shared.simds_per_port; });
+  D("shared.address_bytes_per_lane", "bytes", kAmd, true, "address bytes a lane sends on the LDS input port (with store data)", [](DeviceSpec& d) -> double& { return d.shared.address_bytes_per_lane; });
 
   I("l1.bytes", "bytes", kBoth, true, "L1 data cache per SM/CU (NVIDIA: unified L1+shared capacity)", [](DeviceSpec& d) -> std::int64_t& { return d.l1.bytes; });
   I("l1.line_bytes", "bytes", kBoth, true, "line size", [](DeviceSpec& d) -> std::int64_t& { return d.l1.line_bytes; });
@@ -180,6 +191,26 @@ std::vector<Field> build_schema() {
   I("mall.bytes", "bytes", kAmd, true, "Infinity Cache capacity", [](DeviceSpec& d) -> std::int64_t& { return d.mall.bytes; });
   D("mall.hit_latency_cycles", "cycles", kAmd, true, "load-to-use on a MALL hit", [](DeviceSpec& d) -> double& { return d.mall.hit_latency_cycles; });
   D("mall.bandwidth_gbps", "GB/s", kAmd, true, "peak MALL bandwidth", [](DeviceSpec& d) -> double& { return d.mall.bandwidth_gbps; });
+  I("mall.line_bytes", "bytes", kAmd, true, "MALL lookup and fill granule", [](DeviceSpec& d) -> std::int64_t& { return d.mall.line_bytes; });
+  I("mall.ways", "ways", kAmd, true, "MALL associativity", [](DeviceSpec& d) -> std::int64_t& { return d.mall.ways; });
+
+  I("scalar_l1.bytes", "bytes", kAmd, true, "scalar L1 data cache capacity", [](DeviceSpec& d) -> std::int64_t& { return d.scalar_l1.bytes; });
+  I("scalar_l1.line_bytes", "bytes", kAmd, true, "scalar L1 line size", [](DeviceSpec& d) -> std::int64_t& { return d.scalar_l1.line_bytes; });
+  I("scalar_l1.cus_per_cache", "CUs", kAmd, true, "CUs sharing one scalar L1", [](DeviceSpec& d) -> std::int64_t& { return d.scalar_l1.cus_per_cache; });
+  D("scalar_l1.hit_latency_cycles", "cycles", kAmd, true, "scalar load-to-use on a hit", [](DeviceSpec& d) -> double& { return d.scalar_l1.hit_latency_cycles; });
+  D("scalar_l1.bytes_per_cycle", "bytes/cycle", kAmd, true, "bandwidth of one scalar L1", [](DeviceSpec& d) -> double& { return d.scalar_l1.bytes_per_cycle; });
+
+  // AMD MFMA timing, one optional pair of keys per shape; a kernel using a shape the file does
+  // not time stops with the missing key's name.
+  for (int i = 0; i < kNumMfmaShapes; ++i) {
+    const std::string shape = kMfmaShapes[i];
+    s.push_back({"mfma." + shape + ".cycles", Type::Double, "cycles", kAmd, false,
+                 "v_mfma_" + shape + ": cycles the SIMD's matrix core is busy",
+                 [i](DeviceSpec& d) -> void* { return &d.mfma[static_cast<std::size_t>(i)].cycles; }});
+    s.push_back({"mfma." + shape + ".valu_blocked_cycles", Type::Double, "cycles", kAmd, false,
+                 "v_mfma_" + shape + ": cycles after issue before the SIMD's VALU may issue again",
+                 [i](DeviceSpec& d) -> void* { return &d.mfma[static_cast<std::size_t>(i)].valu_blocked_cycles; }});
+  }
 
   I("dram.bytes", "bytes", kBoth, true, "HBM capacity", [](DeviceSpec& d) -> std::int64_t& { return d.dram.bytes; });
   I("dram.channels", "channels", kBoth, true, "independent HBM channels", [](DeviceSpec& d) -> std::int64_t& { return d.dram.channels; });
@@ -451,6 +482,13 @@ DeviceSpec build(const Flat& flat, const fs::path& file) {
   for (const auto& [key, f] : by_key)
     if (f->required && !flat.leaves.count(key))
       fail(fname, 0, "missing required key `" + key + "` (" + f->description + ")");
+  for (int i = 0; i < kNumMfmaShapes; ++i) {  // an MFMA shape is timed by both of its keys or not at all
+    const std::string c = std::string("mfma.") + kMfmaShapes[i] + ".cycles", v = std::string("mfma.") + kMfmaShapes[i] + ".valu_blocked_cycles";
+    if (flat.leaves.count(c) != flat.leaves.count(v)) {
+      const Leaf& l = flat.leaves.count(c) ? flat.leaves.at(c) : flat.leaves.at(v);
+      fail(l.file, l.line, "key `" + (flat.leaves.count(c) ? v : c) + "` is missing (an MFMA shape needs both `cycles` and `valu_blocked_cycles`)");
+    }
+  }
   if (d.sm.warp_size != 32 && d.sm.warp_size != 64)
     fail(fname, 0, "key `" + std::string(d.vendor == Vendor::Nvidia ? "sm" : "cu") + ".warp_size`: must be 32 or 64");
   if (d.clocks.core_mhz <= 0) fail(fname, 0, "key `clocks.core_mhz`: must be positive");

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <array>
+#include <bit>
 #include <cstdint>
 #include <vector>
 
@@ -20,6 +21,7 @@ struct CacheResult {
   std::uint32_t miss_sectors = 0;     // requested sectors that must be fetched (reads) / were absent (writes)
   std::uint32_t evicted_dirty = 0;    // sectors of the evicted line that were dirty with every word written
   std::uint32_t evicted_partial = 0;  // sectors of the evicted line that were dirty with only part of their words
+  bool newly_dirty = false;           // writes: the line held no dirty sector before
   double ready = 0;                   // hits: when the hit sectors' data is there (fills in flight)
 };
 
@@ -36,6 +38,8 @@ class SectorCache {
   // Records when the data of the given sectors' outstanding fill arrives.
   void set_ready(std::uint64_t line, std::uint32_t sectors, double t);
   bool invalidate(std::uint64_t line);
+  // Writes a line's dirty sectors back (they become clean); reports them like an eviction.
+  CacheResult clean(std::uint64_t line);
   void clear();
 
   std::uint32_t line_bytes() const { return line_bytes_; }
@@ -44,6 +48,16 @@ class SectorCache {
   std::uint32_t full_words() const { return full_words_; }
   std::uint64_t capacity() const { return std::uint64_t{sets_} * ways_ * line_bytes_; }
   bool enabled() const { return sets_ > 0; }
+  // Sectors written and not yet evicted or cleaned (what a write-back of the whole cache moves).
+  std::uint64_t dirty_sectors() const {
+    std::uint64_t n = 0;
+    for (const auto& w : ways_v_) n += static_cast<std::uint64_t>(std::popcount(w.dirty));
+    return n;
+  }
+  // Marks every line clean (after a write-back of the whole cache); contents stay valid.
+  void clean() {
+    for (auto& w : ways_v_) w.dirty = 0;
+  }
 
  private:
   static constexpr int kMaxSectors = 4;

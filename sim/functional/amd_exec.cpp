@@ -238,6 +238,12 @@ bool AmdWorkgroup::wave_waiting(int w) const { return impl_->waves[w].waiting; }
 bool AmdWorkgroup::done() const { return impl_->live == 0; }
 std::uint32_t AmdWorkgroup::next_pc(int w) const { return impl_->waves[w].pc; }
 const std::uint64_t* AmdWorkgroup::lane_addresses(int w) const { return impl_->waves[w].addrs.data(); }
+void AmdWorkgroup::lane_spaces(int w, std::uint64_t& global, std::uint64_t& lds, std::uint64_t& scratch) const {
+  const auto& wv = impl_->waves[w];
+  global = wv.lanes_global;
+  lds = wv.lanes_lds;
+  scratch = wv.lanes_scratch;
+}
 std::array<std::uint32_t, 3> AmdWorkgroup::id() const { return impl_->wgid; }
 std::uint64_t AmdWorkgroup::linear_id() const { return impl_->linear; }
 std::uint32_t AmdWorkgroup::lds_bytes() const { return static_cast<std::uint32_t>(impl_->lds.size()); }

@@ -76,6 +76,10 @@ class AmdWorkgroup {
   void run();                      // every wave to completion (functional mode)
   std::uint32_t next_pc(int w) const;
   const std::uint64_t* lane_addresses(int w) const;  // byte addresses of its last memory instruction
+  // Which lanes of its last vector memory instruction reached global memory, the LDS (flat
+  // addresses in the shared aperture; lane_addresses then holds LDS offsets) and scratch (private
+  // offsets); buffer lanes out of range reach nothing.
+  void lane_spaces(int w, std::uint64_t& global, std::uint64_t& lds, std::uint64_t& scratch) const;
   std::array<std::uint32_t, 3> id() const;
   std::uint64_t linear_id() const;
   std::uint32_t lds_bytes() const;

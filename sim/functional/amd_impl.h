@@ -48,6 +48,7 @@ struct Wave {
   std::uint8_t* priv = nullptr;    // scratch: lane l's bytes at priv + l * private_bytes
   std::array<std::uint64_t, kLanes> addrs{};
   std::uint8_t spaces = 0;         // AmdStepInfo::spaces of the instruction executing
+  std::uint64_t lanes_global = 0, lanes_lds = 0, lanes_scratch = 0;  // where a vector memory access's lanes went
   bool gpr_idx = false;            // VGPR indexing mode (s_set_gpr_idx_on): M0[7:0] index, M0[15:12] operands
 
   std::uint64_t exec() const { return s[kExec] | (std::uint64_t{s[kExec + 1]} << 32); }

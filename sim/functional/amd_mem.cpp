@@ -184,6 +184,7 @@ void AmdWorkgroup::Impl::smem(Wave& w, const Inst& in) {
   if (in.idxen) {  // s_buffer_load / s_buffer_store: resource descriptor
     const BufferRsrc r = rsrc_of(w, sb);
     const U64 o = off & ~U64{3};
+    w.addrs[0] = r.base + o;
     const bool oor = o + static_cast<U64>(n) > r.num_records && r.stride == 0;
     if (!oor) {
       Allocation* a = k.memory().find(r.base + o, static_cast<U64>(n));
@@ -474,12 +475,18 @@ void AmdWorkgroup::Impl::vmem(Wave& w, const Inst& in) {
 
   // 3. perform
 perform:
+  w.lanes_global = w.lanes_lds = w.lanes_scratch = 0;
   for_lanes(exec, [&](int l) {
-    w.spaces |= where[l] == Where::Lds       ? AmdStepInfo::kLds
-                : where[l] == Where::Scratch ? AmdStepInfo::kScratch
-                : where[l] == Where::Global  ? AmdStepInfo::kGlobal
-                                             : 0;  // out of the buffer's range: nothing touched
+    const U64 bit = U64{1} << l;
+    switch (where[l]) {
+      case Where::Lds: w.lanes_lds |= bit; break;
+      case Where::Scratch: w.lanes_scratch |= bit; break;
+      case Where::Global: w.lanes_global |= bit; break;
+      case Where::Dropped: break;  // out of the buffer's range: nothing touched
+    }
   });
+  w.spaces = (w.lanes_lds ? AmdStepInfo::kLds : 0) | (w.lanes_scratch ? AmdStepInfo::kScratch : 0) |
+             (w.lanes_global ? AmdStepInfo::kGlobal : 0);
   switch (m.kind) {
     case MemKind::Load:
       for_lanes(exec, [&](int l) {

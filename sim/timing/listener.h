@@ -44,6 +44,9 @@ class Listener {
   // `warps` warps were resident on `sm` from `from` to `to` (for achieved occupancy).
   virtual void on_residency(int sm, int warps, double from, double to) {}
   virtual void on_memory(const mem::MemCounters& counters, double dram_busy_cycles, double l2_busy_cycles) {}
+  // The detailed window lasted `cycles` (models whose schedulers issue several instructions per
+  // cycle report it, as stall and issue counts do not add up to it).
+  virtual void on_window(double cycles) {}
 };
 
 }  // namespace kernsim::sim

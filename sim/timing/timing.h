@@ -14,6 +14,7 @@
 #include "device/device_spec.h"
 #include "sim/functional/ptx_exec.h"
 #include "sim/timing/listener.h"
+#include "sim/timing/amd_occupancy.h"
 #include "sim/timing/occupancy.h"
 
 namespace kernsim::sim {
@@ -39,6 +40,13 @@ struct TimingResult {
 };
 
 TimingResult time_ptx_kernel(const device::DeviceSpec& dev, PtxKernel& kernel, const KernelResources& res,
+                             const TimingOptions& opts, Listener& listener);
+
+class AmdKernel;
+
+// The AMD CU timing model (sim/timing/amd_gpu.cpp): the same contract for AMDGCN kernels on
+// gfx942/gfx950 parts. `detail_budget` counts wave instructions.
+TimingResult time_amd_kernel(const device::DeviceSpec& dev, AmdKernel& kernel, const AmdResources& res,
                              const TimingOptions& opts, Listener& listener);
 
 }  // namespace kernsim::sim

@@ -1,0 +1,130 @@
+// kernsim::mem::AmdMemorySystem — the CDNA3/CDNA4 memory hierarchy as timing.
+//
+//   CU ── vL1D (per CU, write-through, 128-byte lines) ── miss slots ── CU port ──┐
+//   CU ── LDS (banks; one port per SIMD pair)                                     │
+//   CU pair ── scalar L1 ─────────────────────────────────────────────────────────┤
+//                                                    L2 of the CU's XCD, in channels (write-back)
+//                                                              │ Infinity Fabric
+//                                                    MALL (Infinity Cache, memory-side) ── HBM
+//
+// Each XCD has its own L2; a line lives in every XCD's L2 that touched it. The MALL and HBM are
+// shared by the whole chip and are CalendarServers (requests arrive out of time order from the
+// event-driven CUs). Stores write through the vL1D (no allocation), merge into the L2 by word mask
+// and reach the MALL and HBM when the L2 evicts them or a release writes the L2 back; the MALL
+// caches what it reads from HBM and writes stores through to HBM. Device-scope atomics pass the L2
+// and execute at memory-side atomic units. Every capacity, latency and bandwidth comes from the
+// DeviceSpec; what is estimated there is marked there.
+//
+// Calls take one wave instruction's lane addresses and return when its data is back (loads),
+// acknowledged (stores, atomics: what decrements vmcnt), and when the CU could take the next
+// instruction of that kind (issue back-pressure).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "device/device_spec.h"
+#include "memory_model/cache.h"
+#include "memory_model/events.h"
+#include "memory_model/server.h"
+#include "memory_model/tag_cache.h"
+
+namespace kernsim::mem {
+
+enum class AmdAccess : std::uint8_t {
+  Load,          // through the vL1D
+  LoadBypassL1,  // sc0/glc loads: miss the vL1D
+  Store,
+  Atomic,        // device-scope atomic (integer)
+  AtomicFloat,   // device-scope floating-point atomic (same-address operations serialise longer)
+};
+
+enum class LdsAccess : std::uint8_t { Load, Store, Atomic, AtomicReturn, Permute };
+
+struct AmdMemTiming {
+  double done = 0;      // data back (loads) / acknowledged (stores, atomics)
+  double accepted = 0;  // when the CU's pipeline (TA for vector memory, the SIMD pair's LDS port) is free again
+};
+
+class AmdMemorySystem {
+ public:
+  // `cus_per_xcd`: CUs c and c' share an L2 when c / cus_per_xcd == c' / cus_per_xcd.
+  AmdMemorySystem(const device::DeviceSpec& dev, int num_cus, int cus_per_xcd);
+
+  // A vector memory instruction (global, flat to global, buffer, scratch with swizzled
+  // addresses): `bytes` per lane at addrs[lane] for the lanes in `mask`.
+  AmdMemTiming vector(int cu, double t, const std::uint64_t* addrs, std::uint64_t mask, std::uint32_t bytes, AmdAccess kind);
+  // An LDS instruction from SIMD `simd`: `bytes` per lane at LDS offsets a0[lane] and, for
+  // read2/write2, a1[lane]. Bank conflicts serialise the access into more bank cycles.
+  AmdMemTiming lds(int cu, int simd, double t, const std::uint64_t* a0, const std::uint64_t* a1, std::uint64_t mask,
+                   std::uint32_t bytes, LdsAccess kind);
+  // A scalar load (s_load_*, s_buffer_load_*) of `bytes` at `addr`; returns when the data is in SGPRs.
+  double scalar_load(int cu, double t, std::uint64_t addr, std::uint32_t bytes);
+  // A scalar store (s_store_*): acknowledged time.
+  double scalar_store(int cu, double t, std::uint64_t addr, std::uint32_t bytes);
+  // Writes every dirty line of the L2 of `xcd` (all XCDs when -1) back to memory (buffer_wbl2,
+  // the release at a kernel's end); returns when the last byte is written.
+  double write_back_l2(int xcd, double t);
+  // buffer_inv / buffer_wbinvl1: the CU's vL1D loses its contents.
+  void invalidate_l1(int cu);
+  // s_dcache_inv: the scalar L1 of the CU's group loses its contents.
+  void invalidate_scalar(int cu);
+
+  const MemCounters& counters() const { return c_; }
+  double dram_busy_cycles() const { return dram_.busy_cycles(); }
+  // the most loaded XCD's L2: mean busy time of its channels
+  double l2_busy_cycles() const;
+  // busy time of the most loaded shared resource (an L2 channel, the fabric/MALL, HBM, an atomic unit)
+  double shared_busy_cycles() const;
+  int xcd_of(int cu) const { return cu / cus_per_xcd_; }
+  std::uint64_t l2_dirty_bytes() const;
+
+ private:
+  struct LineReq {
+    std::uint64_t line;
+    std::uint32_t words;  // 4-byte words of the line this instruction touches
+  };
+  CalendarServer& channel(int xcd, std::uint64_t line);
+  double l2_read(int xcd, double t, std::uint64_t line);
+  // returns {acknowledged, done (after the write-backs it forced)}
+  std::pair<double, double> l2_write(int xcd, double t, std::uint64_t line, std::uint32_t words);
+  double memory_read(double at, std::uint64_t line);   // L2 miss: MALL, then HBM
+  std::uint32_t evicted_words(const CacheResult& r) const;
+  double memory_write(double t, std::uint64_t line, std::uint32_t words);  // L2 eviction / write-back
+  double dram_cost(double bytes, bool write);
+  double acquire_slot(int cu, double t);
+  void release_slot(int cu, double done);
+  void coalesce(const std::uint64_t* addrs, std::uint64_t mask, std::uint32_t bytes);
+
+  const device::DeviceSpec& dev_;
+  int cus_per_xcd_ = 1, xcds_ = 1, channels_ = 1;
+  std::uint32_t line_ = 128, full_words_ = 0xffffffffu;
+  double l1_lat_ = 0, l2_lat_ = 0, mall_lat_ = 0, dram_lat_ = 0, lds_lat_ = 0, lds_conflict_lat_ = 0;
+  double atomic_lat_ = 0, same_addr_cycles_ = 0, float_same_addr_cycles_ = 0;
+  double read_cost_ = 1, write_cost_ = 1, mix_penalty_ = 0, write_share_ = 0;
+  std::uint32_t burst_ = 64;
+  // per CU
+  std::vector<SectorCache> l1_;
+  std::vector<Server> l1_bw_;
+  std::vector<Server> port_;
+  std::vector<std::vector<double>> slots_;  // min-heaps of when outstanding-line slots free up
+  std::vector<Server> lds_banks_;
+  std::vector<Server> lds_ports_;           // per CU x port
+  int lds_ports_per_cu_ = 2, simds_per_port_ = 2;
+  // per scalar-cache group
+  std::vector<SectorCache> sl1_;
+  std::vector<Server> sl1_bw_;
+  int cus_per_sl1_ = 2;
+  // per XCD
+  std::vector<SectorCache> l2c_;
+  std::vector<CalendarServer> l2_channels_;  // xcd * channels_ + channel
+  // chip
+  TagCache mall_;
+  CalendarServer fabric_;  // L2 <-> MALL traffic at the MALL's bandwidth
+  CalendarServer dram_;
+  std::vector<CalendarServer> atomic_units_;
+  MemCounters c_;
+  std::vector<LineReq> scratch_;
+};
+
+}  // namespace kernsim::mem

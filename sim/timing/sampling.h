@@ -1,0 +1,38 @@
+// Sampling arithmetic for the timing models: checkpoints of a detailed window and the steady
+// instruction rate they imply.
+//
+// A detailed window records, every few thousand instructions, the time, the instructions timed so
+// far and the busy time of the most loaded shared resource (an L2 channel, HBM, an atomic unit).
+// The steady rate is taken over the second half of the window (the ramp-up excluded) and bounded
+// by what the busiest shared resource could serve in it: posted work (stores, write-backs) can
+// queue at a shared resource beyond the window's end, and a rate that ignored that backlog would
+// extrapolate to a kernel faster than its memory system.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+namespace kernsim::sim {
+
+struct Progress {
+  double t = 0;
+  std::uint64_t insts = 0;
+  double shared_busy = 0;
+};
+
+// Instructions per cycle over the second half of the checkpoints since `from`, ending at `now`
+// when fewer than four checkpoints exist.
+inline double steady_rate(const std::vector<Progress>& progress, std::size_t from, const Progress& now) {
+  const std::size_t n = progress.size() - from;
+  const Progress* a = &progress[from];
+  Progress b = now;
+  if (n >= 4) {
+    a = &progress[from + n / 2];
+    b = progress.back();
+  }
+  const double span = std::max(b.t - a->t, b.shared_busy - a->shared_busy);
+  return span > 0 ? static_cast<double>(b.insts - a->insts) / span : 0.0;
+}
+
+}  // namespace kernsim::sim
