@@ -151,7 +151,8 @@ RunResult run_launch(const LaunchSpec& spec, const device::DeviceSpec& dev, cons
   kr.shared_per_block = std::max<std::int64_t>(smem, static_cast<std::int64_t>(prog.static_shared_bytes));
   sim::TimingOptions to;
   to.full = opts.full;
-  if (const char* b = std::getenv("KERNSIM_DETAIL_BUDGET")) to.detail_budget = std::strtoull(b, nullptr, 10);
+  if (opts.detail_budget) to.detail_budget = opts.detail_budget;
+  else if (const char* b = std::getenv("KERNSIM_DETAIL_BUDGET")) to.detail_budget = std::strtoull(b, nullptr, 10);
   to.complete_functionally = opts.dump_dir.has_value() || opts.keep_outputs;
   cost::ReportView view(dev);
   sim::TimingResult tr = sim::time_ptx_kernel(dev, kernel, kr, to, view);

@@ -23,6 +23,7 @@ struct RunOptions {
   std::uint64_t max_instructions = 0;              // per launch, warp instructions; 0 = default
   bool keep_outputs = false;                       // return output buffers (Python)
   double wall_time_limit_s = 0;                    // per launch, simulation only; 0 = none
+  std::uint64_t detail_budget = 0;                 // warp instructions timed in detail; 0 = default
 };
 
 struct BufferOut {

@@ -52,7 +52,9 @@ json ReportView::to_json(const LaunchFacts& f, const sim::TimingResult& t) const
   // the detailed window's length: cycles the listener saw
   double window = 0;
   for (double s : stalls_) window += s;
-  const double schedulers = static_cast<double>(dev_.sm.count * dev_.sm.sub_partitions);
+  // per-SM figures over the SMs the model ran (an SM slice runs fewer than the part has)
+  const double sms = static_cast<double>(t.sms_simulated > 0 ? t.sms_simulated : dev_.sm.count);
+  const double schedulers = sms * static_cast<double>(dev_.sm.sub_partitions);
   for (double b : busy_) (void)b;
   double issue_cycles_total = static_cast<double>(warp_insts_);
   const double window_cycles = window_ > 0 ? window_ : (window + issue_cycles_total) / std::max(1.0, schedulers);
@@ -62,7 +64,7 @@ json ReportView::to_json(const LaunchFacts& f, const sim::TimingResult& t) const
                {"warp_instructions_timed", t.warp_insts_timed}, {"warp_instructions_estimated", t.warp_insts_estimated},
                {"ctas", t.ctas_total}, {"ctas_timed", t.ctas_timed}, {"note", t.sampling_note}};
   j["sampling"] = samp;
-  const double max_warps = static_cast<double>(dev_.sm.max_warps * dev_.sm.count);
+  const double max_warps = static_cast<double>(dev_.sm.max_warps) * sms;
   j["occupancy"] = {{"theoretical", t.occupancy.theoretical}, {"blocks_per_sm", t.occupancy.blocks_per_unit},
                     {"limiter", t.occupancy.limiter},
                     {"achieved", window_cycles > 0 ? warp_cycles_ / (window_cycles * max_warps) : 0.0}};

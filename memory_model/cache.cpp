@@ -99,6 +99,7 @@ CacheResult SectorCache::write(std::uint64_t line, std::uint32_t mask, const std
     w = &allocate(line, r);
   }
   w->stamp = clock_;
+  r.newly_dirty = w->dirty == 0;
   for (std::uint32_t s = 0; s < sectors_; ++s) {
     if (!(mask >> s & 1)) continue;
     const std::uint32_t bit = 1u << s;
@@ -113,6 +114,21 @@ void SectorCache::set_ready(std::uint64_t line, std::uint32_t sectors, double t)
   if (Way* w = find(line))
     for (std::uint32_t s = 0; s < sectors_; ++s)
       if (sectors >> s & 1) w->ready[s] = std::max(w->ready[s], t);
+}
+
+CacheResult SectorCache::clean(std::uint64_t line) {
+  CacheResult r;
+  if (!sets_) return r;
+  if (Way* w = find(line)) {
+    for (std::uint32_t s = 0; s < sectors_; ++s) {
+      if (!(w->dirty >> s & 1)) continue;
+      if (w->words[s] != full_words_ && !(w->valid >> s & 1)) r.evicted_partial |= 1u << s;
+      else r.evicted_dirty |= 1u << s;
+    }
+    w->valid |= r.evicted_partial;  // the read-modify-write leaves the sector whole
+    w->dirty = 0;
+  }
+  return r;
 }
 
 bool SectorCache::invalidate(std::uint64_t line) {

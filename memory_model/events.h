@@ -27,6 +27,21 @@ struct MemCounters {
   std::uint64_t dram_read_bytes = 0, dram_write_bytes = 0;
   std::uint64_t shared_wavefronts = 0, shared_ideal_wavefronts = 0;  // bank conflicts = extra
   std::uint64_t atomics = 0;
+
+  // Multiplies every count (a slice of the chip standing for the whole).
+  void scale(double f) {
+    auto m = [f](std::uint64_t& x) { x = static_cast<std::uint64_t>(static_cast<double>(x) * f + 0.5); };
+    for (int i = 0; i < static_cast<int>(Level::kCount); ++i) {
+      m(requests[i]);
+      m(hits[i]);
+      m(bytes[i]);
+    }
+    m(dram_read_bytes);
+    m(dram_write_bytes);
+    m(shared_wavefronts);
+    m(shared_ideal_wavefronts);
+    m(atomics);
+  }
 };
 
 }  // namespace kernsim::mem

@@ -3,10 +3,11 @@
 
 #include <algorithm>
 #include <bit>
+#include <cmath>
 
 namespace kernsim::mem {
 
-NvMemorySystem::NvMemorySystem(const device::DeviceSpec& d, int num_sms, std::uint64_t l1_bytes) : dev_(d) {
+NvMemorySystem::NvMemorySystem(const device::DeviceSpec& d, int num_sms, std::uint64_t l1_bytes, double share) : dev_(d) {
   sector_ = static_cast<std::uint32_t>(d.l1.sector_bytes);
   line_ = static_cast<std::uint32_t>(d.l1.line_bytes);
   l1_lat_ = d.l1.hit_latency_cycles;
@@ -20,13 +21,18 @@ NvMemorySystem::NvMemorySystem(const device::DeviceSpec& d, int num_sms, std::ui
   write_cost_ = 1.0 / d.dram.write_efficiency;
   mix_penalty_ = std::max(0.0, (1.0 / d.dram.copy_efficiency) / (0.5 * (read_cost_ + write_cost_)) - 1.0);
   conflict_lat_ = d.shared.conflict_latency_cycles;
-  same_addr_cycles_ = d.l2.atomic_same_address_cycles;
-  float_same_addr_cycles_ = d.l2.atomic_float_same_address_cycles;
+  // a slice sends its share of the operations to one address: each stands for 1/share of them
+  same_addr_cycles_ = d.l2.atomic_same_address_cycles / share;
+  float_same_addr_cycles_ = d.l2.atomic_float_same_address_cycles / share;
   atomic_lat_ = d.l2.atomic_latency_cycles;
   burst_ = static_cast<std::uint32_t>(d.dram.access_bytes);
   const double peak_bytes_per_cycle = d.dram.bandwidth_gbps * 1e9 / (d.clocks.core_mhz * 1e6);
-  dram_ = CalendarServer(peak_bytes_per_cycle);
-  l2_ = CalendarServer(d.l2.bytes_per_cycle);
+  dram_ = CalendarServer(peak_bytes_per_cycle * share);
+  l2_ = CalendarServer(d.l2.bytes_per_cycle * share);
+  // The L2 keeps its whole capacity in a slice: data every CTA reads (a GEMM operand, a table,
+  // a stencil's neighbours) must fit as it does on the chip; data private to each CTA is then
+  // over-provided only when the whole grid's footprint exceeds the L2.
+  max_dirty_lines_ = static_cast<std::uint64_t>(static_cast<double>(d.l2.bytes) * share) / static_cast<std::uint64_t>(d.l2.line_bytes);
   l2c_ = SectorCache(static_cast<std::uint64_t>(d.l2.bytes), static_cast<std::uint32_t>(d.l2.line_bytes),
                      static_cast<std::uint32_t>(d.l2.sector_bytes), static_cast<std::uint32_t>(d.l2.ways));
   l1_.reserve(static_cast<std::size_t>(num_sms));
@@ -38,7 +44,7 @@ NvMemorySystem::NvMemorySystem(const device::DeviceSpec& d, int num_sms, std::ui
     pending_.emplace_back();
     pending_next_.push_back(0);
   }
-  atomic_units_.assign(static_cast<std::size_t>(std::max<std::int64_t>(1, d.l2.slices)), CalendarServer(d.l2.atomic_ops_per_cycle));
+  atomic_units_.assign(static_cast<std::size_t>(std::max<std::int64_t>(1, d.l2.slices)), CalendarServer(d.l2.atomic_ops_per_cycle * share));
   slots_.assign(static_cast<std::size_t>(num_sms),
                 std::vector<double>(static_cast<std::size_t>(std::max<std::int64_t>(1, d.l1.max_outstanding_lines)), 0.0));
 }
@@ -136,12 +142,38 @@ std::pair<double, double> NvMemorySystem::l2_write(double t, std::uint64_t line,
   const double at_l2 = l2_.serve(t, cost * sector_);
   // Writes merge into L2 sectors by word mask: no fetch.
   CacheResult r = l2c_.write(line, mask, words);
-  const double evicted = evictions(at_l2, r);
+  double evicted = evictions(at_l2, r);
+  if (r.newly_dirty) {
+    dirty_lines_.push_back(line);
+    while (dirty_lines_.size() > max_dirty_lines_) {
+      const std::uint64_t old = dirty_lines_.front();
+      dirty_lines_.pop_front();
+      if (old != line) evicted = std::max(evicted, evictions(at_l2, l2c_.clean(old)));
+    }
+  }
   // accepted once the slice has taken the data and the acknowledgement is back; the data stays
   // dirty in L2 until evicted. Done once the line it displaced is written back: when L2 must
   // evict dirty data to take new writes, HBM paces the stores.
   const double accepted = at_l2 + 0.5 * l2_lat_;
   return {accepted, std::max(accepted, evicted)};
+}
+
+void NvMemorySystem::warm(const std::uint64_t* addrs, std::uint32_t mask, std::uint32_t bytes, bool write) {
+  const std::uint64_t line_mask = ~static_cast<std::uint64_t>(line_ - 1);
+  for (std::uint32_t m = mask; m;) {
+    const int l = std::countr_zero(m);
+    m &= m - 1;
+    const std::uint64_t a = addrs[l], line = a & line_mask;
+    const std::uint32_t s0 = static_cast<std::uint32_t>((a - line) / sector_);
+    const std::uint32_t s1 = static_cast<std::uint32_t>((std::min(a + std::max<std::uint32_t>(bytes, 1), line + line_) - 1 - line) / sector_);
+    std::uint32_t sectors = 0;
+    for (std::uint32_t s = s0; s <= s1; ++s) sectors |= 1u << s;
+    // present and clean, written or read: the write-back of the warm-up's stores is the rest
+    // of the chip's business, not the slice's
+    l2c_.read(line, sectors, true);
+    l2c_.set_ready(line, sectors, 0.0);
+    (void)write;
+  }
 }
 
 MemTiming NvMemorySystem::global(int sm, double t, const std::uint64_t* addrs, std::uint32_t mask, std::uint32_t bytes,

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <array>
+#include <deque>
 #include <utility>
 #include <vector>
 
@@ -29,7 +30,12 @@ struct MemTiming {
 
 class NvMemorySystem {
  public:
-  NvMemorySystem(const device::DeviceSpec& dev, int num_sms, std::uint64_t l1_bytes);
+  // share: the fraction of the chip's L2, HBM and atomic units this model has (an SM slice
+  // of num_sms SMs standing for the whole part; 1 for the whole chip)
+  NvMemorySystem(const device::DeviceSpec& dev, int num_sms, std::uint64_t l1_bytes, double share = 1.0);
+
+  // Leaves in the L2 what an untimed access would (a slice's warm-up); no time passes.
+  void warm(const std::uint64_t* addrs, std::uint32_t mask, std::uint32_t bytes, bool write);
 
   // Global/local memory access by one warp. `bytes` per lane; lanes in `mask`.
   // warp: the issuing warp's index in its SM (store combining is per warp)
@@ -75,6 +81,10 @@ class NvMemorySystem {
   std::vector<Server> l1_bw_;
   std::vector<Server> smem_bw_;
   std::vector<Server> port_;  // per SM: its port to L2 (time units: cycles)
+  // Dirty lines in the L2, oldest first; an SM slice may keep only its share of the L2 dirty
+  // (its streaming writes reach HBM as the whole chip's would), so the oldest are written back.
+  std::deque<std::uint64_t> dirty_lines_;
+  std::uint64_t max_dirty_lines_ = 0;
   struct PendingStore {
     std::uint64_t line = ~std::uint64_t{0};
     double send = -1;  // when the request leaves the port

@@ -6,6 +6,7 @@
 // past the end of arg3 (f32[1000] at 0x...)". Nothing is ever written outside an allocation.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -46,8 +47,27 @@ class GlobalMemory {
 
   std::vector<std::unique_ptr<Allocation>>& allocations() { return allocs_; }
 
+  // Undo journal: while recording, every write the executor is about to make saves the bytes
+  // it overwrites (note_write), and rollback() restores them, newest first. Lets the timing
+  // model run one CTA ahead to measure its work without changing what the launch computes.
+  void begin_journal() { journal_.clear(); journaling_ = true; }
+  void note_write(std::uint8_t* p, std::uint32_t bytes) {
+    if (journaling_) journal_.push_back({p, std::vector<std::uint8_t>(p, p + bytes)});
+  }
+  void rollback() {
+    for (auto it = journal_.rbegin(); it != journal_.rend(); ++it) std::copy(it->old.begin(), it->old.end(), it->at);
+    journal_.clear();
+    journaling_ = false;
+  }
+
  private:
   Allocation* find_slow(std::uint64_t addr, std::uint64_t size);
+  struct Undo {
+    std::uint8_t* at;
+    std::vector<std::uint8_t> old;
+  };
+  std::vector<Undo> journal_;
+  bool journaling_ = false;
   std::vector<std::unique_ptr<Allocation>> allocs_;  // sorted by base
   Allocation* last_ = nullptr;
   std::uint64_t next_ = 0;

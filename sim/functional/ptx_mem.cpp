@@ -66,6 +66,7 @@ std::uint8_t* PtxCta::Impl::resolve(Warp& w, const Inst& in, Space space, std::u
                                " is out of bounds: " + k.memory().describe(addr, bytes));
       }
       if (write && a->read_only) fault(w, in, lane, "write to read-only " + a->label + " at " + hex(addr));
+      if (write) k.memory().note_write(a->data() + (addr - a->base), bytes);
       return a->data() + (addr - a->base);
     }
     case Space::Shared:

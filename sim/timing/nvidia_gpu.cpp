@@ -156,6 +156,13 @@ class NvidiaGpu {
   double barrier_latency_ = 0, launch_cycles_ = 0, param_latency_ = 0;
   double dispatch_cycles_ = 0, next_dispatch_ = 0;  // chip-wide CTA dispatcher
   int nsms_ = 0, subs_per_sm_ = 4, wpb_ = 0;
+  // SM slice: the model runs nsms_ of the part's SMs on the first n_ctas_ CTAs, with that
+  // share of every chip-wide resource (see run())
+  double share_ = 1.0;
+  std::uint64_t n_ctas_ = 0;
+  void choose_slice();
+  void warm_l2(std::uint64_t from, std::uint64_t to);
+  std::uint64_t warm_end_ = 0;  // CTAs [n_ctas_, warm_end_) ran functionally to warm the L2
   std::uint32_t n32_ = 0, n64_ = 0, npred_ = 0;
   std::vector<Sm> sms_;
   std::unique_ptr<mem::NvMemorySystem> mem_;
@@ -205,7 +212,6 @@ void NvidiaGpu::build_machine() {
   launch_cycles_ = d_.sm.block_launch_cycles;
   dispatch_cycles_ = d_.launch.cta_dispatch_cycles;
 
-  nsms_ = static_cast<int>(d_.sm.count);
   subs_per_sm_ = static_cast<int>(std::max<std::int64_t>(1, d_.sm.sub_partitions));
   occ_ = compute_occupancy(d_, res_);
   wpb_ = occ_.warps_per_block;
@@ -216,7 +222,8 @@ void NvidiaGpu::build_machine() {
   }
   // L1 gets what the shared-memory carveout leaves of the unified array.
   const std::int64_t l1_bytes = std::max<std::int64_t>(0, d_.l1.bytes - occ_.shared_used_per_unit);
-  mem_ = std::make_unique<mem::NvMemorySystem>(d_, nsms_, static_cast<std::uint64_t>(l1_bytes));
+  mem_ = std::make_unique<mem::NvMemorySystem>(d_, nsms_, static_cast<std::uint64_t>(l1_bytes), share_);
+  dispatch_cycles_ /= share_;  // the slice gets its share of the dispatcher
   sms_.resize(static_cast<std::size_t>(nsms_));
   for (auto& sm : sms_) {
     sm.subs.resize(static_cast<std::size_t>(subs_per_sm_));
@@ -234,7 +241,7 @@ void NvidiaGpu::build_machine() {
 // CTAs go to SMs round-robin, as the hardware's dispatcher spreads a grid; each SM then runs
 // its list in order as slots free up.
 void NvidiaGpu::assign_ctas() {
-  const std::uint64_t n = k_.dims().num_blocks();
+  const std::uint64_t n = n_ctas_;
   for (std::uint64_t c = 0; c < n; ++c) sms_[static_cast<std::size_t>(c % static_cast<std::uint64_t>(nsms_))].queue.push_back(c);
 }
 
@@ -639,12 +646,76 @@ void NvidiaGpu::restart_from_next_wave(double now) {
     if (sms_[static_cast<std::size_t>(s)].next < kInf) pq_.push({sms_[static_cast<std::size_t>(s)].next, s});
 }
 
+// SM slice. A launch too large to time every CTA in detail is timed on a slice of the chip: k
+// of its SMs, with k/N of the L2 and HBM bandwidth, atomic throughput and CTA dispatch rate
+// (the L2 keeps its capacity), running the first k/N of the grid's CTAs. The slice goes through the same waves as
+// the whole chip and sees the same contention per SM, so its time is the kernel's time, with
+// every phase of every CTA timed (a window of instructions would miss later phases). k is
+// chosen so that the slice's work fits the detail budget, measured by running one CTA ahead
+// of time (its writes undone afterwards). Kernels whose neighbouring CTAs share data keep
+// that sharing: the slice's CTAs are contiguous.
+void NvidiaGpu::choose_slice() {
+  const std::uint64_t total = k_.dims().num_blocks();
+  nsms_ = static_cast<int>(d_.sm.count);
+  n_ctas_ = total;
+  if (opts_.full || total < 2 * static_cast<std::uint64_t>(nsms_)) return;
+  GlobalMemory& gm = k_.memory();
+  gm.begin_journal();
+  const std::uint64_t before = k_.warp_instructions();
+  try {
+    k_.make_cta(total / 2)->run();
+  } catch (...) {
+    gm.rollback();
+    throw;
+  }
+  gm.rollback();
+  const double per_cta = static_cast<double>(k_.warp_instructions() - before);
+  const double work = per_cta * static_cast<double>(total);
+  if (work <= static_cast<double>(opts_.detail_budget)) return;
+  const double n = static_cast<double>(d_.sm.count);
+  const int k = std::clamp(static_cast<int>(std::ceil(n * static_cast<double>(opts_.detail_budget) / work)), 1, nsms_);
+  if (k >= nsms_) return;
+  nsms_ = k;
+  share_ = static_cast<double>(k) / n;
+  n_ctas_ = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(std::llround(static_cast<double>(total) * share_)));
+}
+
+// A slice's few CTAs would fetch the data that all CTAs share (a GEMM operand, a table) from
+// HBM at the slice's share of its bandwidth, a cost the chip pays once for every CTA. So the
+// next CTAs after the slice's run first, untimed, leaving in the L2 what they touched, as the
+// rest of the chip would have.
+void NvidiaGpu::warm_l2(std::uint64_t from, std::uint64_t to) {
+  for (std::uint64_t id = from; id < to; ++id) {
+    auto cta = k_.make_cta(id);
+    const int nw = cta->num_warps();
+    for (bool progressed = true; progressed && !cta->done();) {
+      progressed = false;
+      for (int w = 0; w < nw; ++w)
+        for (int n = 0; n < 256 && !cta->warp_done(w) && !cta->warp_waiting(w); ++n) {
+          const P::Inst& in = p_.insts[cta->next_pc(w)];
+          const StepInfo info = cta->step(w);
+          progressed = true;
+          if (info.kind != StepInfo::Kind::Executed || !info.active) continue;
+          if ((in.op != P::Op::Ld && in.op != P::Op::St) || (info.space != P::Space::Global && info.space != P::Space::Generic)) continue;
+          const std::uint32_t eb = static_cast<std::uint32_t>(std::max(1, P::ty_bits(in.type) / 8)) * std::max<std::uint32_t>(1, in.vec);
+          mem_->warm(cta->lane_addresses(w), info.active, eb, in.op == P::Op::St);
+        }
+    }
+  }
+}
+
 TimingResult NvidiaGpu::run() {
+  choose_slice();
   build_machine();
+  if (share_ < 1.0) {
+    warm_end_ = std::min(k_.dims().num_blocks(), 2 * n_ctas_);
+    warm_l2(n_ctas_, warm_end_);
+  }
   assign_ctas();
   TimingResult r;
   r.occupancy = occ_;
-  r.ctas_total = k_.dims().num_blocks();
+  r.sms_simulated = nsms_;
+  r.ctas_total = n_ctas_;
   const std::uint64_t slots = static_cast<std::uint64_t>(nsms_) * static_cast<std::uint64_t>(occ_.blocks_per_unit);
   // first wave
   for (int slot = 0; slot < occ_.blocks_per_unit; ++slot)
@@ -693,7 +764,12 @@ TimingResult NvidiaGpu::run() {
       Sub& sub = sms_[static_cast<std::size_t>(s)].subs[si];
       if (end_detailed > sub.idle_since) lis_.on_stall(s, static_cast<int>(si), sub.why == Stall::Idle || !stop_ ? Stall::Idle : sub.why, end_detailed - sub.idle_since);
     }
-  lis_.on_memory(mem_->counters(), mem_->dram_busy_cycles(), mem_->l2_busy_cycles());
+  {
+    // a slice's traffic stands for its share of the chip's
+    mem::MemCounters c = mem_->counters();
+    if (share_ < 1.0) c.scale(1.0 / share_);
+    lis_.on_memory(c, mem_->dram_busy_cycles(), mem_->l2_busy_cycles());
+  }
   r.warp_insts_timed = timed_insts_;
   r.ctas_timed = ctas_done_;
   if (!stop_ && !two_windows) {
@@ -734,6 +810,19 @@ TimingResult NvidiaGpu::run() {
         if (c.active) c.cta->run();
       for (; sm.queue_pos < sm.queue.size(); ++sm.queue_pos) k_.make_cta(sm.queue[sm.queue_pos])->run();
     }
+  }
+  if (n_ctas_ < k_.dims().num_blocks()) {
+    const std::string slice = "SM slice: " + std::to_string(nsms_) + " of " + std::to_string(d_.sm.count) + " SMs ran CTAs 0-" +
+                              std::to_string(n_ctas_ - 1) + " of " + std::to_string(k_.dims().num_blocks()) +
+                              " with that share of L2 and HBM bandwidth, atomics and dispatch (L2 warmed by the next " +
+                              std::to_string(warm_end_ - n_ctas_) + ")";
+    r.sampling_note = slice + (r.extrapolated ? "; " + r.sampling_note : "");
+    r.extrapolated = true;
+    r.warp_insts_estimated /= share_;
+    r.sampled_fraction *= share_;
+    r.ctas_total = k_.dims().num_blocks();
+    if (opts_.complete_functionally)  // the CTAs beyond the slice and its warm-up, untimed
+      for (std::uint64_t c = warm_end_; c < k_.dims().num_blocks(); ++c) k_.make_cta(c)->run();
   }
   r.kernel_us = r.cycles / d_.clocks.core_mhz;
   r.launch_us = d_.launch.overhead_us;

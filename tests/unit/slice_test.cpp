@@ -1,0 +1,60 @@
+// The SM slice (sim/timing/nvidia_gpu.cpp): a launch too large for the detail budget is timed
+// on a few SMs with their share of the chip. Its time must agree with timing every CTA, and
+// the launch must still compute exactly what it computes unsampled (the CTA run ahead to
+// measure the work is undone; the warm-up CTAs and the rest run once).
+#include <cstring>
+
+#include <nlohmann/json.hpp>
+
+#include "api/launch_spec.h"
+#include "api/run.h"
+#include "device/loader.h"
+#include "test_util.h"
+
+namespace kernsim {
+namespace {
+
+const std::string kData = KERNSIM_TEST_DATA;
+
+api::RunResult run(const std::string& json, bool full, std::uint64_t budget) {
+  auto spec = api::parse_launch_spec_text(json, kData + "/kernels", "slice test");
+  api::RunOptions o;
+  o.full = full;
+  o.detail_budget = budget;
+  o.keep_outputs = true;
+  return api::run_launch(spec, device::load_builtin_device("h200"), o);
+}
+
+const char* kAxpy = R"({"source": "slice.cu", "kernel": "axpy_inplace", "grid": 4096, "block": 256,
+  "args": [{"type": "f32", "value": 2.0}, {"buffer": "f32", "count": 1048576, "init": "iota"},
+           {"buffer": "f32", "count": 1048576, "init": "iota"}, {"type": "i32", "value": 1048576}]})";
+
+TEST(SmSlice, InPlaceUpdateHappensExactlyOnce) {
+  const api::RunResult r = run(kAxpy, false, 50000);
+  const auto j = nlohmann::json::parse(r.report_json);
+  ASSERT_NE(j["sampling"]["note"].get<std::string>().find("SM slice"), std::string::npos) << j["sampling"]["note"];
+  const api::BufferOut* y = nullptr;
+  for (const auto& b : r.outputs)
+    if (b.arg_index == 2) y = &b;
+  ASSERT_NE(y, nullptr);
+  ASSERT_EQ(y->bytes.size(), 1048576u * 4);
+  const float* v = reinterpret_cast<const float*>(y->bytes.data());
+  for (std::size_t i = 0; i < 1048576; i += 1021) EXPECT_FLOAT_EQ(v[i], 3.0f * static_cast<float>(i)) << "element " << i;
+  EXPECT_FLOAT_EQ(v[1048575], 3.0f * 1048575.0f);
+}
+
+TEST(SmSlice, AgreesWithTimingEveryCta) {
+  const char* axpy_big = R"({"source": "slice.cu", "kernel": "axpy_inplace", "grid": 4096, "block": 1024,
+    "args": [{"type": "f32", "value": 2.0}, {"buffer": "f32", "count": 4194304}, {"buffer": "f32", "count": 4194304},
+             {"type": "i32", "value": 4194304}]})";
+  for (const char* spec : {axpy_big, R"({"source": "slice.cu", "kernel": "fma_loop", "grid": 2048, "block": 256,
+                                     "args": [{"buffer": "f32", "count": 524288}, {"type": "i32", "value": 100}]})"}) {
+    const double sliced = run(spec, false, 60000).time_us;
+    const double full = run(spec, true, 0).time_us;
+    std::printf("%.60s...: sliced %.2f us, full %.2f us\n", spec, sliced, full);
+    EXPECT_NEAR(sliced / full, 1.0, 0.15) << spec << ": sliced " << sliced << " us, full " << full << " us";
+  }
+}
+
+}  // namespace
+}  // namespace kernsim
