@@ -131,6 +131,7 @@ struct L1Cache : Cache {
   double miss_request_cycles = 0;
   double store_sector_cycles = 0;
   double store_partial_sector_cycles = 0;
+  std::int64_t store_combine_lines = 0;  // a warp's latest store lines that a new store to the same line joins
 };
 
 struct L2Cache : Cache {

@@ -118,7 +118,6 @@ std::vector<Field> build_schema() {
   D("cu.sleep_unit_cycles", "cycles", kAmd, true, "cycles per unit of s_sleep's operand", [](DeviceSpec& d) -> double& { return d.sm.sleep_unit_cycles; });
   D("cu.mfma_read_extra_cycles", "cycles", kAmd, true, "after an MFMA's last pass until a VALU/memory instruction may read its result", [](DeviceSpec& d) -> double& { return d.sm.mfma_read_extra_cycles; });
 
-
   struct PipeDef { const char* name; unsigned vendors; bool required; const char* desc; Pipe& (*f)(DeviceSpec&); };
   const PipeDef pipes[] = {
       {"int_alu", kBoth, true, "integer add/logic/shift/compare", [](DeviceSpec& d) -> Pipe& { return d.pipes.int_alu; }},
@@ -168,6 +167,7 @@ std::vector<Field> build_schema() {
   D("l1.miss_request_cycles", "cycles", kBoth, true, "SM-to-L2 port time per line request sent beyond L1", [](DeviceSpec& d) -> double& { return d.l1.miss_request_cycles; });
   D("l1.store_sector_cycles", "cycles", kBoth, true, "SM-to-L2 port time per whole sector a store carries", [](DeviceSpec& d) -> double& { return d.l1.store_sector_cycles; });
   D("l1.store_partial_sector_cycles", "cycles", kBoth, true, "SM-to-L2 port time per partly written sector a store carries", [](DeviceSpec& d) -> double& { return d.l1.store_partial_sector_cycles; });
+  I("l1.store_combine_lines", "lines", kBoth, true, "a warp's most recent store lines a new store to the same line joins (write combining)", [](DeviceSpec& d) -> std::int64_t& { return d.l1.store_combine_lines; });
 
   I("l2.bytes", "bytes", kBoth, true, "capacity of one L2 instance", [](DeviceSpec& d) -> std::int64_t& { return d.l2.bytes; });
   I("l2.instances", "instances", kBoth, true, "NVIDIA 1; MI300X/MI355X one per XCD", [](DeviceSpec& d) -> std::int64_t& { return d.l2.instances; });
@@ -222,7 +222,7 @@ std::vector<Field> build_schema() {
   D("dram.latency_cycles", "cycles", kBoth, true, "unloaded load-to-use from HBM", [](DeviceSpec& d) -> double& { return d.dram.latency_cycles; });
 
   D("launch.overhead_us", "us", kBoth, true, "event-timed cost of an empty kernel launch", [](DeviceSpec& d) -> double& { return d.launch.overhead_us; });
-  D("launch.cta_dispatch_cycles", "cycles", kBoth, true, "chip-wide cycles between consecutive CTA/workgroup dispatches", [](DeviceSpec& d) -> double& { return d.launch.cta_dispatch_cycles; });
+  D("launch.cta_dispatch_cycles", "cycles", kBoth, true, "cycles between consecutive CTA/workgroup dispatches: NVIDIA chip-wide, AMD per XCD (each has its own workgroup manager)", [](DeviceSpec& d) -> double& { return d.launch.cta_dispatch_cycles; });
   return s;
 }
 
@@ -548,6 +548,7 @@ std::vector<SchemaRow> device_schema() {
   }
   return rows;
 }
+
 
 // ---- typed access by key (calibration, device-file writer) ----
 

@@ -32,6 +32,7 @@ NvMemorySystem::NvMemorySystem(const device::DeviceSpec& d, int num_sms, std::ui
   // The L2 keeps its whole capacity in a slice: data every CTA reads (a GEMM operand, a table,
   // a stencil's neighbours) must fit as it does on the chip; data private to each CTA is then
   // over-provided only when the whole grid's footprint exceeds the L2.
+  combine_lines_ = static_cast<std::uint32_t>(std::max<std::int64_t>(0, d.l1.store_combine_lines));
   max_dirty_lines_ = static_cast<std::uint64_t>(static_cast<double>(d.l2.bytes) * share) / static_cast<std::uint64_t>(d.l2.line_bytes);
   l2c_ = SectorCache(static_cast<std::uint64_t>(d.l2.bytes), static_cast<std::uint32_t>(d.l2.line_bytes),
                      static_cast<std::uint32_t>(d.l2.sector_bytes), static_cast<std::uint32_t>(d.l2.ways));
@@ -43,6 +44,7 @@ NvMemorySystem::NvMemorySystem(const device::DeviceSpec& d, int num_sms, std::ui
     port_.emplace_back(1.0);
     pending_.emplace_back();
     pending_next_.push_back(0);
+    warp_seq_.emplace_back();
   }
   atomic_units_.assign(static_cast<std::size_t>(std::max<std::int64_t>(1, d.l2.slices)), CalendarServer(d.l2.atomic_ops_per_cycle * share));
   slots_.assign(static_cast<std::size_t>(num_sms),
@@ -234,13 +236,16 @@ MemTiming NvMemorySystem::global(int sm, double t, const std::uint64_t* addrs, s
       return c;
     };
     if (kind == Access::Store) {
-      // A store to a line that the same warp's earlier store request, still waiting for the
-      // port, also writes joins it (write combining of back-to-back stores, e.g. the fields of
-      // an array of structs): no new request, only the data of sectors it did not carry.
+      // A store to a line among the same warp's last few store requests joins that request
+      // (write combining of back-to-back stores, e.g. the fields of an array of structs): no
+      // new request, only the data of sectors it did not carry. The combining buffer holds
+      // l1.store_combine_lines lines.
       PendingStore* p = nullptr;
-      if (warp >= 0)
+      if (warp >= 0) {
+        const std::uint32_t seq = warp_seq_[static_cast<std::size_t>(sm)][static_cast<std::size_t>(warp) % kMaxWarps];
         for (auto& q : pending_[static_cast<std::size_t>(sm)])
-          if (q.line == e.line && q.warp == warp && q.send > t) p = &q;
+          if (q.line == e.line && q.warp == warp && seq - q.seq < combine_lines_) p = &q;
+      }
       if (p) {
         const std::uint32_t fresh = need & ~p->sectors;
         if (fresh) port_[static_cast<std::size_t>(sm)].serve(t, sector_cost(fresh));
@@ -260,7 +265,9 @@ MemTiming NvMemorySystem::global(int sm, double t, const std::uint64_t* addrs, s
     double done;
     if (kind == Access::Store) {
       auto& ring = pending_[static_cast<std::size_t>(sm)];
-      ring[pending_next_[static_cast<std::size_t>(sm)]++ % ring.size()] = PendingStore{e.line, start, warp, need};
+      std::uint32_t seq = 0;
+      if (warp >= 0) seq = ++warp_seq_[static_cast<std::size_t>(sm)][static_cast<std::size_t>(warp) % kMaxWarps];
+      ring[pending_next_[static_cast<std::size_t>(sm)]++ % ring.size()] = PendingStore{e.line, start, warp, need, seq};
       const auto [accepted, written] = l2_write(start, e.line, need, e.words, need, false);
       release_slot(sm, accepted);  // a posted write frees its slot once L2 has it
       mt.done = std::max(mt.done, written);

@@ -90,8 +90,12 @@ class NvMemorySystem {
     double send = -1;  // when the request leaves the port
     int warp = -1;
     std::uint32_t sectors = 0;
+    std::uint32_t seq = 0;  // the warp's request number
   };
-  std::vector<std::array<PendingStore, 32>> pending_;  // per SM: its latest store requests
+  static constexpr std::size_t kMaxWarps = 64;
+  std::vector<std::array<std::uint32_t, kMaxWarps>> warp_seq_;  // per SM and warp: store requests made
+  std::uint32_t combine_lines_ = 0;
+  std::vector<std::array<PendingStore, 64>> pending_;  // per SM: its latest store requests
   std::vector<std::uint32_t> pending_next_;
   SectorCache l2c_;
   CalendarServer l2_;
