@@ -131,7 +131,8 @@ struct L1Cache : Cache {
   double miss_request_cycles = 0;
   double store_sector_cycles = 0;
   double store_partial_sector_cycles = 0;
-  std::int64_t store_combine_lines = 0;  // a warp's latest store lines that a new store to the same line joins
+  std::int64_t store_combine_lines = 0;
+  double lines_per_cycle = 0;  // distinct lines one SM's L1 pipeline looks up per cycle  // a warp's latest store lines that a new store to the same line joins
 };
 
 struct L2Cache : Cache {

@@ -168,6 +168,7 @@ std::vector<Field> build_schema() {
   D("l1.store_sector_cycles", "cycles", kBoth, true, "SM-to-L2 port time per whole sector a store carries", [](DeviceSpec& d) -> double& { return d.l1.store_sector_cycles; });
   D("l1.store_partial_sector_cycles", "cycles", kBoth, true, "SM-to-L2 port time per partly written sector a store carries", [](DeviceSpec& d) -> double& { return d.l1.store_partial_sector_cycles; });
   I("l1.store_combine_lines", "lines", kBoth, true, "a warp's most recent store lines a new store to the same line joins (write combining)", [](DeviceSpec& d) -> std::int64_t& { return d.l1.store_combine_lines; });
+  D("l1.lines_per_cycle", "lines/cycle", kBoth, true, "distinct cache lines the L1 pipeline of one SM/CU looks up per cycle", [](DeviceSpec& d) -> double& { return d.l1.lines_per_cycle; });
 
   I("l2.bytes", "bytes", kBoth, true, "capacity of one L2 instance", [](DeviceSpec& d) -> std::int64_t& { return d.l2.bytes; });
   I("l2.instances", "instances", kBoth, true, "NVIDIA 1; MI300X/MI355X one per XCD", [](DeviceSpec& d) -> std::int64_t& { return d.l2.instances; });

@@ -212,9 +212,9 @@ MemTiming NvMemorySystem::global(int sm, double t, const std::uint64_t* addrs, s
   const std::uint32_t full_words = sector_ >= 128 ? 0xffffffffu : ((1u << (sector_ / 4)) - 1);
   std::uint32_t total_sectors = 0;
   for (const auto& e : scratch_) total_sectors += static_cast<std::uint32_t>(std::popcount(e.sectors));
-  // the L1/TEX data path: tags per line, data per sector
-  const double t1 = l1_bw_[static_cast<std::size_t>(sm)].serve(
-      t, std::max<double>(static_cast<double>(total_sectors) * sector_, static_cast<double>(scratch_.size()) * line_ / 4.0));
+  // the L1/TEX pipeline: tag lookups per line (l1.lines_per_cycle), data per sector
+  const double tag_bytes = static_cast<double>(scratch_.size()) * dev_.l1.bytes_per_cycle / dev_.l1.lines_per_cycle;
+  const double t1 = l1_bw_[static_cast<std::size_t>(sm)].serve(t, std::max<double>(static_cast<double>(total_sectors) * sector_, tag_bytes));
   c_.requests[static_cast<int>(Level::L1)] += total_sectors;
   c_.bytes[static_cast<int>(Level::L1)] += static_cast<std::uint64_t>(total_sectors) * sector_;
   MemTiming mt{t1 + (is_load ? l1_lat_ : 0.0), t};
