@@ -628,7 +628,9 @@ void NvidiaGpu::restart_from_next_wave(double now) {
       if (c.active) abandoned_.push_back(std::move(c));
     for (auto& c : sm.ctas) c = CtaSlot{};
     for (auto& w : sm.warps) w.live = false;
-    for (auto& sub : sm.subs) {
+    for (std::size_t si = 0; si < sm.subs.size(); ++si) {
+      Sub& sub = sm.subs[si];
+      if (now > sub.idle_since) lis_.on_stall(s, static_cast<int>(si), sub.why, now - sub.idle_since);  // close window A's interval
       std::fill(std::begin(sub.pipe_free), std::end(sub.pipe_free), now);
       sub.next = kInf;
       sub.idle_since = now;
