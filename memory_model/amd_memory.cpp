@@ -83,8 +83,17 @@ double AmdMemorySystem::l2_busy_cycles() const {
   return worst;
 }
 
-double AmdMemorySystem::shared_busy_cycles() const {
-  double b = std::max(dram_.busy_cycles(), fabric_.busy_cycles());
+double AmdMemorySystem::shared_busy_cycles(bool committed) const {
+  double dram = dram_.busy_cycles();
+  if (committed) {
+    // every byte read so far and every byte written or held dirty (written once, eventually),
+    // at the read/write mix they make
+    const double r = static_cast<double>(c_.dram_read_bytes);
+    const double w = static_cast<double>(c_.dram_write_bytes) + std::max(0.0, dirty_lines_) * line_;
+    const double share = r + w > 0 ? w / (r + w) : 0.0;
+    dram = std::max(dram, (r * read_cost_ + w * write_cost_) * (1.0 + mix_penalty_ * 4.0 * share * (1.0 - share)) / dram_.rate());
+  }
+  double b = std::max(dram, fabric_.busy_cycles());
   for (const auto& ch : l2_channels_) b = std::max(b, ch.busy_cycles());
   for (const auto& u : atomic_units_) b = std::max(b, u.busy_cycles());
   return b;
@@ -146,11 +155,11 @@ double AmdMemorySystem::memory_read(double at, std::uint64_t line) {
   return done;
 }
 
-// A line leaving the L2 (eviction or write-back): across the fabric, through the MALL (which
-// keeps a copy) to HBM. Bursts written only in part are read first (ECC works on whole bursts).
-double AmdMemorySystem::memory_write(double t, std::uint64_t line, std::uint32_t words) {
+// A line leaving the L2 (eviction or write-back): across the fabric and past the MALL (written
+// around it, not allocated) to HBM. Bursts written only in part are read first (ECC works on
+// whole bursts).
+double AmdMemorySystem::memory_write(double t, std::uint32_t words) {
   const double f = fabric_.serve(t, line_);
-  mall_.access(line, false);
   std::uint32_t bursts = 0, partial = 0;
   const std::uint32_t per_burst = std::max<std::uint32_t>(1, burst_ / 4);
   for (std::uint32_t w = 0; w < line_ / 4; w += per_burst) {
@@ -180,7 +189,10 @@ double AmdMemorySystem::l2_read(int xcd, double t, std::uint64_t line) {
   const double at = channel(xcd, line).serve(t, (1.0 + dev_.l2.read_request_overhead) * line_);
   SectorCache& l2 = l2c_[static_cast<std::size_t>(xcd)];
   const CacheResult r = l2.read(line, 1u, true);
-  if (r.evicted_dirty | r.evicted_partial) memory_write(at, line, evicted_words(r));
+  if (r.evicted_dirty | r.evicted_partial) {
+    memory_write(at, evicted_words(r));
+    --dirty_lines_;
+  }
   if (r.hit_sectors) {
     c_.hits[lvl(Level::L2)] += 1;
     return std::max(at + l2_lat_, r.ready);
@@ -198,9 +210,13 @@ std::pair<double, double> AmdMemorySystem::l2_write(int xcd, double t, std::uint
   const double cost = dev_.l2.write_request_overhead + (whole ? dev_.l2.write_sector_cost : dev_.l2.partial_write_sector_cost);
   const double at = channel(xcd, line).serve(t, cost * line_);
   SectorCache& l2 = l2c_[static_cast<std::size_t>(xcd)];
+  if (!l2.dirty_sectors_of(line)) ++dirty_lines_;
   const CacheResult r = l2.write(line, 1u, &words);
   double evicted = at;
-  if (r.evicted_dirty | r.evicted_partial) evicted = memory_write(at, line, evicted_words(r));
+  if (r.evicted_dirty | r.evicted_partial) {
+    evicted = memory_write(at, evicted_words(r));
+    --dirty_lines_;
+  }
   const double ack = at + 0.5 * l2_lat_;
   return {ack, std::max(ack, evicted)};
 }
@@ -286,7 +302,12 @@ AmdMemTiming AmdMemorySystem::vector(int cu, double t, const std::uint64_t* addr
       c_.requests[lvl(Level::L2)] += 1;
       c_.bytes[lvl(Level::L2)] += line_;
       const double at = channel(xcd, e.line).serve(start, (1.0 + dev_.l2.read_request_overhead) * line_);
-      l2c_[static_cast<std::size_t>(xcd)].invalidate(e.line);
+      SectorCache& l2 = l2c_[static_cast<std::size_t>(xcd)];
+      if (l2.dirty_sectors_of(e.line)) {  // the L2's own copy goes to memory before the atomic
+        memory_write(at, full_words_);
+        --dirty_lines_;
+      }
+      l2.invalidate(e.line);
       const TagCache::Result mr = mall_.access(e.line, true);
       double miss_extra = 0;  // a MALL miss first reads the line from HBM
       c_.requests[lvl(Level::Mall)] += 1;
@@ -337,6 +358,7 @@ double AmdMemorySystem::write_back_l2(int xcd, double t) {
     const std::uint64_t lines = l2.dirty_sectors();
     if (!lines) continue;
     l2.clean();
+    dirty_lines_ -= static_cast<double>(lines);
     const double bytes = static_cast<double>(lines) * line_;
     const double f = fabric_.serve(t, bytes);
     c_.dram_write_bytes += static_cast<std::uint64_t>(bytes);

@@ -10,8 +10,8 @@
 // Each XCD has its own L2; a line lives in every XCD's L2 that touched it. The MALL and HBM are
 // shared by the whole chip and are CalendarServers (requests arrive out of time order from the
 // event-driven CUs). Stores write through the vL1D (no allocation), merge into the L2 by word mask
-// and reach the MALL and HBM when the L2 evicts them or a release writes the L2 back; the MALL
-// caches what it reads from HBM and writes stores through to HBM. Device-scope atomics pass the L2
+// and reach HBM when the L2 evicts them or a release writes the L2 back; the MALL caches what it
+// reads from HBM (write-backs pass it without allocating). Device-scope atomics pass the L2
 // and execute at memory-side atomic units. Every capacity, latency and bandwidth comes from the
 // DeviceSpec; what is estimated there is marked there.
 //
@@ -74,8 +74,11 @@ class AmdMemorySystem {
   double dram_busy_cycles() const { return dram_.busy_cycles(); }
   // the most loaded XCD's L2: mean busy time of its channels
   double l2_busy_cycles() const;
-  // busy time of the most loaded shared resource (an L2 channel, the fabric/MALL, HBM, an atomic unit)
-  double shared_busy_cycles() const;
+  // busy time of the most loaded shared resource (an L2 channel, the fabric/MALL, HBM, an atomic
+  // unit); `committed`: HBM counted with the time the dirty lines now in the L2s will cost when
+  // they are written back (every dirty line is written once: at its eviction or at the release
+  // that ends the kernel)
+  double shared_busy_cycles(bool committed = false) const;
   int xcd_of(int cu) const { return cu / cus_per_xcd_; }
   std::uint64_t l2_dirty_bytes() const;
 
@@ -90,7 +93,7 @@ class AmdMemorySystem {
   std::pair<double, double> l2_write(int xcd, double t, std::uint64_t line, std::uint32_t words);
   double memory_read(double at, std::uint64_t line);   // L2 miss: MALL, then HBM
   std::uint32_t evicted_words(const CacheResult& r) const;
-  double memory_write(double t, std::uint64_t line, std::uint32_t words);  // L2 eviction / write-back
+  double memory_write(double t, std::uint32_t words);  // L2 eviction / write-back of one line
   double dram_cost(double bytes, bool write);
   double acquire_slot(int cu, double t);
   void release_slot(int cu, double done);
@@ -124,6 +127,7 @@ class AmdMemorySystem {
   CalendarServer dram_;
   std::vector<CalendarServer> atomic_units_;
   MemCounters c_;
+  double dirty_lines_ = 0;  // dirty lines in all L2s
   std::vector<LineReq> scratch_;
 };
 

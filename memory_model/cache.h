@@ -54,6 +54,11 @@ class SectorCache {
     for (const auto& w : ways_v_) n += static_cast<std::uint64_t>(std::popcount(w.dirty));
     return n;
   }
+  // Dirty sectors of `line` (0 when absent); replacement state is not touched.
+  std::uint32_t dirty_sectors_of(std::uint64_t line) {
+    const Way* w = sets_ ? find(line) : nullptr;
+    return w ? w->dirty : 0;
+  }
   // Marks every line clean (after a write-back of the whole cache); contents stay valid.
   void clean() {
     for (auto& w : ways_v_) w.dirty = 0;

@@ -197,6 +197,7 @@ class AmdGpu {
   void set_residency(Cu& cu, int c, double now, int delta);
   // sampling
   bool simulate(std::uint64_t budget, double& now);
+  Progress checkpoint(double now) const { return {now, timed_insts_, mem_->shared_busy_cycles(false), mem_->shared_busy_cycles(true)}; }
   double work_per_wg();
   void restart_from_next_wave(double now);
   void first_fill(double t);
@@ -211,7 +212,8 @@ class AmdGpu {
   std::vector<ITime> itime_;
   int ncus_ = 0, nxcd_ = 1, cus_per_xcd_ = 1, nsimd_ = 4, wpb_ = 0, slots_per_simd_ = 8;
   int nregs_ = 0, vgpr_base_ = 128, agpr_base_ = 128;
-  double interval_ = 4, barrier_latency_ = 0, launch_cycles_ = 0, dispatch_cycles_ = 0, next_dispatch_ = 0;
+  double interval_ = 4, barrier_latency_ = 0, launch_cycles_ = 0, dispatch_cycles_ = 0;
+  std::vector<double> next_dispatch_;  // per XCD: its workgroup manager's next dispatch
   double sleep_unit_ = 64, mfma_extra_ = 0, sl1_lat_ = 0, l1_lat_ = 0;
   std::size_t vm_max_ = 63, lgkm_max_ = 15;
   std::uint64_t scratch_stride_ = 0;  // bytes of swizzled scratch per wave slot
@@ -227,6 +229,7 @@ class AmdGpu {
   std::vector<double> tmp_;
   std::uint64_t a1_[64] = {}, swz_[64] = {};
   std::uint64_t active_ = 0;  // exec mask of the instruction issuing
+  std::uint64_t events_ = 0, visits_ = 0, idle_visits_ = 0;
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -454,6 +457,7 @@ void AmdGpu::build_machine() {
     cu.lds_port_free.assign(static_cast<std::size_t>(std::max<std::int64_t>(1, nsimd_ / std::max<std::int64_t>(1, d_.shared.simds_per_port))), 0.0);
   }
   dispatch_ = std::make_unique<XcdRoundRobin>(nxcd_, k_.dims().num_blocks());
+  next_dispatch_.assign(static_cast<std::size_t>(nxcd_), 0.0);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -468,10 +472,11 @@ void AmdGpu::set_residency(Cu& cu, int c, double now, int delta) {
 void AmdGpu::launch_wg(int c, int slot, std::uint64_t id, double t) {
   Cu& cu = cus_[static_cast<std::size_t>(c)];
   WgSlot& g = cu.wgs[static_cast<std::size_t>(slot)];
-  // the dispatcher hands out one workgroup per dispatch interval; a CU starts workgroups no
-  // closer together than its launch interval
-  t = std::max({t, next_dispatch_, cu.last_wg_start + launch_cycles_});
-  next_dispatch_ = t + dispatch_cycles_;
+  // each XCD's workgroup manager hands out one workgroup per dispatch interval; a CU starts
+  // workgroups no closer together than its launch interval
+  double& nd = next_dispatch_[static_cast<std::size_t>(c / cus_per_xcd_)];
+  t = std::max({t, nd, cu.last_wg_start + launch_cycles_});
+  nd = t + dispatch_cycles_;
   cu.last_wg_start = t;
   g.wg = k_.make_workgroup(id);
   g.id = id;
@@ -671,6 +676,8 @@ void AmdGpu::step_cu(int c, double now) {
       ++issued;
       if (stop_) return;
     }
+    ++visits_;
+    if (!issued) ++idle_visits_;
     if (issued) {
       s.idle_since = now + interval_;
       s.next = now + interval_;
@@ -905,7 +912,12 @@ void AmdGpu::memory(int c, Cu& cu, Wave& w, const A::Inst& in, const ITime& it, 
 // ---------------------------------------------------------------------------------------------
 // sampling driver
 
+// Simulates until `budget` more wave instructions are timed and the window has lasted a few memory
+// round trips (a shorter window sees only the burst of issue before the first loads return), or
+// until everything is done; returns false when the budget ran out first.
 bool AmdGpu::simulate(std::uint64_t budget, double& now) {
+  constexpr double kMinWindowRoundTrips = 4;
+  const double min_end = now + kMinWindowRoundTrips * d_.dram.latency_cycles;
   const std::uint64_t limit = opts_.full ? ~std::uint64_t{0} : timed_insts_ + budget;
   const std::uint64_t check_every = 4096;
   std::uint64_t next_check = timed_insts_ + check_every;
@@ -915,12 +927,13 @@ bool AmdGpu::simulate(std::uint64_t budget, double& now) {
     Cu& cu = cus_[static_cast<std::size_t>(c)];
     if (t != cu.next) continue;  // stale
     now = t;
+    ++events_;
     step_cu(c, t);
     if (cu.next < kInf) pq_.push({cu.next, c});
     if (timed_insts_ >= next_check) {
       next_check += check_every;
-      progress_.push_back({now, timed_insts_, mem_->shared_busy_cycles()});
-      if (timed_insts_ >= limit) return false;
+      progress_.push_back(checkpoint(now));
+      if (timed_insts_ >= limit && now >= min_end) return false;
     }
   }
   return true;
@@ -992,23 +1005,31 @@ TimingResult AmdGpu::run() {
   double now = 0;
   const std::uint64_t budget_a = opts_.detail_budget / 2;
   bool finished = simulate(budget_a, now);
-  const double rate_a = finished ? 0.0 : steady_rate(progress_, 0, {now, timed_insts_, mem_->shared_busy_cycles()});
+  // steady rates bounded by the shared resources' served work, and by the work committed to them
+  double rate_a[2] = {0, 0}, rate_b[2] = {0, 0};
+  for (int k = 0; k < 2 && !finished; ++k) rate_a[k] = steady_rate(progress_, 0, checkpoint(now), k == 1);
   const std::uint64_t timed_a = timed_insts_;
   bool two_windows = false;
-  double t_a = now, rate_b = 0;
+  double t_a = now;
   if (!finished && r.ctas_total > slots && wgs_done_ < slots / 2) {
     // The first wave of workgroups is still running: its rate is the cold one. Window B times
     // fresh workgroups of the next wave, with the caches as the first wave left them.
     two_windows = true;
     restart_from_next_wave(now);
     const std::size_t from = progress_.size();
-    progress_.push_back({now, timed_insts_, mem_->shared_busy_cycles()});
+    progress_.push_back(checkpoint(now));
     finished = simulate(opts_.detail_budget - budget_a, now);
-    rate_b = steady_rate(progress_, from, {now, timed_insts_, mem_->shared_busy_cycles()});
+    for (int k = 0; k < 2; ++k) rate_b[k] = steady_rate(progress_, from, checkpoint(now), k == 1);
   } else if (!finished) {
     finished = simulate(opts_.detail_budget - budget_a, now);
   }
   stop_ = !finished;
+  if (std::getenv("KERNSIM_DEBUG_PROGRESS"))
+    std::fprintf(stderr, "events %llu simd visits %llu idle %llu insts %llu\n", (unsigned long long)events_, (unsigned long long)visits_,
+                 (unsigned long long)idle_visits_, (unsigned long long)timed_insts_);
+  if (std::getenv("KERNSIM_DEBUG_PROGRESS"))
+    for (const auto& pr : progress_)
+      std::fprintf(stderr, "progress %.0f cycles %llu insts shared-busy %.0f\n", pr.t, static_cast<unsigned long long>(pr.insts), pr.shared_busy);
 
   const double end_detailed = stop_ ? now : std::max(last_end_, drain_);
   for (int c = 0; c < ncus_; ++c) set_residency(cus_[static_cast<std::size_t>(c)], c, end_detailed, 0);
@@ -1021,9 +1042,10 @@ TimingResult AmdGpu::run() {
   // The kernel's end releases its writes to the device: dirty L2 lines of every XCD are written
   // back (the XCDs' L2s are not coherent with each other).
   const double flush_from = stop_ ? now : end_detailed;
+  const double dirty = static_cast<double>(mem_->l2_dirty_bytes());
   const double flush = std::max(0.0, mem_->write_back_l2(-1, flush_from) - flush_from);
   lis_.on_memory(mem_->counters(), mem_->dram_busy_cycles(), mem_->l2_busy_cycles());
-  lis_.on_window(std::max(1.0, end_detailed + (stop_ ? 0.0 : flush)));
+  lis_.on_window(std::max(1.0, end_detailed + flush));
   r.warp_insts_timed = timed_insts_;
   r.ctas_timed = wgs_done_;
   if (!stop_ && !two_windows) {
@@ -1037,22 +1059,34 @@ TimingResult AmdGpu::run() {
     r.extrapolated = true;
     r.warp_insts_estimated = total;
     r.sampled_fraction = total > 0 ? std::min(1.0, static_cast<double>(timed_insts_) / total) : 1;
-    if (two_windows) {
-      const double wave1 = per_wg * static_cast<double>(std::min<std::uint64_t>(slots, r.ctas_total));
-      const double t_wave1 = rate_a > 0 ? wave1 / rate_a : t_a;
-      const double rest = std::max(0.0, total - wave1);
-      r.cycles = t_wave1 + (rate_b > 0 ? rest / rate_b : 0.0) + flush;
+    // At the served rate the dirty lines left at the end are written back after it; at the
+    // committed rate every write-back is already paid for. The kernel takes the longer.
+    const double remaining = std::max(0.0, total - static_cast<double>(timed_insts_));
+    double cycles[2];
+    for (int k = 0; k < 2; ++k) {
+      if (two_windows) {
+        const double wave1 = per_wg * static_cast<double>(std::min<std::uint64_t>(slots, r.ctas_total));
+        const double t_wave1 = rate_a[k] > 0 ? wave1 / rate_a[k] : t_a;
+        cycles[k] = t_wave1 + (rate_b[k] > 0 ? std::max(0.0, total - wave1) / rate_b[k] : 0.0);
+      } else {
+        const double rate = steady_rate(progress_, 0, checkpoint(now), k == 1);
+        cycles[k] = now + (rate > 0 ? remaining / rate : 0);
+      }
+    }
+    // the L2s hold the dirty lines of the whole kernel at its end, as far as they fit
+    const double capacity = static_cast<double>(d_.l2.bytes * d_.l2.instances);
+    const double dirty_end = std::min(capacity, dirty * total / std::max(1.0, static_cast<double>(timed_insts_)));
+    const double flush_end = dirty > 0 ? flush * std::max(dirty, dirty_end) / dirty : 0.0;
+    r.cycles = std::max(cycles[0] + flush_end, cycles[1]);
+    const std::string bound = cycles[1] > cycles[0] + flush_end ? "; bounded by the write-backs its dirty lines commit HBM to" : "";
+    if (two_windows)
       r.sampling_note = "two windows: the first wave of workgroups from the start (" + std::to_string(timed_a) +
                         " wave instructions, cold) and the next wave (" + std::to_string(timed_insts_ - timed_a) + ", warm) of ~" +
-                        std::to_string(static_cast<std::uint64_t>(total)) + "; extrapolated at their steady rates";
-    } else {
-      const double rate = steady_rate(progress_, 0, {now, timed_insts_, mem_->shared_busy_cycles()});
-      const double remaining = std::max(0.0, total - static_cast<double>(timed_insts_));
-      r.cycles = now + (rate > 0 ? remaining / rate : 0) + flush;
+                        std::to_string(static_cast<std::uint64_t>(total)) + "; extrapolated at their steady rates" + bound;
+    else
       r.sampling_note = "timed " + std::to_string(timed_insts_) + " of ~" + std::to_string(static_cast<std::uint64_t>(total)) +
                         " wave instructions in detail (" + std::to_string(wgs_done_) + " of " + std::to_string(r.ctas_total) +
-                        " workgroups completed), extrapolated at the steady-state rate";
-    }
+                        " workgroups completed), extrapolated at the steady-state rate" + bound;
   }
   if ((stop_ || two_windows) && opts_.complete_functionally) {
     // outputs must be whole: finish every started workgroup and run the rest, untimed

@@ -19,11 +19,15 @@ struct Progress {
   double t = 0;
   std::uint64_t insts = 0;
   double shared_busy = 0;
+  // the same counting work committed but not yet served (dirty lines a write-back L2 holds and
+  // must write back once); 0 for models without such work
+  double committed_busy = 0;
 };
 
 // Instructions per cycle over the second half of the checkpoints since `from`, ending at `now`
-// when fewer than four checkpoints exist.
-inline double steady_rate(const std::vector<Progress>& progress, std::size_t from, const Progress& now) {
+// when fewer than four checkpoints exist. `committed`: bound by the committed work instead (the
+// rate a kernel that must eventually write back what it dirtied can sustain).
+inline double steady_rate(const std::vector<Progress>& progress, std::size_t from, const Progress& now, bool committed = false) {
   const std::size_t n = progress.size() - from;
   const Progress* a = &progress[from];
   Progress b = now;
@@ -31,7 +35,8 @@ inline double steady_rate(const std::vector<Progress>& progress, std::size_t fro
     a = &progress[from + n / 2];
     b = progress.back();
   }
-  const double span = std::max(b.t - a->t, b.shared_busy - a->shared_busy);
+  const double busy = committed ? b.committed_busy - a->committed_busy : b.shared_busy - a->shared_busy;
+  const double span = std::max(b.t - a->t, busy);
   return span > 0 ? static_cast<double>(b.insts - a->insts) / span : 0.0;
 }
 

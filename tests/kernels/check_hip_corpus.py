@@ -4,8 +4,7 @@
 The same checker as the CUDA corpus (check_corpus.py: every output against its numpy reference,
 every other buffer unchanged, initial bytes against launch_inputs.py), with the HIP-only
 references (reference.HIP_REFS: wave64 votes, shuffles and scans, MFMA GEMM tiles) added, and
---specs defaulting to the HIP specs. kernsim exits 5 after the functional run until the AMD timing
-model exists; check_corpus.py checks the dumps in that case.
+--specs defaulting to the HIP specs. Every launch is timed by the AMD CU model (kernsim run --full).
 
   python3 tests/kernels/check_hip_corpus.py --kernsim build/kernsim --arch mi300x
   python3 tests/kernels/check_hip_corpus.py --kernsim build/kernsim --arch mi355x --only 'mfma_*'
