@@ -286,6 +286,11 @@ int main(int argc, char** argv) {
       std::fputs(kUsage, stdout);
       return 0;
     }
+    for (int i = 2; i < argc; ++i)
+      if (std::string(argv[i]) == "--help" || std::string(argv[i]) == "-h") {  // `kernsim run --help`
+        std::fputs(kUsage, stdout);
+        return 0;
+      }
     Args a = parse_args(argc, argv, 2);
     if (cmd == "run") return cmd_run(a);
     if (cmd == "devices") return cmd_devices(a);
