@@ -1,12 +1,15 @@
-// Google Benchmark targets for the AMD functional executor (sim/functional/amd_*.cpp): how many
-// thread-instructions per second one core executes (lanes active per wave instruction, summed;
-// a scalar instruction counts one). The kernels come from the HIP corpus, compiled once through
-// the frontend (and its cache) for gfx942; each iteration runs every workgroup of the launch.
+// Google Benchmark targets for the AMD functional executor (sim/functional/amd_*.cpp) and the AMD
+// CU timing model (sim/timing/amd_gpu.cpp): how many thread-instructions per second one core
+// executes (lanes active per wave instruction, summed; a scalar instruction counts one), and how
+// many wave instructions per second it times. The kernels come from the HIP corpus, compiled once
+// through the frontend (and its cache) for gfx942; each iteration runs every workgroup of the
+// launch — BM_Amd<Name> functionally, BM_AmdTimed<Name> through the timing model on MI300X
+// (every workgroup timed in detail, as `kernsim run --full`).
 //
-//   BM_AmdTriad        STREAM triad, 2^20 floats, 256-thread blocks: global loads/stores, v_fmac
-//   BM_AmdSgemmTile    sgemm_regblock, 128 x 128 x 128: LDS tiles, barriers, 16 FMAs per lane per k
-//   BM_AmdMfmaF16      mfma_gemm_f16, 128 x 128 x 128: v_mfma_f32_16x16x16f16 tiles
-//   BM_AmdReduceShared reduce_shared_f32, 2^20 floats: LDS tree with a barrier per level
+//   Triad        STREAM triad, 2^20 floats, 256-thread blocks: global loads/stores, v_fmac
+//   SgemmTile    sgemm_regblock, 128 x 128 x 128: LDS tiles, barriers, 16 FMAs per lane per k
+//   MfmaF16      mfma_gemm_f16, 128 x 128 x 128: v_mfma_f32_16x16x16f16 tiles
+//   ReduceShared reduce_shared_f32, 2^20 floats: LDS tree with a barrier per level
 #include <benchmark/benchmark.h>
 
 #include <cstring>
@@ -17,7 +20,9 @@
 #include "frontends/compile.h"
 #include "isa/amdgcn/code_object.h"
 #include "isa/amdgcn/program.h"
+#include "device/loader.h"
 #include "sim/functional/amd_exec.h"
+#include "sim/timing/timing.h"
 
 namespace {
 
@@ -74,21 +79,43 @@ std::uint64_t half_buffer(sim::GlobalMemory& mem, std::size_t n, const char* nam
   return a;
 }
 
-void run(benchmark::State& state, const std::string& file, const std::string& kernel, sim::LaunchDims dims, sim::GlobalMemory& mem,
-         const Args& args) {
-  const Compiled& c = compiled(file);
-  const isa::amdgcn::Kernel* k = c.code->find(kernel);
+// One launch of a corpus kernel: its memory (buffers initialised once), arguments and shape.
+struct Launch {
+  std::string file, kernel;
+  sim::LaunchDims dims;
+  sim::GlobalMemory mem;
+  Args args;
+};
+
+void run(benchmark::State& state, Launch& l, bool timed) {
+  const Compiled& c = compiled(l.file);
+  const isa::amdgcn::Kernel* k = c.code->find(l.kernel);
   if (!k) {
-    state.SkipWithError(("no kernel " + kernel).c_str());
+    state.SkipWithError(("no kernel " + l.kernel).c_str());
     return;
   }
-  const std::uint64_t base = sim::map_code_object(*c.code, mem, file);
+  static const device::DeviceSpec dev = device::load_builtin_device("mi300x");
+  const std::uint64_t base = sim::map_code_object(*c.code, l.mem, l.file);
   std::uint64_t thread_insts = 0, wave_insts = 0;
   for (auto _ : state) {
     sim::AmdExecOptions o;
-    o.kernel_name = kernel;
-    sim::AmdKernel kern(*c.prog, *k, mem, base, dims, args.bytes, o);
-    kern.run_all();
+    o.kernel_name = l.kernel;
+    sim::AmdKernel kern(*c.prog, *k, l.mem, base, l.dims, l.args.bytes, o);
+    if (timed) {
+      sim::AmdResources res;
+      res.threads_per_block = static_cast<int>(l.dims.threads_per_block());
+      res.vgprs = k->vgpr_count;
+      res.agprs = k->agpr_count;
+      res.accum_offset = k->kd.accum_offset;
+      res.sgprs = k->sgpr_count;
+      res.lds_per_block = k->group_segment_fixed_size + l.dims.dynamic_shared;
+      sim::TimingOptions to;
+      to.full = true;
+      sim::Listener none;
+      benchmark::DoNotOptimize(sim::time_amd_kernel(dev, kern, res, to, none).cycles);
+    } else {
+      kern.run_all();
+    }
     thread_insts += kern.thread_instructions();
     wave_insts += kern.wave_instructions();
   }
@@ -96,56 +123,60 @@ void run(benchmark::State& state, const std::string& file, const std::string& ke
   state.counters["wave_inst/s"] = benchmark::Counter(static_cast<double>(wave_insts), benchmark::Counter::kIsRate);
 }
 
-void BM_AmdTriad(benchmark::State& state) {
+void triad(Launch& l) {
   const int n = 1 << 20;
-  sim::GlobalMemory mem;
-  const std::uint64_t b = buffer(mem, n, "b"), c = buffer(mem, n, "c"), a = buffer(mem, n, "a");
-  Args args;
-  args.ptr(b).ptr(c).ptr(a).f32(3.0f).i32(n);
-  sim::LaunchDims d;
-  d.grid = {static_cast<std::uint32_t>(n / 256), 1, 1};
-  d.block = {256, 1, 1};
-  run(state, "stream.hip", "triad_f32", d, mem, args);
+  const std::uint64_t b = buffer(l.mem, n, "b"), c = buffer(l.mem, n, "c"), a = buffer(l.mem, n, "a");
+  l.args.ptr(b).ptr(c).ptr(a).f32(3.0f).i32(n);
+  l.dims.grid = {static_cast<std::uint32_t>(n / 256), 1, 1};
+  l.dims.block = {256, 1, 1};
+  l.file = "stream.hip";
+  l.kernel = "triad_f32";
 }
-BENCHMARK(BM_AmdTriad)->Unit(benchmark::kMillisecond);
 
-void BM_AmdSgemmTile(benchmark::State& state) {
+void sgemm_tile(Launch& l) {
   const int M = 128, N = 128, K = 128;
-  sim::GlobalMemory mem;
-  const std::uint64_t A = buffer(mem, M * K, "A"), B = buffer(mem, K * N, "B"), C = buffer(mem, M * N, "C");
-  Args args;
-  args.i32(M).i32(N).i32(K).f32(1.0f).ptr(A).ptr(B).f32(0.5f).ptr(C);
-  sim::LaunchDims d;
-  d.grid = {N / 64, M / 64, 1};
-  d.block = {16, 16, 1};
-  run(state, "sgemm.hip", "sgemm_regblock", d, mem, args);
+  const std::uint64_t A = buffer(l.mem, M * K, "A"), B = buffer(l.mem, K * N, "B"), C = buffer(l.mem, M * N, "C");
+  l.args.i32(M).i32(N).i32(K).f32(1.0f).ptr(A).ptr(B).f32(0.5f).ptr(C);
+  l.dims.grid = {N / 64, M / 64, 1};
+  l.dims.block = {16, 16, 1};
+  l.file = "sgemm.hip";
+  l.kernel = "sgemm_regblock";
 }
-BENCHMARK(BM_AmdSgemmTile)->Unit(benchmark::kMillisecond);
 
-void BM_AmdMfmaF16(benchmark::State& state) {
+void mfma_f16(Launch& l) {
   const int M = 128, N = 128, K = 128;
-  sim::GlobalMemory mem;
-  const std::uint64_t A = half_buffer(mem, M * K, "A"), B = half_buffer(mem, K * N, "B"), C = buffer(mem, M * N, "C");
-  Args args;
-  args.ptr(A).ptr(B).ptr(C).i32(M).i32(N).i32(K);
-  sim::LaunchDims d;
-  d.grid = {N / 32, M / 32, 1};
-  d.block = {256, 1, 1};
-  run(state, "mfma_gemm.hip", "mfma_gemm_f16", d, mem, args);
+  const std::uint64_t A = half_buffer(l.mem, M * K, "A"), B = half_buffer(l.mem, K * N, "B"), C = buffer(l.mem, M * N, "C");
+  l.args.ptr(A).ptr(B).ptr(C).i32(M).i32(N).i32(K);
+  l.dims.grid = {N / 32, M / 32, 1};
+  l.dims.block = {256, 1, 1};
+  l.file = "mfma_gemm.hip";
+  l.kernel = "mfma_gemm_f16";
 }
-BENCHMARK(BM_AmdMfmaF16)->Unit(benchmark::kMillisecond);
 
-void BM_AmdReduceShared(benchmark::State& state) {
+void reduce_shared(Launch& l) {
   const int n = 1 << 20;
-  sim::GlobalMemory mem;
-  const std::uint64_t in = buffer(mem, n, "in"), out = buffer(mem, n / 512, "partial");
-  Args args;
-  args.ptr(in).ptr(out).i32(n);
-  sim::LaunchDims d;
-  d.grid = {static_cast<std::uint32_t>(n / 512), 1, 1};
-  d.block = {256, 1, 1};
-  run(state, "reduce.hip", "reduce_shared_f32", d, mem, args);
+  const std::uint64_t in = buffer(l.mem, n, "in"), out = buffer(l.mem, n / 512, "partial");
+  l.args.ptr(in).ptr(out).i32(n);
+  l.dims.grid = {static_cast<std::uint32_t>(n / 512), 1, 1};
+  l.dims.block = {256, 1, 1};
+  l.file = "reduce.hip";
+  l.kernel = "reduce_shared_f32";
 }
-BENCHMARK(BM_AmdReduceShared)->Unit(benchmark::kMillisecond);
+
+template <void (*Setup)(Launch&), bool Timed>
+void bench(benchmark::State& state) {
+  Launch l;
+  Setup(l);
+  run(state, l, Timed);
+}
+
+BENCHMARK(bench<triad, false>)->Name("BM_AmdTriad")->Unit(benchmark::kMillisecond);
+BENCHMARK(bench<sgemm_tile, false>)->Name("BM_AmdSgemmTile")->Unit(benchmark::kMillisecond);
+BENCHMARK(bench<mfma_f16, false>)->Name("BM_AmdMfmaF16")->Unit(benchmark::kMillisecond);
+BENCHMARK(bench<reduce_shared, false>)->Name("BM_AmdReduceShared")->Unit(benchmark::kMillisecond);
+BENCHMARK(bench<triad, true>)->Name("BM_AmdTimedTriad")->Unit(benchmark::kMillisecond);
+BENCHMARK(bench<sgemm_tile, true>)->Name("BM_AmdTimedSgemmTile")->Unit(benchmark::kMillisecond);
+BENCHMARK(bench<mfma_f16, true>)->Name("BM_AmdTimedMfmaF16")->Unit(benchmark::kMillisecond);
+BENCHMARK(bench<reduce_shared, true>)->Name("BM_AmdTimedReduceShared")->Unit(benchmark::kMillisecond);
 
 }  // namespace

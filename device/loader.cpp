@@ -178,6 +178,7 @@ std::vector<Field> build_schema() {
   I("l2.sector_bytes", "bytes", kBoth, true, "fill granule", [](DeviceSpec& d) -> std::int64_t& { return d.l2.sector_bytes; });
   I("l2.ways", "ways", kBoth, true, "associativity", [](DeviceSpec& d) -> std::int64_t& { return d.l2.ways; });
   D("l2.hit_latency_cycles", "cycles", kBoth, true, "load-to-use on a (near) hit", [](DeviceSpec& d) -> double& { return d.l2.hit_latency_cycles; });
+  S("l2.channel_hash", kAmd, true, "how lines map to the channels of an instance: interleave (line index modulo the channels) or xor (index bits folded by exclusive-or first)", [](DeviceSpec& d) -> std::string& { return d.l2.channel_hash; });
   D("l2.far_hit_latency_cycles", "cycles", kNv, true, "load-to-use on a hit in the far partition", [](DeviceSpec& d) -> double& { return d.l2.far_hit_latency_cycles; });
   D("l2.bytes_per_cycle", "bytes/cycle", kBoth, true, "bandwidth of one instance", [](DeviceSpec& d) -> double& { return d.l2.bytes_per_cycle; });
   D("l2.read_request_overhead", "sector reads", kBoth, true, "throughput cost of a read request beyond its sectors", [](DeviceSpec& d) -> double& { return d.l2.read_request_overhead; });

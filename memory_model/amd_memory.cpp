@@ -49,7 +49,7 @@ AmdMemorySystem::AmdMemorySystem(const device::DeviceSpec& d, int num_cus, int c
   const auto n = static_cast<std::size_t>(num_cus);
   l1_.reserve(n);
   for (int i = 0; i < num_cus; ++i) {
-    l1_.emplace_back(static_cast<std::uint64_t>(d.l1.bytes), line_, line_, static_cast<std::uint32_t>(d.l1.ways));
+    l1_.emplace_back(static_cast<std::uint64_t>(d.l1.bytes), line_, static_cast<std::uint32_t>(d.l1.ways));
     l1_bw_.emplace_back(d.l1.bytes_per_cycle);
     port_.emplace_back(1.0);
     lds_banks_.emplace_back(static_cast<double>(d.shared.banks * d.shared.bank_width_bytes));
@@ -62,12 +62,13 @@ AmdMemorySystem::AmdMemorySystem(const device::DeviceSpec& d, int num_cus, int c
   const int groups = (num_cus + cus_per_sl1_ - 1) / cus_per_sl1_;
   for (int g = 0; g < groups; ++g) {
     sl1_.emplace_back(static_cast<std::uint64_t>(d.scalar_l1.bytes), static_cast<std::uint32_t>(d.scalar_l1.line_bytes),
-                      static_cast<std::uint32_t>(d.scalar_l1.line_bytes), static_cast<std::uint32_t>(d.l1.ways));
+                      static_cast<std::uint32_t>(d.l1.ways));
     sl1_bw_.emplace_back(d.scalar_l1.bytes_per_cycle);
   }
   for (int x = 0; x < xcds_; ++x)
-    l2c_.emplace_back(static_cast<std::uint64_t>(d.l2.bytes), line_, line_, static_cast<std::uint32_t>(d.l2.ways));
+    l2c_.emplace_back(static_cast<std::uint64_t>(d.l2.bytes), line_, static_cast<std::uint32_t>(d.l2.ways));
   l2_channels_.assign(static_cast<std::size_t>(xcds_ * channels_), CalendarServer(d.l2.bytes_per_cycle / channels_));
+  hash_ = channel_hash(d.l2.channel_hash, d.file.string());
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -101,15 +102,12 @@ double AmdMemorySystem::shared_busy_cycles(bool committed) const {
 
 std::uint64_t AmdMemorySystem::l2_dirty_bytes() const {
   std::uint64_t n = 0;
-  for (const auto& c : l2c_) n += c.dirty_sectors() * line_;
+  for (const auto& c : l2c_) n += c.dirty_lines() * line_;
   return n;
 }
 
-// Channels interleave by line (l2.slices channels per XCD); strides of a multiple of
-// channels x line bytes therefore hit one channel, as the ROCm tuning guides warn.
 CalendarServer& AmdMemorySystem::channel(int xcd, std::uint64_t line) {
-  const auto ch = static_cast<int>((line / line_) % static_cast<std::uint64_t>(channels_));
-  return l2_channels_[static_cast<std::size_t>(xcd * channels_ + ch)];
+  return l2_channels_[static_cast<std::size_t>(xcd * channels_ + hash_(line / line_, channels_))];
 }
 
 double AmdMemorySystem::dram_cost(double bytes, bool write) {
@@ -177,28 +175,22 @@ double AmdMemorySystem::memory_write(double t, std::uint32_t words) {
   return dram_.serve(f, dram_cost(static_cast<double>(bursts) * burst_, true));
 }
 
-// The words an evicted line's write-back carries: all of them, or (a line written only in part,
-// whose words the cache does not report) a pattern that makes every burst partial.
-std::uint32_t AmdMemorySystem::evicted_words(const CacheResult& r) const {
-  return r.evicted_partial ? (0x55555555u & full_words_) : full_words_;
-}
-
 double AmdMemorySystem::l2_read(int xcd, double t, std::uint64_t line) {
   c_.requests[lvl(Level::L2)] += 1;
   c_.bytes[lvl(Level::L2)] += line_;
   const double at = channel(xcd, line).serve(t, (1.0 + dev_.l2.read_request_overhead) * line_);
-  SectorCache& l2 = l2c_[static_cast<std::size_t>(xcd)];
-  const CacheResult r = l2.read(line, 1u, true);
-  if (r.evicted_dirty | r.evicted_partial) {
-    memory_write(at, evicted_words(r));
+  LineCache& l2 = l2c_[static_cast<std::size_t>(xcd)];
+  const LineCache::Result r = l2.read(line, true);
+  if (r.evicted_dirty) {
+    memory_write(at, r.evicted_words);
     --dirty_lines_;
   }
-  if (r.hit_sectors) {
+  if (r.hit) {
     c_.hits[lvl(Level::L2)] += 1;
     return std::max(at + l2_lat_, r.ready);
   }
   const double done = memory_read(at, line);
-  l2.set_ready(line, 1u, done);
+  l2.set_ready(r.way, done);
   return done;
 }
 
@@ -209,12 +201,11 @@ std::pair<double, double> AmdMemorySystem::l2_write(int xcd, double t, std::uint
   const bool whole = (words & full_words_) == full_words_;
   const double cost = dev_.l2.write_request_overhead + (whole ? dev_.l2.write_sector_cost : dev_.l2.partial_write_sector_cost);
   const double at = channel(xcd, line).serve(t, cost * line_);
-  SectorCache& l2 = l2c_[static_cast<std::size_t>(xcd)];
-  if (!l2.dirty_sectors_of(line)) ++dirty_lines_;
-  const CacheResult r = l2.write(line, 1u, &words);
+  const LineCache::Result r = l2c_[static_cast<std::size_t>(xcd)].write(line, words);
+  if (!r.was_dirty) ++dirty_lines_;
   double evicted = at;
-  if (r.evicted_dirty | r.evicted_partial) {
-    evicted = memory_write(at, evicted_words(r));
+  if (r.evicted_dirty) {
+    evicted = memory_write(at, r.evicted_words);
     --dirty_lines_;
   }
   const double ack = at + 0.5 * l2_lat_;
@@ -260,22 +251,26 @@ AmdMemTiming AmdMemorySystem::vector(int cu, double t, const std::uint64_t* addr
   const int xcd = xcd_of(cu);
   const bool load = kind == AmdAccess::Load || kind == AmdAccess::LoadBypassL1;
   const bool atomic = kind == AmdAccess::Atomic || kind == AmdAccess::AtomicFloat;
-  SectorCache& l1 = l1_[static_cast<std::size_t>(cu)];
-  // the texture addresser / vL1D processes the instruction line by line
+  LineCache& l1 = l1_[static_cast<std::size_t>(cu)];
+  // the texture addresser / vL1D processes the instruction line by line: a tag lookup per line
+  // (l1.lines_per_cycle) and the line's data (l1.bytes_per_cycle), whichever takes longer
   const auto lines = static_cast<std::uint32_t>(scratch_.size());
-  const double t1 = l1_bw_[static_cast<std::size_t>(cu)].serve(t, static_cast<double>(lines) * line_);
+  const double per_line = std::max<double>(line_, dev_.l1.lines_per_cycle > 0 ? dev_.l1.bytes_per_cycle / dev_.l1.lines_per_cycle : 0.0);
+  const double t1 = l1_bw_[static_cast<std::size_t>(cu)].serve(t, static_cast<double>(lines) * per_line);
   c_.requests[lvl(Level::L1)] += lines;
   c_.bytes[lvl(Level::L1)] += static_cast<std::uint64_t>(lines) * line_;
   AmdMemTiming mt{load ? t1 + l1_lat_ : t1, t1};
   for (const auto& e : scratch_) {
     bool need = true;
+    std::int64_t l1_way = -1;
     if (kind == AmdAccess::Load) {
-      const CacheResult r = l1.read(e.line, 1u, true);
-      if (r.hit_sectors) {
+      const LineCache::Result r = l1.read(e.line, true);
+      if (r.hit) {
         c_.hits[lvl(Level::L1)] += 1;
         mt.done = std::max(mt.done, r.ready);
         need = false;
       }
+      l1_way = r.way;
     } else if (!load) {
       l1.invalidate(e.line);  // stores and atomics: write-through, no allocation
     }
@@ -295,19 +290,17 @@ AmdMemTiming AmdMemorySystem::vector(int cu, double t, const std::uint64_t* addr
     double done;
     if (!atomic) {
       done = l2_read(xcd, start, e.line);
-      if (kind == AmdAccess::Load) l1.set_ready(e.line, 1u, done);
+      if (kind == AmdAccess::Load) l1.set_ready(l1_way, done);
     } else {
       // Device-scope atomics (sc1) pass the L2 and execute at a memory-side atomic unit, next to
       // the MALL; operations on one address serialise there.
       c_.requests[lvl(Level::L2)] += 1;
       c_.bytes[lvl(Level::L2)] += line_;
       const double at = channel(xcd, e.line).serve(start, (1.0 + dev_.l2.read_request_overhead) * line_);
-      SectorCache& l2 = l2c_[static_cast<std::size_t>(xcd)];
-      if (l2.dirty_sectors_of(e.line)) {  // the L2's own copy goes to memory before the atomic
+      if (l2c_[static_cast<std::size_t>(xcd)].invalidate(e.line)) {  // the L2's own copy goes to memory before the atomic
         memory_write(at, full_words_);
         --dirty_lines_;
       }
-      l2.invalidate(e.line);
       const TagCache::Result mr = mall_.access(e.line, true);
       double miss_extra = 0;  // a MALL miss first reads the line from HBM
       c_.requests[lvl(Level::Mall)] += 1;
@@ -323,24 +316,41 @@ AmdMemTiming AmdMemorySystem::vector(int cu, double t, const std::uint64_t* addr
         dram_.serve(at, dram_cost(line_, true));
         c_.dram_write_bytes += line_;
       }
+      // The unit takes one request per line and pipelines operations on different addresses;
+      // operations on one address run one after another — a lane's after the lanes before it, and
+      // after other waves' operations on that address still in progress — and keep the unit busy.
       CalendarServer& unit = atomic_units_[static_cast<std::size_t>((e.line / line_) % atomic_units_.size())];
       const double per_same = kind == AmdAccess::AtomicFloat ? float_same_addr_cycles_ : same_addr_cycles_;
-      int worst = 1;
+      const double half = 0.5 * (l2_lat_ + atomic_lat_);
+      const double arrive = std::max(at + half + miss_extra, mr.hit ? mr.ready : 0.0);
+      std::uint64_t todo = 0;
       for (std::uint64_t m = mask; m;) {
         const int l = std::countr_zero(m);
         m &= m - 1;
-        if ((addrs[l] & ~static_cast<std::uint64_t>(line_ - 1)) != e.line) continue;
-        int same = 0;
-        for (std::uint64_t m2 = mask; m2;) {
-          const int l2 = std::countr_zero(m2);
-          m2 &= m2 - 1;
-          same += addrs[l2] == addrs[l];
-        }
-        worst = std::max(worst, same);
+        if ((addrs[l] & ~static_cast<std::uint64_t>(line_ - 1)) == e.line) todo |= std::uint64_t{1} << l;
       }
-      const double cost = 1.0 + static_cast<double>(worst - 1) * per_same * unit.rate();
-      const double half = 0.5 * (l2_lat_ + atomic_lat_);
-      done = unit.serve(std::max(at + half + miss_extra, mr.hit ? mr.ready : 0.0), cost) + half;
+      double cycles = 0;
+      std::size_t nslots = 0;
+      AddressSlot* touched[64];
+      while (todo) {
+        const std::uint64_t a = addrs[std::countr_zero(todo)];
+        int n = 0;
+        for (std::uint64_t m = todo; m;) {
+          const int l = std::countr_zero(m);
+          m &= m - 1;
+          if (addrs[l] == a) {
+            ++n;
+            todo &= ~(std::uint64_t{1} << l);
+          }
+        }
+        AddressSlot& slot = same_address_[static_cast<std::size_t>((a / 4 * 0x9E3779B97F4A7C15ull) >> 52)];
+        const bool busy = slot.address == a && slot.free > arrive;
+        cycles = std::max(cycles, (busy ? n : n - 1) * per_same);
+        slot.address = a;
+        touched[nslots++] = &slot;
+      }
+      done = unit.serve(arrive, std::max(1.0, cycles * unit.rate())) + half;
+      for (std::size_t i = 0; i < nslots; ++i) touched[i]->free = done - half;
       if (!mr.hit) mall_.set_ready(e.line, done);
     }
     release_slot(cu, done);
@@ -354,8 +364,8 @@ double AmdMemorySystem::write_back_l2(int xcd, double t) {
   double done = t;
   for (int x = 0; x < xcds_; ++x) {
     if (xcd >= 0 && x != xcd) continue;
-    SectorCache& l2 = l2c_[static_cast<std::size_t>(x)];
-    const std::uint64_t lines = l2.dirty_sectors();
+    LineCache& l2 = l2c_[static_cast<std::size_t>(x)];
+    const std::uint64_t lines = l2.dirty_lines();
     if (!lines) continue;
     l2.clean();
     dirty_lines_ -= static_cast<double>(lines);
@@ -376,18 +386,18 @@ void AmdMemorySystem::invalidate_scalar(int cu) { sl1_[static_cast<std::size_t>(
 
 double AmdMemorySystem::scalar_load(int cu, double t, std::uint64_t addr, std::uint32_t bytes) {
   const auto g = static_cast<std::size_t>(cu / cus_per_sl1_);
-  SectorCache& c = sl1_[g];
+  LineCache& c = sl1_[g];
   const std::uint64_t sline_bytes = c.line_bytes();
   const double at = sl1_bw_[g].serve(t, static_cast<double>(std::max<std::uint32_t>(bytes, 4)));
   double done = at + dev_.scalar_l1.hit_latency_cycles;
   for (std::uint64_t l = addr & ~(sline_bytes - 1); l < addr + std::max<std::uint32_t>(bytes, 1); l += sline_bytes) {
-    const CacheResult r = c.read(l, 1u, true);
-    if (r.hit_sectors) {
+    const LineCache::Result r = c.read(l, true);
+    if (r.hit) {
       done = std::max(done, r.ready);
       continue;
     }
     const double d = l2_read(xcd_of(cu), at, l & ~static_cast<std::uint64_t>(line_ - 1));
-    c.set_ready(l, 1u, d);
+    c.set_ready(r.way, d);
     done = std::max(done, d);
   }
   return done;

@@ -24,8 +24,9 @@
 #include <vector>
 
 #include "device/device_spec.h"
-#include "memory_model/cache.h"
 #include "memory_model/events.h"
+#include "memory_model/channel_hash.h"
+#include "memory_model/line_cache.h"
 #include "memory_model/server.h"
 #include "memory_model/tag_cache.h"
 
@@ -92,7 +93,6 @@ class AmdMemorySystem {
   // returns {acknowledged, done (after the write-backs it forced)}
   std::pair<double, double> l2_write(int xcd, double t, std::uint64_t line, std::uint32_t words);
   double memory_read(double at, std::uint64_t line);   // L2 miss: MALL, then HBM
-  std::uint32_t evicted_words(const CacheResult& r) const;
   double memory_write(double t, std::uint32_t words);  // L2 eviction / write-back of one line
   double dram_cost(double bytes, bool write);
   double acquire_slot(int cu, double t);
@@ -107,7 +107,7 @@ class AmdMemorySystem {
   double read_cost_ = 1, write_cost_ = 1, mix_penalty_ = 0, write_share_ = 0;
   std::uint32_t burst_ = 64;
   // per CU
-  std::vector<SectorCache> l1_;
+  std::vector<LineCache> l1_;
   std::vector<Server> l1_bw_;
   std::vector<Server> port_;
   std::vector<std::vector<double>> slots_;  // min-heaps of when outstanding-line slots free up
@@ -115,17 +115,24 @@ class AmdMemorySystem {
   std::vector<Server> lds_ports_;           // per CU x port
   int lds_ports_per_cu_ = 2, simds_per_port_ = 2;
   // per scalar-cache group
-  std::vector<SectorCache> sl1_;
+  std::vector<LineCache> sl1_;
   std::vector<Server> sl1_bw_;
   int cus_per_sl1_ = 2;
   // per XCD
-  std::vector<SectorCache> l2c_;
+  std::vector<LineCache> l2c_;
   std::vector<CalendarServer> l2_channels_;  // xcd * channels_ + channel
+  ChannelHash hash_;
   // chip
   TagCache mall_;
   CalendarServer fabric_;  // L2 <-> MALL traffic at the MALL's bandwidth
   CalendarServer dram_;
   std::vector<CalendarServer> atomic_units_;
+  // Recently used atomic addresses (a direct-mapped table): when each may take its next operation.
+  struct AddressSlot {
+    std::uint64_t address = ~std::uint64_t{0};
+    double free = 0;
+  };
+  std::vector<AddressSlot> same_address_ = std::vector<AddressSlot>(4096);
   MemCounters c_;
   double dirty_lines_ = 0;  // dirty lines in all L2s
   std::vector<LineReq> scratch_;

@@ -10,7 +10,6 @@
 #pragma once
 
 #include <array>
-#include <bit>
 #include <cstdint>
 #include <vector>
 
@@ -48,21 +47,6 @@ class SectorCache {
   std::uint32_t full_words() const { return full_words_; }
   std::uint64_t capacity() const { return std::uint64_t{sets_} * ways_ * line_bytes_; }
   bool enabled() const { return sets_ > 0; }
-  // Sectors written and not yet evicted or cleaned (what a write-back of the whole cache moves).
-  std::uint64_t dirty_sectors() const {
-    std::uint64_t n = 0;
-    for (const auto& w : ways_v_) n += static_cast<std::uint64_t>(std::popcount(w.dirty));
-    return n;
-  }
-  // Dirty sectors of `line` (0 when absent); replacement state is not touched.
-  std::uint32_t dirty_sectors_of(std::uint64_t line) {
-    const Way* w = sets_ ? find(line) : nullptr;
-    return w ? w->dirty : 0;
-  }
-  // Marks every line clean (after a write-back of the whole cache); contents stay valid.
-  void clean() {
-    for (auto& w : ways_v_) w.dirty = 0;
-  }
 
  private:
   static constexpr int kMaxSectors = 4;

@@ -66,12 +66,46 @@ AmdKernel::AmdKernel(const isa::amdgcn::Program& program, const isa::amdgcn::Ker
   private_bytes_ = kernel_.private_segment_fixed_size;
   if (kernel_.uses_dynamic_stack || kernel_.kd.uses_dynamic_stack) private_bytes_ += opts_.dynamic_stack_bytes;
   private_bytes_ = (private_bytes_ + 15u) & ~15u;
-  vgprs_ = std::max(prog_.max_vgpr, 3);
-  for (const isa::amdgcn::Inst& in : prog_.insts)
-    if (in.op == isa::amdgcn::Op::s_set_gpr_idx_on) {
-      vgprs_ = std::max({vgprs_, kernel_.vgpr_count, 3});
-      break;
+  // VGPRs and AGPRs each wave gets: those the kernel's code names — the instructions reachable
+  // from its entry through branches and static calls, or every instruction of the code object when
+  // it jumps through a register (s_setpc / s_swappc) — and the kernel's allocation when it indexes
+  // VGPRs through M0. (Sizing by the whole code object made every workgroup of a small kernel next
+  // to a large one allocate and clear the large one's register file.)
+  {
+    namespace I = isa::amdgcn;
+    const std::size_t n = prog_.insts.size();
+    std::vector<std::uint8_t> seen(n, 0);
+    std::vector<std::uint32_t> todo{entry_};
+    bool indirect = false, indexing = false;
+    int nv = 0, na = 0;
+    while (!todo.empty() && !indirect) {
+      std::uint32_t i = todo.back();
+      todo.pop_back();
+      for (; i < n && !seen[i]; ++i) {
+        seen[i] = 1;
+        const I::Inst& in = prog_.insts[i];
+        auto count = [&](const I::Operand& o) {
+          if (o.kind == I::Kind::Vgpr) nv = std::max(nv, o.reg + std::max<int>(1, o.regs));
+          if (o.kind == I::Kind::Agpr) na = std::max(na, o.reg + std::max<int>(1, o.regs));
+        };
+        for (int d = 0; d < in.ndst; ++d) count(in.dst[d]);
+        for (int k = 0; k < in.nsrc; ++k) count(in.src[k]);
+        if (in.op == I::Op::s_set_gpr_idx_on) indexing = true;
+        if (in.op == I::Op::s_setpc_b64 || in.op == I::Op::s_swappc_b64) { indirect = true; break; }
+        const bool branch = in.fmt == I::Fmt::Sopp && in.target >= 0;
+        if ((branch || in.op == I::Op::s_call_b64) && in.target >= 0) todo.push_back(static_cast<std::uint32_t>(in.target));
+        if (in.op == I::Op::s_endpgm || in.op == I::Op::s_branch || in.op == I::Op::s_trap || in.op == I::Op::s_code_end) break;
+      }
     }
+    if (indirect) {
+      nv = prog_.max_vgpr;
+      na = prog_.max_agpr;
+      for (const I::Inst& in : prog_.insts) indexing |= in.op == I::Op::s_set_gpr_idx_on;
+    }
+    vgprs_ = std::max(nv, 3);
+    agprs_ = na;
+    if (indexing) vgprs_ = std::max({vgprs_, kernel_.vgpr_count, 3});
+  }
 
   // kernarg segment: explicit arguments, then the hidden ones the metadata lists
   // The runtime hands out kernarg segments in 64-byte multiples, and LLVM's wide scalar loads of the
@@ -153,7 +187,7 @@ AmdWorkgroup::Impl::Impl(AmdKernel& kernel, std::uint64_t linear_id) : k(kernel)
   const std::uint32_t threads = d.threads_per_block();
   const int nw = static_cast<int>((threads + kLanes - 1) / kLanes);
   nv = k.vgprs();
-  na = p.max_agpr;
+  na = k.agprs();
   priv_bytes = k.private_bytes();
   vfile.assign(static_cast<std::size_t>(nw) * nv * kLanes, 0);
   afile.assign(static_cast<std::size_t>(nw) * std::max(na, 1) * kLanes, 0);

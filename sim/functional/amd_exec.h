@@ -113,6 +113,7 @@ class AmdKernel {
   // VGPRs per lane each wave gets: those the code names, or the kernel's allocation when the code
   // indexes VGPRs through M0 (s_set_gpr_idx_on)
   int vgprs() const { return vgprs_; }
+  int agprs() const { return agprs_; }  // AGPRs the kernel's code names
 
   void run_all();
   std::unique_ptr<AmdWorkgroup> make_workgroup(std::uint64_t linear) { return std::make_unique<AmdWorkgroup>(*this, linear); }
@@ -137,7 +138,7 @@ class AmdKernel {
   std::uint32_t entry_ = 0;
   std::uint32_t private_bytes_ = 0;
   bool packed_tid_ = true;
-  int vgprs_ = 0;
+  int vgprs_ = 0, agprs_ = 0;
   std::uint64_t wave_insts_ = 0, thread_insts_ = 0;
   std::chrono::steady_clock::time_point deadline_ = std::chrono::steady_clock::time_point::max();
 };

@@ -95,9 +95,16 @@ struct Wave {
   Stall ready_why = Stall::ExecutionDependency;
   double dep_ready = 0;           // operands and wait counters, for the next instruction
   Stall dep_why = Stall::ExecutionDependency;
-  std::vector<double> sb;         // when each scoreboarded register's value is written
-  std::vector<std::uint8_t> sb_mfma;  // 1: written by an MFMA (accumulator forwarding)
-  double horizon = 0;             // no scoreboard entry is later than this
+  // Scoreboard: the register ranges whose results are still being computed (VALU and SALU results
+  // are ready one issue interval after issue, so few are pending at a time; a list of them stays
+  // in cache where a per-register array for 300 CUs' waves would not).
+  struct Pending {
+    RegRange regs;
+    bool mfma = false;  // written by an MFMA (accumulator forwarding)
+    double ready = 0;
+  };
+  std::vector<Pending> pending;
+  double horizon = 0;             // no pending result is later than this
   std::vector<double> vm;         // vector memory completions, in issue order (in-order decrement)
   std::size_t vm_head = 0;
   std::vector<double> lgkm_lds;   // LDS completions (in order)
@@ -211,7 +218,7 @@ class AmdGpu {
   AmdOccupancy occ_;
   std::vector<ITime> itime_;
   int ncus_ = 0, nxcd_ = 1, cus_per_xcd_ = 1, nsimd_ = 4, wpb_ = 0, slots_per_simd_ = 8;
-  int nregs_ = 0, vgpr_base_ = 128, agpr_base_ = 128;
+  int vgpr_base_ = 128, agpr_base_ = 128;  // scoreboard numbering: SGPRs, then VGPRs, then AGPRs
   double interval_ = 4, barrier_latency_ = 0, launch_cycles_ = 0, dispatch_cycles_ = 0;
   std::vector<double> next_dispatch_;  // per XCD: its workgroup manager's next dispatch
   double sleep_unit_ = 64, mfma_extra_ = 0, sl1_lat_ = 0, l1_lat_ = 0;
@@ -431,10 +438,9 @@ void AmdGpu::build_machine() {
   occ_ = compute_amd_occupancy(d_, res_);
   wpb_ = occ_.warps_per_block;
   slots_per_simd_ = occ_.waves_per_simd;
-  // scoreboard: SGPRs in hardware numbering, then the VGPRs and AGPRs the code names
+  // scoreboard numbering: SGPRs in hardware numbering, then the VGPRs and AGPRs the code names
   vgpr_base_ = A::kSgprFileSize;
   agpr_base_ = vgpr_base_ + std::max(p_.max_vgpr, k_.vgprs());
-  nregs_ = agpr_base_ + p_.max_agpr;
   itime_.resize(p_.insts.size());
   for (std::size_t i = 0; i < p_.insts.size(); ++i) {
     const A::Inst& in = p_.insts[i];
@@ -450,8 +456,7 @@ void AmdGpu::build_machine() {
     cu.wgs.resize(static_cast<std::size_t>(occ_.blocks_per_unit));
     cu.waves.resize(static_cast<std::size_t>(nsimd_ * slots_per_simd_));
     for (std::size_t w = 0; w < cu.waves.size(); ++w) {
-      cu.waves[w].sb.assign(static_cast<std::size_t>(nregs_), 0.0);
-      cu.waves[w].sb_mfma.assign(static_cast<std::size_t>(nregs_), 0);
+      cu.waves[w].pending.reserve(16);
       cu.waves[w].simd = static_cast<int>(w) / slots_per_simd_;
     }
     cu.lds_port_free.assign(static_cast<std::size_t>(std::max<std::int64_t>(1, nsimd_ / std::max<std::int64_t>(1, d_.shared.simds_per_port))), 0.0);
@@ -514,8 +519,7 @@ void AmdGpu::launch_wg(int c, int slot, std::uint64_t id, double t) {
     w.age = age_++;
     w.ready = t;
     w.ready_why = Stall::ExecutionDependency;
-    std::fill(w.sb.begin(), w.sb.end(), t);
-    std::fill(w.sb_mfma.begin(), w.sb_mfma.end(), 0);
+    w.pending.clear();
     w.horizon = t;
     w.vm.clear();
     w.vm_head = 0;
@@ -570,12 +574,12 @@ void AmdGpu::refresh(Wave& w) {
   double t = w.ready;
   Stall why = w.ready_why;
   if (w.horizon > t) {
-    for (int r = 0; r < it.nreads; ++r) {
-      const RegRange rr = it.reads[r];
-      const bool acc = r == it.mfma_src_c;
-      for (int i = rr.first; i < rr.first + rr.count; ++i) {
-        double v = w.sb[static_cast<std::size_t>(i)];
-        if (acc && w.sb_mfma[static_cast<std::size_t>(i)]) v -= mfma_extra_;  // accumulator forwarding
+    for (const Wave::Pending& p : w.pending) {
+      if (p.ready <= t) continue;
+      for (int r = 0; r < it.nreads; ++r) {
+        const RegRange rr = it.reads[r];
+        if (rr.first >= p.regs.first + p.regs.count || p.regs.first >= rr.first + rr.count) continue;
+        const double v = (r == it.mfma_src_c && p.mfma) ? p.ready - mfma_extra_ : p.ready;  // accumulator forwarding
         if (v > t) { t = v; why = Stall::ExecutionDependency; }
       }
     }
@@ -708,11 +712,22 @@ void AmdGpu::issue(int c, Cu& cu, Simd& s, int wi, double now) {
   w.ready_why = Stall::ExecutionDependency;
   double busy = 0;
   auto set_writes = [&](double when, bool mfma) {
-    for (int r = 0; r < it.nwrites; ++r)
-      for (int i = it.writes[r].first; i < it.writes[r].first + it.writes[r].count; ++i) {
-        w.sb[static_cast<std::size_t>(i)] = when;
-        w.sb_mfma[static_cast<std::size_t>(i)] = mfma ? 1 : 0;
-      }
+    if (it.nwrites == 0) return;
+    // forget results written by now, and older results of the registers written again
+    auto& pv = w.pending;
+    if (!pv.empty())
+      pv.erase(std::remove_if(pv.begin(), pv.end(),
+                              [&](const Wave::Pending& p) {
+                                if (p.ready <= now) return true;
+                                for (int r = 0; r < it.nwrites; ++r)
+                                  if (p.regs.first >= it.writes[r].first &&
+                                      p.regs.first + p.regs.count <= it.writes[r].first + it.writes[r].count)
+                                    return true;
+                                return false;
+                              }),
+               pv.end());
+    if (when <= now + interval_) return;  // ready before this wave can issue again
+    for (int r = 0; r < it.nwrites; ++r) pv.push_back({it.writes[r], mfma, when});
     w.horizon = std::max(w.horizon, when);
   };
   double flops = 0;
