@@ -44,7 +44,7 @@ AmdMemorySystem::AmdMemorySystem(const device::DeviceSpec& d, int num_cus, int c
   fabric_ = CalendarServer(d.mall.bandwidth_gbps * 1e9 / hz);
   mall_ = TagCache(static_cast<std::uint64_t>(d.mall.bytes), static_cast<std::uint32_t>(d.mall.line_bytes),
                    static_cast<std::uint32_t>(d.mall.ways));
-  atomic_units_.assign(static_cast<std::size_t>(std::max<std::int64_t>(1, d.dram.channels)), CalendarServer(d.l2.atomic_ops_per_cycle));
+  atomic_units_.assign(static_cast<std::size_t>(std::max<std::int64_t>(1, d.dram.channels)), Server(d.l2.atomic_ops_per_cycle));
 
   const auto n = static_cast<std::size_t>(num_cus);
   l1_.reserve(n);
@@ -319,7 +319,7 @@ AmdMemTiming AmdMemorySystem::vector(int cu, double t, const std::uint64_t* addr
       // The unit takes one request per line and pipelines operations on different addresses;
       // operations on one address run one after another — a lane's after the lanes before it, and
       // after other waves' operations on that address still in progress — and keep the unit busy.
-      CalendarServer& unit = atomic_units_[static_cast<std::size_t>((e.line / line_) % atomic_units_.size())];
+      Server& unit = atomic_units_[static_cast<std::size_t>((e.line / line_) % atomic_units_.size())];
       const double per_same = kind == AmdAccess::AtomicFloat ? float_same_addr_cycles_ : same_addr_cycles_;
       const double half = 0.5 * (l2_lat_ + atomic_lat_);
       const double arrive = std::max(at + half + miss_extra, mr.hit ? mr.ready : 0.0);

@@ -72,6 +72,8 @@ class AmdMemorySystem {
   void invalidate_scalar(int cu);
 
   const MemCounters& counters() const { return c_; }
+  // lines looked up so far (the simulation work memory instructions cause)
+  std::uint64_t lines_looked_up() const { return c_.requests[static_cast<int>(Level::L1)]; }
   double dram_busy_cycles() const { return dram_.busy_cycles(); }
   // the most loaded XCD's L2: mean busy time of its channels
   double l2_busy_cycles() const;
@@ -126,7 +128,8 @@ class AmdMemorySystem {
   TagCache mall_;
   CalendarServer fabric_;  // L2 <-> MALL traffic at the MALL's bandwidth
   CalendarServer dram_;
-  std::vector<CalendarServer> atomic_units_;
+  // FIFO servers: a hot address builds a long queue, which a calendar would search per request
+  std::vector<Server> atomic_units_;
   // Recently used atomic addresses (a direct-mapped table): when each may take its next operation.
   struct AddressSlot {
     std::uint64_t address = ~std::uint64_t{0};

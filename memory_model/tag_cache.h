@@ -1,8 +1,9 @@
 // kernsim::mem::TagCache — a large set-associative LRU cache that keeps one tag, one dirty bit
 // and one fill time per line and nothing else, for memory-side caches of hundreds of MiB (AMD's
 // MALL / Infinity Cache) where SectorCache's per-sector state would cost more memory than the
-// rest of the simulation. The tag array is zero pages from the OS and only the sets a kernel
-// touches are ever written, so a 256 MiB cache costs what the kernel's footprint costs.
+// rest of the simulation. The arrays are zero pages from the OS and only the sets a kernel
+// touches are ever written, so a 256 MiB cache costs what the kernel's footprint costs; tags and
+// LRU stamps sit in arrays of their own, so a lookup reads two cache lines of the host.
 //
 // State only; timing is the caller's. The set index hashes the line number as SectorCache does.
 #pragma once
@@ -27,10 +28,12 @@ class TagCache {
       : line_shift_(static_cast<std::uint32_t>(__builtin_ctz(line_bytes ? line_bytes : 1))), ways_(ways ? ways : 1) {
     const std::uint64_t lines = line_bytes ? bytes / line_bytes : 0;
     sets_ = lines / ways_;
-    if (sets_) {
-      void* p = std::calloc(static_cast<std::size_t>(sets_ * ways_), sizeof(Way));
-      if (!p) throw std::bad_alloc();
-      ways_v_.reset(static_cast<Way*>(p));
+    const std::size_t n = static_cast<std::size_t>(sets_ * ways_);
+    if (n) {
+      tag_ = zeroed<std::uint64_t>(n);
+      stamp_ = zeroed<std::uint64_t>(n);
+      ready_ = zeroed<double>(n);
+      dirty_ = zeroed<std::uint8_t>(n);
     }
   }
 
@@ -42,54 +45,64 @@ class TagCache {
     Result r;
     if (!sets_) return r;
     ++clock_;
-    Way* set = &ways_v_.get()[set_of(line) * ways_];
-    Way* victim = set;
-    for (std::uint32_t i = 0; i < ways_; ++i) {
-      Way& w = set[i];
-      if (w.tag == line + 1) {
+    const std::size_t base = set_base(line);
+    std::uint64_t* tags = tag_.get() + base;
+    std::size_t victim = 0;
+    for (std::size_t i = 0; i < ways_; ++i) {
+      if (tags[i] == line + 1) {
         r.hit = true;
-        r.ready = w.ready;
-        w.stamp = clock_;
-        w.dirty |= write;
+        r.ready = ready_.get()[base + i];
+        stamp_.get()[base + i] = clock_;
+        dirty_.get()[base + i] |= write;
         return r;
       }
-      if (w.tag == 0) {
-        if (victim->tag != 0) victim = &w;
-      } else if (victim->tag != 0 && w.stamp < victim->stamp) {
-        victim = &w;
+      if (tags[i] == 0) {
+        if (tags[victim] != 0) victim = i;
+      } else if (tags[victim] != 0 && stamp_.get()[base + i] < stamp_.get()[base + victim]) {
+        victim = i;
       }
     }
-    r.evicted_dirty = victim->tag != 0 && victim->dirty;
-    *victim = Way{line + 1, clock_, 0.0, write};
+    const std::size_t v = base + victim;
+    r.evicted_dirty = tags[victim] != 0 && dirty_.get()[v];
+    tags[victim] = line + 1;
+    stamp_.get()[v] = clock_;
+    ready_.get()[v] = 0;
+    dirty_.get()[v] = write;
     return r;
   }
 
   // Records when the fill of `line` (allocated by a miss) arrives.
   void set_ready(std::uint64_t line, double t) {
     if (!sets_) return;
-    Way* set = &ways_v_.get()[set_of(line) * ways_];
-    for (std::uint32_t i = 0; i < ways_; ++i)
-      if (set[i].tag == line + 1) set[i].ready = t;
+    const std::size_t base = set_base(line);
+    for (std::size_t i = 0; i < ways_; ++i)
+      if (tag_.get()[base + i] == line + 1) ready_.get()[base + i] = t;
   }
 
  private:
-  struct Way {
-    std::uint64_t tag;  // line + 1; 0 = invalid
-    std::uint64_t stamp;
-    double ready;
-    bool dirty;
-  };
   struct Free {
-    void operator()(Way* p) const { std::free(p); }
+    void operator()(void* p) const { std::free(p); }
   };
-  std::uint64_t set_of(std::uint64_t line) const {
-    const std::uint64_t x = (line >> line_shift_) * 0x9E3779B97F4A7C15ull;
-    return (x >> 32) % sets_;
+  template <class T>
+  using Array = std::unique_ptr<T, Free>;
+  template <class T>
+  static Array<T> zeroed(std::size_t n) {
+    void* p = std::calloc(n, sizeof(T));
+    if (!p) throw std::bad_alloc();
+    return Array<T>(static_cast<T*>(p));
   }
-  std::uint32_t line_shift_ = 7, ways_ = 1;
+  std::size_t set_base(std::uint64_t line) const {
+    const std::uint64_t x = (line >> line_shift_) * 0x9E3779B97F4A7C15ull;
+    return static_cast<std::size_t>((x >> 32) % sets_) * ways_;
+  }
+  std::uint32_t line_shift_ = 7;
+  std::size_t ways_ = 1;
   std::uint64_t sets_ = 0;
   std::uint64_t clock_ = 0;
-  std::unique_ptr<Way, Free> ways_v_;
+  Array<std::uint64_t> tag_;  // line + 1; 0 = invalid
+  Array<std::uint64_t> stamp_;
+  Array<double> ready_;
+  Array<std::uint8_t> dirty_;
 };
 
 }  // namespace kernsim::mem

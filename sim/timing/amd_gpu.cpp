@@ -933,7 +933,12 @@ void AmdGpu::memory(int c, Cu& cu, Wave& w, const A::Inst& in, const ITime& it, 
 bool AmdGpu::simulate(std::uint64_t budget, double& now) {
   constexpr double kMinWindowRoundTrips = 4;
   const double min_end = now + kMinWindowRoundTrips * d_.dram.latency_cycles;
-  const std::uint64_t limit = opts_.full ? ~std::uint64_t{0} : timed_insts_ + budget;
+  // The budget counts simulation work: a wave instruction, or kLinesPerInstruction cache lines its
+  // memory accesses look up (a gather of 64 lines costs the simulator as much as several
+  // instructions).
+  constexpr std::uint64_t kLinesPerInstruction = 2;
+  auto work = [&] { return timed_insts_ + mem_->lines_looked_up() / kLinesPerInstruction; };
+  const std::uint64_t limit = opts_.full ? ~std::uint64_t{0} : work() + budget;
   const std::uint64_t check_every = 4096;
   std::uint64_t next_check = timed_insts_ + check_every;
   while (!pq_.empty()) {
@@ -948,7 +953,7 @@ bool AmdGpu::simulate(std::uint64_t budget, double& now) {
     if (timed_insts_ >= next_check) {
       next_check += check_every;
       progress_.push_back(checkpoint(now));
-      if (timed_insts_ >= limit && now >= min_end) return false;
+      if (work() >= limit && now >= min_end) return false;
     }
   }
   return true;
