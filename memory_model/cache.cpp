@@ -16,9 +16,15 @@ SectorCache::SectorCache(std::uint64_t bytes, std::uint32_t line_bytes, std::uin
   std::uint64_t lines = bytes / line_bytes_;
   sets_ = static_cast<std::uint32_t>(std::max<std::uint64_t>(lines / ways_, bytes ? 1 : 0));
   ways_v_.assign(std::size_t{sets_} * ways_, Way{});
+  tags_.assign(ways_v_.size(), 0);
+  stamps_.assign(ways_v_.size(), 0);
 }
 
-void SectorCache::clear() { std::fill(ways_v_.begin(), ways_v_.end(), Way{}); }
+void SectorCache::clear() {
+  std::fill(ways_v_.begin(), ways_v_.end(), Way{});
+  std::fill(tags_.begin(), tags_.end(), 0);
+  std::fill(stamps_.begin(), stamps_.end(), 0);
+}
 
 std::uint32_t SectorCache::set_of(std::uint64_t line) const {
   // GPU caches hash the set index so that power-of-two strides (matrix rows, tiles) spread
@@ -30,8 +36,9 @@ std::uint32_t SectorCache::set_of(std::uint64_t line) const {
 
 SectorCache::Way* SectorCache::find(std::uint64_t line) {
   const std::size_t base = std::size_t{set_of(line)} * ways_;
-  for (std::size_t i = base; i < base + ways_; ++i)
-    if (ways_v_[i].tag == line + 1) return &ways_v_[i];
+  const std::uint64_t* t = tags_.data() + base;
+  for (std::uint32_t i = 0; i < ways_; ++i)
+    if (t[i] == line + 1) return &ways_v_[base + i];
   return nullptr;
 }
 
@@ -39,11 +46,11 @@ SectorCache::Way& SectorCache::allocate(std::uint64_t line, CacheResult& r) {
   const std::size_t base = std::size_t{set_of(line)} * ways_;
   std::size_t victim = base;
   for (std::size_t i = base; i < base + ways_; ++i) {
-    if (ways_v_[i].tag == 0) { victim = i; break; }
-    if (ways_v_[i].stamp < ways_v_[victim].stamp) victim = i;
+    if (tags_[i] == 0) { victim = i; break; }
+    if (stamps_[i] < stamps_[victim]) victim = i;
   }
   Way& w = ways_v_[victim];
-  if (w.tag != 0) {
+  if (tags_[victim] != 0) {
     for (std::uint32_t s = 0; s < sectors_; ++s) {
       if (!(w.dirty >> s & 1)) continue;
       if (w.words[s] != full_words_ && !(w.valid >> s & 1)) r.evicted_partial |= 1u << s;
@@ -51,7 +58,7 @@ SectorCache::Way& SectorCache::allocate(std::uint64_t line, CacheResult& r) {
     }
   }
   w = Way{};
-  w.tag = line + 1;
+  tags_[victim] = line + 1;
   return w;
 }
 
@@ -73,7 +80,7 @@ CacheResult SectorCache::read(std::uint64_t line, std::uint32_t mask, bool alloc
       for (std::uint32_t s = 0; s < sectors_; ++s)
         if (mask >> s & 1) w->words[s] = full_words_;
     }
-    w->stamp = clock_;
+    touch(w);
     return r;
   }
   r.miss_sectors = mask;
@@ -82,7 +89,7 @@ CacheResult SectorCache::read(std::uint64_t line, std::uint32_t mask, bool alloc
   n.valid = mask;
   for (std::uint32_t s = 0; s < sectors_; ++s)
     if (mask >> s & 1) n.words[s] = full_words_;
-  n.stamp = clock_;
+  touch(&n);
   return r;
 }
 
@@ -98,7 +105,7 @@ CacheResult SectorCache::write(std::uint64_t line, std::uint32_t mask, const std
     r.miss_sectors = mask;
     w = &allocate(line, r);
   }
-  w->stamp = clock_;
+  touch(w);
   r.newly_dirty = w->dirty == 0;
   for (std::uint32_t s = 0; s < sectors_; ++s) {
     if (!(mask >> s & 1)) continue;
@@ -135,6 +142,7 @@ bool SectorCache::invalidate(std::uint64_t line) {
   if (!sets_) return false;
   if (Way* w = find(line)) {
     *w = Way{};
+    tags_[static_cast<std::size_t>(w - ways_v_.data())] = 0;
     return true;
   }
   return false;

@@ -50,9 +50,7 @@ class SectorCache {
 
  private:
   static constexpr int kMaxSectors = 4;
-  struct Way {
-    std::uint64_t tag = 0;  // line + 1; 0 = invalid
-    std::uint64_t stamp = 0;
+  struct Way {  // tags and LRU stamps live in tags_/stamps_, which lookups scan
     std::array<double, kMaxSectors> ready{};  // when each sector's fill arrives
     std::uint32_t valid = 0;     // sectors with complete data
     std::uint32_t dirty = 0;     // sectors written since fill
@@ -63,7 +61,10 @@ class SectorCache {
   Way& allocate(std::uint64_t line, CacheResult& r);
   std::uint32_t line_bytes_ = 128, sector_bytes_ = 32, sectors_ = 4, ways_ = 0, sets_ = 0;
   std::uint32_t line_shift_ = 7, full_words_ = 0xff;
+  void touch(const Way* w) { stamps_[static_cast<std::size_t>(w - ways_v_.data())] = clock_; }
   std::vector<Way> ways_v_;
+  std::vector<std::uint64_t> tags_;    // per way: line + 1; 0 = invalid
+  std::vector<std::uint64_t> stamps_;  // per way: last use
   std::uint64_t clock_ = 0;
 };
 
