@@ -135,6 +135,15 @@ TEST(AmdTiming, MfmaOccupiesTheMatrixCoreAndForwardsItsAccumulator) {
   EXPECT_NEAR(cycles("mfma_acc32", 512, d) - cycles("mfma_acc16", 512, d), 2 * 16 * c, 2.0);
 }
 
+TEST(AmdTiming, NopHoldsTheWaveAndSleepSleepsItsUnits) {
+  const device::DeviceSpec& d = mi300x();
+  const double interval = d.sm.issue_interval_cycles;
+  // s_nop 7: eight wait states, one issue opportunity each
+  EXPECT_NEAR(cycles("nop7_32", 64, d) - cycles("nop7_16", 64, d), 16 * 8 * interval, 1.0);
+  // s_sleep 2: two sleep units after its own issue
+  EXPECT_NEAR(cycles("sleep2_32", 64, d) - cycles("sleep2_16", 64, d), 16 * (interval + 2 * d.sm.sleep_unit_cycles), 1.0);
+}
+
 TEST(AmdTiming, MissingMfmaTimingNamesTheDeviceKey) {
   // a device file without the shape's timing: the run stops naming the key, never guesses
   std::ifstream in(device::builtin_device_dir() / "mi300x.yaml");

@@ -1334,6 +1334,154 @@ lds_reads128:
 .Lfunc_end_lds_reads128:
 	.size	lds_reads128, .Lfunc_end_lds_reads128-lds_reads128
 
+	.globl	nop7_16
+	.p2align	8
+	.type	nop7_16,@function
+nop7_16:
+	s_load_dwordx2 s[2:3], s[0:1], 0x0
+	s_waitcnt lgkmcnt(0)
+	v_mov_b32_e32 v1, 1.0
+	s_nop 7
+	s_nop 7
+	s_nop 7
+	s_nop 7
+	s_nop 7
+	s_nop 7
+	s_nop 7
+	s_nop 7
+	s_nop 7
+	s_nop 7
+	s_nop 7
+	s_nop 7
+	s_nop 7
+	s_nop 7
+	s_nop 7
+	s_nop 7
+	v_lshlrev_b32_e32 v0, 2, v0
+	global_store_dword v0, v1, s[2:3]
+	s_endpgm
+.Lfunc_end_nop7_16:
+	.size	nop7_16, .Lfunc_end_nop7_16-nop7_16
+
+	.globl	sleep2_16
+	.p2align	8
+	.type	sleep2_16,@function
+sleep2_16:
+	s_load_dwordx2 s[2:3], s[0:1], 0x0
+	s_waitcnt lgkmcnt(0)
+	v_mov_b32_e32 v1, 1.0
+	s_sleep 2
+	s_sleep 2
+	s_sleep 2
+	s_sleep 2
+	s_sleep 2
+	s_sleep 2
+	s_sleep 2
+	s_sleep 2
+	s_sleep 2
+	s_sleep 2
+	s_sleep 2
+	s_sleep 2
+	s_sleep 2
+	s_sleep 2
+	s_sleep 2
+	s_sleep 2
+	v_lshlrev_b32_e32 v0, 2, v0
+	global_store_dword v0, v1, s[2:3]
+	s_endpgm
+.Lfunc_end_sleep2_16:
+	.size	sleep2_16, .Lfunc_end_sleep2_16-sleep2_16
+
+	.globl	nop7_32
+	.p2align	8
+	.type	nop7_32,@function
+nop7_32:
+	s_load_dwordx2 s[2:3], s[0:1], 0x0
+	s_waitcnt lgkmcnt(0)
+	v_mov_b32_e32 v1, 1.0
+	s_nop 7
+	s_nop 7
+	s_nop 7
+	s_nop 7
+	s_nop 7
+	s_nop 7
+	s_nop 7
+	s_nop 7
+	s_nop 7
+	s_nop 7
+	s_nop 7
+	s_nop 7
+	s_nop 7
+	s_nop 7
+	s_nop 7
+	s_nop 7
+	s_nop 7
+	s_nop 7
+	s_nop 7
+	s_nop 7
+	s_nop 7
+	s_nop 7
+	s_nop 7
+	s_nop 7
+	s_nop 7
+	s_nop 7
+	s_nop 7
+	s_nop 7
+	s_nop 7
+	s_nop 7
+	s_nop 7
+	s_nop 7
+	v_lshlrev_b32_e32 v0, 2, v0
+	global_store_dword v0, v1, s[2:3]
+	s_endpgm
+.Lfunc_end_nop7_32:
+	.size	nop7_32, .Lfunc_end_nop7_32-nop7_32
+
+	.globl	sleep2_32
+	.p2align	8
+	.type	sleep2_32,@function
+sleep2_32:
+	s_load_dwordx2 s[2:3], s[0:1], 0x0
+	s_waitcnt lgkmcnt(0)
+	v_mov_b32_e32 v1, 1.0
+	s_sleep 2
+	s_sleep 2
+	s_sleep 2
+	s_sleep 2
+	s_sleep 2
+	s_sleep 2
+	s_sleep 2
+	s_sleep 2
+	s_sleep 2
+	s_sleep 2
+	s_sleep 2
+	s_sleep 2
+	s_sleep 2
+	s_sleep 2
+	s_sleep 2
+	s_sleep 2
+	s_sleep 2
+	s_sleep 2
+	s_sleep 2
+	s_sleep 2
+	s_sleep 2
+	s_sleep 2
+	s_sleep 2
+	s_sleep 2
+	s_sleep 2
+	s_sleep 2
+	s_sleep 2
+	s_sleep 2
+	s_sleep 2
+	s_sleep 2
+	s_sleep 2
+	s_sleep 2
+	v_lshlrev_b32_e32 v0, 2, v0
+	global_store_dword v0, v1, s[2:3]
+	s_endpgm
+.Lfunc_end_sleep2_32:
+	.size	sleep2_32, .Lfunc_end_sleep2_32-sleep2_32
+
 	.rodata
 	.p2align	6
 	.amdhsa_kernel exp_chain64
@@ -1477,6 +1625,42 @@ lds_reads128:
 		.amdhsa_next_free_sgpr 8
 		.amdhsa_accum_offset 8
 		.amdhsa_group_segment_fixed_size 16384
+	.end_amdhsa_kernel
+
+	.p2align	6
+	.amdhsa_kernel nop7_16
+		.amdhsa_user_sgpr_kernarg_segment_ptr 1
+		.amdhsa_next_free_vgpr 8
+		.amdhsa_next_free_sgpr 8
+		.amdhsa_accum_offset 8
+		.amdhsa_group_segment_fixed_size 0
+	.end_amdhsa_kernel
+
+	.p2align	6
+	.amdhsa_kernel sleep2_16
+		.amdhsa_user_sgpr_kernarg_segment_ptr 1
+		.amdhsa_next_free_vgpr 8
+		.amdhsa_next_free_sgpr 8
+		.amdhsa_accum_offset 8
+		.amdhsa_group_segment_fixed_size 0
+	.end_amdhsa_kernel
+
+	.p2align	6
+	.amdhsa_kernel nop7_32
+		.amdhsa_user_sgpr_kernarg_segment_ptr 1
+		.amdhsa_next_free_vgpr 8
+		.amdhsa_next_free_sgpr 8
+		.amdhsa_accum_offset 8
+		.amdhsa_group_segment_fixed_size 0
+	.end_amdhsa_kernel
+
+	.p2align	6
+	.amdhsa_kernel sleep2_32
+		.amdhsa_user_sgpr_kernarg_segment_ptr 1
+		.amdhsa_next_free_vgpr 8
+		.amdhsa_next_free_sgpr 8
+		.amdhsa_accum_offset 8
+		.amdhsa_group_segment_fixed_size 0
 	.end_amdhsa_kernel
 
 	.amdgpu_metadata
@@ -1726,6 +1910,66 @@ amdhsa.kernels:
     .private_segment_fixed_size: 0
     .sgpr_count:     8
     .symbol:         lds_reads128.kd
+    .vgpr_count:     8
+    .wavefront_size: 64
+  - .args:
+      - .address_space:  global
+        .offset:         0
+        .size:           8
+        .value_kind:     global_buffer
+    .group_segment_fixed_size: 0
+    .kernarg_segment_align: 8
+    .kernarg_segment_size: 8
+    .max_flat_workgroup_size: 1024
+    .name:           nop7_16
+    .private_segment_fixed_size: 0
+    .sgpr_count:     8
+    .symbol:         nop7_16.kd
+    .vgpr_count:     8
+    .wavefront_size: 64
+  - .args:
+      - .address_space:  global
+        .offset:         0
+        .size:           8
+        .value_kind:     global_buffer
+    .group_segment_fixed_size: 0
+    .kernarg_segment_align: 8
+    .kernarg_segment_size: 8
+    .max_flat_workgroup_size: 1024
+    .name:           sleep2_16
+    .private_segment_fixed_size: 0
+    .sgpr_count:     8
+    .symbol:         sleep2_16.kd
+    .vgpr_count:     8
+    .wavefront_size: 64
+  - .args:
+      - .address_space:  global
+        .offset:         0
+        .size:           8
+        .value_kind:     global_buffer
+    .group_segment_fixed_size: 0
+    .kernarg_segment_align: 8
+    .kernarg_segment_size: 8
+    .max_flat_workgroup_size: 1024
+    .name:           nop7_32
+    .private_segment_fixed_size: 0
+    .sgpr_count:     8
+    .symbol:         nop7_32.kd
+    .vgpr_count:     8
+    .wavefront_size: 64
+  - .args:
+      - .address_space:  global
+        .offset:         0
+        .size:           8
+        .value_kind:     global_buffer
+    .group_segment_fixed_size: 0
+    .kernarg_segment_align: 8
+    .kernarg_segment_size: 8
+    .max_flat_workgroup_size: 1024
+    .name:           sleep2_32
+    .private_segment_fixed_size: 0
+    .sgpr_count:     8
+    .symbol:         sleep2_32.kd
     .vgpr_count:     8
     .wavefront_size: 64
 amdhsa.target:   amdgcn-amd-amdhsa--gfx942
