@@ -84,6 +84,23 @@ void dump(const fs::path& dir, std::size_t i, const char* suffix, const std::uin
 
 }  // namespace
 
+cost::LaunchFacts launch_facts(const LaunchSpec& spec, const std::string& kernel, const std::string& arch) {
+  cost::LaunchFacts facts;
+  facts.kernel = kernel;
+  facts.arch = arch;
+  facts.source = spec.source.string();
+  facts.id = spec.id;
+  facts.family = spec.family;
+  for (int d = 0; d < 3; ++d) {
+    facts.grid[d] = spec.grid[d];
+    facts.block[d] = spec.block[d];
+  }
+  facts.dynamic_shared = spec.dynamic_shared_bytes;
+  facts.flops = spec.flops;
+  facts.min_bytes = spec.min_bytes;
+  return facts;
+}
+
 RunResult run_launch(const LaunchSpec& spec, const device::DeviceSpec& dev, const RunOptions& opts) {
   validate_against_device(spec, dev);
   frontends::CompileOptions co;
@@ -168,22 +185,10 @@ RunResult run_launch(const LaunchSpec& spec, const device::DeviceSpec& dev, cons
     if (opts.dump_dir) dump(*opts.dump_dir, i, "out", a->data(), a->size);
     if (opts.keep_outputs) r.outputs.push_back({i, std::vector<std::uint8_t>(a->data(), a->data() + a->size)});
   }
-  cost::LaunchFacts facts;
-  facts.kernel = ki.demangled;
-  facts.arch = dev.name;
-  facts.source = spec.source.string();
-  facts.id = spec.id;
-  facts.family = spec.family;
-  for (int d = 0; d < 3; ++d) {
-    facts.grid[d] = spec.grid[d];
-    facts.block[d] = spec.block[d];
-  }
-  facts.dynamic_shared = spec.dynamic_shared_bytes;
+  cost::LaunchFacts facts = launch_facts(spec, ki.demangled, dev.name);
   facts.registers = kr.registers_per_thread;
   facts.registers_source = reg_source;
   facts.static_shared = static_cast<std::int64_t>(prog.static_shared_bytes);
-  facts.flops = spec.flops;
-  facts.min_bytes = spec.min_bytes;
   facts.thread_instructions = kernel.thread_instructions();
   nlohmann::json j = view.to_json(facts, tr);
   r.report_json = j.dump(1);

@@ -183,22 +183,10 @@ RunResult run_amd_launch(const LaunchSpec& spec, const device::DeviceSpec& dev, 
     if (opts.dump_dir) dump(*opts.dump_dir, i, "out", a->data(), a->size);
     if (opts.keep_outputs) r.outputs.push_back({i, std::vector<std::uint8_t>(a->data(), a->data() + a->size)});
   }
-  cost::LaunchFacts facts;
-  facts.kernel = ki.demangled;
-  facts.arch = dev.name;
-  facts.source = spec.source.string();
-  facts.id = spec.id;
-  facts.family = spec.family;
-  for (int d = 0; d < 3; ++d) {
-    facts.grid[d] = spec.grid[d];
-    facts.block[d] = spec.block[d];
-  }
-  facts.dynamic_shared = spec.dynamic_shared_bytes;
-  facts.registers = tr.occupancy.blocks_per_unit > 0 ? res.vgprs : 0;
+  cost::LaunchFacts facts = launch_facts(spec, ki.demangled, dev.name);
+  facts.registers = res.vgprs;
   facts.registers_source = ki.resources.source.empty() ? "code object metadata" : ki.resources.source;
   facts.static_shared = k.group_segment_fixed_size;
-  facts.flops = spec.flops;
-  facts.min_bytes = spec.min_bytes;
   facts.thread_instructions = kernel.thread_instructions();
   nlohmann::json j = view.to_json(facts, tr);
   j["launch"]["agprs_per_thread"] = res.agprs;

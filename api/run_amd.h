@@ -5,12 +5,17 @@
 #pragma once
 
 #include "api/run.h"
+#include "cost_model/report.h"
 #include "frontends/module.h"
 
 namespace kernsim::api {
 
 RunResult run_amd_launch(const LaunchSpec& spec, const device::DeviceSpec& dev, const RunOptions& opts,
                          const frontends::DeviceModule& module);
+
+// The facts of a launch the report shows that come from its spec (shape, flops, bytes); the
+// caller adds the kernel's resources and instruction counts. Shared by both vendors' pipelines.
+cost::LaunchFacts launch_facts(const LaunchSpec& spec, const std::string& kernel, const std::string& arch);
 
 // `kernsim list` for an AMDGCN module: each kernel with its parameters (from the code object
 // metadata) and resources (VGPRs, AGPRs, SGPRs, LDS, scratch).

@@ -13,7 +13,7 @@ namespace {
 constexpr int lvl(Level l) { return static_cast<int>(l); }
 }  // namespace
 
-AmdMemorySystem::AmdMemorySystem(const device::DeviceSpec& d, int num_cus, int cus_per_xcd) : dev_(d) {
+AmdMemorySystem::AmdMemorySystem(const device::DeviceSpec& d, int num_cus, int cus_per_xcd) : dev_(d), hbm_cost_(d.dram) {
   cus_per_xcd_ = std::max(1, cus_per_xcd);
   xcds_ = std::max(1, (num_cus + cus_per_xcd_ - 1) / cus_per_xcd_);
   channels_ = static_cast<int>(std::max<std::int64_t>(1, d.l2.slices));
@@ -33,12 +33,6 @@ AmdMemorySystem::AmdMemorySystem(const device::DeviceSpec& d, int num_cus, int c
   same_addr_cycles_ = d.l2.atomic_same_address_cycles;
   float_same_addr_cycles_ = d.l2.atomic_float_same_address_cycles;
   burst_ = static_cast<std::uint32_t>(std::max<std::int64_t>(4, d.dram.access_bytes));
-  // HBM: pure reads stream at read_efficiency of peak, pure writes at write_efficiency; mixing
-  // them costs bus turnarounds (largest at half and half), which is why a copy reaches only
-  // copy_efficiency.
-  read_cost_ = 1.0 / d.dram.read_efficiency;
-  write_cost_ = 1.0 / d.dram.write_efficiency;
-  mix_penalty_ = std::max(0.0, (1.0 / d.dram.copy_efficiency) / (0.5 * (read_cost_ + write_cost_)) - 1.0);
   const double hz = d.clocks.core_mhz * 1e6;
   dram_ = CalendarServer(d.dram.bandwidth_gbps * 1e9 / hz);
   fabric_ = CalendarServer(d.mall.bandwidth_gbps * 1e9 / hz);
@@ -54,7 +48,7 @@ AmdMemorySystem::AmdMemorySystem(const device::DeviceSpec& d, int num_cus, int c
     port_.emplace_back(1.0);
     lds_banks_.emplace_back(static_cast<double>(d.shared.banks * d.shared.bank_width_bytes));
   }
-  slots_.assign(n, std::vector<double>(static_cast<std::size_t>(std::max<std::int64_t>(1, d.l1.max_outstanding_lines)), 0.0));
+  slots_.assign(n, MissSlots(d.l1.max_outstanding_lines));
   simds_per_port_ = static_cast<int>(std::max<std::int64_t>(1, d.shared.simds_per_port));
   lds_ports_per_cu_ = static_cast<int>(std::max<std::int64_t>(1, d.sm.sub_partitions / simds_per_port_));
   lds_ports_.assign(n * static_cast<std::size_t>(lds_ports_per_cu_), Server(d.shared.port_bytes_per_cycle));
@@ -89,10 +83,8 @@ double AmdMemorySystem::shared_busy_cycles(bool committed) const {
   if (committed) {
     // every byte read so far and every byte written or held dirty (written once, eventually),
     // at the read/write mix they make
-    const double r = static_cast<double>(c_.dram_read_bytes);
     const double w = static_cast<double>(c_.dram_write_bytes) + std::max(0.0, dirty_lines_) * line_;
-    const double share = r + w > 0 ? w / (r + w) : 0.0;
-    dram = std::max(dram, (r * read_cost_ + w * write_cost_) * (1.0 + mix_penalty_ * 4.0 * share * (1.0 - share)) / dram_.rate());
+    dram = std::max(dram, hbm_cost_.of(static_cast<double>(c_.dram_read_bytes), w) / dram_.rate());
   }
   double b = std::max(dram, fabric_.busy_cycles());
   for (const auto& ch : l2_channels_) b = std::max(b, ch.busy_cycles());
@@ -108,25 +100,6 @@ std::uint64_t AmdMemorySystem::l2_dirty_bytes() const {
 
 CalendarServer& AmdMemorySystem::channel(int xcd, std::uint64_t line) {
   return l2_channels_[static_cast<std::size_t>(xcd * channels_ + hash_(line / line_, channels_))];
-}
-
-double AmdMemorySystem::dram_cost(double bytes, bool write) {
-  const double a = std::min(1.0, bytes / 65536.0);  // exponential average over ~64 KiB of traffic
-  write_share_ = (1 - a) * write_share_ + a * (write ? 1.0 : 0.0);
-  const double mix = 1.0 + mix_penalty_ * 4.0 * write_share_ * (1.0 - write_share_);
-  return bytes * (write ? write_cost_ : read_cost_) * mix;
-}
-
-double AmdMemorySystem::acquire_slot(int cu, double t) {
-  auto& h = slots_[static_cast<std::size_t>(cu)];
-  std::pop_heap(h.begin(), h.end(), std::greater<>());
-  return std::max(t, h.back());
-}
-
-void AmdMemorySystem::release_slot(int cu, double done) {
-  auto& h = slots_[static_cast<std::size_t>(cu)];
-  h.back() = done;
-  std::push_heap(h.begin(), h.end(), std::greater<>());
 }
 
 // An L2 miss: the line crosses the fabric to the MALL; a MALL miss reads it from HBM. `at` is
@@ -146,7 +119,7 @@ double AmdMemorySystem::memory_read(double at, std::uint64_t line) {
   c_.requests[lvl(Level::Dram)] += 1;
   c_.bytes[lvl(Level::Dram)] += line_;
   c_.dram_read_bytes += line_;
-  const double cost = dram_cost(bytes, false);
+  const double cost = hbm_cost_(bytes, false);
   const double d = dram_.serve(f, cost);
   const double done = at + dram_lat_ + fabric_wait + std::max(0.0, d - f - cost / dram_.rate());
   mall_.set_ready(line, done);
@@ -168,11 +141,11 @@ double AmdMemorySystem::memory_write(double t, std::uint32_t words) {
     }
   }
   if (partial) {
-    dram_.serve(f, dram_cost(static_cast<double>(partial) * burst_, false));
+    dram_.serve(f, hbm_cost_(static_cast<double>(partial) * burst_, false));
     c_.dram_read_bytes += static_cast<std::uint64_t>(partial) * burst_;
   }
   c_.dram_write_bytes += static_cast<std::uint64_t>(bursts) * burst_;
-  return dram_.serve(f, dram_cost(static_cast<double>(bursts) * burst_, true));
+  return dram_.serve(f, hbm_cost_(static_cast<double>(bursts) * burst_, true));
 }
 
 double AmdMemorySystem::l2_read(int xcd, double t, std::uint64_t line) {
@@ -275,7 +248,7 @@ AmdMemTiming AmdMemorySystem::vector(int cu, double t, const std::uint64_t* addr
       l1.invalidate(e.line);  // stores and atomics: write-through, no allocation
     }
     if (!need) continue;
-    const double slot = acquire_slot(cu, t1);
+    const double slot = slots_[static_cast<std::size_t>(cu)].acquire(t1);
     double port = dev_.l1.miss_request_cycles;
     if (kind == AmdAccess::Store)
       port += (e.words & full_words_) == full_words_ ? dev_.l1.store_sector_cycles : dev_.l1.store_partial_sector_cycles;
@@ -283,7 +256,7 @@ AmdMemTiming AmdMemorySystem::vector(int cu, double t, const std::uint64_t* addr
     mt.accepted = std::max(mt.accepted, start);
     if (kind == AmdAccess::Store) {
       const auto [ack, written] = l2_write(xcd, start, e.line, e.words);
-      release_slot(cu, ack);  // a posted write frees its slot once the L2 has it
+      slots_[static_cast<std::size_t>(cu)].release(ack);  // a posted write frees its slot once the L2 has it
       mt.done = std::max(mt.done, written);
       continue;
     }
@@ -309,11 +282,11 @@ AmdMemTiming AmdMemorySystem::vector(int cu, double t, const std::uint64_t* addr
       } else {
         c_.requests[lvl(Level::Dram)] += 1;
         c_.dram_read_bytes += burst_;
-        const double cost = dram_cost(burst_, false);
+        const double cost = hbm_cost_(burst_, false);
         miss_extra = dram_lat_ - mall_lat_ + std::max(0.0, dram_.serve(at, cost) - at - cost / dram_.rate());
       }
       if (mr.evicted_dirty) {
-        dram_.serve(at, dram_cost(line_, true));
+        dram_.serve(at, hbm_cost_(line_, true));
         c_.dram_write_bytes += line_;
       }
       // The unit takes one request per line and pipelines operations on different addresses;
@@ -353,7 +326,7 @@ AmdMemTiming AmdMemorySystem::vector(int cu, double t, const std::uint64_t* addr
       for (std::size_t i = 0; i < nslots; ++i) touched[i]->free = done - half;
       if (!mr.hit) mall_.set_ready(e.line, done);
     }
-    release_slot(cu, done);
+    slots_[static_cast<std::size_t>(cu)].release(done);
     mt.done = std::max(mt.done, done);
   }
   if (atomic) c_.atomics += static_cast<std::uint64_t>(std::popcount(mask));
@@ -372,7 +345,7 @@ double AmdMemorySystem::write_back_l2(int xcd, double t) {
     const double bytes = static_cast<double>(lines) * line_;
     const double f = fabric_.serve(t, bytes);
     c_.dram_write_bytes += static_cast<std::uint64_t>(bytes);
-    done = std::max(done, dram_.serve(f, dram_cost(bytes, true)));
+    done = std::max(done, dram_.serve(f, hbm_cost_(bytes, true)));
   }
   return done;
 }

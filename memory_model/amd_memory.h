@@ -29,6 +29,7 @@
 #include "memory_model/line_cache.h"
 #include "memory_model/server.h"
 #include "memory_model/tag_cache.h"
+#include "memory_model/units.h"
 
 namespace kernsim::mem {
 
@@ -96,9 +97,6 @@ class AmdMemorySystem {
   std::pair<double, double> l2_write(int xcd, double t, std::uint64_t line, std::uint32_t words);
   double memory_read(double at, std::uint64_t line);   // L2 miss: MALL, then HBM
   double memory_write(double t, std::uint32_t words);  // L2 eviction / write-back of one line
-  double dram_cost(double bytes, bool write);
-  double acquire_slot(int cu, double t);
-  void release_slot(int cu, double done);
   void coalesce(const std::uint64_t* addrs, std::uint64_t mask, std::uint32_t bytes);
 
   const device::DeviceSpec& dev_;
@@ -106,13 +104,13 @@ class AmdMemorySystem {
   std::uint32_t line_ = 128, full_words_ = 0xffffffffu;
   double l1_lat_ = 0, l2_lat_ = 0, mall_lat_ = 0, dram_lat_ = 0, lds_lat_ = 0, lds_conflict_lat_ = 0;
   double atomic_lat_ = 0, same_addr_cycles_ = 0, float_same_addr_cycles_ = 0;
-  double read_cost_ = 1, write_cost_ = 1, mix_penalty_ = 0, write_share_ = 0;
+  HbmCost hbm_cost_;
   std::uint32_t burst_ = 64;
   // per CU
   std::vector<LineCache> l1_;
   std::vector<Server> l1_bw_;
   std::vector<Server> port_;
-  std::vector<std::vector<double>> slots_;  // min-heaps of when outstanding-line slots free up
+  std::vector<MissSlots> slots_;
   std::vector<Server> lds_banks_;
   std::vector<Server> lds_ports_;           // per CU x port
   int lds_ports_per_cu_ = 2, simds_per_port_ = 2;
