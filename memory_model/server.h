@@ -57,29 +57,22 @@ class CalendarServer {
   double serve(double t, double bytes) {
     const double d = bytes / rate_;
     busy_ += d;
-    std::int64_t b = static_cast<std::int64_t>(t / kBucket);
-    if (!used_.empty() && b < base_) {  // earlier than anything booked so far: extend the calendar back
-      const std::int64_t lo = std::max<std::int64_t>(b, base_ - static_cast<std::int64_t>(kMaxBuckets / 4));
-      for (; base_ > lo; --base_) used_.push_front(0.0f);
-      first_open_ = std::min(first_open_, base_);
-    }
-    b = std::max(b, first_open_);
-    if (!used_.empty()) b = std::max(b, base_);
+    std::int64_t b = static_cast<std::int64_t>(std::max(0.0, t) / kBucket);
+    prune(b);
+    b = std::max(b, base_);
     double left = d;
     double end = t + d;
     while (true) {
-      float& u = at(b);
-      const double room = kBucket - u;
-      if (room > 1e-9) {
-        const double take = std::min(room, left);
-        u = static_cast<float>(u + take);
-        left -= take;
-        if (left <= 1e-12) {
-          end = std::max(end, static_cast<double>(b) * kBucket + u);
-          break;
-        }
+      b = open_from(b);
+      double& u = used_[static_cast<std::size_t>(b - base_)];
+      const double take = std::min(kBucket - u, left);
+      u += take;
+      left -= take;
+      if (kBucket - u < kFull) next_[static_cast<std::size_t>(b - base_)] = b + 1;
+      if (left <= kFull) {
+        end = std::max(end, static_cast<double>(b) * kBucket + u);
+        break;
       }
-      if (b == first_open_) ++first_open_;
       ++b;
     }
     free_ = std::max(free_, end);
@@ -90,23 +83,44 @@ class CalendarServer {
   void reset() { *this = CalendarServer(rate_); }
 
  private:
-  static constexpr double kBucket = 16.0;             // cycles of service per bucket
+  static constexpr double kBucket = 16.0;               // cycles of service per bucket
+  static constexpr double kFull = 1e-6;                 // a bucket with less room left is full
   static constexpr std::size_t kMaxBuckets = 1u << 18;  // ~4M cycles of history kept
-  float& at(std::int64_t b) {
-    if (used_.empty()) base_ = first_open_ = b;
-    while (b >= base_ + static_cast<std::int64_t>(used_.size())) used_.push_back(0.0f);
-    while (used_.size() > kMaxBuckets && base_ < b) {  // forget the distant past
+  // The first bucket at or after `b` with room, following (and shortening) the chain of
+  // pointers full buckets keep to later ones.
+  std::int64_t open_from(std::int64_t b) {
+    extend(b);
+    std::int64_t r = b;
+    while (next_[static_cast<std::size_t>(r - base_)] != r) {
+      r = next_[static_cast<std::size_t>(r - base_)];
+      extend(r);
+    }
+    for (std::int64_t x = b; x != r;) {  // path compression
+      std::int64_t& n = next_[static_cast<std::size_t>(x - base_)];
+      x = n;
+      n = r;
+    }
+    return r;
+  }
+  void extend(std::int64_t b) {
+    while (b >= base_ + static_cast<std::int64_t>(used_.size())) {
+      next_.push_back(base_ + static_cast<std::int64_t>(used_.size()));
+      used_.push_back(0.0);
+    }
+  }
+  void prune(std::int64_t b) {  // forget the distant past (requests before it are served from base_)
+    while (used_.size() > kMaxBuckets && base_ + static_cast<std::int64_t>(kMaxBuckets / 2) < b) {
       used_.pop_front();
+      next_.pop_front();
       ++base_;
     }
-    return used_[static_cast<std::size_t>(b - base_)];
   }
   double rate_ = 1;
   double busy_ = 0;
   double free_ = 0;
-  std::deque<float> used_;      // service booked per bucket, from bucket base_
+  std::deque<double> used_;         // service booked per bucket, from bucket base_
+  std::deque<std::int64_t> next_;   // per bucket: itself if it has room, else a later bucket to try
   std::int64_t base_ = 0;
-  std::int64_t first_open_ = 0;  // every bucket before it is full
 };
 
 }  // namespace kernsim::mem
