@@ -51,6 +51,7 @@ class GlobalMemory {
   // it overwrites (note_write), and rollback() restores them, newest first. Lets the timing
   // model run one CTA ahead to measure its work without changing what the launch computes.
   void begin_journal() { journal_.clear(); journaling_ = true; }
+  bool journaling() const { return journaling_; }
   void note_write(std::uint8_t* p, std::uint32_t bytes) {
     if (journaling_) journal_.push_back({p, std::vector<std::uint8_t>(p, p + bytes)});
   }

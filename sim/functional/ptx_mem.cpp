@@ -236,6 +236,8 @@ Space PtxCta::Impl::exec_mem(Warp& w, const Inst& in, std::uint32_t m) {
           for (int l = 0; l < 32; ++l) aligned &= (w.addrs[l] % bytes) == 0;
         if (al && aligned && !(!is_ld && al->read_only)) {
           for (int l = 0; l < 32; ++l) ptrs[l] = al->data() + (w.addrs[l] - al->base);
+          if (!is_ld && k.memory().journaling())
+            for (int l = 0; l < 32; ++l) k.memory().note_write(ptrs[l], bytes);
           resolved = Space::Global;
         } else {
           for (int l = 0; l < 32; ++l) ptrs[l] = resolve(w, in, in.space, w.addrs[l], bytes, l, !is_ld, &resolved);
