@@ -27,6 +27,7 @@ BoundedLsqResult solve_bounded_lsq(const BoundedLsqProblem& p, Eigen::VectorXd x
   ++res.residual_evaluations;
   double cost = 0.5 * r.squaredNorm();
   res.initial_cost = cost;
+  if (opts.on_step) opts.on_step(0, cost);
   double lambda = opts.initial_lambda;
   res.stop_reason = "iteration limit";
   for (int it = 0; it < opts.max_iterations; ++it) {

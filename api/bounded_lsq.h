@@ -31,7 +31,7 @@ struct BoundedLsqOptions {
   double initial_lambda = 1e-3;
   double relative_tolerance = 1e-6;  // stop when the cost falls by less than this fraction
   int max_retries = 6;               // rejected steps (more damping) per iteration
-  // Called after every accepted step with the iteration number and the new cost.
+  // Called with the starting cost (iteration 0) and after every accepted step.
   std::function<void(int iteration, double cost)> on_step;
 };
 

@@ -145,14 +145,17 @@ def check(spec, d, vendor, target=""):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--arch", required=True)
+    g = ap.add_mutually_exclusive_group(required=True)
+    g.add_argument("--arch", help="a built-in device")
+    g.add_argument("--device", help="a device file")
     ap.add_argument("--specs", help="default: cuda/specs for NVIDIA parts, hip/specs for AMD parts")
     ap.add_argument("--kernsim")
     ap.add_argument("--quick", action="store_true", help="one small spec per kernel")
     ap.add_argument("--only", default="")
     a = ap.parse_args()
     kernsim = find_kernsim(a.kernsim)
-    dev = json.loads(subprocess.run([kernsim, "device", a.arch, "--json"], check=True, capture_output=True, text=True).stdout)
+    arch_args = ["--arch", a.arch] if a.arch else ["--device", a.device]
+    dev = json.loads(subprocess.run([kernsim, "device", *arch_args, "--json"], check=True, capture_output=True, text=True).stdout)
     vendor = dev["vendor"]
     target = str(dev["values"]["isa.target"]["value"])
     specs_dir = a.specs or os.path.join(HERE, "cuda" if vendor == "nvidia" else "hip", "specs")
@@ -167,7 +170,7 @@ def main():
             with open(path) as f:
                 spec = json.load(f)
             d = os.path.join(tmp, n)
-            r = subprocess.run([kernsim, "run", path, "--arch", a.arch, "--full", "--dump-buffers", d],
+            r = subprocess.run([kernsim, "run", path, *arch_args, "--full", "--dump-buffers", d],
                                capture_output=True, text=True)
             # exit 5 (not implemented) after a complete functional run still dumps the buffers: a
             # part whose timing model is missing can be checked functionally
@@ -183,7 +186,8 @@ def main():
                 print("FAIL %-36s %s" % (n, "; ".join(bad)))
             else:
                 print("ok   %s" % n)
-    print("%d of %d launches on %s failed" % (fails, len(names), a.arch) if fails else "all %d launches on %s passed" % (len(names), a.arch))
+    part = dev["name"]
+    print("%d of %d launches on %s failed" % (fails, len(names), part) if fails else "all %d launches on %s passed" % (len(names), part))
     return 1 if fails else 0
 
 

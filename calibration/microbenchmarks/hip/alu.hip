@@ -16,7 +16,7 @@
 //   cvt         v_cvt_i32_f32 + v_cvt_f32_i32          2 instructions per step
 //
 //   issue_<op>(out, iters, x)  every lane runs K independent chains of U steps per loop iteration;
-//                              launch workgroups of 256 lanes (one wave per SIMD), one per CU. Per
+//                              launch workgroups of 1024 lanes (four waves per SIMD), one per CU. Per
 //                              workgroup: cycles per wave instruction per SIMD = (t1 - t0) /
 //                              (steps x instructions per step x waves per SIMD).
 //   lat_<op>(out, iters, x)    one chain; launch one wave. cycles per step = out[0] / out[1].
@@ -214,7 +214,7 @@ static __device__ __forceinline__ void lat_body(unsigned long long* out, unsigne
 }
 
 #define MB_ALU_PAIR(NAME, OP, K, U)                                                             \
-  extern "C" __global__ void __launch_bounds__(256) issue_##NAME(unsigned long long* out, unsigned iters, float x) { \
+  extern "C" __global__ void __launch_bounds__(1024) issue_##NAME(unsigned long long* out, unsigned iters, float x) { \
     issue_body<OP, K, U>(out, iters, x);                                                        \
   }                                                                                             \
   extern "C" __global__ void __launch_bounds__(64) lat_##NAME(unsigned long long* out, unsigned iters, float x) {    \

@@ -7,6 +7,10 @@
 //              times with `sc1` loads (agent scope: they miss the vector L1 and are served by the
 //              XCD's L2; a region larger than one XCD's L2 is served by the Infinity Cache), each
 //              workgroup from its own starting chunk. bytes = grid * passes * n_vec * 16.
+//   bw_stream_read(buf, out, n_vec, passes)      grid-stride read of the region `passes` times (HIP
+//              only): each pass reads the region once chip-wide, every workgroup its share, the same
+//              share every pass, so pass 2 finds it where pass 1 left it (an XCD's L2 when the
+//              region's share per XCD fits, else the Infinity Cache). bytes = passes * n_vec * 16.
 //   bw_read(buf, out, n_vec)                     grid-stride streaming read (HBM for large n).
 //   bw_write(buf, n_vec, value)                  grid-stride streaming write.
 //   bw_copy(src, dst, n_vec)                     grid-stride copy; bytes = 2 * n_vec * 16.
@@ -70,6 +74,27 @@ extern "C" __global__ void __launch_bounds__(256)
       wait_loads();
       acc ^= fold(v0) ^ fold(v1) ^ fold(v2) ^ fold(v3);
       c = (c + 1u == nchunks) ? 0u : c + 1u;
+    }
+  }
+  if (acc == MB_SINK) out[0] = acc;
+}
+
+extern "C" __global__ void __launch_bounds__(256)
+    bw_stream_read(const uint4* buf, unsigned* out, unsigned long long n_vec, unsigned passes) {
+  unsigned acc = 0;
+  const unsigned long long bd = blockDim.x;
+  const unsigned long long stride = static_cast<unsigned long long>(gridDim.x) * bd * 4ull;
+  for (unsigned p = 0; p < passes; ++p) {
+    unsigned long long i = static_cast<unsigned long long>(blockIdx.x) * bd * 4ull + threadIdx.x;
+    for (; i + 3ull * bd < n_vec; i += stride) {
+      const mb_u32x4 v0 = ld4_l2(buf + i), v1 = ld4_l2(buf + i + bd), v2 = ld4_l2(buf + i + 2ull * bd), v3 = ld4_l2(buf + i + 3ull * bd);
+      wait_loads();
+      acc ^= fold(v0) ^ fold(v1) ^ fold(v2) ^ fold(v3);
+    }
+    for (; i < n_vec; i += bd) {
+      const mb_u32x4 v = ld4_l2(buf + i);
+      wait_loads();
+      acc ^= fold(v);
     }
   }
   if (acc == MB_SINK) out[0] = acc;

@@ -26,6 +26,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SPEC_DIR = os.path.join(HERE, "specs")
 KiB, MiB = 1024, 1024 * 1024
 CUS = 256  # workgroups of per-CU specs: one per CU on both MI300X (304) and MI355X (256)
+CHIP = 1216  # workgroups of chip-wide bandwidth specs: every CU busy on both (4 per CU on MI300X)
 
 ALU_OPS = ["ffma", "fadd", "imad", "lop3", "iadd_lop", "mufu_ex2", "mufu_rsq", "mufu_sin", "dfma", "hfma2", "cvt"]
 # FLOP (or OP) per wave instruction of each MFMA op in mma.hip: 2 M N K.
@@ -115,10 +116,10 @@ def pipe_specs():
         def issue(sid, k, op=op, src=src, spi=steps_per_iter):
             extra = {}
             if op.startswith("mma_"):
-                extra["flops"] = MMA_OPS[op[4:]] * CUS * 4 * 2 * k * spi
-            return spec(sid, src, "issue_" + op, CUS, 256, [buf("i64", 3 * CUS + 2, name="out"), scalar("u32", 2 * k), scalar("f32", 1.0)],
+                extra["flops"] = MMA_OPS[op[4:]] * CUS * 16 * 2 * k * spi
+            return spec(sid, src, "issue_" + op, CUS, 1024, [buf("i64", 3 * CUS + 2, name="out"), scalar("u32", 2 * k), scalar("f32", 1.0)],
                         "microbench-issue", "issue." + op,
-                        "%d workgroups of 256 lanes (one wave per SIMD), %d steps per lane; per CU cycles per instruction "
+                        "%d workgroups of 1024 lanes (four waves per SIMD), %d steps per lane; per CU cycles per instruction "
                         "per SIMD = (t1 - t0) / (steps * instrs_per_step * waves per SIMD); records out[3b..3b+2] = t0, t1, "
                         "CU id; steps per lane in out[3*grid+1]" % (CUS, 2 * k * spi), **extra)
         out += pair(issue, "issue_" + op)
@@ -136,30 +137,32 @@ def bandwidth_specs():
     out = []
 
     def l1(sid, k):
-        return spec(sid, "bw.hip", "bw_l1_read", CUS, 256, [buf("u32", 4096, name="buf"), buf("u32", 4, name="out"), scalar("u32", 1024), scalar("u32", 16 * k)],
+        return spec(sid, "bw.hip", "bw_l1_read", CHIP, 256, [buf("u32", 4096, name="buf"), buf("u32", 4, name="out"), scalar("u32", 1024), scalar("u32", 16 * k)],
                     "microbench-bandwidth", "bandwidth.l1_read", "every workgroup re-reads the same 16 KiB %d times (vector L1 resident)" % (16 * k))
     out += pair(l1, "bw_l1_read")
 
     def l2(sid, k):
-        return spec(sid, "bw.hip", "bw_l2_read", CUS, 256, [buf("u32", 2 * MiB // 4, name="buf"), buf("u32", 4, name="out"), scalar("u32", 2 * MiB // 16), scalar("u32", k)],
-                    "microbench-bandwidth", "bandwidth.l2_read_2m",
-                    "every workgroup reads the whole 2 MiB %d time(s) with sc1 loads (L2 of its XCD); the first pass also "
-                    "fetches from HBM, the twin's second pass does not" % k)
-    out += pair(l2, "bw_l2_read_2m")
+        return spec(sid, "bw.hip", "bw_stream_read", CHIP, 256, [buf("u32", 8 * MiB // 4, name="buf"), buf("u32", 4, name="out"), scalar("u64", 8 * MiB // 16), scalar("u32", k)],
+                    "microbench-bandwidth", "bandwidth.l2_read",
+                    "all CUs read an 8 MiB region (1 MiB per XCD's L2) %d time(s), grid-stride, sc1 loads; the first pass "
+                    "fetches from HBM, the twin's second pass finds the L2" % k)
+    out += pair(l2, "bw_l2_read_8m")
 
     def mall(sid, k):
-        return spec(sid, "bw.hip", "bw_l2_read", CUS, 256, [buf("u32", 16 * MiB // 4, name="buf"), buf("u32", 4, name="out"), scalar("u32", 16 * MiB // 16), scalar("u32", k)],
+        return spec(sid, "bw.hip", "bw_stream_read", CHIP, 256, [buf("u32", 64 * MiB // 4, name="buf"), buf("u32", 4, name="out"), scalar("u64", 64 * MiB // 16), scalar("u32", k)],
                     "microbench-bandwidth", "bandwidth.mall_read",
-                    "every workgroup reads the whole 16 MiB (more than one XCD's L2, inside the Infinity Cache) %d time(s) "
-                    "with sc1 loads" % k)
-    out += pair(mall, "bw_mall_read_16m")
-    n = 32 * MiB
-    out.append(spec("bw_hbm_read_32m", "bw.hip", "bw_read", 4 * CUS, 256, [buf("u32", n // 4, name="buf"), buf("u32", 4, name="out"), scalar("u64", n // 16)],
-                    "microbench-bandwidth", "bandwidth.hbm_read", "grid-stride streaming read of 32 MiB from cold caches"))
-    out.append(spec("bw_hbm_write_32m", "bw.hip", "bw_write", 4 * CUS, 256, [buf("u32", n // 4, name="buf"), scalar("u64", n // 16), scalar("u32", 7)],
-                    "microbench-bandwidth", "bandwidth.hbm_write", "grid-stride streaming write of 32 MiB"))
-    out.append(spec("bw_hbm_copy_32m", "bw.hip", "bw_copy", 4 * CUS, 256, [buf("u32", n // 8, name="src"), buf("u32", n // 8, name="dst"), scalar("u64", n // 32)],
-                    "microbench-bandwidth", "bandwidth.hbm_copy", "grid-stride copy of 16 MiB (32 MiB read + written)"))
+                    "all CUs read a 64 MiB region (8 MiB per XCD: more than its L2, inside the 256 MiB Infinity Cache) %d "
+                    "time(s), grid-stride, sc1 loads" % k)
+    out += pair(mall, "bw_mall_read_64m")
+    for k in (1, 2):  # pairs: the difference of a 32 and a 64 MiB stream is the steady state alone
+        n, sfx = 32 * MiB * k, "" if k == 1 else "_2x"
+        note = "" if k == 1 else "; delta_of=mb_bw_hbm_%s_32m (twice the bytes: the launch-time difference is the steady-state stream)"
+        out.append(spec("bw_hbm_read_32m" + sfx, "bw.hip", "bw_read", 4 * CHIP, 256, [buf("u32", n // 4, name="buf"), buf("u32", 4, name="out"), scalar("u64", n // 16)],
+                        "microbench-bandwidth", "bandwidth.hbm_read", "grid-stride streaming read of %d MiB from cold caches" % (n // MiB) + (note % "read" if k == 2 else "")))
+        out.append(spec("bw_hbm_write_32m" + sfx, "bw.hip", "bw_write", 4 * CHIP, 256, [buf("u32", n // 4, name="buf"), scalar("u64", n // 16), scalar("u32", 7)],
+                        "microbench-bandwidth", "bandwidth.hbm_write", "grid-stride streaming write of %d MiB" % (n // MiB) + (note % "write" if k == 2 else "")))
+        out.append(spec("bw_hbm_copy_32m" + sfx, "bw.hip", "bw_copy", 4 * CHIP, 256, [buf("u32", n // 8, name="src"), buf("u32", n // 8, name="dst"), scalar("u64", n // 32)],
+                        "microbench-bandwidth", "bandwidth.hbm_copy", "grid-stride copy of %d MiB (%d MiB read + written)" % (n // 2 // MiB, n // MiB) + (note % "copy" if k == 2 else "")))
     return out
 
 

@@ -17,7 +17,7 @@
 //   fp4_k128  v_mfma_scale_f32_16x16x128_f8f6f4    65536    gfx950 only; fp4 x fp4, scales 1.0
 //
 //   issue_mma_<op>  K = 4 independent accumulators per lane, U = 8 steps per loop iteration;
-//                   launch workgroups of 256 lanes (one wave per SIMD), one per CU.
+//                   launch workgroups of 1024 lanes (four waves per SIMD), one per CU.
 //   lat_mma_<op>    one accumulator chain (each MFMA reads the previous result as C); one wave.
 //
 // out (u64) as in alu.hip.
@@ -269,7 +269,7 @@ static __device__ __forceinline__ void lat_body(unsigned long long* out, unsigne
 }
 
 #define MB_MMA_PAIR(NAME, OP)                                                                                    \
-  extern "C" __global__ void __launch_bounds__(256) issue_mma_##NAME(unsigned long long* out, unsigned iters, float x) { \
+  extern "C" __global__ void __launch_bounds__(1024) issue_mma_##NAME(unsigned long long* out, unsigned iters, float x) { \
     issue_body<OP, 4, 8>(out, iters, x);                                                                         \
   }                                                                                                              \
   extern "C" __global__ void __launch_bounds__(64) lat_mma_##NAME(unsigned long long* out, unsigned iters, float x) {    \
