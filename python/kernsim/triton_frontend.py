@@ -3,8 +3,7 @@
 ``compile_triton(fn_or_path, ...)`` turns a ``@triton.jit`` kernel into a kernsim Module: PTX for
 NVIDIA parts (sm_90a, sm_100a), an AMDGPU code object for AMD parts (gfx942, gfx950). No GPU
 is needed: Triton's compiler runs on the CPU (its bundled ptxas and LLVM). The PTX goes through
-kernsim's .ptx path; AMD code objects go to the AMD path (functional execution works; launches
-stop with "not implemented" until the AMD timing model lands).
+kernsim's .ptx path; AMD code objects go to the AMD path (executed and timed on the CU model).
 
 Where the code runs:
 * a Python function you pass (a ``triton.JITFunction``) is compiled in this process: it is your

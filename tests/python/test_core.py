@@ -159,12 +159,15 @@ def test_run_spec_errors_have_the_cli_message(cli, spec):
     assert e.value.exit_code == p.returncode
 
 
-def test_amd_parts_say_not_implemented_or_compile():
-    # Until the AMD path lands, a HIP source fails with a clear "not implemented"; afterwards it
-    # compiles. Either way no crash and no invented result.
-    try:
-        m = kernsim.compile("__global__ void k(float* x) { x[threadIdx.x] = 1.0f; }", "mi300x", lang="hip")
-    except (kernsim.NotImplementedStageError, kernsim.CompileError) as e:
-        assert "not implemented" in str(e) or "AMD" in str(e) or "hip" in str(e).lower()
-    else:
-        assert m.target == "gfx942"
+def test_hip_kernel_runs_on_amd_parts():
+    src = ("#include <hip/hip_runtime.h>\n"
+           "extern \"C\" __global__ void k(float* x, int n) {\n"
+           "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+           "  if (i < n) x[i] = x[i] * 2.0f + 1.0f;\n}\n")
+    x = np.arange(1000, dtype=np.float32)
+    for arch, target in (("mi300x", "gfx942"), ("mi355x", "gfx950")):
+        m = kernsim.compile(src, arch, lang="hip")
+        assert m.target == target
+        r = kernsim.launch(m["k"], 4, 256, [x, 1000], keep_outputs=True)
+        np.testing.assert_array_equal(r.outputs[0], 2 * x + 1)
+        assert r.time_us > 0
