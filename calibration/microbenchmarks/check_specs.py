@@ -62,7 +62,7 @@ def chase_jump(nodes, pattern):
 
 def steps_per_iter(kernel, vendor):
     op = kernel.split("_", 1)[1]
-    if op.startswith("mma_"):
+    if op.startswith(("mma_", "dmma_")):  # mma.cu: 4 accumulators x 8 steps
         return 32
     if kernel.startswith("issue_") and op in ("iadd_lop", "cvt"):
         return 64
