@@ -96,6 +96,11 @@ struct ComputeUnit {
   double barrier_latency_cycles = 0;     // s_barrier: last arrival to the waiting waves' next issue
   double sleep_unit_cycles = 0;          // s_sleep N sleeps N units
   double mfma_read_extra_cycles = 0;     // after an MFMA's last pass until a non-MFMA instruction may read its result
+  // NVIDIA only (zero on AMD): CTA barriers and warp-wide operations. barrier_latency_cycles
+  // above is bar.sync's last arrival to the released warps' next issue on both vendors.
+  double barrier_cycles_per_warp = 0;    // bar.sync: time the CTA's barrier takes per arriving warp
+  double vote_latency_cycles = 0;        // vote.sync (VOTE): issue to dependent issue
+  double redux_latency_cycles = 0;       // redux.sync (REDUX): issue to dependent issue
 };
 
 struct SharedMemory {

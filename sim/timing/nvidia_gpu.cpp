@@ -91,6 +91,7 @@ struct CtaSlot {
   int warps_left = 0;
   double start = 0;
   std::uint64_t insts = 0;
+  double bar_free = 0;  // when the CTA's barrier has counted the arrivals so far
 };
 
 struct Sub {
@@ -207,7 +208,7 @@ void NvidiaGpu::build_machine() {
   pipe_[static_cast<int>(Unit::Nop)] = {1, 1};
   pipe_[static_cast<int>(Unit::Mem)] = {1, 1};
   pipe_[static_cast<int>(Unit::Sync)] = {1, 1};
-  barrier_latency_ = d_.pipes.branch.latency_cycles;
+  barrier_latency_ = d_.sm.barrier_latency_cycles;
   param_latency_ = d_.pipes.int_alu.latency_cycles;
   launch_cycles_ = d_.sm.block_launch_cycles;
   dispatch_cycles_ = d_.launch.cta_dispatch_cycles;
@@ -275,6 +276,7 @@ void NvidiaGpu::launch_cta(int s, int slot, std::uint64_t id, double t) {
   c.active = true;
   c.start = t;
   c.insts = 0;
+  c.bar_free = 0;
   c.warps_left = c.cta->num_warps();
   ++ctas_started_;
   for (int wi = 0; wi < c.warps_left; ++wi) {
@@ -460,7 +462,11 @@ void NvidiaGpu::issue(int s, Sm& sm, Sub& sub, int wi, double now) {
       for (std::size_t g = 0; g + keep < w.groups.size(); ++g) need = std::max(need, w.groups[g]);
       if (w.groups.size() > keep) w.groups.erase(w.groups.begin(), w.groups.end() - static_cast<std::ptrdiff_t>(keep));
       if (need > w.ready) { w.ready = need; w.ready_is_async = true; }
-    } else if (in.op == P::Op::Shfl || in.op == P::Op::Vote || in.op == P::Op::Match || in.op == P::Op::Redux) {
+    } else if (in.op == P::Op::Vote) {
+      done = now + d_.sm.vote_latency_cycles;
+    } else if (in.op == P::Op::Redux) {
+      done = now + d_.sm.redux_latency_cycles;
+    } else if (in.op == P::Op::Shfl || in.op == P::Op::Match) {  // through the shared-memory crossbar
       done = mem_->shared_wavefronts(s, now, 1);
       from_mem = false;
     }
@@ -477,9 +483,10 @@ void NvidiaGpu::issue(int s, Sm& sm, Sub& sub, int wi, double now) {
     std::fprintf(stderr, "trace w%d pc %u %s line %u t %.0f done %.0f ready %.0f\n", w.widx, static_cast<unsigned>(&in - p_.insts.data()),
                  P::to_string(in.op), in.line, now, done, w.ready);
 
+  if (in.op == P::Op::Bar) c.bar_free = std::max(now, c.bar_free) + d_.sm.barrier_cycles_per_warp;  // arrivals count one by one
   if (info.kind == StepInfo::Kind::BarrierWait) w.at_barrier = true;
   if (info.released_barrier) {
-    const double t_rel = now + barrier_latency_;
+    const double t_rel = std::max(now, c.bar_free) + barrier_latency_;
     for (int k = 0; k < wpb_; ++k) {
       Warp& o = sm.warps[static_cast<std::size_t>(w.cta * wpb_ + k)];
       if (!o.live || !o.at_barrier) continue;

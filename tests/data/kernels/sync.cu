@@ -1,0 +1,19 @@
+// Warp-wide operations and CTA barriers in loops, for the NVIDIA timing tests
+// (tests/unit/nvidia_timing_test.cpp). Inline PTX: exactly one instruction of each kind per step.
+extern "C" __global__ void bar_loop(float* out, int iters) {
+  for (int i = 0; i < iters; ++i) asm volatile("bar.sync 0;" ::: "memory");
+  if (threadIdx.x == 0) out[blockIdx.x] = 1.0f;
+}
+
+extern "C" __global__ void vote_loop(unsigned* out, int iters) {
+  unsigned v = threadIdx.x;
+  for (int i = 0; i < iters; ++i)
+    asm volatile("{ .reg .pred p; setp.ne.u32 p, %0, 0; vote.sync.ballot.b32 %0, p, -1; }" : "+r"(v));
+  out[threadIdx.x] = v;
+}
+
+extern "C" __global__ void redux_loop(unsigned* out, int iters) {
+  unsigned v = threadIdx.x;
+  for (int i = 0; i < iters; ++i) asm volatile("redux.sync.add.u32 %0, %0, -1;" : "+r"(v));
+  out[threadIdx.x] = v;
+}

@@ -1,0 +1,56 @@
+// NVIDIA SM timing mechanisms (sim/timing/nvidia_gpu.cpp) against the device file's numbers:
+// the cost of one more loop iteration (the difference of two launches, which cancels launch,
+// set-up and drain) must be what the device file says that iteration's instructions cost.
+#include <string>
+
+#include "api/launch_spec.h"
+#include "api/run.h"
+#include "device/loader.h"
+#include "test_util.h"
+
+namespace kernsim {
+namespace {
+
+const std::string kData = KERNSIM_TEST_DATA;
+
+double cycles(const std::string& kernel, int threads, int iters, const device::DeviceSpec& d) {
+  const std::string json = R"({"source": "sync.cu", "kernel": ")" + kernel + R"(", "grid": 1, "block": )" +
+                           std::to_string(threads) + R"(, "args": [{"buffer": "u32", "count": 1024}, {"type": "i32", "value": )" +
+                           std::to_string(iters) + "}]}";
+  auto spec = api::parse_launch_spec_text(json, kData + "/kernels", "nvidia timing test");
+  api::RunOptions o;
+  o.full = true;
+  const api::RunResult r = api::run_launch(spec, d, o);
+  return r.cycles;
+}
+
+// Cycles of one more iteration of the kernel's loop.
+double per_iteration(const std::string& kernel, int threads, const device::DeviceSpec& d) {
+  return (cycles(kernel, threads, 400, d) - cycles(kernel, threads, 200, d)) / 200.0;
+}
+
+TEST(NvidiaTiming, BarrierCostGrowsWithTheWarpsThatArrive) {
+  const auto d = device::load_builtin_device("h200");
+  const double one = per_iteration("bar_loop", 32, d);
+  // one warp: at least the barrier's latency and its one arrival (plus the loop's own instructions)
+  EXPECT_GE(one, d.sm.barrier_latency_cycles + d.sm.barrier_cycles_per_warp);
+  for (int warps : {8, 32}) {
+    const double extra = d.sm.barrier_cycles_per_warp * (warps - 1);
+    EXPECT_NEAR(per_iteration("bar_loop", 32 * warps, d) - one, extra, 0.15 * extra + 2) << warps << " warps";
+  }
+}
+
+TEST(NvidiaTiming, VoteAndReduxChainsTakeTheirLatencies) {
+  const auto d = device::load_builtin_device("h200");
+  // vote: setp (ALU) then vote, dependent
+  const double vote = d.sm.vote_latency_cycles + d.pipes.int_alu.latency_cycles;
+  EXPECT_NEAR(per_iteration("vote_loop", 32, d), vote, 0.2 * vote);
+  EXPECT_NEAR(per_iteration("redux_loop", 32, d), d.sm.redux_latency_cycles, 0.2 * d.sm.redux_latency_cycles);
+  // a what-if device with a slower REDUX is slower by the difference
+  auto slow = d;
+  slow.sm.redux_latency_cycles += 40;
+  EXPECT_NEAR(per_iteration("redux_loop", 32, slow) - per_iteration("redux_loop", 32, d), 40.0, 4.0);
+}
+
+}  // namespace
+}  // namespace kernsim
