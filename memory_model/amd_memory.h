@@ -45,7 +45,10 @@ enum class LdsAccess : std::uint8_t { Load, Store, Atomic, AtomicReturn, Permute
 
 struct AmdMemTiming {
   double done = 0;      // data back (loads) / acknowledged (stores, atomics)
-  double accepted = 0;  // when the CU's pipeline (TA for vector memory, the SIMD pair's LDS port) is free again
+  // when the CU's pipeline is free again: the TA for vector memory; for LDS, when the SIMD pair's
+  // port has passed this instruction (the timing model does not hold the issue on it: LDS
+  // instructions queue at the port and the banks)
+  double accepted = 0;
 };
 
 class AmdMemorySystem {

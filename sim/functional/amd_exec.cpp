@@ -229,6 +229,7 @@ AmdWorkgroup::Impl::Impl(AmdKernel& kernel, std::uint64_t linear_id) : k(kernel)
   for (int wi = 0; wi < nw; ++wi) {
     Wave& w = waves[wi];
     w.index = wi;
+    w.hw_id = static_cast<std::uint32_t>(wi) & 0xfu;  // WAVE_ID until the timing model places the wave
     w.pc = k.entry();
     w.v = vfile.data() + static_cast<std::size_t>(wi) * nv * kLanes;
     w.a = afile.data() + static_cast<std::size_t>(wi) * std::max(na, 1) * kLanes;
@@ -281,6 +282,11 @@ void AmdWorkgroup::lane_spaces(int w, std::uint64_t& global, std::uint64_t& lds,
 std::array<std::uint32_t, 3> AmdWorkgroup::id() const { return impl_->wgid; }
 std::uint64_t AmdWorkgroup::linear_id() const { return impl_->linear; }
 std::uint32_t AmdWorkgroup::lds_bytes() const { return static_cast<std::uint32_t>(impl_->lds.size()); }
+void AmdWorkgroup::place(int w, const AmdPlacement& where) {
+  Wave& wv = impl_->waves.at(static_cast<std::size_t>(w));
+  wv.hw_id = where.hw_id();
+  wv.xcc_id = where.xcc & 0xfu;
+}
 
 std::string AmdWorkgroup::Impl::lane_name(const Wave& w, int lane) const {
   const LaunchDims& d = k.dims();

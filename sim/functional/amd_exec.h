@@ -61,6 +61,23 @@ struct AmdStepInfo {
 
 class AmdKernel;
 
+// Where the timing model placed a wave: what s_getreg_b32 reads from HW_REG_HW_ID (gfx9 layout:
+// WAVE_ID [3:0], SIMD_ID [5:4], PIPE_ID [7:6], CU_ID [11:8], SH_ID [12], SE_ID [14:13], TG_ID
+// [19:16], VM_ID [23:20], QUEUE_ID [26:24], STATE_ID [29:27], ME_ID [31:30]) and, on gfx940 and
+// later, HW_REG_XCC_ID (XCC_ID [3:0]). kernsim sets the location fields; PIPE, TG, VM, QUEUE,
+// STATE and ME read as zero.
+struct AmdPlacement {
+  std::uint32_t xcc = 0;   // XCD
+  std::uint32_t se = 0;    // shader engine within the XCD (2 bits)
+  std::uint32_t sh = 0;    // shader array within the shader engine (1 bit)
+  std::uint32_t cu = 0;    // CU within the shader array (4 bits)
+  std::uint32_t simd = 0;  // SIMD within the CU (2 bits)
+  std::uint32_t slot = 0;  // wave slot within the SIMD (4 bits)
+  std::uint32_t hw_id() const {
+    return (slot & 0xfu) | (simd & 3u) << 4 | (cu & 0xfu) << 8 | (sh & 1u) << 12 | (se & 3u) << 13;
+  }
+};
+
 class AmdWorkgroup {
  public:
   AmdWorkgroup(AmdKernel& kernel, std::uint64_t linear_id);
@@ -83,6 +100,10 @@ class AmdWorkgroup {
   std::array<std::uint32_t, 3> id() const;
   std::uint64_t linear_id() const;
   std::uint32_t lds_bytes() const;
+  // The timing model places wave w (before it runs): HW_ID and XCC_ID report it. Without a
+  // placement (functional runs, workgroups completed after a sampled window) HW_ID holds only the
+  // wave's index in WAVE_ID and the other fields read zero.
+  void place(int w, const AmdPlacement& where);
 
   struct Impl;
 
@@ -120,6 +141,16 @@ class AmdKernel {
 
   std::uint64_t wave_instructions() const { return wave_insts_; }
   std::uint64_t thread_instructions() const { return thread_insts_; }
+  // The timing model sets the clocks before each instruction it issues: s_memtime reads the
+  // shader clock (cycles), s_memrealtime the constant 100 MHz clock. A functional run (no timing
+  // model) reads the wave instructions executed so far from both.
+  void set_clock(std::uint64_t shader_cycles, std::uint64_t realtime_ticks) {
+    clock_set_ = true;
+    clock_ = shader_cycles;
+    realtime_ = realtime_ticks;
+  }
+  std::uint64_t memtime() const { return clock_set_ ? clock_ : wave_insts_; }
+  std::uint64_t memrealtime() const { return clock_set_ ? realtime_ : wave_insts_; }
   void count(std::uint64_t active, bool vector) {
     ++wave_insts_;
     thread_insts_ += vector ? static_cast<std::uint64_t>(__builtin_popcountll(active)) : 1u;
@@ -137,6 +168,8 @@ class AmdKernel {
   std::uint64_t kernarg_addr_ = 0, dispatch_addr_ = 0, queue_addr_ = 0;
   std::uint32_t entry_ = 0;
   std::uint32_t private_bytes_ = 0;
+  bool clock_set_ = false;
+  std::uint64_t clock_ = 0, realtime_ = 0;
   bool packed_tid_ = true;
   int vgprs_ = 0, agprs_ = 0;
   std::uint64_t wave_insts_ = 0, thread_insts_ = 0;

@@ -50,6 +50,8 @@ struct Wave {
   std::uint8_t spaces = 0;         // AmdStepInfo::spaces of the instruction executing
   std::uint64_t lanes_global = 0, lanes_lds = 0, lanes_scratch = 0;  // where a vector memory access's lanes went
   bool gpr_idx = false;            // VGPR indexing mode (s_set_gpr_idx_on): M0[7:0] index, M0[15:12] operands
+  std::uint32_t hw_id = 0;         // HW_REG_HW_ID (AmdPlacement::hw_id; WAVE_ID = index until placed)
+  std::uint32_t xcc_id = 0;        // HW_REG_XCC_ID
 
   std::uint64_t exec() const { return s[kExec] | (std::uint64_t{s[kExec + 1]} << 32); }
   void set_exec(std::uint64_t e) {

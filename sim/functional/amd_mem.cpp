@@ -169,7 +169,8 @@ BufferRsrc rsrc_of(const Wave& w, const Operand& o) {
 
 void AmdWorkgroup::Impl::smem(Wave& w, const Inst& in) {
   switch (in.op) {
-    case Op::s_memtime: case Op::s_memrealtime: sset64(w, in.dst[0], k.wave_instructions()); return;
+    case Op::s_memtime: sset64(w, in.dst[0], k.memtime()); return;
+    case Op::s_memrealtime: sset64(w, in.dst[0], k.memrealtime()); return;
     case Op::s_dcache_wb: case Op::s_dcache_inv: case Op::s_dcache_wb_vol: case Op::s_dcache_inv_vol: return;
     default: break;
   }

@@ -186,12 +186,13 @@ void AmdWorkgroup::Impl::salu(Wave& w, const Inst& in) {
       break;
     }
     case Op::s_getreg_b32: {
-      // hwreg(id, offset, size): MODE reads the wave's float mode; the IDs kernsim reports are zero
-      // except HW_ID's wave slot.
+      // hwreg(id, offset, size): MODE reads the wave's float mode; HW_ID (4) and XCC_ID (20, gfx940
+      // and later) where the timing model placed the wave (AmdPlacement); other registers zero.
       const std::uint32_t id = uimm & 0x3f, off = (uimm >> 6) & 0x1f, size = ((uimm >> 11) & 0x1f) + 1;
       std::uint32_t v = 0;
       if (id == 1) v = 0x2f0;  // MODE: round to nearest, denormals on, IEEE and DX10 clamp
-      else if (id == 4) v = static_cast<std::uint32_t>(w.index) & 0xf;
+      else if (id == 4) v = w.hw_id;
+      else if (id == 20) v = w.xcc_id;
       v >>= off;
       if (size < 32) v &= (1u << size) - 1;
       r32(v, false);

@@ -51,6 +51,7 @@ using isa::Unit;
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kRealtimeMhz = 100;  // s_memrealtime's constant clock on gfx9 (REFCLK)
 // Times are doubles (memory completions are fractional); readiness within this of an issue
 // opportunity counts as ready at it.
 constexpr double kEps = 1e-6;
@@ -136,7 +137,6 @@ struct Cu {
   std::vector<WgSlot> wgs;
   std::vector<Simd> simds;
   double vmem_free = 0;              // the texture addresser takes the next instruction
-  std::vector<double> lds_port_free;  // per SIMD pair
   double next = kInf;
   int resident = 0;
   double resident_since = 0;
@@ -200,6 +200,7 @@ class AmdGpu {
   double opportunity(const Simd& s, double t) const;
   void step_cu(int c, double now);
   void issue(int c, Cu& cu, Simd& s, int wi, double now);
+  AmdPlacement placement(int c, int simd, int k) const;
   void memory(int c, Cu& cu, Wave& w, const A::Inst& in, const ITime& it, double now);
   void set_residency(Cu& cu, int c, double now, int delta);
   // sampling
@@ -459,7 +460,6 @@ void AmdGpu::build_machine() {
       cu.waves[w].pending.reserve(16);
       cu.waves[w].simd = static_cast<int>(w) / slots_per_simd_;
     }
-    cu.lds_port_free.assign(static_cast<std::size_t>(std::max<std::int64_t>(1, nsimd_ / std::max<std::int64_t>(1, d_.shared.simds_per_port))), 0.0);
   }
   dispatch_ = std::make_unique<XcdRoundRobin>(nxcd_, k_.dims().num_blocks());
   next_dispatch_.assign(static_cast<std::size_t>(nxcd_), 0.0);
@@ -527,6 +527,7 @@ void AmdGpu::launch_wg(int c, int slot, std::uint64_t id, double t) {
     w.lgkm_other.clear();
     w.drain = t;
     w.pc = g.wg->next_pc(wi);
+    g.wg->place(wi, placement(c, best, widx - best * slots_per_simd_));
     refresh(w);
     g.waves.push_back(widx);
     Simd& s = cu.simds[static_cast<std::size_t>(best)];
@@ -535,6 +536,22 @@ void AmdGpu::launch_wg(int c, int slot, std::uint64_t id, double t) {
   }
   set_residency(cu, c, t, g.waves_left);
   for (const auto& s : cu.simds) cu.next = std::min(cu.next, s.next);
+}
+
+// What HW_ID and XCC_ID report for a wave on CU c, SIMD simd, wave slot k: the CU's XCD, and its
+// index within the XCD spread over HW_ID's CU_ID (4 bits), SH_ID (1) and SE_ID (2) fields. The
+// device file does not say how an XCD's CUs divide into shader engines and arrays, so this split
+// is kernsim's; it gives every CU of the part a distinct (XCC_ID, SE_ID, SH_ID, CU_ID).
+AmdPlacement AmdGpu::placement(int c, int simd, int k) const {
+  AmdPlacement p;
+  const auto local = static_cast<std::uint32_t>(c % cus_per_xcd_);
+  p.xcc = static_cast<std::uint32_t>(c / cus_per_xcd_);
+  p.cu = local & 0xfu;
+  p.sh = (local >> 4) & 1u;
+  p.se = local >> 5;
+  p.simd = static_cast<std::uint32_t>(simd);
+  p.slot = static_cast<std::uint32_t>(k);
+  return p;
 }
 
 void AmdGpu::finish_wg(int c, int slot, double t) {
@@ -624,8 +641,12 @@ double AmdGpu::unit_free(const Cu& cu, const Simd& s, const Wave& w, Stall& why)
     case Kind::Salu: return s.salu_free;
     case Kind::Branch: return s.branch_free;
     case Kind::Vmem: case Kind::L2WriteBack: case Kind::L1Invalidate: return cu.vmem_free;
-    case Kind::Lds: return cu.lds_port_free[static_cast<std::size_t>(std::min<std::size_t>(
-        static_cast<std::size_t>(w.simd / std::max<std::int64_t>(1, d_.shared.simds_per_port)), cu.lds_port_free.size() - 1))];
+    // LDS instructions queue at the SIMD pair's port and at the banks (FIFO servers in the memory
+    // model) rather than holding the issue until the port is idle: a SIMD issues at most one per
+    // opportunity and a wave keeps at most lgkm_counter_max in flight, which bounds the queue.
+    // (Holding the issue made a port faster than one instruction per issue interval unreachable:
+    // the pair's other SIMD, one cycle out of phase, found it busy at every opportunity.)
+    case Kind::Lds: return 0;
     default: return 0;
   }
 }
@@ -703,6 +724,8 @@ void AmdGpu::issue(int c, Cu& cu, Simd& s, int wi, double now) {
   const A::Inst& in = p_.insts[pc];
   ITime& it = itime_[pc];
   if (it.kind == Kind::Mfma && !it.resolved) resolve_mfma(pc, it);
+  if (it.kind == Kind::Clock)  // s_memtime / s_memrealtime read the model's clock at issue
+    k_.set_clock(static_cast<std::uint64_t>(now), static_cast<std::uint64_t>(now * kRealtimeMhz / d_.clocks.core_mhz));
   const AmdStepInfo info = g.wg->step(w.widx);
   ++timed_insts_;
   ++g.insts;
@@ -870,11 +893,7 @@ void AmdGpu::memory(int c, Cu& cu, Wave& w, const A::Inst& in, const ITime& it, 
                    static_cast<std::uint64_t>(static_cast<std::uint32_t>(in.offset1)) * unit;
         a1 = a1_;
       }
-      const mem::AmdMemTiming mt = mem_->lds(c, w.simd, now, addrs, a1, mask, m.bytes, kind);
-      auto& pf = cu.lds_port_free[std::min<std::size_t>(static_cast<std::size_t>(w.simd / std::max<std::int64_t>(1, d_.shared.simds_per_port)),
-                                                        cu.lds_port_free.size() - 1)];
-      pf = std::max(pf, mt.accepted);
-      push_lds(mt.done);
+      push_lds(mem_->lds(c, w.simd, now, addrs, a1, mask, m.bytes, kind).done);
       return;
     }
     case Kind::Vmem: {
@@ -1006,7 +1025,6 @@ void AmdGpu::restart_from_next_wave(double now) {
       s.idle_since = now;
     }
     cu.vmem_free = now;
-    std::fill(cu.lds_port_free.begin(), cu.lds_port_free.end(), now);
     cu.next = kInf;
   }
   pq_ = {};

@@ -2,6 +2,7 @@
 // timing_kernels.s, gfx942) or corpus kernels on a modelled part and checks a timing the rule
 // determines — usually the difference between two kernels that differ only in the instructions
 // under test, so launch, dispatch and the kernel-argument load cancel out.
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -118,6 +119,27 @@ TEST(AmdTiming, LdsBankConflictsSerialiseTheAccess) {
     prev = p;
   }
   EXPECT_GT(per_read(32) / per_read(1), 10.0);
+}
+
+TEST(AmdTiming, ConflictFreeLdsStreamReachesTheDevicesLdsBandwidth) {
+  // 16 waves of one workgroup stream conflict-free LDS reads (8 in flight per wave). ds_read_b64
+  // moves 512 bytes per wave instruction: the SIMD pairs' ports, not the issue, bound it, so the
+  // CU reaches shared.bytes_per_cycle (MI300X 128, MI355X 256).
+  std::map<std::string, double> per_b32;
+  for (const char* arch : {"mi300x", "mi355x"}) {
+    const device::DeviceSpec d = device::load_builtin_device(arch);
+    const double extra_reads = 64.0 * 16;  // 64 more reads in each of 16 waves
+    const double b64 = cycles("lds_reads_b64_128", 1024, d) - cycles("lds_reads_b64_64", 1024, d);
+    const double bytes_per_cycle = extra_reads * 64 * 8 / b64;
+    EXPECT_GT(bytes_per_cycle, 0.85 * d.shared.bytes_per_cycle) << arch;
+    EXPECT_LT(bytes_per_cycle, 1.02 * d.shared.bytes_per_cycle) << arch;
+    per_b32[arch] = (cycles("lds_reads128", 1024, d, 1) - cycles("lds_reads64", 1024, d, 1)) / extra_reads;
+  }
+  // ds_read_b32 (256 bytes a wave instruction): MI355X's 64 banks and faster ports must not make
+  // it slower than MI300X. It was (2.37 against 2.25 cycles per read per CU): the port took an
+  // instruction only when idle, and MI355X's 2-cycle transfers left the pair's other SIMD, one
+  // cycle out of phase, shut out at each of its issue opportunities.
+  EXPECT_LT(per_b32["mi355x"], per_b32["mi300x"]);
 }
 
 TEST(AmdTiming, MfmaOccupiesTheMatrixCoreAndForwardsItsAccumulator) {
@@ -275,6 +297,88 @@ TEST(AmdDispatch, WorkgroupIGoesToXcdIModEight) {
     ++per_cu[cu];
   }
   EXPECT_EQ(per_cu.size(), static_cast<std::size_t>(d.sm.count)) << "1000 workgroups spread over every CU";
+}
+
+TEST(AmdDispatch, HwIdReportsTheCuSimdAndWaveSlotTheWorkgroupRunsOn) {
+  // s_getreg_b32 HW_ID / XCC_ID in every wave (kernel hw_id) against the CU the timing model's
+  // listener saw each workgroup start on; they used to read zero for every CU field
+  const device::DeviceSpec& d = mi300x();
+  frontends::CompileOptions co;
+  co.target = d.isa_target;
+  const frontends::DeviceModule mod = frontends::compile(kAmd + "/timing_kernels.s", co);
+  auto code = std::make_shared<const isa::amdgcn::CodeObject>(isa::amdgcn::read_code_object(mod.binary, "timing_kernels.s"));
+  const isa::amdgcn::Program prog = isa::amdgcn::decode(code, "timing_kernels.s");
+  const isa::amdgcn::Kernel& k = *code->find("hw_id");
+  sim::GlobalMemory mem;
+  const std::uint64_t base = sim::map_code_object(*code, mem, "timing_kernels.s");
+  constexpr int kGrid = 700;  // more than one workgroup per CU
+  const std::uint64_t out = mem.allocate(kGrid * 4 * 8, "out");
+  std::vector<std::uint8_t> args(8);
+  std::memcpy(args.data(), &out, 8);
+  sim::LaunchDims dims;
+  dims.grid = {kGrid, 1, 1};
+  dims.block = {256, 1, 1};
+  sim::AmdExecOptions eo;
+  eo.kernel_name = "hw_id";
+  sim::AmdKernel kernel(prog, k, mem, base, dims, args, eo);
+  sim::AmdResources res;
+  res.threads_per_block = 256;
+  res.vgprs = k.vgpr_count;
+  res.sgprs = k.sgpr_count;
+  sim::TimingOptions to;
+  to.full = true;
+  CtaLog log;
+  sim::time_amd_kernel(d, kernel, res, to, log);
+  ASSERT_EQ(log.cu_of.size(), static_cast<std::size_t>(kGrid));
+  const std::uint32_t* words = reinterpret_cast<const std::uint32_t*>(mem.find(out, 8)->data());
+  const int per_xcd = static_cast<int>(d.topology.units_per_die);
+  std::map<std::uint32_t, int> cu_of_id;  // decoded (XCC, SE, SH, CU) -> CU
+  for (int wg = 0; wg < kGrid; ++wg) {
+    const int cu = log.cu_of[static_cast<std::uint64_t>(wg)];
+    unsigned simds = 0;
+    for (int wave = 0; wave < 4; ++wave) {
+      const std::uint32_t hw = words[2 * (4 * wg + wave)], xcc = words[2 * (4 * wg + wave) + 1];
+      const std::uint32_t slot = hw & 0xf, simd = (hw >> 4) & 3, cu_id = (hw >> 8) & 0xf, sh = (hw >> 12) & 1, se = (hw >> 13) & 3;
+      EXPECT_EQ(hw >> 15, 0u) << "TG, VM, QUEUE, STATE, ME read zero";
+      EXPECT_EQ(static_cast<int>(xcc), cu / per_xcd) << "workgroup " << wg;
+      EXPECT_EQ(static_cast<int>(se << 5 | sh << 4 | cu_id), cu % per_xcd) << "workgroup " << wg;
+      EXPECT_LT(slot, 8u);  // 8 wave slots per SIMD
+      simds |= 1u << simd;
+      const std::uint32_t id = xcc << 8 | se << 5 | sh << 4 | cu_id;  // mb_smid in the HIP microbenchmarks
+      const auto [it, fresh] = cu_of_id.emplace(id, cu);
+      EXPECT_EQ(it->second, cu) << "one id, one CU";
+    }
+    EXPECT_EQ(simds, 0xfu) << "the four waves of workgroup " << wg << " on the four SIMDs";
+  }
+  EXPECT_EQ(cu_of_id.size(), static_cast<std::size_t>(d.sm.count)) << "every CU reports its own id";
+}
+
+TEST(AmdTiming, SmemtimeReadsTheModelsClock) {
+  // s_memtime reads the model's shader clock (it read the instruction count): one CU's consecutive
+  // workgroups (cta_stamp's method: 4 per CU, their CU from HW_ID) are cu.block_launch_cycles apart
+  const device::DeviceSpec& d = mi300x();
+  const api::LaunchSpec spec = api::parse_launch_spec_text(
+      R"({"spec_version": 1, "source": "launch.hip", "kernel": "cta_stamp", "grid": [1216], "block": [64],
+          "args": [{"buffer": "i64", "count": 2432, "init": "zeros", "name": "out"}]})",
+      std::string(KERNSIM_TEST_DATA) + "/../../calibration/microbenchmarks/hip", "cta_stamp spec");
+  api::RunOptions o;
+  o.full = true;
+  o.keep_outputs = true;
+  const api::RunResult r = api::run_launch(spec, d, o);
+  ASSERT_EQ(r.outputs.size(), 1u);
+  const auto* v = reinterpret_cast<const std::uint64_t*>(r.outputs[0].bytes.data());
+  std::map<std::uint64_t, std::vector<std::uint64_t>> starts;  // CU id -> s_memtime at entry
+  for (int wg = 0; wg < 1216; ++wg) {
+    EXPECT_LT(static_cast<double>(v[2 * wg]), r.cycles) << "a shader-clock value, not an instruction count";
+    starts[v[2 * wg + 1]].push_back(v[2 * wg]);
+  }
+  EXPECT_EQ(starts.size(), static_cast<std::size_t>(d.sm.count));
+  for (auto& [cu, t] : starts) {
+    ASSERT_EQ(t.size(), 4u) << "CU " << cu;
+    std::sort(t.begin(), t.end());
+    for (std::size_t i = 1; i < t.size(); ++i)
+      EXPECT_GE(static_cast<double>(t[i] - t[i - 1]), d.sm.block_launch_cycles - 8) << "CU " << cu;  // 2 issue intervals of phase
+  }
 }
 
 // ---------------------------------------------------------------------------------------------

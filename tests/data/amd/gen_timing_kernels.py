@@ -73,6 +73,26 @@ def lds_reads(name, n):
 for n in (64, 128):
     lds_reads(f"lds_reads{n}", n)
 
+def lds_reads_b64(name, n):
+    # every lane reads its own 8 bytes at lane * 8 (conflict-free), n times, 8 in flight per wave
+    body = ["\ts_load_dwordx2 s[2:3], s[0:1], 0x0", "\ts_waitcnt lgkmcnt(0)",
+            "\tv_and_b32_e32 v3, 63, v0", "\tv_lshlrev_b32_e32 v2, 3, v3"]
+    for i in range(n):
+        body.append(f"\tds_read_b64 v[{4 + 2 * (i % 8)}:{5 + 2 * (i % 8)}], v2")
+        if i % 8 == 7: body.append("\ts_waitcnt lgkmcnt(0)")
+    body += ["\ts_waitcnt lgkmcnt(0)", "\tv_lshlrev_b32_e32 v0, 2, v0", "\tglobal_store_dword v0, v4, s[2:3]", "\ts_endpgm"]
+    kernels.append((name, body, 24, 8, [(8, "global_buffer")], 16384))
+
+for n in (64, 128):
+    lds_reads_b64(f"lds_reads_b64_{n}", n)
+
+# Lane 0 of each wave of a 256-item workgroup stores HW_ID and XCC_ID at out[2 * (4 * workgroup + wave)].
+kernels.append(("hw_id", ["\ts_load_dwordx2 s[4:5], s[0:1], 0x0", "\ts_getreg_b32 s6, hwreg(HW_REG_HW_ID)",
+                          "\ts_getreg_b32 s7, hwreg(HW_REG_XCC_ID)", "\tv_lshrrev_b32_e32 v1, 6, v0",
+                          "\tv_lshl_add_u32 v1, s2, 2, v1", "\tv_lshlrev_b32_e32 v1, 3, v1", "\tv_mov_b32_e32 v2, s6",
+                          "\tv_mov_b32_e32 v3, s7", "\ts_waitcnt lgkmcnt(0)", "\tglobal_store_dwordx2 v1, v[2:3], s[4:5]",
+                          "\ts_endpgm"], 8, 8, [(8, "global_buffer")], 0))
+
 def waits(name, n, inst):
     body = ["\ts_load_dwordx2 s[2:3], s[0:1], 0x0", "\ts_waitcnt lgkmcnt(0)", "\tv_mov_b32_e32 v1, 1.0"]
     body += [f"\t{inst}"] * n

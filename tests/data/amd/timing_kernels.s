@@ -1334,6 +1334,270 @@ lds_reads128:
 .Lfunc_end_lds_reads128:
 	.size	lds_reads128, .Lfunc_end_lds_reads128-lds_reads128
 
+	.globl	lds_reads_b64_64
+	.p2align	8
+	.type	lds_reads_b64_64,@function
+lds_reads_b64_64:
+	s_load_dwordx2 s[2:3], s[0:1], 0x0
+	s_waitcnt lgkmcnt(0)
+	v_and_b32_e32 v3, 63, v0
+	v_lshlrev_b32_e32 v2, 3, v3
+	ds_read_b64 v[4:5], v2
+	ds_read_b64 v[6:7], v2
+	ds_read_b64 v[8:9], v2
+	ds_read_b64 v[10:11], v2
+	ds_read_b64 v[12:13], v2
+	ds_read_b64 v[14:15], v2
+	ds_read_b64 v[16:17], v2
+	ds_read_b64 v[18:19], v2
+	s_waitcnt lgkmcnt(0)
+	ds_read_b64 v[4:5], v2
+	ds_read_b64 v[6:7], v2
+	ds_read_b64 v[8:9], v2
+	ds_read_b64 v[10:11], v2
+	ds_read_b64 v[12:13], v2
+	ds_read_b64 v[14:15], v2
+	ds_read_b64 v[16:17], v2
+	ds_read_b64 v[18:19], v2
+	s_waitcnt lgkmcnt(0)
+	ds_read_b64 v[4:5], v2
+	ds_read_b64 v[6:7], v2
+	ds_read_b64 v[8:9], v2
+	ds_read_b64 v[10:11], v2
+	ds_read_b64 v[12:13], v2
+	ds_read_b64 v[14:15], v2
+	ds_read_b64 v[16:17], v2
+	ds_read_b64 v[18:19], v2
+	s_waitcnt lgkmcnt(0)
+	ds_read_b64 v[4:5], v2
+	ds_read_b64 v[6:7], v2
+	ds_read_b64 v[8:9], v2
+	ds_read_b64 v[10:11], v2
+	ds_read_b64 v[12:13], v2
+	ds_read_b64 v[14:15], v2
+	ds_read_b64 v[16:17], v2
+	ds_read_b64 v[18:19], v2
+	s_waitcnt lgkmcnt(0)
+	ds_read_b64 v[4:5], v2
+	ds_read_b64 v[6:7], v2
+	ds_read_b64 v[8:9], v2
+	ds_read_b64 v[10:11], v2
+	ds_read_b64 v[12:13], v2
+	ds_read_b64 v[14:15], v2
+	ds_read_b64 v[16:17], v2
+	ds_read_b64 v[18:19], v2
+	s_waitcnt lgkmcnt(0)
+	ds_read_b64 v[4:5], v2
+	ds_read_b64 v[6:7], v2
+	ds_read_b64 v[8:9], v2
+	ds_read_b64 v[10:11], v2
+	ds_read_b64 v[12:13], v2
+	ds_read_b64 v[14:15], v2
+	ds_read_b64 v[16:17], v2
+	ds_read_b64 v[18:19], v2
+	s_waitcnt lgkmcnt(0)
+	ds_read_b64 v[4:5], v2
+	ds_read_b64 v[6:7], v2
+	ds_read_b64 v[8:9], v2
+	ds_read_b64 v[10:11], v2
+	ds_read_b64 v[12:13], v2
+	ds_read_b64 v[14:15], v2
+	ds_read_b64 v[16:17], v2
+	ds_read_b64 v[18:19], v2
+	s_waitcnt lgkmcnt(0)
+	ds_read_b64 v[4:5], v2
+	ds_read_b64 v[6:7], v2
+	ds_read_b64 v[8:9], v2
+	ds_read_b64 v[10:11], v2
+	ds_read_b64 v[12:13], v2
+	ds_read_b64 v[14:15], v2
+	ds_read_b64 v[16:17], v2
+	ds_read_b64 v[18:19], v2
+	s_waitcnt lgkmcnt(0)
+	s_waitcnt lgkmcnt(0)
+	v_lshlrev_b32_e32 v0, 2, v0
+	global_store_dword v0, v4, s[2:3]
+	s_endpgm
+.Lfunc_end_lds_reads_b64_64:
+	.size	lds_reads_b64_64, .Lfunc_end_lds_reads_b64_64-lds_reads_b64_64
+
+	.globl	lds_reads_b64_128
+	.p2align	8
+	.type	lds_reads_b64_128,@function
+lds_reads_b64_128:
+	s_load_dwordx2 s[2:3], s[0:1], 0x0
+	s_waitcnt lgkmcnt(0)
+	v_and_b32_e32 v3, 63, v0
+	v_lshlrev_b32_e32 v2, 3, v3
+	ds_read_b64 v[4:5], v2
+	ds_read_b64 v[6:7], v2
+	ds_read_b64 v[8:9], v2
+	ds_read_b64 v[10:11], v2
+	ds_read_b64 v[12:13], v2
+	ds_read_b64 v[14:15], v2
+	ds_read_b64 v[16:17], v2
+	ds_read_b64 v[18:19], v2
+	s_waitcnt lgkmcnt(0)
+	ds_read_b64 v[4:5], v2
+	ds_read_b64 v[6:7], v2
+	ds_read_b64 v[8:9], v2
+	ds_read_b64 v[10:11], v2
+	ds_read_b64 v[12:13], v2
+	ds_read_b64 v[14:15], v2
+	ds_read_b64 v[16:17], v2
+	ds_read_b64 v[18:19], v2
+	s_waitcnt lgkmcnt(0)
+	ds_read_b64 v[4:5], v2
+	ds_read_b64 v[6:7], v2
+	ds_read_b64 v[8:9], v2
+	ds_read_b64 v[10:11], v2
+	ds_read_b64 v[12:13], v2
+	ds_read_b64 v[14:15], v2
+	ds_read_b64 v[16:17], v2
+	ds_read_b64 v[18:19], v2
+	s_waitcnt lgkmcnt(0)
+	ds_read_b64 v[4:5], v2
+	ds_read_b64 v[6:7], v2
+	ds_read_b64 v[8:9], v2
+	ds_read_b64 v[10:11], v2
+	ds_read_b64 v[12:13], v2
+	ds_read_b64 v[14:15], v2
+	ds_read_b64 v[16:17], v2
+	ds_read_b64 v[18:19], v2
+	s_waitcnt lgkmcnt(0)
+	ds_read_b64 v[4:5], v2
+	ds_read_b64 v[6:7], v2
+	ds_read_b64 v[8:9], v2
+	ds_read_b64 v[10:11], v2
+	ds_read_b64 v[12:13], v2
+	ds_read_b64 v[14:15], v2
+	ds_read_b64 v[16:17], v2
+	ds_read_b64 v[18:19], v2
+	s_waitcnt lgkmcnt(0)
+	ds_read_b64 v[4:5], v2
+	ds_read_b64 v[6:7], v2
+	ds_read_b64 v[8:9], v2
+	ds_read_b64 v[10:11], v2
+	ds_read_b64 v[12:13], v2
+	ds_read_b64 v[14:15], v2
+	ds_read_b64 v[16:17], v2
+	ds_read_b64 v[18:19], v2
+	s_waitcnt lgkmcnt(0)
+	ds_read_b64 v[4:5], v2
+	ds_read_b64 v[6:7], v2
+	ds_read_b64 v[8:9], v2
+	ds_read_b64 v[10:11], v2
+	ds_read_b64 v[12:13], v2
+	ds_read_b64 v[14:15], v2
+	ds_read_b64 v[16:17], v2
+	ds_read_b64 v[18:19], v2
+	s_waitcnt lgkmcnt(0)
+	ds_read_b64 v[4:5], v2
+	ds_read_b64 v[6:7], v2
+	ds_read_b64 v[8:9], v2
+	ds_read_b64 v[10:11], v2
+	ds_read_b64 v[12:13], v2
+	ds_read_b64 v[14:15], v2
+	ds_read_b64 v[16:17], v2
+	ds_read_b64 v[18:19], v2
+	s_waitcnt lgkmcnt(0)
+	ds_read_b64 v[4:5], v2
+	ds_read_b64 v[6:7], v2
+	ds_read_b64 v[8:9], v2
+	ds_read_b64 v[10:11], v2
+	ds_read_b64 v[12:13], v2
+	ds_read_b64 v[14:15], v2
+	ds_read_b64 v[16:17], v2
+	ds_read_b64 v[18:19], v2
+	s_waitcnt lgkmcnt(0)
+	ds_read_b64 v[4:5], v2
+	ds_read_b64 v[6:7], v2
+	ds_read_b64 v[8:9], v2
+	ds_read_b64 v[10:11], v2
+	ds_read_b64 v[12:13], v2
+	ds_read_b64 v[14:15], v2
+	ds_read_b64 v[16:17], v2
+	ds_read_b64 v[18:19], v2
+	s_waitcnt lgkmcnt(0)
+	ds_read_b64 v[4:5], v2
+	ds_read_b64 v[6:7], v2
+	ds_read_b64 v[8:9], v2
+	ds_read_b64 v[10:11], v2
+	ds_read_b64 v[12:13], v2
+	ds_read_b64 v[14:15], v2
+	ds_read_b64 v[16:17], v2
+	ds_read_b64 v[18:19], v2
+	s_waitcnt lgkmcnt(0)
+	ds_read_b64 v[4:5], v2
+	ds_read_b64 v[6:7], v2
+	ds_read_b64 v[8:9], v2
+	ds_read_b64 v[10:11], v2
+	ds_read_b64 v[12:13], v2
+	ds_read_b64 v[14:15], v2
+	ds_read_b64 v[16:17], v2
+	ds_read_b64 v[18:19], v2
+	s_waitcnt lgkmcnt(0)
+	ds_read_b64 v[4:5], v2
+	ds_read_b64 v[6:7], v2
+	ds_read_b64 v[8:9], v2
+	ds_read_b64 v[10:11], v2
+	ds_read_b64 v[12:13], v2
+	ds_read_b64 v[14:15], v2
+	ds_read_b64 v[16:17], v2
+	ds_read_b64 v[18:19], v2
+	s_waitcnt lgkmcnt(0)
+	ds_read_b64 v[4:5], v2
+	ds_read_b64 v[6:7], v2
+	ds_read_b64 v[8:9], v2
+	ds_read_b64 v[10:11], v2
+	ds_read_b64 v[12:13], v2
+	ds_read_b64 v[14:15], v2
+	ds_read_b64 v[16:17], v2
+	ds_read_b64 v[18:19], v2
+	s_waitcnt lgkmcnt(0)
+	ds_read_b64 v[4:5], v2
+	ds_read_b64 v[6:7], v2
+	ds_read_b64 v[8:9], v2
+	ds_read_b64 v[10:11], v2
+	ds_read_b64 v[12:13], v2
+	ds_read_b64 v[14:15], v2
+	ds_read_b64 v[16:17], v2
+	ds_read_b64 v[18:19], v2
+	s_waitcnt lgkmcnt(0)
+	ds_read_b64 v[4:5], v2
+	ds_read_b64 v[6:7], v2
+	ds_read_b64 v[8:9], v2
+	ds_read_b64 v[10:11], v2
+	ds_read_b64 v[12:13], v2
+	ds_read_b64 v[14:15], v2
+	ds_read_b64 v[16:17], v2
+	ds_read_b64 v[18:19], v2
+	s_waitcnt lgkmcnt(0)
+	s_waitcnt lgkmcnt(0)
+	v_lshlrev_b32_e32 v0, 2, v0
+	global_store_dword v0, v4, s[2:3]
+	s_endpgm
+.Lfunc_end_lds_reads_b64_128:
+	.size	lds_reads_b64_128, .Lfunc_end_lds_reads_b64_128-lds_reads_b64_128
+
+	.globl	hw_id
+	.p2align	8
+	.type	hw_id,@function
+hw_id:
+	s_load_dwordx2 s[4:5], s[0:1], 0x0
+	s_getreg_b32 s6, hwreg(HW_REG_HW_ID)
+	s_getreg_b32 s7, hwreg(HW_REG_XCC_ID)
+	v_lshrrev_b32_e32 v1, 6, v0
+	v_lshl_add_u32 v1, s2, 2, v1
+	v_lshlrev_b32_e32 v1, 3, v1
+	v_mov_b32_e32 v2, s6
+	v_mov_b32_e32 v3, s7
+	s_waitcnt lgkmcnt(0)
+	global_store_dwordx2 v1, v[2:3], s[4:5]
+	s_endpgm
+.Lfunc_end_hw_id:
+	.size	hw_id, .Lfunc_end_hw_id-hw_id
+
 	.globl	nop7_16
 	.p2align	8
 	.type	nop7_16,@function
@@ -1628,6 +1892,33 @@ sleep2_32:
 	.end_amdhsa_kernel
 
 	.p2align	6
+	.amdhsa_kernel lds_reads_b64_64
+		.amdhsa_user_sgpr_kernarg_segment_ptr 1
+		.amdhsa_next_free_vgpr 24
+		.amdhsa_next_free_sgpr 8
+		.amdhsa_accum_offset 24
+		.amdhsa_group_segment_fixed_size 16384
+	.end_amdhsa_kernel
+
+	.p2align	6
+	.amdhsa_kernel lds_reads_b64_128
+		.amdhsa_user_sgpr_kernarg_segment_ptr 1
+		.amdhsa_next_free_vgpr 24
+		.amdhsa_next_free_sgpr 8
+		.amdhsa_accum_offset 24
+		.amdhsa_group_segment_fixed_size 16384
+	.end_amdhsa_kernel
+
+	.p2align	6
+	.amdhsa_kernel hw_id
+		.amdhsa_user_sgpr_kernarg_segment_ptr 1
+		.amdhsa_next_free_vgpr 8
+		.amdhsa_next_free_sgpr 8
+		.amdhsa_accum_offset 8
+		.amdhsa_group_segment_fixed_size 0
+	.end_amdhsa_kernel
+
+	.p2align	6
 	.amdhsa_kernel nop7_16
 		.amdhsa_user_sgpr_kernarg_segment_ptr 1
 		.amdhsa_next_free_vgpr 8
@@ -1910,6 +2201,51 @@ amdhsa.kernels:
     .private_segment_fixed_size: 0
     .sgpr_count:     8
     .symbol:         lds_reads128.kd
+    .vgpr_count:     8
+    .wavefront_size: 64
+  - .args:
+      - .address_space:  global
+        .offset:         0
+        .size:           8
+        .value_kind:     global_buffer
+    .group_segment_fixed_size: 16384
+    .kernarg_segment_align: 8
+    .kernarg_segment_size: 8
+    .max_flat_workgroup_size: 1024
+    .name:           lds_reads_b64_64
+    .private_segment_fixed_size: 0
+    .sgpr_count:     8
+    .symbol:         lds_reads_b64_64.kd
+    .vgpr_count:     24
+    .wavefront_size: 64
+  - .args:
+      - .address_space:  global
+        .offset:         0
+        .size:           8
+        .value_kind:     global_buffer
+    .group_segment_fixed_size: 16384
+    .kernarg_segment_align: 8
+    .kernarg_segment_size: 8
+    .max_flat_workgroup_size: 1024
+    .name:           lds_reads_b64_128
+    .private_segment_fixed_size: 0
+    .sgpr_count:     8
+    .symbol:         lds_reads_b64_128.kd
+    .vgpr_count:     24
+    .wavefront_size: 64
+  - .args:
+      - .address_space:  global
+        .offset:         0
+        .size:           8
+        .value_kind:     global_buffer
+    .group_segment_fixed_size: 0
+    .kernarg_segment_align: 8
+    .kernarg_segment_size: 8
+    .max_flat_workgroup_size: 1024
+    .name:           hw_id
+    .private_segment_fixed_size: 0
+    .sgpr_count:     8
+    .symbol:         hw_id.kd
     .vgpr_count:     8
     .wavefront_size: 64
   - .args:
