@@ -354,8 +354,10 @@ void PtxCta::Impl::exec_alu(Warp& w, const Inst& in, std::uint32_t m) {
   // predicate logic
   if (t == Ty::Pred && in.op != Op::Selp) {
     Reg d = p.dst(in, 0);
-    std::uint32_t a = in.nsrc > 0 ? (p.src(in, 0).bank == Bank::Pred ? predr(w, p.src(in, 0)) : 0) : 0;
-    std::uint32_t b = in.nsrc > 1 ? predr(w, p.src(in, 1)) : 0;
+    // a source is a predicate register or an immediate 0/1 (the same in every lane)
+    auto pmask = [&](Reg r) -> std::uint32_t { return r.bank == Bank::Pred ? predr(w, r) : (get(w, r, 0) & 1) ? ~0u : 0u; };
+    std::uint32_t a = in.nsrc > 0 ? pmask(p.src(in, 0)) : 0;
+    std::uint32_t b = in.nsrc > 1 ? pmask(p.src(in, 1)) : 0;
     std::uint32_t r;
     switch (in.op) {
       case Op::And: r = a & b; break;

@@ -86,6 +86,14 @@ TEST(Functional, FaultingStoreWritesNothing) {
   for (int i = 0; i < 256; ++i) ASSERT_EQ(data[i], 0) << "byte " << i << " was written";
 }
 
+TEST(Functional, PredicateImmediatesAreZeroOrOneInEveryLane) {
+  auto r = run_spec(R"({"source": "pred_imm.ptx", "kernel": "pred_imm", "grid": 1, "block": 32,
+                        "args": [{"buffer": "u32", "count": 32}]})");
+  ASSERT_EQ(r.outputs.size(), 1u);
+  const auto* v = reinterpret_cast<const std::uint32_t*>(r.outputs[0].bytes.data());
+  for (int t = 0; t < 32; ++t) EXPECT_EQ(v[t], t == 3 ? 2u + 4u + 8u : 2u + 8u) << "thread " << t;
+}
+
 TEST(Functional, DivergentPathsReconverge) {
   auto r = run_spec(R"({"source": "divergence.cu", "kernel": "diverge", "grid": 1, "block": 32,
                         "args": [{"buffer": "i32", "count": 32}]})");
