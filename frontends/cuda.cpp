@@ -29,7 +29,7 @@ using nlohmann::json;
 
 namespace {
 
-constexpr const char* kFrontendVersion = "cuda-frontend-2";
+constexpr const char* kFrontendVersion = "cuda-frontend-3";
 
 std::string env_or(const char* name, const std::string& fallback) {
   const char* v = std::getenv(name);
@@ -147,7 +147,8 @@ json module_to_json(const DeviceModule& m, const std::vector<Dep>& deps) {
     const auto& r = k.resources;
     ks.push_back({{"name", k.name}, {"registers", r.registers}, {"static_shared", r.static_shared},
                   {"local_bytes", r.local_bytes}, {"spill_stores", r.spill_stores}, {"spill_loads", r.spill_loads},
-                  {"source", r.source}, {"sass_loop_loads", r.sass_loop_loads}, {"sass_source", r.sass_source}});
+                  {"source", r.source}, {"sass_loop_loads", r.sass_loop_loads}, {"sass_loop_load_bytes", r.sass_loop_load_bytes},
+                  {"sass_source", r.sass_source}});
   }
   j["kernels"] = ks;
   json d = json::array();
@@ -164,11 +165,26 @@ std::string target_for_ptx(const std::string& target) {
 
 }  // namespace
 
-// Innermost loops of each function in nvdisasm's listing, as global/generic load counts in
-// address order. A loop is a backward branch; its body runs from the target to the branch.
-std::map<std::string, std::vector<int>> sass_loops(const std::string& listing) {
+// Bytes one lane loads with a SASS load opcode (LDG.E.128 16, .64 8, .U8/.S8 1, .U16/.S16 2,
+// else 4).
+int sass_load_bytes(const std::string& op) {
+  auto has = [&](const char* s) { return op.find(s) != std::string::npos; };
+  if (has(".256")) return 32;
+  if (has(".128")) return 16;
+  if (has(".64")) return 8;
+  if (has(".U16") || has(".S16")) return 2;
+  if (has(".U8") || has(".S8")) return 1;
+  return 4;
+}
+
+struct SassLoop { int loads = 0, bytes = 0; };
+
+// Innermost loops of each function in nvdisasm's listing, as global/generic load counts and
+// the bytes a lane loads per iteration, in address order. A loop is a backward branch; its body
+// runs from the target to the branch.
+std::map<std::string, std::vector<SassLoop>> sass_loops(const std::string& listing) {
   struct Ins { std::uint64_t addr; std::string text; };
-  std::map<std::string, std::vector<int>> out;
+  std::map<std::string, std::vector<SassLoop>> out;
   std::string fn;
   std::vector<Ins> code;
   std::map<std::string, std::uint64_t> labels;
@@ -195,15 +211,18 @@ std::map<std::string, std::vector<int>> sass_loops(const std::string& listing) {
       for (std::size_t b = 0; b < loops.size() && inner; ++b)
         if (b != a && loops[b].first >= loops[a].first && loops[b].second <= loops[a].second && loops[b] != loops[a]) inner = false;
       if (!inner) continue;
-      int loads = 0;
+      SassLoop l;
       for (std::size_t i = loops[a].first; i <= loops[a].second; ++i) {
         std::istringstream ws(code[i].text);
         std::string op;
         ws >> op;
         if (!op.empty() && op[0] == '@') ws >> op;
-        if (op.rfind("LDG", 0) == 0 || op == "LD" || op.rfind("LD.", 0) == 0) ++loads;
+        if (op.rfind("LDG", 0) == 0 || op == "LD" || op.rfind("LD.", 0) == 0) {
+          ++l.loads;
+          l.bytes += sass_load_bytes(op);
+        }
       }
-      out[fn].push_back(loads);
+      out[fn].push_back(l);
     }
   };
   std::istringstream ss(listing);
@@ -251,7 +270,13 @@ void fill_resources(DeviceModule& m) {
           auto loops = sass_loops(d.out);
           for (auto& k : m.kernels) {
             auto it = loops.find(k.name);
-            k.resources.sass_loop_loads = it == loops.end() ? std::vector<int>{} : it->second;
+            k.resources.sass_loop_loads.clear();
+            k.resources.sass_loop_load_bytes.clear();
+            if (it != loops.end())
+              for (const SassLoop& l : it->second) {
+                k.resources.sass_loop_loads.push_back(l.loads);
+                k.resources.sass_loop_load_bytes.push_back(l.bytes);
+              }
             k.resources.sass_source = "nvdisasm";
           }
         }
@@ -330,6 +355,7 @@ DeviceModule compile(const fs::path& source, const CompileOptions& opt) {
               k.resources.spill_loads = jk.at("spill_loads");
               k.resources.source = jk.at("source");
               k.resources.sass_loop_loads = jk.value("sass_loop_loads", std::vector<int>{});
+              k.resources.sass_loop_load_bytes = jk.value("sass_loop_load_bytes", std::vector<int>{});
               k.resources.sass_source = jk.value("sass_source", std::string("unavailable"));
             }
         m.from_cache = true;

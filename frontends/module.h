@@ -24,6 +24,7 @@ struct Resources {
   // (in address order), which tells how far ptxas unrolled each PTX loop; empty with
   // sass_source "unavailable" when ptxas or nvdisasm is missing.
   std::vector<int> sass_loop_loads;
+  std::vector<int> sass_loop_load_bytes;  // per loop as above: bytes a lane loads per iteration
   std::string sass_source;
 };
 

@@ -154,7 +154,7 @@ bool is_global_load(const Inst& in) {
 
 }  // namespace
 
-int mark_unrolled_loads(Program& p, const std::vector<int>& sass_loop_loads) {
+int mark_unrolled_loads(Program& p, const std::vector<int>& sass_loop_loads, const std::vector<int>& sass_loop_load_bytes) {
   if (p.functions.empty()) return 0;
   const Function& f = p.functions[0];
   // innermost PTX loops of the kernel function: backward branches, [header, latch]
@@ -180,18 +180,41 @@ int mark_unrolled_loads(Program& p, const std::vector<int>& sass_loop_loads) {
       default: return -1;
     }
   };
-  std::size_t next_sass = 0;
+  // Which SASS loop is which PTX loop: ptxas may lay the loops out in another order, so a
+  // SASS loop matches a PTX loop when it loads a whole multiple of the PTX loop's loads and,
+  // where the widths are known, the same multiple of its bytes per lane. Each PTX loop takes the
+  // first such SASS loop from where the previous match left off (then from the start).
+  const std::size_t nsass = sass_loop_loads.size();
+  const bool widths = sass_loop_load_bytes.size() == nsass;
+  std::vector<char> used(nsass, 0);
+  auto factor_of = [&](std::size_t j, int ptx_loads, int ptx_bytes) {
+    const int n = sass_loop_loads[j];
+    if (used[j] || n <= 0 || n % ptx_loads) return 0;
+    const int f = n / ptx_loads;
+    if (widths && sass_loop_load_bytes[j] != f * ptx_bytes) return 0;
+    return f;
+  };
+  std::size_t cursor = 0;
   int unrolled = 0;
   for (const auto& [h, l] : inner) {
-    int ptx_loads = 0;
-    for (std::uint32_t i = h; i <= l; ++i) ptx_loads += is_global_load(p.insts[i]);
+    int ptx_loads = 0, ptx_bytes = 0;
+    for (std::uint32_t i = h; i <= l; ++i)
+      if (is_global_load(p.insts[i])) {
+        ++ptx_loads;
+        ptx_bytes += std::max(1, ty_bits(p.insts[i].type) / 8) * std::max<int>(1, p.insts[i].vec);
+      }
     if (!ptx_loads) continue;
-    while (next_sass < sass_loop_loads.size() && sass_loop_loads[next_sass] == 0) ++next_sass;
-    if (next_sass >= sass_loop_loads.size()) break;
-    const int sass = sass_loop_loads[next_sass++];
+    std::size_t j = nsass;
+    for (std::size_t k = 0; k < nsass && j == nsass; ++k) {
+      const std::size_t c = (cursor + k) % nsass;
+      if (factor_of(c, ptx_loads, ptx_bytes)) j = c;
+    }
+    if (j == nsass) continue;  // no SASS loop like it: assume nothing
+    const int factor = factor_of(j, ptx_loads, ptx_bytes);
+    used[j] = 1;
+    cursor = j + 1;
     // a remainder loop ptxas keeps after the unrolled one carries the PTX loop's own count
-    while (next_sass < sass_loop_loads.size() && sass > ptx_loads && sass_loop_loads[next_sass] == ptx_loads) ++next_sass;
-    const int factor = sass / ptx_loads;
+    if (factor > 1 && cursor < nsass && factor_of(cursor, ptx_loads, ptx_bytes) == 1) used[cursor++] = 1;
     if (factor < 2) continue;
     ++unrolled;
     for (std::uint32_t i = h; i <= l; ++i) {

@@ -37,7 +37,8 @@ void hoist_loads(Program& program);
 // them to the PTX's innermost loops in order and sets Inst::batch to the unroll factor on each
 // load whose address does not depend on a value loaded in the same loop (a pointer chase stays
 // serial). Returns the number of loops found unrolled.
-int mark_unrolled_loads(Program& program, const std::vector<int>& sass_loop_loads);
+int mark_unrolled_loads(Program& program, const std::vector<int>& sass_loop_loads,
+                        const std::vector<int>& sass_loop_load_bytes = {});
 
 // Immediate post-dominators of a CFG given as successor lists (node n_nodes is the virtual exit);
 // returns for each node its ipdom node index (n_nodes for the exit, -1 for unreachable).

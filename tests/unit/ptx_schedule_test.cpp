@@ -83,6 +83,18 @@ TEST(UnrolledLoads, StreamingLoadIsBatchedPointerChaseIsNot) {
   EXPECT_EQ(p.n_batch_slots, 1);
 }
 
+TEST(UnrolledLoads, SassLoopsAreMatchedByLoadWidthNotOnlyByOrder) {
+  auto p = decode(kLoops, kLoopRegs);
+  // ptxas laid the chase loop out first: it is unrolled by 4 (4 loads of 8 bytes), the stream
+  // loop (one 4-byte load) is not. In order alone the stream loop would take the 4-load loop.
+  EXPECT_EQ(P::mark_unrolled_loads(p, {4, 1}, {32, 4}), 1) << "the chase loop is the unrolled one";
+  for (const auto& in : p.insts) EXPECT_EQ(in.batch, 1) << "stream not unrolled; the chase stays serial";
+  auto q = decode(kLoops, kLoopRegs);
+  // the stream loop unrolled by 4 (16 bytes), laid out after the chase (one 8-byte load)
+  EXPECT_EQ(P::mark_unrolled_loads(q, {1, 4}, {8, 16}), 1);
+  EXPECT_EQ(q.insts[static_cast<std::size_t>(index_of(q, P::Op::Ld, 2))].batch, 4);
+}
+
 TEST(UnrolledLoads, NotUnrolledMeansNoBatch) {
   auto p = decode(kLoops, kLoopRegs);
   EXPECT_EQ(P::mark_unrolled_loads(p, {1, 1}), 0);
