@@ -175,6 +175,11 @@ struct Dram {
   double write_efficiency = 0;        // sustainable fraction of peak for a pure write stream
   double copy_efficiency = 0;         // sustainable fraction of peak for read+write streams
   double latency_cycles = 0;          // unloaded load-to-use from an SM/CU, core cycles
+  // Latency under load: requests arriving at random queue at the banks before the bandwidth is
+  // used up. A read waits queue_service_cycles * rho / (2 (1 - rho)) more (M/D/1), rho being the
+  // HBM utilisation over the last latency_cycles, at most queue_max_cycles. Zero: no such wait.
+  double queue_service_cycles = 0;
+  double queue_max_cycles = 0;
 };
 
 // AMD scalar L1 data cache (sL1D), shared by a group of CUs; scalar loads (s_load_*) go through it.

@@ -226,6 +226,8 @@ std::vector<Field> build_schema() {
   D("dram.write_efficiency", "fraction", kBoth, true, "sustainable fraction of peak, write stream", [](DeviceSpec& d) -> double& { return d.dram.write_efficiency; });
   D("dram.copy_efficiency", "fraction", kBoth, true, "sustainable fraction of peak, mixed read+write stream", [](DeviceSpec& d) -> double& { return d.dram.copy_efficiency; });
   D("dram.latency_cycles", "cycles", kBoth, true, "unloaded load-to-use from HBM", [](DeviceSpec& d) -> double& { return d.dram.latency_cycles; });
+  D("dram.queue_service_cycles", "cycles", kBoth, false, "latency under load: the M/D/1 service time of the banks' queue (a read waits service x rho / (2 (1 - rho)) at HBM utilisation rho); absent = no load-dependent wait", [](DeviceSpec& d) -> double& { return d.dram.queue_service_cycles; });
+  D("dram.queue_max_cycles", "cycles", kBoth, false, "latency under load: the longest wait the banks' queue adds (near saturation the bandwidth limit takes over)", [](DeviceSpec& d) -> double& { return d.dram.queue_max_cycles; });
 
   D("launch.overhead_us", "us", kBoth, true, "event-timed cost of an empty kernel launch", [](DeviceSpec& d) -> double& { return d.launch.overhead_us; });
   D("launch.cta_dispatch_cycles", "cycles", kBoth, true, "cycles between consecutive CTA/workgroup dispatches: NVIDIA chip-wide, AMD per XCD (each has its own workgroup manager)", [](DeviceSpec& d) -> double& { return d.launch.cta_dispatch_cycles; });

@@ -85,6 +85,21 @@ double NvMemorySystem::dram_bytes(std::uint32_t sectors) const {
   return static_cast<double>(bursts) * std::max(burst_, sector_);
 }
 
+// The wait of a read at the HBM banks' queue at utilisation rho (M/D/1). The bandwidth calendar
+// only delays requests once the bandwidth is used up; random arrivals queue before that, which
+// is why latency climbs from ~70% load on (calibration/data/h200/loaded_latency.json). rho is
+// the booked share of the HBM bandwidth over the last kQueueWindowLatencies unloaded latencies:
+// the load a request meets, smoothed over the few round trips each warp makes in that time
+// (a shorter window sees the simulated warps' synchronised bursts as overload).
+double NvMemorySystem::dram_queue_wait(double t) const {
+  constexpr double kQueueWindowLatencies = 4.0;
+  const double s = dev_.dram.queue_service_cycles;
+  if (s <= 0) return 0.0;
+  const double rho = dram_.utilization(t, kQueueWindowLatencies * dram_lat_);
+  if (rho >= 1.0) return dev_.dram.queue_max_cycles;
+  return std::min(dev_.dram.queue_max_cycles, s * rho / (2.0 * (1.0 - rho)));
+}
+
 double NvMemorySystem::evictions(double t, const CacheResult& r) {
   // The L2 is write-back: a dirty line goes to HBM when it is evicted, in whole bursts; a
   // sector written only in part must first be read there (read-modify-write).
@@ -116,7 +131,7 @@ double NvMemorySystem::l2_read(double t, std::uint64_t line, std::uint32_t mask)
     c_.bytes[static_cast<int>(Level::Dram)] += static_cast<std::uint64_t>(miss_bytes);
     c_.requests[static_cast<int>(Level::Dram)] += static_cast<std::uint64_t>(std::popcount(r.miss_sectors));
     // unloaded: t + HBM latency; under load the queueing at L2 and HBM adds on
-    done = std::max(done, t + dram_lat_ + (at_l2 - t) + (d - at_l2));
+    done = std::max(done, t + dram_lat_ + (at_l2 - t) + (d - at_l2) + dram_queue_wait(at_l2));
     l2c_.set_ready(line, r.miss_sectors, done);
   }
   return done;

@@ -72,6 +72,7 @@ class NvMemorySystem {
   std::uint32_t sector_ = 32, line_ = 128;
   double l1_lat_, l2_lat_, dram_lat_, smem_lat_;
   double dram_cost(double bytes, bool write);  // peak-bandwidth bytes a transfer costs
+  double dram_queue_wait(double t) const;      // latency under load: the banks' queue (M/D/1)
   double read_cost_, write_cost_;  // DRAM service bytes per data byte (1/efficiency)
   double mix_penalty_ = 0;         // extra cost of interleaving reads and writes (bus turnarounds)
   double write_share_ = 0;         // recent fraction of written bytes (exponential average)

@@ -80,6 +80,17 @@ class CalendarServer {
   }
   double free_at() const { return free_; }
   double busy_cycles() const { return busy_; }
+  // Fraction of the capacity booked over [t - window, t): the recent utilisation seen by a
+  // request arriving at t (1 when a backlog has filled every bucket).
+  double utilization(double t, double window) const {
+    const std::int64_t hi = static_cast<std::int64_t>(std::max(0.0, t) / kBucket);
+    const std::int64_t lo = std::max<std::int64_t>(0, static_cast<std::int64_t>(std::max(0.0, t - window) / kBucket));
+    if (hi <= lo) return 0.0;
+    double used = 0;
+    for (std::int64_t b = std::max(lo, base_); b < hi && b < base_ + static_cast<std::int64_t>(used_.size()); ++b)
+      used += used_[static_cast<std::size_t>(b - base_)];
+    return std::min(1.0, used / (static_cast<double>(hi - lo) * kBucket));
+  }
   void reset() { *this = CalendarServer(rate_); }
 
  private:

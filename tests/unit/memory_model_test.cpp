@@ -143,6 +143,31 @@ TEST_F(NvMemory, StreamingReadsAreLimitedByHbmBandwidth) {
   EXPECT_NEAR(bytes / done, peak, 0.05 * peak) << "achieved bytes per cycle match the HBM read rate";
 }
 
+// Latency under load: a read arriving while 70% of the HBM read bandwidth is in use waits the
+// M/D/1 time of dram.queue_service_cycles at rho = 0.7 on top of the unloaded latency; without
+// the queue it waits (almost) nothing, the bandwidth not being used up.
+TEST_F(NvMemory, HbmLatencyGrowsWithLoadBeforeSaturation) {
+  auto probe_latency = [&](const device::DeviceSpec& d) {
+    mem::NvMemorySystem big(d, 132, 128 * 1024);
+    const double cap = d.dram.bandwidth_gbps * 1e9 / (d.clocks.core_mhz * 1e6) * d.dram.read_efficiency;  // bytes/cycle
+    const double rho = 0.7, gap = 512.0 / (rho * cap);
+    std::uint64_t base = 0x7000'0000'0000;
+    double t = 0;
+    for (std::uint64_t off = 0; t < 8000; off += 512, t += gap) {
+      for (int l = 0; l < 32; ++l) addrs[l] = base + off + static_cast<std::uint64_t>(l) * 16;
+      big.global(static_cast<int>((off / 512) % 132), t, addrs, ~0u, 16, Access::Load);
+    }
+    for (int l = 0; l < 32; ++l) addrs[l] = 0x6000'0000'0000;
+    return big.global(5, t, addrs, 1u, 4, Access::Load).done - t;
+  };
+  ASSERT_GT(dev.dram.queue_service_cycles, 0);
+  const double want = dev.dram.queue_service_cycles * 0.7 / (2 * 0.3);
+  EXPECT_NEAR(probe_latency(dev) - dev.dram.latency_cycles, want, 0.25 * want);
+  auto no_queue = dev;
+  no_queue.dram.queue_service_cycles = 0;
+  EXPECT_LT(probe_latency(no_queue) - dev.dram.latency_cycles, 0.2 * want);
+}
+
 TEST_F(NvMemory, BankConflictsSerialiseIntoWavefronts) {
   for (int l = 0; l < 32; ++l) addrs[l] = static_cast<std::uint64_t>(l) * 4;
   double free_lat = m.shared(0, 0, addrs, ~0u, 4, false);
