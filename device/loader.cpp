@@ -118,6 +118,7 @@ std::vector<Field> build_schema() {
   D("cu.sleep_unit_cycles", "cycles", kAmd, true, "cycles per unit of s_sleep's operand", [](DeviceSpec& d) -> double& { return d.sm.sleep_unit_cycles; });
   D("sm.barrier_latency_cycles", "cycles", kNv, true, "bar.sync: last arrival (after the barrier's per-warp time) to the released warps' next issue", [](DeviceSpec& d) -> double& { return d.sm.barrier_latency_cycles; });
   D("sm.barrier_cycles_per_warp", "cycles", kNv, true, "bar.sync: time the CTA's barrier takes per arriving warp (arrivals are counted one after another)", [](DeviceSpec& d) -> double& { return d.sm.barrier_cycles_per_warp; });
+  D("sm.cta_turnover_cycles", "cycles", kNv, true, "from a CTA's last warp exiting to the next CTA's first instruction in the slot it frees (the dispatcher not limiting)", [](DeviceSpec& d) -> double& { return d.sm.cta_turnover_cycles; });
   D("sm.vote_latency_cycles", "cycles", kNv, true, "vote.sync (VOTE): issue to dependent issue", [](DeviceSpec& d) -> double& { return d.sm.vote_latency_cycles; });
   D("sm.redux_latency_cycles", "cycles", kNv, true, "redux.sync (REDUX): issue to dependent issue", [](DeviceSpec& d) -> double& { return d.sm.redux_latency_cycles; });
   D("cu.mfma_read_extra_cycles", "cycles", kAmd, true, "after an MFMA's last pass until a VALU/memory instruction may read its result", [](DeviceSpec& d) -> double& { return d.sm.mfma_read_extra_cycles; });

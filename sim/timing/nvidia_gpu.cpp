@@ -126,7 +126,7 @@ class NvidiaGpu {
   void build_machine();
   void assign_ctas();
   void launch_cta(int s, int slot, std::uint64_t id, double t);
-  void finish_cta(int s, int slot, double t);
+  void finish_cta(int s, int slot, double t, double next_start);  // t: its work done; next_start: its slot free again
   void step_sm(int s, double now);
   void refresh(Sm& sm, Warp& w);
   int alt_unit_of(const P::Inst& in) const;
@@ -303,7 +303,7 @@ void NvidiaGpu::launch_cta(int s, int slot, std::uint64_t id, double t) {
   sm.next = std::min(sm.next, t);
 }
 
-void NvidiaGpu::finish_cta(int s, int slot, double t) {
+void NvidiaGpu::finish_cta(int s, int slot, double t, double next_start) {
   Sm& sm = sms_[static_cast<std::size_t>(s)];
   CtaSlot& c = sm.ctas[static_cast<std::size_t>(slot)];
   lis_.on_cta(s, c.id, c.start, t);
@@ -316,7 +316,7 @@ void NvidiaGpu::finish_cta(int s, int slot, double t) {
   done_cta_insts_ += c.insts;
   last_end_ = std::max(last_end_, t);
   set_residency(sm, s, t, -wpb_);
-  if (!stop_ && sm.queue_pos < sm.queue.size()) launch_cta(s, slot, sm.queue[sm.queue_pos++], t);
+  if (!stop_ && sm.queue_pos < sm.queue.size()) launch_cta(s, slot, sm.queue[sm.queue_pos++], next_start);
 }
 
 // Recomputes when warp w's next instruction has its operands (not counting the unit it needs,
@@ -505,13 +505,15 @@ void NvidiaGpu::issue(int s, Sm& sm, Sub& sub, int wi, double now) {
   if (info.kind == StepInfo::Kind::Exited) {
     w.live = false;
     if (--c.warps_left == 0) {
+      // The CTA's work is done when its stores and reductions have been accepted; its slot
+      // takes a new CTA sm.cta_turnover_cycles after its last warp exits, and not before that.
       double end = now + 1;
       for (int k = 0; k < wpb_; ++k) {
         const Warp& o = sm.warps[static_cast<std::size_t>(w.cta * wpb_ + k)];
         end = std::max(end, o.drain);
         for (double v : o.sb) end = std::max(end, v);  // outstanding loads/stores drain first
       }
-      finish_cta(s, w.cta, end);
+      finish_cta(s, w.cta, end, std::max(end, now + 1 + d_.sm.cta_turnover_cycles));
     }
   }
 }

@@ -52,5 +52,24 @@ TEST(NvidiaTiming, VoteAndReduxChainsTakeTheirLatencies) {
   EXPECT_NEAR(per_iteration("redux_loop", 32, slow) - per_iteration("redux_loop", 32, d), 40.0, 4.0);
 }
 
+// A CTA slot takes its next CTA sm.cta_turnover_cycles after the previous one ends. On a
+// what-if part of one SM with four CTA slots (one single-warp CTA per scheduler: latency-bound,
+// no contention), four waves of CTAs per slot pay three turnovers each.
+TEST(NvidiaTiming, FreedCtaSlotWaitsTheTurnoverBeforeTheNextCta) {
+  const auto d = device::load_builtin_device("h200");
+  auto with = [&](double turnover) {
+    auto dev = d;
+    dev.sm.count = 1;
+    dev.sm.max_blocks = 4;
+    dev.sm.cta_turnover_cycles = turnover;
+    auto spec = api::parse_launch_spec_text(R"({"source": "sync.cu", "kernel": "fma_chain_cta", "grid": 16, "block": 32,
+        "args": [{"buffer": "f32", "count": 512}, {"type": "i32", "value": 1000}]})", kData + "/kernels", "nvidia timing test");
+    api::RunOptions o;
+    o.full = true;
+    return api::run_launch(spec, dev, o).cycles;
+  };
+  EXPECT_NEAR(with(d.sm.cta_turnover_cycles + 300) - with(d.sm.cta_turnover_cycles), 3 * 300.0, 0.1 * 900);
+}
+
 }  // namespace
 }  // namespace kernsim

@@ -17,3 +17,10 @@ extern "C" __global__ void redux_loop(unsigned* out, int iters) {
   for (int i = 0; i < iters; ++i) asm volatile("redux.sync.add.u32 %0, %0, -1;" : "+r"(v));
   out[threadIdx.x] = v;
 }
+
+// One warp per CTA: a dependent chain of `iters` FMAs, so a CTA's length is known.
+extern "C" __global__ void fma_chain_cta(float* out, int iters) {
+  float x = threadIdx.x;
+  for (int i = 0; i < iters; ++i) asm volatile("fma.rn.f32 %0, %0, 0f3F7FFFFF, 0f3A000000;" : "+f"(x));
+  out[blockIdx.x * 32 + threadIdx.x] = x;
+}
