@@ -144,7 +144,9 @@ def derive(spec, report, out, dev):
             return name, None, "cycles", p
         return name, out[0] / out[1] / INSTRS_PER_STEP.get(op, 1), "cycles", p
     if k.startswith("issue_"):
-        steps = out[3 * grid + 1]
+        steps = out[3 * grid + 1] if out else 0
+        if not steps:  # the part lacks the instruction (the kernel ran no steps)
+            return name, None, "cycles/instr/SMSP", p
         cyc = statistics.median(span(v) / (len(v) * warps_per_block * steps * INSTRS_PER_STEP.get(op, 1) / sub)
                                 for v in per_sm(out, grid).values())
         if spec.get("flops"):
