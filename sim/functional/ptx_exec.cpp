@@ -129,35 +129,55 @@ PtxCta::Impl::Impl(PtxCta& s, PtxKernel& kernel, std::uint64_t cta_linear)
     for (std::uint32_t si = 0; si < p.nspecial32; ++si) {
       const std::string& nm = p.special_names32[si];
       std::uint32_t* row = w.s32.data() + std::size_t{si} * 32;
+      // the register's kind once (string compares), its value per lane after
+      enum class S { Zero, TidX, TidY, TidZ, Const, Lane, LaneEq, LaneLe, LaneLt, LaneGe, LaneGt };
+      S kind = S::Zero;
+      std::uint32_t c = 0;
+      if (nm == "%tid.x") kind = S::TidX;
+      else if (nm == "%tid.y") kind = S::TidY;
+      else if (nm == "%tid.z") kind = S::TidZ;
+      else if (nm == "%laneid") kind = S::Lane;
+      else if (nm == "%lanemask_eq") kind = S::LaneEq;
+      else if (nm == "%lanemask_le") kind = S::LaneLe;
+      else if (nm == "%lanemask_lt") kind = S::LaneLt;
+      else if (nm == "%lanemask_ge") kind = S::LaneGe;
+      else if (nm == "%lanemask_gt") kind = S::LaneGt;
+      else {
+        kind = S::Const;
+        if (nm == "%ntid.x") c = d.block[0];
+        else if (nm == "%ntid.y") c = d.block[1];
+        else if (nm == "%ntid.z") c = d.block[2];
+        else if (nm == "%ctaid.x" || nm == "%clusterid.x") c = ctaid[0];
+        else if (nm == "%ctaid.y" || nm == "%clusterid.y") c = ctaid[1];
+        else if (nm == "%ctaid.z" || nm == "%clusterid.z") c = ctaid[2];
+        else if (nm == "%nctaid.x" || nm == "%nclusterid.x") c = d.grid[0];
+        else if (nm == "%nctaid.y" || nm == "%nclusterid.y") c = d.grid[1];
+        else if (nm == "%nctaid.z" || nm == "%nclusterid.z") c = d.grid[2];
+        else if (nm == "%warpid") c = static_cast<std::uint32_t>(wi);
+        else if (nm == "%nwarpid") c = 64;
+        else if (nm == "%smid") c = 0;
+        else if (nm == "%nsmid") c = k.options().num_sms;
+        else if (nm == "%dynamic_smem_size") c = d.dynamic_shared;
+        else if (nm == "%total_smem_size" || nm == "%aggr_smem_size") c = static_cast<std::uint32_t>(shared.size());
+        else if (nm == "%cluster_nctaid.x" || nm == "%cluster_nctaid.y" || nm == "%cluster_nctaid.z" || nm == "%cluster_nctarank") c = 1;
+        else c = 0;  // %cluster_ctaid.*, %cluster_ctarank, %is_explicit_cluster; clocks are filled on read
+      }
       for (int l = 0; l < 32; ++l) {
-        std::uint32_t t = first + static_cast<std::uint32_t>(l);
+        const std::uint32_t t = first + static_cast<std::uint32_t>(l);
         std::uint32_t v = 0;
-        if (nm == "%tid.x") v = t % d.block[0];
-        else if (nm == "%tid.y") v = (t / d.block[0]) % d.block[1];
-        else if (nm == "%tid.z") v = t / (d.block[0] * d.block[1]);
-        else if (nm == "%ntid.x") v = d.block[0];
-        else if (nm == "%ntid.y") v = d.block[1];
-        else if (nm == "%ntid.z") v = d.block[2];
-        else if (nm == "%ctaid.x" || nm == "%clusterid.x") v = ctaid[0];
-        else if (nm == "%ctaid.y" || nm == "%clusterid.y") v = ctaid[1];
-        else if (nm == "%ctaid.z" || nm == "%clusterid.z") v = ctaid[2];
-        else if (nm == "%nctaid.x" || nm == "%nclusterid.x") v = d.grid[0];
-        else if (nm == "%nctaid.y" || nm == "%nclusterid.y") v = d.grid[1];
-        else if (nm == "%nctaid.z" || nm == "%nclusterid.z") v = d.grid[2];
-        else if (nm == "%laneid") v = static_cast<std::uint32_t>(l);
-        else if (nm == "%warpid") v = static_cast<std::uint32_t>(wi);
-        else if (nm == "%nwarpid") v = 64;
-        else if (nm == "%smid") v = 0;
-        else if (nm == "%nsmid") v = k.options().num_sms;
-        else if (nm == "%lanemask_eq") v = 1u << l;
-        else if (nm == "%lanemask_le") v = l == 31 ? kFullMask : (2u << l) - 1;
-        else if (nm == "%lanemask_lt") v = (1u << l) - 1;
-        else if (nm == "%lanemask_ge") v = ~((1u << l) - 1);
-        else if (nm == "%lanemask_gt") v = l == 31 ? 0 : ~((2u << l) - 1);
-        else if (nm == "%dynamic_smem_size") v = d.dynamic_shared;
-        else if (nm == "%total_smem_size" || nm == "%aggr_smem_size") v = static_cast<std::uint32_t>(shared.size());
-        else if (nm == "%cluster_nctaid.x" || nm == "%cluster_nctaid.y" || nm == "%cluster_nctaid.z" || nm == "%cluster_nctarank") v = 1;
-        else v = 0;  // %cluster_ctaid.*, %cluster_ctarank, %is_explicit_cluster; clocks are filled on read
+        switch (kind) {
+          case S::TidX: v = t % d.block[0]; break;
+          case S::TidY: v = (t / d.block[0]) % d.block[1]; break;
+          case S::TidZ: v = t / (d.block[0] * d.block[1]); break;
+          case S::Const: v = c; break;
+          case S::Lane: v = static_cast<std::uint32_t>(l); break;
+          case S::LaneEq: v = 1u << l; break;
+          case S::LaneLe: v = l == 31 ? kFullMask : (2u << l) - 1; break;
+          case S::LaneLt: v = (1u << l) - 1; break;
+          case S::LaneGe: v = ~((1u << l) - 1); break;
+          case S::LaneGt: v = l == 31 ? 0 : ~((2u << l) - 1); break;
+          case S::Zero: v = 0; break;
+        }
         row[l] = v;
       }
     }
