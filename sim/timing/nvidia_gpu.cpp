@@ -108,8 +108,8 @@ struct Sm {
   std::vector<CtaSlot> ctas;
   std::vector<Sub> subs;
   double next = kInf;
-  int resident_warps = 0;
-  double resident_since = 0;
+  int resident_warps = 0;                               // after the changes recorded so far
+  std::vector<std::pair<double, int>> residency_changes;  // (time, warps added); times come out of order
   double last_cta_start = -1e30;
   std::vector<std::uint64_t> queue;  // CTAs assigned to this SM, in order
   std::size_t queue_pos = 0;
@@ -141,6 +141,7 @@ class NvidiaGpu {
   }
   int sb_index(P::Reg r) const;
   void set_residency(Sm& sm, int s, double now, int delta);
+  void close_residency(Sm& sm, int s, double end);  // reports the recorded changes up to `end`, in time order
   bool simulate(std::uint64_t budget, double& now);
   double steady_rate(std::size_t from, double now) const;
   double work_per_cta();
@@ -255,10 +256,27 @@ int NvidiaGpu::sb_index(P::Reg r) const {
   }
 }
 
-void NvidiaGpu::set_residency(Sm& sm, int s, double now, int delta) {
-  if (now > sm.resident_since) lis_.on_residency(s, sm.resident_warps, sm.resident_since, now);
-  sm.resident_since = now;
+// Resident warps change when CTAs start and end; a CTA's end is known when its last warp exits
+// (stores still draining), ahead of other SMs' and its own later events, so the changes are
+// recorded and put in time order when the window closes (close_residency).
+void NvidiaGpu::set_residency(Sm& sm, int, double now, int delta) {
+  sm.residency_changes.push_back({now, delta});
   sm.resident_warps += delta;
+}
+
+void NvidiaGpu::close_residency(Sm& sm, int s, double end) {
+  auto& ch = sm.residency_changes;
+  std::stable_sort(ch.begin(), ch.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  int warps = 0;
+  double since = 0;
+  for (const auto& [t, d] : ch) {
+    const double at = std::min(t, end);
+    if (at > since && warps > 0) lis_.on_residency(s, warps, since, at);
+    since = std::max(since, at);
+    warps += d;
+  }
+  if (end > since && warps > 0) lis_.on_residency(s, warps, since, end);
+  ch.clear();
 }
 
 void NvidiaGpu::launch_cta(int s, int slot, std::uint64_t id, double t) {
@@ -769,7 +787,7 @@ TimingResult NvidiaGpu::run() {
 
   // close residency and stall intervals
   const double end_detailed = stop_ ? now : last_end_;
-  for (int s = 0; s < nsms_; ++s) set_residency(sms_[static_cast<std::size_t>(s)], s, end_detailed, 0);
+  for (int s = 0; s < nsms_; ++s) close_residency(sms_[static_cast<std::size_t>(s)], s, end_detailed);
   for (int s = 0; s < nsms_; ++s)
     for (std::size_t si = 0; si < sms_[static_cast<std::size_t>(s)].subs.size(); ++si) {
       Sub& sub = sms_[static_cast<std::size_t>(s)].subs[si];
