@@ -9,6 +9,7 @@ namespace kernsim::mem {
 
 NvMemorySystem::NvMemorySystem(const device::DeviceSpec& d, int num_sms, std::uint64_t l1_bytes, double share) : dev_(d) {
   sector_ = static_cast<std::uint32_t>(d.l1.sector_bytes);
+  if (sector_ && (sector_ & (sector_ - 1)) == 0) sector_shift_ = std::countr_zero(sector_);
   line_ = static_cast<std::uint32_t>(d.l1.line_bytes);
   l1_lat_ = d.l1.hit_latency_cycles;
   l2_lat_ = d.l2.hit_latency_cycles;
@@ -177,20 +178,33 @@ std::pair<double, double> NvMemorySystem::l2_write(double t, std::uint64_t line,
 
 void NvMemorySystem::warm(const std::uint64_t* addrs, std::uint32_t mask, std::uint32_t bytes, bool write) {
   const std::uint64_t line_mask = ~static_cast<std::uint64_t>(line_ - 1);
+  // the lanes' lines and sectors, consecutive lanes of one line merged (one cache lookup per run)
+  std::uint64_t lines[32];  // left uninitialised: only the first n are read
+  std::uint32_t masks[32];
+  std::size_t n = 0;
   for (std::uint32_t m = mask; m;) {
     const int l = std::countr_zero(m);
     m &= m - 1;
     const std::uint64_t a = addrs[l], line = a & line_mask;
-    const std::uint32_t s0 = static_cast<std::uint32_t>((a - line) / sector_);
-    const std::uint32_t s1 = static_cast<std::uint32_t>((std::min(a + std::max<std::uint32_t>(bytes, 1), line + line_) - 1 - line) / sector_);
+    const std::uint32_t s0 = sector_of(a - line);
+    const std::uint32_t s1 = sector_of(std::min(a + std::max<std::uint32_t>(bytes, 1), line + line_) - 1 - line);
     std::uint32_t sectors = 0;
     for (std::uint32_t s = s0; s <= s1; ++s) sectors |= 1u << s;
-    // present and clean, written or read: the write-back of the warm-up's stores is the rest
-    // of the chip's business, not the slice's
-    l2c_.read(line, sectors, true);
-    l2c_.set_ready(line, sectors, 0.0);
-    (void)write;
+    // neighbouring lanes share lines; a line met again after another is looked up twice (harmless)
+    if (n && lines[n - 1] == line) {
+      masks[n - 1] |= sectors;
+    } else {
+      lines[n] = line;
+      masks[n++] = sectors;
+    }
   }
+  // present and clean, written or read: the write-back of the warm-up's stores is the rest
+  // of the chip's business, not the slice's
+  for (std::size_t i = 0; i < n; ++i) {
+    l2c_.read(lines[i], masks[i], true);
+    l2c_.set_ready(lines[i], masks[i], 0.0);
+  }
+  (void)write;
 }
 
 MemTiming NvMemorySystem::global(int sm, double t, const std::uint64_t* addrs, std::uint32_t mask, std::uint32_t bytes,
@@ -205,7 +219,7 @@ MemTiming NvMemorySystem::global(int sm, double t, const std::uint64_t* addrs, s
     const std::uint64_t end = a + std::max<std::uint32_t>(bytes, 1);
     for (std::uint64_t x = a; x < end;) {
       const std::uint64_t line = x & line_mask;
-      const std::uint32_t si = static_cast<std::uint32_t>((x - line) / sector_);
+      const std::uint32_t si = sector_of(x - line);
       const std::uint64_t sector_base = line + static_cast<std::uint64_t>(si) * sector_;
       const std::uint64_t stop = std::min(end, sector_base + sector_);
       LineReq* e = nullptr;

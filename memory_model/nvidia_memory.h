@@ -70,6 +70,11 @@ class NvMemorySystem {
 
   const device::DeviceSpec& dev_;
   std::uint32_t sector_ = 32, line_ = 128;
+  int sector_shift_ = -1;  // log2(sector_) when it is a power of two (every real part): no division per lane
+  std::uint32_t sector_of(std::uint64_t offset_in_line) const {
+    return sector_shift_ >= 0 ? static_cast<std::uint32_t>(offset_in_line >> sector_shift_)
+                              : static_cast<std::uint32_t>(offset_in_line / sector_);
+  }
   double l1_lat_, l2_lat_, dram_lat_, smem_lat_;
   double dram_cost(double bytes, bool write);  // peak-bandwidth bytes a transfer costs
   double dram_queue_wait(double t) const;      // latency under load: the banks' queue (M/D/1)

@@ -232,8 +232,15 @@ Space PtxCta::Impl::exec_mem(Warp& w, const Inst& in, std::uint32_t m) {
         }
         Allocation* al = (lo >= P::kGlobalBase && hi < P::kLocalWindow) ? k.memory().find(lo, hi - lo + bytes) : nullptr;
         bool aligned = true;
-        if (bytes > 1)
-          for (int l = 0; l < 32; ++l) aligned &= (w.addrs[l] % bytes) == 0;
+        if (bytes > 1) {
+          if ((bytes & (bytes - 1)) == 0) {  // every PTX access size: a mask, not a division per lane
+            std::uint64_t mis = 0;
+            for (int l = 0; l < 32; ++l) mis |= w.addrs[l];
+            aligned = (mis & (bytes - 1)) == 0;
+          } else {
+            for (int l = 0; l < 32; ++l) aligned &= (w.addrs[l] % bytes) == 0;
+          }
+        }
         if (al && aligned && !(!is_ld && al->read_only)) {
           for (int l = 0; l < 32; ++l) ptrs[l] = al->data() + (w.addrs[l] - al->base);
           if (!is_ld && k.memory().journaling())
