@@ -31,7 +31,7 @@ std::uint32_t SectorCache::set_of(std::uint64_t line) const {
   // over all sets; a multiplicative hash of the line number does the same without pretending
   // to know the undocumented bit selection.
   const std::uint64_t x = (line >> line_shift_) * 0x9E3779B97F4A7C15ull;
-  return static_cast<std::uint32_t>((x >> 32) % sets_);
+  return static_cast<std::uint32_t>(x >> 32) % static_cast<std::uint32_t>(sets_);  // 32-bit: the same index, a cheaper division
 }
 
 SectorCache::Way* SectorCache::find(std::uint64_t line) {

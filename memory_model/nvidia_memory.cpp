@@ -200,10 +200,7 @@ void NvMemorySystem::warm(const std::uint64_t* addrs, std::uint32_t mask, std::u
   }
   // present and clean, written or read: the write-back of the warm-up's stores is the rest
   // of the chip's business, not the slice's
-  for (std::size_t i = 0; i < n; ++i) {
-    l2c_.read(lines[i], masks[i], true);
-    l2c_.set_ready(lines[i], masks[i], 0.0);
-  }
+  for (std::size_t i = 0; i < n; ++i) l2c_.read(lines[i], masks[i], true);  // ready at time 0, as allocated
   (void)write;
 }
 
