@@ -33,26 +33,7 @@
 // out (u64) of issue_*: [3*b+0] t0, [3*b+1] t1, [3*b+2] smid of block b; [3*G] sink;
 // [3*G+1] steps per thread (G = gridDim.x). lat_*: [0] cycles, [1] steps, [2] sink.
 
-#ifndef KERNSIM_MB_HELPERS
-#define KERNSIM_MB_HELPERS
-// clock64 and globaltimer through inline PTX so the file needs no CUDA header. The "memory"
-// clobber keeps the compiler from moving loads and stores across a clock read.
-static __device__ __forceinline__ __attribute__((unused)) unsigned long long mb_clock64() {
-  unsigned long long t;
-  asm volatile("mov.u64 %0, %%clock64;" : "=l"(t) : : "memory");
-  return t;
-}
-static __device__ __forceinline__ __attribute__((unused)) unsigned long long mb_globaltimer() {
-  unsigned long long t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t) : : "memory");
-  return t;
-}
-static __device__ __forceinline__ __attribute__((unused)) unsigned mb_smid() {
-  unsigned s;
-  asm volatile("mov.u32 %0, %%smid;" : "=r"(s));
-  return s;
-}
-#endif
+#include "mb_helpers.cuh"  // mb_clock64, mb_globaltimer, mb_smid
 
 static __device__ __forceinline__ unsigned f2u(float f) {
   unsigned u;

@@ -16,26 +16,7 @@
 // if it equals a constant (practically never), so neither LLVM nor ptxas can drop them. Each
 // thread keeps 4 loads in flight (unrolled by 4). Launch 256-thread blocks.
 
-#ifndef KERNSIM_MB_HELPERS
-#define KERNSIM_MB_HELPERS
-// clock64 and globaltimer through inline PTX so the file needs no CUDA header. The "memory"
-// clobber keeps the compiler from moving loads and stores across a clock read.
-static __device__ __forceinline__ __attribute__((unused)) unsigned long long mb_clock64() {
-  unsigned long long t;
-  asm volatile("mov.u64 %0, %%clock64;" : "=l"(t) : : "memory");
-  return t;
-}
-static __device__ __forceinline__ __attribute__((unused)) unsigned long long mb_globaltimer() {
-  unsigned long long t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t) : : "memory");
-  return t;
-}
-static __device__ __forceinline__ __attribute__((unused)) unsigned mb_smid() {
-  unsigned s;
-  asm volatile("mov.u32 %0, %%smid;" : "=r"(s));
-  return s;
-}
-#endif
+#include "mb_helpers.cuh"  // mb_clock64, mb_globaltimer, mb_smid
 
 static __device__ __forceinline__ unsigned ld_v4_ca(const uint4* p) {
   unsigned a, b, c, d;

@@ -12,19 +12,7 @@
 // CTAs of 256 threads per SM and prints, per kernel, the median gap between a slot freeing
 // (the k-th earliest t1 on an SM) and the next CTA starting there (the (k+8)-th earliest t0).
 
-#ifndef KERNSIM_MB_HELPERS
-#define KERNSIM_MB_HELPERS
-static __device__ __forceinline__ __attribute__((unused)) unsigned long long mb_clock64() {
-  unsigned long long t;
-  asm volatile("mov.u64 %0, %%clock64;" : "=l"(t) : : "memory");
-  return t;
-}
-static __device__ __forceinline__ __attribute__((unused)) unsigned mb_smid() {
-  unsigned s;
-  asm volatile("mov.u32 %0, %%smid;" : "=r"(s));
-  return s;
-}
-#endif
+#include "mb_helpers.cuh"  // mb_clock64, mb_globaltimer, mb_smid
 
 static __device__ __forceinline__ unsigned long long life_body(unsigned long long* out, unsigned spin) {
   const unsigned long long t0 = mb_clock64();

@@ -17,26 +17,7 @@
 // out[] layout (u64): [0] timed cycles, [1] timed steps, [2] final pointer/index (keeps the chain
 // live), [3] timed globaltimer ns, [4] pointer after the untimed warm steps, [5] warm-phase sink.
 
-#ifndef KERNSIM_MB_HELPERS
-#define KERNSIM_MB_HELPERS
-// clock64 and globaltimer through inline PTX so the file needs no CUDA header. The "memory"
-// clobber keeps the compiler from moving loads and stores across a clock read.
-static __device__ __forceinline__ __attribute__((unused)) unsigned long long mb_clock64() {
-  unsigned long long t;
-  asm volatile("mov.u64 %0, %%clock64;" : "=l"(t) : : "memory");
-  return t;
-}
-static __device__ __forceinline__ __attribute__((unused)) unsigned long long mb_globaltimer() {
-  unsigned long long t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t) : : "memory");
-  return t;
-}
-static __device__ __forceinline__ __attribute__((unused)) unsigned mb_smid() {
-  unsigned s;
-  asm volatile("mov.u32 %0, %%smid;" : "=r"(s));
-  return s;
-}
-#endif
+#include "mb_helpers.cuh"  // mb_clock64, mb_globaltimer, mb_smid
 
 // One dependent 64-bit global load: the loaded value is the address of the next node.
 static __device__ __forceinline__ unsigned long long chase_ld64(unsigned long long p) {

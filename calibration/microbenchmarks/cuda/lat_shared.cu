@@ -6,26 +6,7 @@
 //   smem_bank       every lane of every warp re-loads its own word at lane*stride_words; steps is
 //                   rounded up to a multiple of 32 (chains=1) or 8 (chains=4) by the loop.
 
-#ifndef KERNSIM_MB_HELPERS
-#define KERNSIM_MB_HELPERS
-// clock64 and globaltimer through inline PTX so the file needs no CUDA header. The "memory"
-// clobber keeps the compiler from moving loads and stores across a clock read.
-static __device__ __forceinline__ __attribute__((unused)) unsigned long long mb_clock64() {
-  unsigned long long t;
-  asm volatile("mov.u64 %0, %%clock64;" : "=l"(t) : : "memory");
-  return t;
-}
-static __device__ __forceinline__ __attribute__((unused)) unsigned long long mb_globaltimer() {
-  unsigned long long t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t) : : "memory");
-  return t;
-}
-static __device__ __forceinline__ __attribute__((unused)) unsigned mb_smid() {
-  unsigned s;
-  asm volatile("mov.u32 %0, %%smid;" : "=r"(s));
-  return s;
-}
-#endif
+#include "mb_helpers.cuh"  // mb_clock64, mb_globaltimer, mb_smid
 
 // Shared-window byte address of a generic pointer into __shared__ memory.
 static __device__ __forceinline__ unsigned smem_addr(const void* p) {

@@ -21,19 +21,7 @@
 // host program (main, compiled only by nvcc on the GPU machine) times every launch spec in
 // specs_sync/ (median of 21 CUDA-event timings) and prints one JSON document.
 
-#ifndef KERNSIM_MB_HELPERS
-#define KERNSIM_MB_HELPERS
-static __device__ __forceinline__ __attribute__((unused)) unsigned long long mb_clock64() {
-  unsigned long long t;
-  asm volatile("mov.u64 %0, %%clock64;" : "=l"(t) : : "memory");
-  return t;
-}
-static __device__ __forceinline__ __attribute__((unused)) unsigned mb_smid() {
-  unsigned s;
-  asm volatile("mov.u32 %0, %%smid;" : "=r"(s));
-  return s;
-}
-#endif
+#include "mb_helpers.cuh"  // mb_clock64, mb_globaltimer, mb_smid
 
 static __device__ __forceinline__ void shfl_bfly(unsigned& v) {
   asm volatile("shfl.sync.bfly.b32 %0, %0, 1, 31, -1;" : "+r"(v));
