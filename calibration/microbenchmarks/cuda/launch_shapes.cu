@@ -17,13 +17,7 @@ extern "C" __global__ void ls_flush_read(const float4* p, unsigned long long n, 
 
 #ifndef __CUDA_ARCH__
 #if defined(__NVCC__)
-#include <cuda_runtime.h>
-#include <algorithm>
-#include <cstdio>
-#include <cstdlib>
-#include <vector>
-
-#define CK(x) do { cudaError_t e = (x); if (e != cudaSuccess) { std::printf("{\"error\": \"%s at line %d\"}\n", cudaGetErrorString(e), __LINE__); std::exit(1); } } while (0)
+#include "standalone_host.cuh"  // CK, median_ms
 
 int main() {
   float4* fl;

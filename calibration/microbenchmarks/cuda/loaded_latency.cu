@@ -78,14 +78,7 @@ extern "C" __global__ void chase_loaded_u4(const unsigned* chain, unsigned mask,
 
 #ifndef __CUDA_ARCH__
 #if defined(__NVCC__)
-#include <cuda_runtime.h>
-#include <algorithm>
-#include <cstdio>
-#include <cstdlib>
-#include <string>
-#include <vector>
-
-#define CK(x) do { cudaError_t e = (x); if (e != cudaSuccess) { std::printf("{\"error\": \"%s at line %d\"}\n", cudaGetErrorString(e), __LINE__); std::exit(1); } } while (0)
+#include "standalone_host.cuh"  // CK, median_ms
 
 using Kern = void (*)(const unsigned*, unsigned, unsigned, unsigned, const MbF4*, unsigned long long, unsigned long long*);
 

@@ -110,33 +110,10 @@ extern "C" __global__ void chase_under_load(const unsigned* chain, unsigned chai
 
 #ifndef __CUDA_ARCH__
 #if defined(__NVCC__)
-#include <cuda_runtime.h>
-#include <algorithm>
-#include <cstdio>
 #include <string>
-#include <vector>
 
-#define CK(x) do { cudaError_t e = (x); if (e != cudaSuccess) { std::printf("{\"error\": \"%s at line %d\"}\n", cudaGetErrorString(e), __LINE__); std::exit(1); } } while (0)
+#include "standalone_host.cuh"  // CK, median_ms
 
-template <class F> static double median_ms(F launch, int reps) {
-  cudaEvent_t a, b;
-  CK(cudaEventCreate(&a));
-  CK(cudaEventCreate(&b));
-  std::vector<float> t;
-  launch();
-  CK(cudaDeviceSynchronize());
-  for (int r = 0; r < reps; ++r) {
-    CK(cudaEventRecord(a));
-    launch();
-    CK(cudaEventRecord(b));
-    CK(cudaEventSynchronize(b));
-    float ms;
-    CK(cudaEventElapsedTime(&ms, a, b));
-    t.push_back(ms);
-  }
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
-}
 
 // The same, with the L2 flushed before each timed launch by reading 256 MiB: the L2 is left
 // holding clean lines only, so the launch pays for no write-back of the flush (a memset flush

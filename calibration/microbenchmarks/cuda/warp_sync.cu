@@ -128,34 +128,10 @@ extern "C" __global__ void __launch_bounds__(1024) issue_shfl(unsigned long long
 
 #ifndef __CUDA_ARCH__
 #if defined(__NVCC__)
-#include <cuda_runtime.h>
-#include <algorithm>
-#include <cstdio>
-#include <cstdlib>
 #include <string>
-#include <vector>
 
-#define CK(x) do { cudaError_t e = (x); if (e != cudaSuccess) { std::printf("{\"error\": \"%s at line %d\"}\n", cudaGetErrorString(e), __LINE__); std::exit(1); } } while (0)
+#include "standalone_host.cuh"  // CK, median_ms
 
-template <class F> static double median_us(F launch, int reps) {
-  cudaEvent_t a, b;
-  CK(cudaEventCreate(&a));
-  CK(cudaEventCreate(&b));
-  std::vector<float> t;
-  launch();
-  CK(cudaDeviceSynchronize());
-  for (int r = 0; r < reps; ++r) {
-    CK(cudaEventRecord(a));
-    launch();
-    CK(cudaEventRecord(b));
-    CK(cudaEventSynchronize(b));
-    float ms;
-    CK(cudaEventElapsedTime(&ms, a, b));
-    t.push_back(ms);
-  }
-  std::sort(t.begin(), t.end());
-  return 1000.0 * t[t.size() / 2];
-}
 
 using Kern = void (*)(unsigned long long*, unsigned, unsigned);
 
@@ -182,14 +158,14 @@ int main() {
   const unsigned iters = 16;
   for (const Lat& l : lats) {
     CK(cudaMemset(out, 0, out_words * 8));
-    const double us = median_us([&] { l.k<<<1, 32>>>(out, iters, 7u); }, 21);
+    const double us = 1000.0 * median_ms([&] { l.k<<<1, 32>>>(out, iters, 7u); }, 21);
     CK(cudaMemcpy(h.data(), out, out_words * 8, cudaMemcpyDeviceToHost));
     result(l.result, static_cast<double>(h[0]) / static_cast<double>(h[1]), "cycles", std::string("ms_") + l.name, us);
     spec_us.push_back({std::string("ms_") + l.name, us});
   }
   for (int warps : {1, 2, 4, 8, 16, 32}) {
     CK(cudaMemset(out, 0, out_words * 8));
-    const double us = median_us([&] { lat_bar<<<1, 32 * warps>>>(out, iters, 7u); }, 21);
+    const double us = 1000.0 * median_ms([&] { lat_bar<<<1, 32 * warps>>>(out, iters, 7u); }, 21);
     CK(cudaMemcpy(h.data(), out, out_words * 8, cudaMemcpyDeviceToHost));
     const std::string id = "ms_lat_bar_w" + std::to_string(warps);
     result("latency.bar_w" + std::to_string(warps), static_cast<double>(h[0]) / static_cast<double>(h[1]), "cycles", id, us);
@@ -198,7 +174,7 @@ int main() {
   {
     CK(cudaMemset(out, 0, out_words * 8));
     const unsigned grid = static_cast<unsigned>(sms);
-    const double us = median_us([&] { issue_shfl<<<grid, 1024>>>(out, iters, 7u); }, 21);
+    const double us = 1000.0 * median_ms([&] { issue_shfl<<<grid, 1024>>>(out, iters, 7u); }, 21);
     CK(cudaMemcpy(h.data(), out, out_words * 8, cudaMemcpyDeviceToHost));
     std::vector<double> per;
     for (unsigned b = 0; b < grid; ++b)

@@ -1,0 +1,34 @@
+// Host side shared by the standalone microbenchmark programs (mem_paths.cu, launch_shapes.cu,
+// warp_sync.cu, loaded_latency.cu, cta_turnover.cu): compiled only by nvcc, inside their
+// `#if defined(__NVCC__)` host sections. A CUDA error ends the program with one JSON line.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#define CK(x) do { cudaError_t e = (x); if (e != cudaSuccess) { std::printf("{\"error\": \"%s at line %d\"}\n", cudaGetErrorString(e), __LINE__); std::exit(1); } } while (0)
+
+// Median of `reps` CUDA-event timings (ms) of `launch`, after one untimed warm-up launch.
+template <class F> static double median_ms(F launch, int reps) {
+  cudaEvent_t a, b;
+  CK(cudaEventCreate(&a));
+  CK(cudaEventCreate(&b));
+  std::vector<float> t;
+  launch();
+  CK(cudaDeviceSynchronize());
+  for (int r = 0; r < reps; ++r) {
+    CK(cudaEventRecord(a));
+    launch();
+    CK(cudaEventRecord(b));
+    CK(cudaEventSynchronize(b));
+    float ms;
+    CK(cudaEventElapsedTime(&ms, a, b));
+    t.push_back(ms);
+  }
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
