@@ -5,6 +5,7 @@
 
 #include "isa/ptx/decode.h"
 #include "isa/ptx/parser.h"
+#include "test_util.h"
 
 namespace kernsim {
 namespace {
@@ -71,6 +72,13 @@ const char* kLoops = R"(
     st.global.f32 [%rd2], %f1;
     ret;)";
 const char* kLoopRegs = ".reg .b64 %rd<4>;\n.reg .f32 %f<4>;\n.reg .b32 %r<4>;\n.reg .pred %p<2>;";
+
+TEST(PredicateImmediates, OnlyZeroAndOneAreAccepted) {
+  auto p = decode("mov.pred %p1, 1;\n    ret;", ".reg .pred %p<2>;");
+  EXPECT_EQ(p.insts[0].op, P::Op::Mov);
+  test::expect_error([] { decode("mov.pred %p1, 2;\n    ret;", ".reg .pred %p<2>;"); }, ErrorKind::Parse,
+                     {"a predicate immediate must be 0 or 1, not 2"});
+}
 
 TEST(UnrolledLoads, StreamingLoadIsBatchedPointerChaseIsNot) {
   auto p = decode(kLoops, kLoopRegs);
