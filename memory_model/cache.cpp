@@ -148,4 +148,40 @@ bool SectorCache::invalidate(std::uint64_t line) {
   return false;
 }
 
+SectorCache::Backfill::Backfill(SectorCache& cache) : cache_(cache) {
+  const std::size_t lines = std::size_t{cache.sets_} * cache.ways_;
+  std::size_t n = 16;
+  while (n < 2 * lines) n *= 2;  // at most half full
+  keys_.assign(n, 0);
+  slots_.assign(n, 0);
+  per_set_.assign(cache.sets_, 0);
+  lines_.reserve(lines);
+}
+
+void SectorCache::Backfill::use(std::uint64_t line, std::uint32_t sectors) {
+  if (!cache_.sets_) return;
+  const std::uint32_t set = cache_.set_of(line);
+  const bool room = per_set_[set] < cache_.ways_;
+  const std::size_t mask = keys_.size() - 1;
+  for (std::size_t h = static_cast<std::size_t>(((line >> cache_.line_shift_) * 0x9E3779B97F4A7C15ull) >> 20) & mask;; h = (h + 1) & mask) {
+    if (keys_[h] == line + 1) {  // used later: it stays, with the sectors of its earlier uses
+      lines_[slots_[h]].second |= sectors;
+      return;
+    }
+    if (keys_[h] == 0) {
+      if (!room) return;  // evicted before the end of the run
+      keys_[h] = line + 1;
+      slots_[h] = static_cast<std::uint32_t>(lines_.size());
+      lines_.push_back({line, sectors});
+      if (++per_set_[set] == cache_.ways_) ++full_sets_;
+      return;
+    }
+  }
+}
+
+void SectorCache::Backfill::commit() {
+  for (auto it = lines_.rbegin(); it != lines_.rend(); ++it) cache_.read(it->first, it->second, true);
+  lines_.clear();
+}
+
 }  // namespace kernsim::mem

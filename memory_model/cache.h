@@ -48,6 +48,25 @@ class SectorCache {
   std::uint64_t capacity() const { return std::uint64_t{sets_} * ways_ * line_bytes_; }
   bool enabled() const { return sets_ > 0; }
 
+  // Fills an empty cache with what a long run of allocating reads leaves in it, given the run
+  // from its end backwards. LRU keeps in each set the `ways` lines used last, whatever came
+  // before them, so the run can stop as soon as every set is full. A line's sectors are those
+  // of all its uses (exact unless it was evicted and fetched again with other sectors).
+  class Backfill {
+   public:
+    explicit Backfill(SectorCache& cache);
+    void use(std::uint64_t line, std::uint32_t sectors);  // the use before the previous one
+    bool full() const { return full_sets_ == cache_.sets_; }
+    void commit();  // writes the lines into the cache, least recently used first
+   private:
+    SectorCache& cache_;
+    std::vector<std::uint64_t> keys_;    // open addressing: line + 1, 0 = empty
+    std::vector<std::uint32_t> slots_;   // per key: index into lines_
+    std::vector<std::pair<std::uint64_t, std::uint32_t>> lines_;  // (line, sectors), most recent first
+    std::vector<std::uint32_t> per_set_;
+    std::uint32_t full_sets_ = 0;
+  };
+
  private:
   static constexpr int kMaxSectors = 4;
   struct Way {  // tags and LRU stamps live in tags_/stamps_, which lookups scan

@@ -176,12 +176,27 @@ std::pair<double, double> NvMemorySystem::l2_write(double t, std::uint64_t line,
   return {accepted, std::max(accepted, evicted)};
 }
 
-void NvMemorySystem::warm(const std::uint64_t* addrs, std::uint32_t mask, std::uint32_t bytes, bool write) {
+void NvMemorySystem::warm(const std::uint64_t* addrs, std::uint32_t mask, std::uint32_t bytes) {
   const std::uint64_t line_mask = ~static_cast<std::uint64_t>(line_ - 1);
   // the lanes' lines and sectors, consecutive lanes of one line merged (one cache lookup per run)
   std::uint64_t lines[32];  // left uninitialised: only the first n are read
   std::uint32_t masks[32];
   std::size_t n = 0;
+  if (sector_shift_ >= 0 && bytes <= sector_ && (bytes & (bytes - 1)) == 0) {
+    // an aligned access of at most a sector (every load and store) touches one sector
+    const std::uint32_t sector_mask = line_ / sector_ - 1;
+    for (std::uint32_t m = mask; m; m &= m - 1) {
+      const std::uint64_t a = addrs[std::countr_zero(m)], line = a & line_mask;
+      const std::uint32_t sector = 1u << (static_cast<std::uint32_t>(a >> sector_shift_) & sector_mask);
+      if (n && lines[n - 1] == line) {
+        masks[n - 1] |= sector;
+      } else {
+        lines[n] = line;
+        masks[n++] = sector;
+      }
+    }
+    mask = 0;
+  }
   for (std::uint32_t m = mask; m;) {
     const int l = std::countr_zero(m);
     m &= m - 1;
@@ -200,8 +215,20 @@ void NvMemorySystem::warm(const std::uint64_t* addrs, std::uint32_t mask, std::u
   }
   // present and clean, written or read: the write-back of the warm-up's stores is the rest
   // of the chip's business, not the slice's
-  for (std::size_t i = 0; i < n; ++i) l2c_.read(lines[i], masks[i], true);  // ready at time 0, as allocated
-  (void)write;
+  for (std::size_t i = 0; i < n; ++i) warm_cta_.push_back({lines[i], masks[i]});
+}
+
+bool NvMemorySystem::warm_cta_done() {
+  if (!warm_fill_) warm_fill_ = std::make_unique<SectorCache::Backfill>(l2c_);
+  for (auto it = warm_cta_.rbegin(); it != warm_cta_.rend() && !warm_fill_->full(); ++it) warm_fill_->use(it->first, it->second);
+  warm_cta_.clear();
+  return warm_fill_->full();
+}
+
+void NvMemorySystem::warm_finish() {
+  if (!warm_cta_.empty()) warm_cta_done();
+  if (warm_fill_) warm_fill_->commit();  // ready at time 0, as allocated
+  warm_fill_.reset();
 }
 
 MemTiming NvMemorySystem::global(int sm, double t, const std::uint64_t* addrs, std::uint32_t mask, std::uint32_t bytes,

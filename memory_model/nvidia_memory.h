@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <array>
 #include <deque>
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -34,8 +35,14 @@ class NvMemorySystem {
   // of num_sms SMs standing for the whole part; 1 for the whole chip)
   NvMemorySystem(const device::DeviceSpec& dev, int num_sms, std::uint64_t l1_bytes, double share = 1.0);
 
-  // Leaves in the L2 what an untimed access would (a slice's warm-up); no time passes.
-  void warm(const std::uint64_t* addrs, std::uint32_t mask, std::uint32_t bytes, bool write);
+  // A slice's L2 warm-up: what untimed accesses of other CTAs leave in the L2 (present and
+  // clean, written or read; no time passes). The CTAs come from the last one back, each CTA's
+  // accesses in program order: warm() for each access, warm_cta_done() after each CTA (true
+  // once earlier CTAs could change nothing: every L2 set holds lines used later), then
+  // warm_finish() puts the lines in the L2, which must be empty before.
+  void warm(const std::uint64_t* addrs, std::uint32_t mask, std::uint32_t bytes);
+  bool warm_cta_done();
+  void warm_finish();
 
   // Global/local memory access by one warp. `bytes` per lane; lanes in `mask`.
   // warp: the issuing warp's index in its SM (store combining is per warp)
@@ -104,6 +111,8 @@ class NvMemorySystem {
   std::vector<std::array<PendingStore, 64>> pending_;  // per SM: its latest store requests
   std::vector<std::uint32_t> pending_next_;
   SectorCache l2c_;
+  std::unique_ptr<SectorCache::Backfill> warm_fill_;
+  std::vector<std::pair<std::uint64_t, std::uint32_t>> warm_cta_;  // the current warm-up CTA's (line, sectors)
   CalendarServer l2_;
   CalendarServer dram_;
   std::vector<CalendarServer> atomic_units_;  // per L2 slice

@@ -164,6 +164,11 @@ struct PtxCta::Impl {
   void warp_addresses(Warp& w, const isa::ptx::Addr& a, std::uint32_t mask);  // fills w.addrs for Reg bases
   std::uint8_t* resolve(Warp& w, const Inst& in, Space space, std::uint64_t addr, std::uint32_t bytes, int lane,
                         bool write, Space* resolved);
+  // `count` consecutive elements of `bytes` each from addr: their storage when they lie in one
+  // piece of one space (the first element checked and reported as resolve() would), else nullptr
+  // (the caller goes element by element, and resolve() names the element at fault).
+  std::uint8_t* resolve_run(Warp& w, const Inst& in, Space space, std::uint64_t addr, std::uint32_t bytes, std::uint32_t count,
+                            int lane, bool write, Space* resolved);
   std::uint32_t shared_size() const { return static_cast<std::uint32_t>(shared.size()); }
 };
 

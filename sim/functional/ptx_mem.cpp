@@ -96,6 +96,27 @@ std::uint8_t* PtxCta::Impl::resolve(Warp& w, const Inst& in, Space space, std::u
   fault(w, in, lane, "unsupported state space");
 }
 
+std::uint8_t* PtxCta::Impl::resolve_run(Warp& w, const Inst& in, Space space, std::uint64_t addr, std::uint32_t bytes,
+                                        std::uint32_t count, int lane, bool write, Space* resolved) {
+  Space first = space;
+  std::uint8_t* p0 = resolve(w, in, space, addr, bytes, lane, write, &first);
+  if (resolved) *resolved = first;
+  if (count <= 1) return p0;
+  const std::uint64_t run = std::uint64_t{bytes} * count;
+  switch (first) {
+    case Space::Global:
+    case Space::Const: {  // a generic global address is the global address
+      if (!k.memory().find(addr, run)) return nullptr;
+      if (write) k.memory().note_write(p0, static_cast<std::uint32_t>(run));
+      return p0;
+    }
+    case Space::Shared:
+      return p0 + run <= shared.data() + shared.size() ? p0 : nullptr;
+    default:
+      return nullptr;
+  }
+}
+
 namespace {
 
 // Pointer into the per-lane param area of the current frame.

@@ -136,21 +136,21 @@ Space PtxCta::Impl::exec_mma(Warp& w, const Inst& in, std::uint32_t m) {
       }
     }
     // D = A*B + C
-    std::vector<double> D(C.size());
-    std::vector<std::int64_t> Di(C.size());
+    // each element of D sums over k in order; a row's elements accumulate side by side
+    std::vector<double>& D = C;
+    std::vector<std::int64_t>& Di = Ci;
     for (int i = 0; i < M; ++i)
-      for (int j = 0; j < N; ++j) {
+      for (int kk = 0; kk < K; ++kk) {
         if (integer) {
-          std::int64_t acc = Ci[static_cast<std::size_t>(i * N + j)];
-          for (int kk = 0; kk < K; ++kk) acc += Ai[static_cast<std::size_t>(i * K + kk)] * Bi[static_cast<std::size_t>(kk * N + j)];
-          if (in.flags & P::kSatFinite) acc = std::max<std::int64_t>(INT32_MIN, std::min<std::int64_t>(INT32_MAX, acc));
-          Di[static_cast<std::size_t>(i * N + j)] = acc;
+          const std::int64_t a = Ai[static_cast<std::size_t>(i * K + kk)];
+          for (int j = 0; j < N; ++j) Di[static_cast<std::size_t>(i * N + j)] += a * Bi[static_cast<std::size_t>(kk * N + j)];
         } else {
-          double acc = C[static_cast<std::size_t>(i * N + j)];
-          for (int kk = 0; kk < K; ++kk) acc += A[static_cast<std::size_t>(i * K + kk)] * B[static_cast<std::size_t>(kk * N + j)];
-          D[static_cast<std::size_t>(i * N + j)] = acc;
+          const double a = A[static_cast<std::size_t>(i * K + kk)];
+          for (int j = 0; j < N; ++j) D[static_cast<std::size_t>(i * N + j)] += a * B[static_cast<std::size_t>(kk * N + j)];
         }
       }
+    if (integer && (in.flags & P::kSatFinite))
+      for (auto& acc : Di) acc = std::max<std::int64_t>(INT32_MIN, std::min<std::int64_t>(INT32_MAX, acc));
     // scatter D
     const bool d_half = td == Ty::F16 || td == Ty::BF16;
     for (int l = 0; l < 32; ++l) {
@@ -178,41 +178,48 @@ Space PtxCta::Impl::exec_mma(Warp& w, const Inst& in, std::uint32_t m) {
   if (in.op == Op::WmmaMma) {
     const Ty ta = in.type2, tc = in.type3, td = in.type;
     const int na = static_cast<int>(in.imm & 0xff), nb = static_cast<int>((in.imm >> 8) & 0xff), ncr = static_cast<int>((in.imm >> 16) & 0xff);
-    auto frag = [&](int first, int nregs, Ty t, int rows, int cols) {
-      std::vector<double> mat(static_cast<std::size_t>(rows * cols), 0.0);
+    constexpr int kMaxElems = 512;  // the largest wmma fragment: 32x16 / 16x32 (m32n8k16, m8n32k16)
+    if (M * K > kMaxElems || K * N > kMaxElems || M * N > kMaxElems)
+      unsupported(in, "wmma shape m" + std::to_string(M) + "n" + std::to_string(N) + "k" + std::to_string(K));
+    // slot s of a fragment holds element s mod size (row-major); a later slot overwrites
+    auto frag = [&](double* mat, int first, int nregs, Ty t, int total) {
       const int eb = elem_bits(t);
       const int per = 32 / eb;
-      const int E = nregs * per;
-      const int total = rows * cols;
+      const std::uint32_t emask = eb == 32 ? 0xffffffffu : ((1u << eb) - 1);
+      std::fill(mat, mat + total, 0.0);
+      int slot = 0;
       for (int l = 0; l < 32; ++l)
         for (int r = 0; r < nregs; ++r) {
-          std::uint32_t v = static_cast<std::uint32_t>(get(w, p.src(in, first + r), l));
+          const std::uint32_t v = static_cast<std::uint32_t>(get(w, p.src(in, first + r), l));
           for (int e = 0; e < per; ++e) {
-            int slot = l * E + r * per + e;
-            if (slot >= total && slot - total < total && false) continue;
-            mat[static_cast<std::size_t>(slot % total)] = elem_value((v >> (eb * e)) & (eb == 32 ? 0xffffffffu : ((1u << eb) - 1)), t);
+            mat[slot] = elem_value((v >> (eb * e)) & emask, t);
+            if (++slot == total) slot = 0;
           }
         }
-      return mat;
     };
-    Ty tb = ta;
-    std::vector<double> A = frag(0, na, ta, M, K), B = frag(na, nb, tb, K, N), C = frag(na + nb, ncr, tc == Ty::F16 ? Ty::F16 : (tc == Ty::S32 ? Ty::S32 : Ty::F32), M, N);
-    std::vector<double> D(static_cast<std::size_t>(M * N));
-    for (int i = 0; i < M; ++i)
-      for (int j = 0; j < N; ++j) {
-        double acc = C[static_cast<std::size_t>(i * N + j)];
-        for (int kk = 0; kk < K; ++kk) acc += A[static_cast<std::size_t>(i * K + kk)] * B[static_cast<std::size_t>(kk * N + j)];
-        D[static_cast<std::size_t>(i * N + j)] = acc;
+    double A[kMaxElems], B[kMaxElems], C[kMaxElems];
+    frag(A, 0, na, ta, M * K);
+    frag(B, na, nb, ta, K * N);
+    frag(C, na + nb, ncr, tc == Ty::F16 ? Ty::F16 : (tc == Ty::S32 ? Ty::S32 : Ty::F32), M * N);
+    // D = A*B + C; each element sums over k in order (rows of D accumulate side by side)
+    for (int i = 0; i < M; ++i) {
+      double* d = C + i * N;
+      for (int kk = 0; kk < K; ++kk) {
+        const double a = A[i * K + kk];
+        const double* b = B + kk * N;
+        for (int j = 0; j < N; ++j) d[j] += a * b[j];
       }
+    }
+    const double* D = C;
     const int eb = td == Ty::F16 ? 16 : 32;
     const int per = 32 / eb;
-    const int E = in.ndst * per;
+    int slot = 0;
     for (int l = 0; l < 32; ++l)
       for (int r = 0; r < in.ndst; ++r) {
         std::uint32_t out = 0;
         for (int e = 0; e < per; ++e) {
-          int slot = (l * E + r * per + e) % (M * N);
-          double v = D[static_cast<std::size_t>(slot)];
+          const double v = D[slot];
+          if (++slot == M * N) slot = 0;
           if (td == Ty::F16) out |= round_to_format(v, FloatFormat::F16, RoundMode::NearestEven) << (16 * e);
           else if (td == Ty::S32) out = static_cast<std::uint32_t>(static_cast<std::int32_t>(v));
           else out = to32(static_cast<float>(v));
@@ -228,6 +235,7 @@ Space PtxCta::Impl::exec_mma(Warp& w, const Inst& in, std::uint32_t m) {
   const bool col_major = in.flags & P::kTrans;
   const Ty t = in.type;
   const int eb = elem_bits(t);
+  if (eb > 32) unsupported(in, std::string("wmma.load/store of .") + to_string(t) + " fragments");
   const int ebytes = eb / 8;
   const int per = 32 / eb;
   const bool is_load = in.op == Op::WmmaLoad;
@@ -244,25 +252,44 @@ Space PtxCta::Impl::exec_mma(Warp& w, const Inst& in, std::uint32_t m) {
       const std::uint64_t r0 = static_cast<std::uint64_t>(slot / cols), c0 = static_cast<std::uint64_t>(slot % cols);
       w.addrs[l] = base + (col_major ? c0 * stride + r0 : r0 * stride + c0) * static_cast<std::uint64_t>(ebytes);
     }
-    for (int r = 0; r < nregs; ++r) {
-      std::uint32_t v = is_load ? 0 : static_cast<std::uint32_t>(get(w, p.src(in, 1 + r), l));
-      for (int e = 0; e < per; ++e) {
-        int slot = (l * E + r * per + e) % total;
-        int row = slot / cols, col = slot % cols;
-        std::uint64_t off = col_major ? static_cast<std::uint64_t>(col) * stride + static_cast<std::uint64_t>(row)
-                                      : static_cast<std::uint64_t>(row) * stride + static_cast<std::uint64_t>(col);
-        std::uint8_t* ptr = resolve(w, in, in.space, base + off * static_cast<std::uint64_t>(ebytes), static_cast<std::uint32_t>(ebytes), l, !is_load, &resolved);
-        if (is_load) {
-          std::uint32_t x = 0;
-          std::memcpy(&x, ptr, static_cast<std::size_t>(ebytes));
-          v |= (eb == 32 ? x : (x & ((1u << eb) - 1))) << (eb * e);
-        } else {
-          std::uint32_t x = eb == 32 ? v : (v >> (eb * e)) & ((1u << eb) - 1);
-          std::memcpy(ptr, &x, static_cast<std::size_t>(ebytes));
-        }
+    // the lane's elements, slot by slot; a row-major run of slots is one piece of memory
+    std::uint32_t vals[16] = {};  // a fragment has at most 16 registers per lane
+    if (nregs > 16) unsupported(in, "wmma fragment of " + std::to_string(nregs) + " registers");
+    if (!is_load)
+      for (int r = 0; r < nregs; ++r) vals[r] = static_cast<std::uint32_t>(get(w, p.src(in, 1 + r), l));
+    auto elem = [&](std::uint8_t* ptr, int i) {  // element i of the lane (register i / per)
+      const int r = i / per, sh = eb * (i % per);
+      if (is_load) {
+        std::uint32_t x;
+        if (ebytes == 2) { std::uint16_t h; std::memcpy(&h, ptr, 2); x = h; }
+        else if (ebytes == 1) x = *ptr;
+        else std::memcpy(&x, ptr, 4);
+        vals[r] |= x << sh;
+      } else {
+        const std::uint32_t x = vals[r] >> sh;
+        if (ebytes == 2) { const std::uint16_t h = static_cast<std::uint16_t>(x); std::memcpy(ptr, &h, 2); }
+        else if (ebytes == 1) *ptr = static_cast<std::uint8_t>(x);
+        else std::memcpy(ptr, &x, 4);
       }
-      if (is_load) put(w, p.dst(in, r), l, v);
+    };
+    for (int i = 0; i < E;) {
+      const int slot = (l * E + i) % total;
+      const int row = slot / cols, col = slot % cols;
+      const std::uint64_t off = col_major ? static_cast<std::uint64_t>(col) * stride + static_cast<std::uint64_t>(row)
+                                          : static_cast<std::uint64_t>(row) * stride + static_cast<std::uint64_t>(col);
+      const std::uint64_t a = base + off * static_cast<std::uint64_t>(ebytes);
+      const int n = col_major ? 1 : std::min({E - i, cols - col, total - slot});
+      std::uint8_t* run = resolve_run(w, in, in.space, a, static_cast<std::uint32_t>(ebytes), static_cast<std::uint32_t>(n), l, !is_load, &resolved);
+      if (run) {
+        for (int j = 0; j < n; ++j) elem(run + j * ebytes, i + j);
+      } else {
+        for (int j = 0; j < n; ++j)
+          elem(resolve(w, in, in.space, a + static_cast<std::uint64_t>(j) * static_cast<std::uint64_t>(ebytes), static_cast<std::uint32_t>(ebytes), l, !is_load, &resolved), i + j);
+      }
+      i += n;
     }
+    if (is_load)
+      for (int r = 0; r < nregs; ++r) put(w, p.dst(in, r), l, vals[r]);
   }
   return resolved;
 }

@@ -164,7 +164,8 @@ class NvidiaGpu {
   std::uint64_t n_ctas_ = 0;
   void choose_slice();
   void warm_l2(std::uint64_t from, std::uint64_t to);
-  std::uint64_t warm_end_ = 0;  // CTAs [n_ctas_, warm_end_) ran functionally to warm the L2
+  std::uint64_t warm_end_ = 0;    // the L2 is warmed as CTAs [n_ctas_, warm_end_) leave it,
+  std::uint64_t warm_begin_ = 0;  // for which CTAs [warm_begin_, warm_end_) ran functionally
   std::uint32_t n32_ = 0, n64_ = 0, npred_ = 0;
   std::vector<Sm> sms_;
   std::unique_ptr<mem::NvMemorySystem> mem_;
@@ -713,8 +714,13 @@ void NvidiaGpu::choose_slice() {
 // HBM at the slice's share of its bandwidth, a cost the chip pays once for every CTA. So the
 // next CTAs after the slice's run first, untimed, leaving in the L2 what they touched, as the
 // rest of the chip would have.
+// The L2 as the CTAs [from, to) leave it, run functionally (untimed). The L2 keeps what was
+// used last, so the CTAs run from the last one back and stop once earlier ones could change
+// nothing (every L2 set full).
 void NvidiaGpu::warm_l2(std::uint64_t from, std::uint64_t to) {
-  for (std::uint64_t id = from; id < to; ++id) {
+  warm_begin_ = to;
+  for (std::uint64_t id = to; id-- > from;) {
+    warm_begin_ = id;
     auto cta = k_.make_cta(id);
     const int nw = cta->num_warps();
     for (bool progressed = true; progressed && !cta->done();) {
@@ -727,10 +733,12 @@ void NvidiaGpu::warm_l2(std::uint64_t from, std::uint64_t to) {
           if (info.kind != StepInfo::Kind::Executed || !info.active) continue;
           if ((in.op != P::Op::Ld && in.op != P::Op::St) || (info.space != P::Space::Global && info.space != P::Space::Generic)) continue;
           const std::uint32_t eb = static_cast<std::uint32_t>(std::max(1, P::ty_bits(in.type) / 8)) * std::max<std::uint32_t>(1, in.vec);
-          mem_->warm(cta->lane_addresses(w), info.active, eb, in.op == P::Op::St);
+          mem_->warm(cta->lane_addresses(w), info.active, eb);
         }
     }
+    if (mem_->warm_cta_done()) break;
   }
+  mem_->warm_finish();
 }
 
 TimingResult NvidiaGpu::run() {
@@ -843,15 +851,17 @@ TimingResult NvidiaGpu::run() {
   if (n_ctas_ < k_.dims().num_blocks()) {
     const std::string slice = "SM slice: " + std::to_string(nsms_) + " of " + std::to_string(d_.sm.count) + " SMs ran CTAs 0-" +
                               std::to_string(n_ctas_ - 1) + " of " + std::to_string(k_.dims().num_blocks()) +
-                              " with that share of L2 and HBM bandwidth, atomics and dispatch (L2 warmed by the next " +
-                              std::to_string(warm_end_ - n_ctas_) + ")";
+                              " with that share of L2 and HBM bandwidth, atomics and dispatch (L2 as the next " +
+                              std::to_string(warm_end_ - n_ctas_) + " leave it: CTAs " + std::to_string(warm_begin_) + "-" +
+                              std::to_string(warm_end_ - 1) + " ran, the last first, until every L2 set was full)";
     r.sampling_note = slice + (r.extrapolated ? "; " + r.sampling_note : "");
     r.extrapolated = true;
     r.warp_insts_estimated /= share_;
     r.sampled_fraction *= share_;
     r.ctas_total = k_.dims().num_blocks();
     if (opts_.complete_functionally)  // the CTAs beyond the slice and its warm-up, untimed
-      for (std::uint64_t c = warm_end_; c < k_.dims().num_blocks(); ++c) k_.make_cta(c)->run();
+      for (std::uint64_t c = n_ctas_; c < k_.dims().num_blocks(); ++c)
+        if (c < warm_begin_ || c >= warm_end_) k_.make_cta(c)->run();
   }
   r.kernel_us = r.cycles / d_.clocks.core_mhz;
   r.launch_us = d_.launch.overhead_us;

@@ -1,5 +1,6 @@
 // The memory model's parts, one behaviour each: caches, bandwidth servers, the NVIDIA
 // hierarchy's latencies, bandwidth limits, bank conflicts and atomics.
+#include <vector>
 #include <numeric>
 
 #include "device/loader.h"
@@ -32,6 +33,45 @@ TEST(SectorCache, LeastRecentlyUsedLineIsEvicted) {
   c.read(0x100, 1, true);   // evicts 0x080
   EXPECT_EQ(c.read(0x000, 1, false).hit_sectors, 1u);
   EXPECT_EQ(c.read(0x080, 1, false).hit_sectors, 0u);
+}
+
+TEST(SectorCache, BackfillLeavesWhatTheForwardRunLeaves) {
+  // a long run of reads over more lines than the cache holds, each line always with its own
+  // sectors; filled from the end backwards (stopping once every set is full), the cache must
+  // hold the same lines with the same sectors and evict in the same order afterwards
+  std::vector<std::pair<std::uint64_t, std::uint32_t>> run;
+  std::uint64_t x = 12345;
+  auto next = [&] { x = x * 6364136223846793005ull + 1442695040888963407ull; return x >> 33; };
+  for (int i = 0; i < 20000; ++i) {
+    const std::uint64_t line = (next() % 700) * 128;
+    run.push_back({line, 1u << (line / 128 % 4)});
+  }
+  mem::SectorCache fwd(8192, 128, 32, 4), back(8192, 128, 32, 4);
+  for (const auto& [l, m] : run) fwd.read(l, m, true);
+  std::size_t used = 0;
+  {
+    mem::SectorCache::Backfill fill(back);
+    for (auto it = run.rbegin(); it != run.rend() && !fill.full(); ++it, ++used) fill.use(it->first, it->second);
+    EXPECT_TRUE(fill.full());
+    fill.commit();
+  }
+  EXPECT_LT(used, run.size() / 4) << "the backward run stops once every set is full";
+  mem::SectorCache fwd_probe = fwd, back_probe = back;  // a probe's hits refresh the LRU order
+  for (std::uint64_t line = 0; line < 700 * 128; line += 128)
+    EXPECT_EQ(fwd_probe.read(line, 0xf, false).hit_sectors, back_probe.read(line, 0xf, false).hit_sectors) << "line " << line;
+  // the same replacement from here on: the same LRU order (a line read again soon after the
+  // run hits in both, one used long before it misses in both)
+  const std::uint32_t window = 64;  // lines of the cache's size
+  std::vector<std::uint64_t> reads;
+  for (std::uint32_t i = 0; i < 2000; ++i) reads.push_back(i % 4 == 0 ? run[run.size() - 1 - (next() % window)].first : (next() % 700) * 128);
+  int hits = 0;
+  for (std::size_t i = 0; i < reads.size(); ++i) {
+    const std::uint32_t m = 1u << (reads[i] / 128 % 4);
+    const auto f = fwd.read(reads[i], m, true).hit_sectors;
+    ASSERT_EQ(f, back.read(reads[i], m, true).hit_sectors) << "read " << i;
+    hits += f != 0;
+  }
+  EXPECT_GT(hits, 100);
 }
 
 TEST(SectorCache, SectorIsCompleteOnceEveryWordIsWritten) {
