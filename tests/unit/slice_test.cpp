@@ -2,6 +2,7 @@
 // on a few SMs with their share of the chip. Its time must agree with timing every CTA, and
 // the launch must still compute exactly what it computes unsampled (the CTA run ahead to
 // measure the work is undone; the warm-up CTAs and the rest run once).
+#include <cstdio>
 #include <cstring>
 
 #include <nlohmann/json.hpp>
@@ -16,13 +17,25 @@ namespace {
 
 const std::string kData = KERNSIM_TEST_DATA;
 
-api::RunResult run(const std::string& json, bool full, std::uint64_t budget) {
+api::RunResult run(const std::string& json, bool full, std::uint64_t budget, std::int64_t l2_bytes = 0) {
   auto spec = api::parse_launch_spec_text(json, kData + "/kernels", "slice test");
   api::RunOptions o;
   o.full = full;
   o.detail_budget = budget;
   o.keep_outputs = true;
-  return api::run_launch(spec, device::load_builtin_device("h200"), o);
+  device::DeviceSpec d = device::load_builtin_device("h200");
+  if (l2_bytes) d.l2.bytes = l2_bytes;
+  return api::run_launch(spec, d, o);
+}
+
+void expect_axpy_once(const api::RunResult& r) {
+  const api::BufferOut* y = nullptr;
+  for (const auto& b : r.outputs)
+    if (b.arg_index == 2) y = &b;
+  ASSERT_NE(y, nullptr);
+  ASSERT_EQ(y->bytes.size(), 1048576u * 4);
+  const float* v = reinterpret_cast<const float*>(y->bytes.data());
+  for (std::size_t i = 0; i < 1048576; ++i) ASSERT_FLOAT_EQ(v[i], 3.0f * static_cast<float>(i)) << "element " << i;
 }
 
 const char* kAxpy = R"({"source": "slice.cu", "kernel": "axpy_inplace", "grid": 4096, "block": 256,
@@ -33,14 +46,21 @@ TEST(SmSlice, InPlaceUpdateHappensExactlyOnce) {
   const api::RunResult r = run(kAxpy, false, 50000);
   const auto j = nlohmann::json::parse(r.report_json);
   ASSERT_NE(j["sampling"]["note"].get<std::string>().find("SM slice"), std::string::npos) << j["sampling"]["note"];
-  const api::BufferOut* y = nullptr;
-  for (const auto& b : r.outputs)
-    if (b.arg_index == 2) y = &b;
-  ASSERT_NE(y, nullptr);
-  ASSERT_EQ(y->bytes.size(), 1048576u * 4);
-  const float* v = reinterpret_cast<const float*>(y->bytes.data());
-  for (std::size_t i = 0; i < 1048576; ++i) ASSERT_FLOAT_EQ(v[i], 3.0f * static_cast<float>(i)) << "element " << i;
-  EXPECT_FLOAT_EQ(v[1048575], 3.0f * 1048575.0f);
+  expect_axpy_once(r);
+}
+
+TEST(SmSlice, WarmUpStoppedEarlyStillRunsEveryCtaOnce) {
+  // an L2 of 64 KiB is full after a few of the warm-up CTAs (run last first); the ones it did
+  // not need run with the rest of the grid
+  const api::RunResult r = run(kAxpy, false, 50000, 64 * 1024);
+  const std::string note = nlohmann::json::parse(r.report_json)["sampling"]["note"].get<std::string>();
+  const std::size_t ran = note.find("leave it: CTAs ");
+  ASSERT_NE(ran, std::string::npos) << note;
+  unsigned first = 0, last = 0, slice_last = 0;
+  ASSERT_EQ(std::sscanf(note.c_str() + ran, "leave it: CTAs %u-%u", &first, &last), 2) << note;
+  ASSERT_EQ(std::sscanf(note.c_str() + note.find("ran CTAs 0-"), "ran CTAs 0-%u", &slice_last), 1) << note;
+  EXPECT_GT(first, slice_last + 1) << "the warm-up should have stopped before its first CTA: " << note;
+  expect_axpy_once(r);
 }
 
 TEST(SmSlice, AgreesWithTimingEveryCta) {
