@@ -680,6 +680,7 @@ class Decoder {
       simple(op, Unit::Sfu, 1);
       if (inst.type == Ty::F64) { inst.unit = Unit::Fp64; inst.weight = (inst.flags & kApprox) ? 2 : 14; }
       else if (!(inst.flags & kApprox) && (op == Op::Rcp || op == Op::Sqrt)) { inst.unit = Unit::Fp32; inst.weight = 8; }
+      if ((op == Op::Sin || op == Op::Cos) && inst.type == Ty::F32) inst.flags |= kRangeReduced;
     } else if (base == "copysign") {
       simple(Op::Copysign, float_unit(inst.type), 2);
     } else if (base == "testp") {
@@ -1413,6 +1414,7 @@ Program decode_kernel(const ast::Module& module, const std::string& kernel, std:
   Program p = d.run(kernel);
   p.unsupported = std::move(d.unsupported_names_);
   hoist_loads(p);
+  fold_operand_modifiers(p);
   mark_uniform_addresses(p);
   return p;
 }

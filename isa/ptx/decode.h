@@ -30,6 +30,9 @@ void mark_uniform_addresses(Program& program);
 // across stores, atomics, barriers, fences, calls, branches or clock reads), as ptxas's
 // scheduler does, so that loads a warp can have in flight together are issued together.
 void hoist_loads(Program& program);
+// Marks float neg/abs instructions whose every reader takes the operand modifier for free
+// (kFoldedModifier): ptxas emits no instruction for them.
+void fold_operand_modifiers(Program& program);
 
 // ptxas unrolls small loops (typically by 4) and issues the unrolled iterations' loads back
 // to back, so a warp has several of them in flight where the PTX has one. Given the number of

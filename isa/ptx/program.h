@@ -75,6 +75,8 @@ enum : std::uint32_t {
   kUniformAddress = 1u << 23,   // the address is the same for every lane (uniformity analysis)
   kWarpAggregated = 1u << 24,   // an atomic add ptxas performs once per warp (uniform address)
   kBypassL1 = 1u << 25,         // ld/st .cg/.cs/.cv/.volatile/scoped: served by L2, not cached in L1
+  kFoldedModifier = 1u << 26,   // a float neg/abs that ptxas folds into its readers' operands: no machine instruction
+  kRangeReduced = 1u << 27,     // sin/cos: ptxas puts an FMUL.RZ (x / 2 pi) ahead of the MUFU, in its dependency chain
 };
 
 // Operation variants kept in Inst::sub (meaning depends on op).

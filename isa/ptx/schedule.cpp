@@ -86,4 +86,41 @@ void hoist_loads(Program& p) {
   }
 }
 
+// ptxas applies a floating-point negation or absolute value as an operand modifier of the
+// instruction that reads it (FADD, FMUL, FFMA, FSETP, DADD, DFMA, MUFU take -x and |x|), so a
+// neg/abs read only by such instructions becomes no machine instruction at all.
+namespace {
+
+bool takes_modifier(const Inst& in) {
+  switch (in.op) {
+    case Op::Add: case Op::Sub: case Op::Mul: case Op::Fma: case Op::Mad: case Op::Min: case Op::Max: case Op::Setp:
+    case Op::Rcp: case Op::Rsqrt: case Op::Sqrt: case Op::Ex2: case Op::Lg2: case Op::Sin: case Op::Cos:
+      return in.type == Ty::F32 || in.type == Ty::F64;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
+void fold_operand_modifiers(Program& p) {
+  for (Inst& m : p.insts) {
+    if ((m.op != Op::Neg && m.op != Op::Abs) || (m.type != Ty::F32 && m.type != Ty::F64) || m.ndst != 1 || is_reg(m.guard)) continue;
+    const Reg d = p.regs[m.ops];
+    bool read = false, foldable = true;
+    for (const Inst& u : p.insts) {
+      if (u.func != m.func) continue;
+      bool as_source = false, other = false;
+      for (int k = 0; k < u.nsrc; ++k) as_source |= p.regs[u.ops + u.ndst + k] == d;
+      other |= is_reg(u.guard) && u.guard == d;
+      other |= u.addr.kind == AddrBase::Reg && u.addr.base == d;
+      other |= u.addr2.kind == AddrBase::Reg && u.addr2.base == d;
+      if (!as_source && !other) continue;
+      read = true;
+      if (other || !takes_modifier(u) || u.type != m.type) foldable = false;
+    }
+    if (read && foldable) m.flags |= kFoldedModifier;
+  }
+}
+
 }  // namespace kernsim::isa::ptx

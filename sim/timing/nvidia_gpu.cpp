@@ -128,6 +128,7 @@ class NvidiaGpu {
   void launch_cta(int s, int slot, std::uint64_t id, double t);
   void finish_cta(int s, int slot, double t, double next_start);  // t: its work done; next_start: its slot free again
   void step_sm(int s, double now);
+  void skip_folded(CtaSlot& c, Warp& w);
   void refresh(Sm& sm, Warp& w);
   int alt_unit_of(const P::Inst& in) const;
   void issue(int s, Sm& sm, Sub& sub, int wi, double now);
@@ -457,6 +458,11 @@ void NvidiaGpu::issue(int s, Sm& sm, Sub& sub, int wi, double now) {
     busy = pipe_[u].issue * scale;
     lat = pipe_[u].latency + pipe_[u].issue * std::max(0.0, scale - 1);
   }
+  if (in.flags & P::kRangeReduced) {  // FMUL.RZ on the FMA pipe first, in the chain
+    const int f = static_cast<int>(Unit::Fp32);
+    sub.pipe_free[f] = std::max(sub.pipe_free[f], now + pipe_[f].issue);
+    lat += pipe_[f].latency;
+  }
   sub.pipe_free[u] = now + busy;
   w.ready = now + 1;
   w.ready_is_async = false;
@@ -520,6 +526,7 @@ void NvidiaGpu::issue(int s, Sm& sm, Sub& sub, int wi, double now) {
     w.ready = std::max(w.ready, t_rel);
     refresh(sm, w);
   }
+  if (info.kind == StepInfo::Kind::Executed && !w.at_barrier) skip_folded(c, w);
   refresh(sm, w);
   if (info.kind == StepInfo::Kind::Exited) {
     w.live = false;
@@ -534,6 +541,24 @@ void NvidiaGpu::issue(int s, Sm& sm, Sub& sub, int wi, double now) {
       }
       finish_cta(s, w.cta, end, std::max(end, now + 1 + d_.sm.cta_turnover_cycles));
     }
+  }
+}
+
+// Instructions ptxas folds into their readers (a float neg/abs as an operand modifier) execute
+// with no time: the value is ready when its source is.
+void NvidiaGpu::skip_folded(CtaSlot& c, Warp& w) {
+  while (p_.insts[w.pc].flags & P::kFoldedModifier) {
+    const P::Inst& in = p_.insts[w.pc];
+    const int src = sb_index(p_.src(in, 0)), dst = sb_index(p_.dst(in, 0));
+    const StepInfo info = c.cta->step(w.widx);
+    w.pc = info.next_pc;
+    ++timed_insts_;
+    ++c.insts;
+    if (dst >= 0) {
+      w.sb[static_cast<std::size_t>(dst)] = src >= 0 ? w.sb[static_cast<std::size_t>(src)] : w.ready;
+      w.sb_mem[static_cast<std::size_t>(dst)] = src >= 0 ? w.sb_mem[static_cast<std::size_t>(src)] : 0;
+    }
+    if (info.kind != StepInfo::Kind::Executed) break;
   }
 }
 

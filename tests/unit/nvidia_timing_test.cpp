@@ -54,6 +54,17 @@ TEST(NvidiaTiming, VoteAndReduxChainsTakeTheirLatencies) {
   EXPECT_NEAR(per_iteration("redux_loop", 32, slow) - per_iteration("redux_loop", 32, d), 40.0, 4.0);
 }
 
+TEST(NvidiaTiming, FoldedNegationCostsNothingAndSinPaysItsRangeReduction) {
+  const auto d = device::load_builtin_device("h200");
+  const double sfu = d.pipes.sfu.latency_cycles, fma = d.pipes.fp32.latency_cycles;
+  // neg.f32 read only by the ex2: an operand modifier, the chain is the MUFU's latency alone
+  EXPECT_NEAR(per_iteration("ex2_neg_loop", 32, d), sfu, 1.0);
+  // the negation also read by a mov: a real instruction, in the chain
+  EXPECT_GE(per_iteration("ex2_neg_kept_loop", 32, d), sfu + d.pipes.fp32.latency_cycles - 0.5);
+  // sin.approx: FMUL.RZ then MUFU.SIN
+  EXPECT_NEAR(per_iteration("sin_loop", 32, d), sfu + fma, 1.0);
+}
+
 // A CTA slot takes its next CTA sm.cta_turnover_cycles after the previous one ends. On a
 // what-if part of one SM with four CTA slots (one single-warp CTA per scheduler: latency-bound,
 // no contention), four waves of CTAs per slot pay three turnovers each.
