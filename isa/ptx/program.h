@@ -25,6 +25,13 @@ bool ty_is_float(Ty t);
 bool ty_is_signed(Ty t);
 const char* to_string(Ty t);
 
+// How ptxas moves a wmma fragment between memory and registers (sm_90a SASS of
+// tests/kernels/cuda/wmma_gemm.cu: four LDG.E per 16x16 f16 operand, four STG.E.64 per 16x16
+// f32 accumulator): machine loads/stores in the mma.sync register layout, each covering 8
+// strided lines (rows of a row-major fragment) x 4 lanes x this many contiguous bytes per lane.
+// frag_kind is wmma.load/store's Inst::sub (0 a, 1 b, 2 c, 3 d).
+inline int wmma_access_width(int frag_kind, Ty elem) { return frag_kind >= 2 && ty_bits(elem) == 32 ? 8 : 4; }
+
 // Register banks. R32/R64/Pred are per-warp (per call frame); C32/C64 are the program's
 // constant rows; S32/S64 hold the special registers of one warp.
 enum class Bank : std::uint8_t { None, Pred, R32, R64, C32, C64, S32, S64 };

@@ -87,6 +87,7 @@ std::uint32_t PtxCta::next_pc(int w) const {
   return wp.stack.empty() ? 0 : wp.stack.back().pc;
 }
 const std::uint64_t* PtxCta::lane_addresses(int w) const { return impl_->warps[w].addrs.data(); }
+std::uint64_t PtxCta::fragment_pitch(int w) const { return impl_->warps[w].frag_pitch; }
 std::array<std::uint32_t, 3> PtxCta::cta_id() const { return impl_->ctaid; }
 std::uint64_t PtxCta::linear_id() const { return impl_->linear; }
 std::uint32_t PtxCta::shared_bytes() const { return impl_->shared_size(); }

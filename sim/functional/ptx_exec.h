@@ -70,6 +70,9 @@ class PtxCta {
   void run();                       // run every warp to completion (functional mode)
   std::uint32_t next_pc(int w) const;          // instruction warp w issues next
   const std::uint64_t* lane_addresses(int w) const;  // addresses of its last memory instruction
+  // wmma.load/store: lane_addresses() are those of the first machine access of the fragment in
+  // the mma.sync register layout (see wmma_access_width); this is the pitch of its strided lines
+  std::uint64_t fragment_pitch(int w) const;
   std::array<std::uint32_t, 3> cta_id() const;
   std::uint64_t linear_id() const;
   std::uint32_t shared_bytes() const;

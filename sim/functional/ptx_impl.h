@@ -66,6 +66,7 @@ struct Warp {
   int barrier_id = -1;
   std::uint32_t cp_async_pending = 0;  // committed groups (functional copies complete at once)
   std::array<std::uint64_t, 32> addrs{};  // last memory instruction's lane addresses
+  std::uint64_t frag_pitch = 0;           // wmma.load/store: bytes between the fragment's strided lines
   // cached row bases of the current frame
   std::uint32_t* cur32 = nullptr;
   std::uint64_t* cur64 = nullptr;

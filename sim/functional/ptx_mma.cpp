@@ -247,10 +247,11 @@ Space PtxCta::Impl::exec_mma(Warp& w, const Inst& in, std::uint32_t m) {
   for (int l = 0; l < 32; ++l) {
     std::uint64_t base = lane_address(w, in.addr, l);
     std::uint64_t stride = stride_reg.bank == Bank::None ? static_cast<std::uint64_t>(col_major ? rows : cols) : get(w, stride_reg, l);
-    {  // the timing model sees the address of this lane's first fragment element
-      const int slot = (l * E) % total;
-      const std::uint64_t r0 = static_cast<std::uint64_t>(slot / cols), c0 = static_cast<std::uint64_t>(slot % cols);
-      w.addrs[l] = base + (col_major ? c0 * stride + r0 : r0 * stride + c0) * static_cast<std::uint64_t>(ebytes);
+    {  // the timing model sees the fragment's first machine access in the mma.sync layout: lane
+       // (g, t) = (l / 4, l % 4) at strided line g, contiguous element t * (access width / element)
+      const std::uint64_t per = static_cast<std::uint64_t>(P::wmma_access_width(frag_kind, t) / ebytes);
+      w.addrs[l] = base + (static_cast<std::uint64_t>(l / 4) * stride + static_cast<std::uint64_t>(l % 4) * per) * static_cast<std::uint64_t>(ebytes);
+      if (l == 0) w.frag_pitch = stride * static_cast<std::uint64_t>(ebytes);
     }
     // the lane's elements, slot by slot; a row-major run of slots is one piece of memory
     std::uint32_t vals[16] = {};  // a fragment has at most 16 registers per lane

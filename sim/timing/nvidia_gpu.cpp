@@ -2,6 +2,7 @@
 // intervals and latencies, scoreboards, barriers, CTA dispatch with occupancy limits, and the
 // memory hierarchy of memory_model/. build_machine() assembles it from a DeviceSpec.
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <cstdlib>
 #include <cmath>
@@ -424,14 +425,28 @@ double NvidiaGpu::memory(int s, Sm& sm, Warp& w, const P::Inst& in, const StepIn
       return mem_->shared_wavefronts(s, now, static_cast<std::uint32_t>(in.shape[0]));
     case P::Op::WmmaLoad:
     case P::Op::WmmaStore: {
-      // fragment a: MxK, b: KxN, c/d: MxN; each lane's elements are contiguous within a row
+      // the fragment moves as ptxas's machine loads/stores in the mma.sync layout: each covers 8
+      // strided lines x 4 lanes x `wb` bytes; lane_addresses() are the first one's, the others
+      // are 8 lines or 4 x wb bytes further on
       const int M = in.shape[0], N = in.shape[1], K = in.shape[2];
       const int rows = in.sub == 0 ? M : in.sub == 1 ? K : M, cols = in.sub == 0 ? K : N;
-      const int eb_frag = std::max(1, P::ty_bits(in.type) / 8);
-      const int per_lane = std::min(cols * eb_frag, rows * cols * eb_frag / 32);
-      const std::uint32_t bytes = static_cast<std::uint32_t>(std::max(4, per_lane));
-      if (info.space == P::Space::Shared) return mem_->shared(s, now, addrs, mask, std::min<std::uint32_t>(bytes, 16), false) + (bytes > 16 ? bytes / 16 - 1 : 0);
-      return global(s, w, now, addrs, mask, bytes, in.op == P::Op::WmmaLoad ? mem::Access::Load : mem::Access::Store);
+      const bool col_major = (in.flags & P::kTrans) != 0;
+      const int strided = col_major ? cols : rows, contiguous = col_major ? rows : cols;
+      const int e = std::max(1, P::ty_bits(in.type) / 8), wb = P::wmma_access_width(in.sub, in.type);
+      const int n_lines = std::max(1, strided / 8), n_cols = std::max(1, contiguous * e / (4 * wb));
+      const std::uint64_t pitch = c.cta->fragment_pitch(w.widx);
+      const mem::Access kind = in.op == P::Op::WmmaLoad ? mem::Access::Load : mem::Access::Store;
+      std::array<std::uint64_t, 32> a{};
+      double done = now + 1;
+      for (int i = 0; i < n_lines; ++i)
+        for (int j = 0; j < n_cols; ++j) {
+          const std::uint64_t off = static_cast<std::uint64_t>(i) * 8 * pitch + static_cast<std::uint64_t>(j) * 4 * static_cast<std::uint64_t>(wb);
+          for (int l = 0; l < 32; ++l) a[static_cast<std::size_t>(l)] = addrs[l] + off;
+          const std::uint32_t b = static_cast<std::uint32_t>(wb);
+          done = std::max(done, info.space == P::Space::Shared ? mem_->shared(s, now, a.data(), mask, b, false)
+                                                               : global(s, w, now, a.data(), mask, b, kind));
+        }
+      return done;
     }
     default:
       return now + 1;

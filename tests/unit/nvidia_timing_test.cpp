@@ -65,6 +65,27 @@ TEST(NvidiaTiming, FoldedNegationCostsNothingAndSinPaysItsRangeReduction) {
   EXPECT_NEAR(per_iteration("sin_loop", 32, d), sfu + fma, 1.0);
 }
 
+// ptxas loads a 16x16 f16 wmma fragment with four LDG.E of 4 bytes per lane in the mma.sync
+// layout, each covering 8 rows: with rows a line apart that is 32 L1 line lookups per fragment
+// (Nsight Compute on the H200: 8 sectors per load instruction), against 16 lines if the fragment
+// were one access of 16 bytes per lane. Many warps on one SM hitting in L1: the L1's line rate
+// sets the time.
+TEST(NvidiaTiming, WmmaFragmentLoadsCostTheLinesOfPtxasLoads) {
+  const auto d = device::load_builtin_device("h200");
+  auto per_iter = [&](int iters) {
+    const std::string json = R"({"source": "wmma_load.cu", "kernel": "wmma_load_loop", "grid": 1, "block": 1024,
+      "args": [{"buffer": "f16", "count": 2048, "init": "uniform"}, {"buffer": "f32", "count": 1024},
+               {"type": "i32", "value": )" + std::to_string(iters) + R"(}, {"type": "i32", "value": 64}]})";
+    auto spec = api::parse_launch_spec_text(json, kData + "/kernels", "nvidia timing test");
+    api::RunOptions o;
+    o.full = true;
+    return api::run_launch(spec, d, o).cycles;
+  };
+  const double cycles = (per_iter(200) - per_iter(100)) / 100.0;
+  const double lookups = 32 /* warps */ * 4 /* LDG */ * 8 /* lines each */;
+  EXPECT_NEAR(cycles, lookups / d.l1.lines_per_cycle, 0.2 * lookups / d.l1.lines_per_cycle);
+}
+
 // A CTA slot takes its next CTA sm.cta_turnover_cycles after the previous one ends. On a
 // what-if part of one SM with four CTA slots (one single-warp CTA per scheduler: latency-bound,
 // no contention), four waves of CTAs per slot pay three turnovers each.
