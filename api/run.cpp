@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -171,8 +172,11 @@ RunResult run_launch(const LaunchSpec& spec, const device::DeviceSpec& dev, cons
   if (opts.detail_budget) to.detail_budget = opts.detail_budget;
   else if (const char* b = std::getenv("KERNSIM_DETAIL_BUDGET")) to.detail_budget = std::strtoull(b, nullptr, 10);
   to.complete_functionally = opts.dump_dir.has_value() || opts.keep_outputs;
-  cost::ReportView view(dev);
-  sim::TimingResult tr = sim::time_ptx_kernel(dev, kernel, kr, to, view);
+  // a kernel with matrix instructions runs at the part's tensor clock
+  const bool tensor = std::any_of(prog.insts.begin(), prog.insts.end(), [](const isa::ptx::Inst& in) { return isa::is_tensor(in.unit); });
+  const device::DeviceSpec timed = tensor ? device::at_tensor_clock(dev) : dev;
+  cost::ReportView view(timed);
+  sim::TimingResult tr = sim::time_ptx_kernel(timed, kernel, kr, to, view);
 
   RunResult r;
   r.kernel = ki.demangled;

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <thread>
 #include <unistd.h>
 
 #include "base/error.h"
@@ -39,7 +40,8 @@ void write_file_atomic(const fs::path& path, std::string_view bytes) {
   std::error_code ec;
   if (path.has_parent_path()) fs::create_directories(path.parent_path(), ec);
   fs::path tmp = path;
-  tmp += ".tmp." + std::to_string(::getpid());
+  // unique per process and thread: two threads may write the same cache entry at once
+  tmp += ".tmp." + std::to_string(::getpid()) + "." + std::to_string(std::hash<std::thread::id>{}(std::this_thread::get_id()));
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
     if (!out) throw Error(ErrorKind::Io, "cannot write " + tmp.string() + ": " + std::strerror(errno));

@@ -64,6 +64,7 @@ struct Pipes {
 struct Clocks {
   double core_mhz = 0;    // the clock the pipeline model counts cycles in
   double memory_mhz = 0;  // HBM data clock (informational; bandwidths are given directly)
+  double tensor_mhz = 0;  // NVIDIA: the SM clock while kernels that use the tensor pipes run (0: core_mhz)
 };
 
 struct Limits {
@@ -102,6 +103,9 @@ struct ComputeUnit {
   double cta_turnover_cycles = 0;        // from a CTA's last warp exiting to the next CTA's first instruction in its slot
   double vote_latency_cycles = 0;        // vote.sync (VOTE): issue to dependent issue
   double redux_latency_cycles = 0;       // redux.sync (REDUX): issue to dependent issue
+  // 1: a matrix instruction and the FMA/ALU pipes' instructions occupy each other's pipes for
+  // their issue intervals (an HMMA and the instructions around it do not overlap); 0: independent
+  std::int64_t tensor_shares_math_pipes = 0;
 };
 
 struct SharedMemory {
@@ -257,5 +261,10 @@ class DeviceSpec {
   // Fraction of numeric keys at each confidence level, for `kernsim devices --provenance`.
   std::map<Confidence, int> confidence_histogram() const;
 };
+
+// The part as it runs a kernel that uses the tensor pipes: the SM at clocks.tensor_mhz (when
+// set), HBM's latencies (fixed in time) in that clock's cycles; bandwidths given per second
+// follow by themselves. On-chip latencies and rates in cycles are unchanged.
+DeviceSpec at_tensor_clock(const DeviceSpec& d);
 
 }  // namespace kernsim::device

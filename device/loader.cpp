@@ -80,6 +80,7 @@ std::vector<Field> build_schema() {
 
   D("clocks.core_mhz", "MHz", kBoth, true, "SM/CU clock the pipeline model counts cycles in", [](DeviceSpec& d) -> double& { return d.clocks.core_mhz; });
   D("clocks.memory_mhz", "MHz", kBoth, true, "HBM clock", [](DeviceSpec& d) -> double& { return d.clocks.memory_mhz; });
+  D("clocks.tensor_mhz", "MHz", kNv, true, "SM clock while a kernel that uses the tensor pipes runs", [](DeviceSpec& d) -> double& { return d.clocks.tensor_mhz; });
 
   I("limits.max_threads_per_block", "threads", kBoth, true, "largest CTA/workgroup", [](DeviceSpec& d) -> std::int64_t& { return d.limits.max_threads_per_block; });
   I3("limits.max_block_dim", "threads", kBoth, true, "largest block extent per dimension [x,y,z]", [](DeviceSpec& d) -> std::array<std::int64_t, 3>& { return d.limits.max_block_dim; });
@@ -121,6 +122,7 @@ std::vector<Field> build_schema() {
   D("sm.cta_turnover_cycles", "cycles", kNv, true, "from a CTA's last warp exiting to the next CTA's first instruction in the slot it frees (the dispatcher not limiting)", [](DeviceSpec& d) -> double& { return d.sm.cta_turnover_cycles; });
   D("sm.vote_latency_cycles", "cycles", kNv, true, "vote.sync (VOTE): issue to dependent issue", [](DeviceSpec& d) -> double& { return d.sm.vote_latency_cycles; });
   D("sm.redux_latency_cycles", "cycles", kNv, true, "redux.sync (REDUX): issue to dependent issue", [](DeviceSpec& d) -> double& { return d.sm.redux_latency_cycles; });
+  I("sm.tensor_shares_math_pipes", "flag", kNv, true, "1: a matrix instruction and FMA/ALU instructions occupy each other's pipes for their issue intervals", [](DeviceSpec& d) -> std::int64_t& { return d.sm.tensor_shares_math_pipes; });
   D("cu.mfma_read_extra_cycles", "cycles", kAmd, true, "after an MFMA's last pass until a VALU/memory instruction may read its result", [](DeviceSpec& d) -> double& { return d.sm.mfma_read_extra_cycles; });
 
   struct PipeDef { const char* name; unsigned vendors; bool required; const char* desc; Pipe& (*f)(DeviceSpec&); };
@@ -631,6 +633,17 @@ std::string value_as_yaml(const DeviceSpec& d, std::string_view key) {
     }
   }
   return "";
+}
+
+DeviceSpec at_tensor_clock(const DeviceSpec& d) {
+  DeviceSpec t = d;
+  if (d.clocks.tensor_mhz <= 0 || d.clocks.tensor_mhz == d.clocks.core_mhz) return t;
+  const double r = d.clocks.tensor_mhz / d.clocks.core_mhz;
+  t.clocks.core_mhz = d.clocks.tensor_mhz;
+  t.dram.latency_cycles *= r;
+  t.dram.queue_service_cycles *= r;
+  t.dram.queue_max_cycles *= r;
+  return t;
 }
 
 }  // namespace kernsim::device

@@ -32,4 +32,10 @@ enum class Unit : std::uint8_t {
 
 const char* to_string(Unit u);
 
+// The matrix pipes (mma/wmma, MFMA), and the FMA/ALU pipes of ordinary arithmetic.
+inline bool is_tensor(Unit u) {
+  return u == Unit::TensorF16 || u == Unit::TensorTf32 || u == Unit::TensorI8 || u == Unit::TensorFp8 || u == Unit::TensorF64;
+}
+inline bool is_math(Unit u) { return u == Unit::IntAlu || u == Unit::IntMul || u == Unit::Fp32 || u == Unit::Fp16; }
+
 }  // namespace kernsim::isa

@@ -479,6 +479,17 @@ void NvidiaGpu::issue(int s, Sm& sm, Sub& sub, int wi, double now) {
     lat += pipe_[f].latency;
   }
   sub.pipe_free[u] = now + busy;
+  if (d_.sm.tensor_shares_math_pipes) {
+    // a matrix instruction and the FMA/ALU pipes' instructions hold each other's pipes (the
+    // double-precision DMMA is left out: no measurement)
+    const Unit uu = static_cast<Unit>(u);
+    const bool tensor = isa::is_tensor(uu) && uu != Unit::TensorF64, math = isa::is_math(uu);
+    for (int k = 0; k < kUnits && (tensor || math); ++k) {
+      const Unit o = static_cast<Unit>(k);
+      if ((tensor && isa::is_math(o)) || (math && isa::is_tensor(o) && o != Unit::TensorF64))
+        sub.pipe_free[k] = std::max(sub.pipe_free[k], now + busy);
+    }
+  }
   w.ready = now + 1;
   w.ready_is_async = false;
   double done = now + lat;

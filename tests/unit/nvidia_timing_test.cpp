@@ -86,6 +86,42 @@ TEST(NvidiaTiming, WmmaFragmentLoadsCostTheLinesOfPtxasLoads) {
   EXPECT_NEAR(cycles, lookups / d.l1.lines_per_cycle, 0.2 * lookups / d.l1.lines_per_cycle);
 }
 
+// An HMMA and the FFMAs around it hold each other's pipes (sm.tensor_shares_math_pipes): per
+// scheduler, each mma costs its issue interval plus its four FFMAs' (two warps per scheduler).
+TEST(NvidiaTiming, MatrixAndFmaInstructionsDoNotOverlap) {
+  const auto d = device::load_builtin_device("h200");
+  ASSERT_EQ(d.sm.tensor_shares_math_pipes, 1);
+  const double shared = 2 * 4 * (d.pipes.tensor_f16.issue_cycles + 4 * d.pipes.fp32.issue_cycles);
+  EXPECT_NEAR(per_iteration("mma_ffma_loop", 256, d), shared, 0.15 * shared);
+  auto apart = d;  // a what-if part whose tensor pipe runs beside the FMA pipe
+  apart.sm.tensor_shares_math_pipes = 0;
+  EXPECT_LT(per_iteration("mma_ffma_loop", 256, apart), 0.8 * shared);
+}
+
+// A kernel with matrix instructions runs at clocks.tensor_mhz, one without at clocks.core_mhz.
+TEST(NvidiaTiming, TensorKernelsRunAtTheTensorClock) {
+  const auto d = device::load_builtin_device("h200");
+  ASSERT_LT(d.clocks.tensor_mhz, d.clocks.core_mhz);
+  auto run = [&](const char* kernel) {
+    const std::string json = R"({"source": "sync.cu", "kernel": ")" + std::string(kernel) +
+                             R"(", "grid": 1, "block": 32, "args": [{"buffer": "u32", "count": 1024}, {"type": "i32", "value": 100}]})";
+    auto spec = api::parse_launch_spec_text(json, kData + "/kernels", "nvidia timing test");
+    api::RunOptions o;
+    o.full = true;
+    return api::run_launch(spec, d, o);
+  };
+  for (const char* k : {"mma_ffma_loop", "redux_loop"}) {
+    const api::RunResult r = run(k);
+    const double mhz = std::string(k) == "redux_loop" ? d.clocks.core_mhz : d.clocks.tensor_mhz;
+    EXPECT_DOUBLE_EQ(nlohmann::json::parse(r.report_json)["clock_mhz"].get<double>(), mhz) << k;
+    EXPECT_NEAR(r.time_us, r.cycles / mhz + d.launch.overhead_us, 1e-6) << k;
+  }
+  // HBM latency is fixed in time: fewer cycles of the slower clock
+  const auto t = device::at_tensor_clock(d);
+  EXPECT_DOUBLE_EQ(t.dram.latency_cycles, d.dram.latency_cycles * d.clocks.tensor_mhz / d.clocks.core_mhz);
+  EXPECT_DOUBLE_EQ(t.l2.hit_latency_cycles, d.l2.hit_latency_cycles);
+}
+
 // A CTA slot takes its next CTA sm.cta_turnover_cycles after the previous one ends. On a
 // what-if part of one SM with four CTA slots (one single-warp CTA per scheduler: latency-bound,
 // no contention), four waves of CTAs per slot pay three turnovers each.

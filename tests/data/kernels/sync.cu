@@ -43,6 +43,23 @@ extern "C" __global__ void sin_loop(unsigned* out, int iters) {
   out[threadIdx.x] = __float_as_uint(v);
 }
 
+// Four independent mma.sync m16n8k16 accumulators per warp, each mma followed by four
+// independent FFMAs: on the H200 the two do not overlap (tensor_copy_paths.json).
+extern "C" __global__ void mma_ffma_loop(unsigned* out, int iters) {
+  unsigned a = 0x3c003c00u ^ threadIdx.x;
+  float c[4][4] = {}, f[4] = {1.0f, 2.0f, 3.0f, 4.0f};
+  for (int i = 0; i < iters; ++i)
+#pragma unroll
+    for (int m = 0; m < 4; ++m) {
+      asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%4,%4,%4}, {%4,%4}, {%0,%1,%2,%3};"
+                   : "+f"(c[m][0]), "+f"(c[m][1]), "+f"(c[m][2]), "+f"(c[m][3])
+                   : "r"(a));
+#pragma unroll
+      for (int k = 0; k < 4; ++k) asm volatile("fma.rn.f32 %0, %0, 0f3F800001, 0f3F800000;" : "+f"(f[k]));
+    }
+  out[threadIdx.x] = __float_as_uint(c[0][0] + c[1][1] + c[2][2] + c[3][3] + f[0] + f[1] + f[2] + f[3]);
+}
+
 // One warp per CTA: a dependent chain of `iters` FMAs, so a CTA's length is known.
 extern "C" __global__ void fma_chain_cta(float* out, int iters) {
   float x = threadIdx.x;
