@@ -80,19 +80,20 @@ MIX(mix_lop_4, 4, true)
 MIX(mix_lop_8, 8, true)
 extern "C" __global__ void __launch_bounds__(1024) ffma_only_8(unsigned long long* out, int iters) { mix_body<8, false, false>(out, iters); }
 
-// Byte offset of lane `l`'s 16 bytes in instruction j of warp-iteration t: shape full: 4
-// instructions of 512 contiguous bytes; shape half: rows of 8 KiB, instruction j covers rows
-// 8j..8j+7, four lanes per row (64 bytes), the column moving by 64 bytes per iteration.
+// Byte offset of lane `l`'s 16 bytes in instruction j of warp-iteration t. Each warp-iteration
+// takes a pseudo-random 2 KiB slot of the buffer (`slots` of them, a power of two), so that SMs do
+// not walk the same lines in step. Shape full: 4 instructions of 512 contiguous bytes; shape half:
+// the slot's 2 KiB as 32 rows of 64 bytes, rows 8 KiB apart (slots then pair with rows).
 template <bool HALF>
-static __device__ __forceinline__ unsigned long long copy_offset(unsigned long long t, int j, int l) {
-  const unsigned long long mib8 = 8ull << 20;
-  if (!HALF) return (t * 2048 + j * 512 + l * 16) % mib8;
-  const unsigned long long row = (t * 32 + j * 8 + l / 4) % 1024, col = ((t / 32) % 128) * 64 + (l % 4) * 16;
+static __device__ __forceinline__ unsigned long long copy_offset(unsigned long long t, unsigned long long slots, int j, int l) {
+  const unsigned long long slot = (t * 2654435761ull) & (slots - 1);
+  if (!HALF) return slot * 2048 + j * 512 + l * 16;
+  const unsigned long long row = (slot / 128) * 32 + j * 8 + l / 4, col = (slot % 128) * 64 + (l % 4) * 16;
   return row * 8192 + col;
 }
 
 template <bool ASYNC, bool HALF>
-static __device__ __forceinline__ void copy_body(const char* buf, unsigned long long* out, int iters) {
+static __device__ __forceinline__ void copy_body(const char* buf, unsigned long long* out, int iters, unsigned long long slots) {
   __shared__ __align__(16) char stage[32][2][2048];  // per warp: two stages of four 512-byte copies
   __shared__ unsigned long long t0s, t1s;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
@@ -107,7 +108,7 @@ static __device__ __forceinline__ void copy_body(const char* buf, unsigned long 
 #pragma unroll
       for (int j = 0; j < 4; ++j) {
         const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(&stage[warp][it & 1][j * 512 + lane * 16]));
-        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst), "l"(buf + copy_offset<HALF>(t, j, lane)) : "memory");
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst), "l"(buf + copy_offset<HALF>(t, slots, j, lane)) : "memory");
       }
       asm volatile("cp.async.commit_group;" ::: "memory");
       asm volatile("cp.async.wait_group 1;" ::: "memory");
@@ -117,7 +118,7 @@ static __device__ __forceinline__ void copy_body(const char* buf, unsigned long 
       for (int j = 0; j < 4; ++j)
         asm volatile("ld.global.cg.v4.u32 {%0,%1,%2,%3}, [%4];"
                      : "=r"(v[j][0]), "=r"(v[j][1]), "=r"(v[j][2]), "=r"(v[j][3])
-                     : "l"(buf + copy_offset<HALF>(t, j, lane))
+                     : "l"(buf + copy_offset<HALF>(t, slots, j, lane))
                      : "memory");
 #pragma unroll
       for (int j = 0; j < 4; ++j) sink ^= v[j][0] ^ v[j][3];
@@ -136,13 +137,49 @@ static __device__ __forceinline__ void copy_body(const char* buf, unsigned long 
 }
 
 #define COPY(NAME, ASYNC, HALF)                                                                                      \
-  extern "C" __global__ void __launch_bounds__(1024) NAME(const char* buf, unsigned long long* out, int iters) { \
-    copy_body<ASYNC, HALF>(buf, out, iters);                                                                         \
+  extern "C" __global__ void __launch_bounds__(1024) NAME(const char* buf, unsigned long long* out, int iters,        \
+                                                          unsigned long long slots) {                                \
+    copy_body<ASYNC, HALF>(buf, out, iters, slots);                                                                  \
   }
 COPY(copy_async_full, true, false)
 COPY(copy_async_half, true, true)
 COPY(copy_ldcg_full, false, false)
 COPY(copy_ldcg_half, false, true)
+
+// Round trip of one warp's 512-byte access, alone on the GPU: issue, wait for the data, next.
+template <bool ASYNC>
+static __device__ __forceinline__ void copy_lat_body(const char* buf, unsigned long long* out, int iters, unsigned long long slots) {
+  __shared__ __align__(16) char stage[512];
+  const int lane = threadIdx.x % 32;
+  unsigned sink = 0;
+  const unsigned long long t0 = mb_clock64();
+#pragma unroll 1
+  for (int it = 0; it < iters; ++it) {
+    const char* src = buf + copy_offset<false>(static_cast<unsigned long long>(it), slots, 0, lane) + (sink & 1);
+    if (ASYNC) {
+      const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(&stage[lane * 16]));
+      asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst), "l"(src) : "memory");
+      asm volatile("cp.async.commit_group;" ::: "memory");
+      asm volatile("cp.async.wait_group 0;" ::: "memory");
+      sink += *reinterpret_cast<volatile unsigned*>(&stage[lane * 16]) & 2;
+    } else {
+      unsigned v0, v1, v2, v3;
+      asm volatile("ld.global.cg.v4.u32 {%0,%1,%2,%3}, [%4];" : "=r"(v0), "=r"(v1), "=r"(v2), "=r"(v3) : "l"(src) : "memory");
+      sink += v0 & 2;
+    }
+  }
+  const unsigned long long t1 = mb_clock64();
+  if (threadIdx.x == 0) {
+    out[0] = t1 - t0;
+    out[1] = sink;
+  }
+}
+extern "C" __global__ void copy_lat_async(const char* buf, unsigned long long* out, int iters, unsigned long long slots) {
+  copy_lat_body<true>(buf, out, iters, slots);
+}
+extern "C" __global__ void copy_lat_ldcg(const char* buf, unsigned long long* out, int iters, unsigned long long slots) {
+  copy_lat_body<false>(buf, out, iters, slots);
+}
 
 #if defined(__NVCC__)
 #include "standalone_host.cuh"
@@ -152,8 +189,8 @@ int main() {
   unsigned long long* out;
   char* buf;
   CK(cudaMalloc(&out, 4 * sms * sizeof(unsigned long long)));
-  CK(cudaMalloc(&buf, 8u << 20));
-  CK(cudaMemset(buf, 1, 8u << 20));
+  CK(cudaMalloc(&buf, 1ull << 30));
+  CK(cudaMemset(buf, 1, 1ull << 30));
   std::vector<unsigned long long> h(4 * sms);
   auto per_sm_cycles = [&]() {
     CK(cudaMemcpy(h.data(), out, h.size() * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
@@ -184,18 +221,30 @@ int main() {
                   first ? "" : ", ", m.name, sms, mix_iters, m.fill, cyc, cyc / (mix_iters * 4.0 * 8), mhz(), us);
       first = false;
     }
-  struct Copy { const char* name; void (*k)(const char*, unsigned long long*, int); int lines; };
+  struct Copy { const char* name; void (*k)(const char*, unsigned long long*, int, unsigned long long); int lines; };
   const Copy copies[] = {{"copy_async_full", copy_async_full, 4}, {"copy_async_half", copy_async_half, 8},
                          {"copy_ldcg_full", copy_ldcg_full, 4}, {"copy_ldcg_half", copy_ldcg_half, 8}};
   const int copy_iters = 256;
-  for (const Copy& c : copies) {
-    const double us = 1000.0 * median_ms([&] { c.k<<<sms, 1024>>>(buf, out, copy_iters); }, 15);
-    const double cyc = per_sm_cycles();
-    const double requests = 32.0 * copy_iters * 4 * c.lines;
-    std::printf(", {\"kernel\": \"%s\", \"grid\": %d, \"block\": 1024, \"iters\": %d, \"lines_per_instruction\": %d, \"sm_cycles\": %.0f, "
-                "\"sm_cycles_per_line_request\": %.3f, \"bytes_per_sm_cycle\": %.2f, \"median_us\": %.3f}",
-                c.name, sms, copy_iters, c.lines, cyc, cyc / requests, 32.0 * copy_iters * 4 * 512 / cyc, us);
-  }
+  // 8 MiB (L2-resident) and 1 GiB (HBM) of 2 KiB slots; 8, 16 or 32 warps per SM
+  for (unsigned long long bytes : {8ull << 20, 1ull << 30})
+    for (int threads : {256, 512, 1024})
+      for (const Copy& c : copies) {
+        const unsigned long long slots = bytes / 2048;
+        const double us = 1000.0 * median_ms([&] { c.k<<<sms, threads>>>(buf, out, copy_iters, slots); }, 15);
+        const double cyc = per_sm_cycles();
+        const double requests = threads / 32.0 * copy_iters * 4 * c.lines;
+        std::printf(", {\"kernel\": \"%s\", \"grid\": %d, \"block\": %d, \"iters\": %d, \"footprint_bytes\": %llu, \"lines_per_instruction\": %d, "
+                    "\"sm_cycles\": %.0f, \"sm_cycles_per_line_request\": %.3f, \"bytes_per_sm_cycle\": %.2f, \"median_us\": %.3f}",
+                    c.name, sms, threads, copy_iters, bytes, c.lines, cyc, cyc / requests, threads / 32.0 * copy_iters * 2048 / cyc, us);
+      }
+  for (unsigned long long bytes : {8ull << 20, 1ull << 30})
+    for (int async = 1; async >= 0; --async) {
+      const int iters = 2048;
+      const double us = 1000.0 * median_ms([&] { (async ? copy_lat_async : copy_lat_ldcg)<<<1, 32>>>(buf, out, iters, bytes / 2048); }, 15);
+      CK(cudaMemcpy(h.data(), out, 2 * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
+      std::printf(", {\"kernel\": \"%s\", \"grid\": 1, \"block\": 32, \"iters\": %d, \"footprint_bytes\": %llu, \"cycles_per_access\": %.1f, \"median_us\": %.3f}",
+                  async ? "copy_lat_async" : "copy_lat_ldcg", iters, bytes, static_cast<double>(h[0]) / iters, us);
+    }
   std::printf("]}\n");
   return 0;
 }
