@@ -177,45 +177,44 @@ std::pair<double, double> NvMemorySystem::l2_write(double t, std::uint64_t line,
 }
 
 void NvMemorySystem::warm(const std::uint64_t* addrs, std::uint32_t mask, std::uint32_t bytes) {
+  // Present and clean, written or read: the write-back of the warm-up's stores is the rest of
+  // the chip's business, not the slice's. The lanes' lines and sectors are recorded in lane
+  // order, a use of the line recorded just before merged into it (the same order of last uses).
   const std::uint64_t line_mask = ~static_cast<std::uint64_t>(line_ - 1);
-  // the lanes' lines and sectors, consecutive lanes of one line merged (one cache lookup per run)
-  std::uint64_t lines[32];  // left uninitialised: only the first n are read
-  std::uint32_t masks[32];
-  std::size_t n = 0;
+  std::uint64_t cur = warm_cta_.empty() ? ~std::uint64_t{0} : warm_cta_.back().first;
+  std::uint32_t cur_sectors = 0;  // sectors to add to `cur`
+  auto add = [&](std::uint64_t line, std::uint32_t sectors) {
+    if (line == cur) {
+      cur_sectors |= sectors;
+      return;
+    }
+    if (cur_sectors) warm_cta_.back().second |= cur_sectors;
+    warm_cta_.push_back({line, sectors});
+    cur = line;
+    cur_sectors = 0;
+  };
   if (sector_shift_ >= 0 && bytes <= sector_ && (bytes & (bytes - 1)) == 0) {
     // an aligned access of at most a sector (every load and store) touches one sector
     const std::uint32_t sector_mask = line_ / sector_ - 1;
-    for (std::uint32_t m = mask; m; m &= m - 1) {
-      const std::uint64_t a = addrs[std::countr_zero(m)], line = a & line_mask;
-      const std::uint32_t sector = 1u << (static_cast<std::uint32_t>(a >> sector_shift_) & sector_mask);
-      if (n && lines[n - 1] == line) {
-        masks[n - 1] |= sector;
-      } else {
-        lines[n] = line;
-        masks[n++] = sector;
+    if (mask == 0xffffffffu) {  // the whole warp: no bit scan
+      for (int l = 0; l < 32; ++l) add(addrs[l] & line_mask, 1u << (static_cast<std::uint32_t>(addrs[l] >> sector_shift_) & sector_mask));
+    } else {
+      for (std::uint32_t m = mask; m; m &= m - 1) {
+        const std::uint64_t a = addrs[std::countr_zero(m)];
+        add(a & line_mask, 1u << (static_cast<std::uint32_t>(a >> sector_shift_) & sector_mask));
       }
     }
-    mask = 0;
-  }
-  for (std::uint32_t m = mask; m;) {
-    const int l = std::countr_zero(m);
-    m &= m - 1;
-    const std::uint64_t a = addrs[l], line = a & line_mask;
-    const std::uint32_t s0 = sector_of(a - line);
-    const std::uint32_t s1 = sector_of(std::min(a + std::max<std::uint32_t>(bytes, 1), line + line_) - 1 - line);
-    std::uint32_t sectors = 0;
-    for (std::uint32_t s = s0; s <= s1; ++s) sectors |= 1u << s;
-    // neighbouring lanes share lines; a line met again after another is looked up twice (harmless)
-    if (n && lines[n - 1] == line) {
-      masks[n - 1] |= sectors;
-    } else {
-      lines[n] = line;
-      masks[n++] = sectors;
+  } else {
+    for (std::uint32_t m = mask; m; m &= m - 1) {
+      const std::uint64_t a = addrs[std::countr_zero(m)], line = a & line_mask;
+      const std::uint32_t s0 = sector_of(a - line);
+      const std::uint32_t s1 = sector_of(std::min(a + std::max<std::uint32_t>(bytes, 1), line + line_) - 1 - line);
+      std::uint32_t sectors = 0;
+      for (std::uint32_t s = s0; s <= s1; ++s) sectors |= 1u << s;
+      add(line, sectors);
     }
   }
-  // present and clean, written or read: the write-back of the warm-up's stores is the rest
-  // of the chip's business, not the slice's
-  for (std::size_t i = 0; i < n; ++i) warm_cta_.push_back({lines[i], masks[i]});
+  if (cur_sectors) warm_cta_.back().second |= cur_sectors;
 }
 
 bool NvMemorySystem::warm_cta_done() {
