@@ -35,6 +35,7 @@ NvMemorySystem::NvMemorySystem(const device::DeviceSpec& d, int num_sms, std::ui
   // over-provided only when the whole grid's footprint exceeds the L2.
   combine_lines_ = static_cast<std::uint32_t>(std::max<std::int64_t>(0, d.l1.store_combine_lines));
   max_dirty_lines_ = static_cast<std::uint64_t>(static_cast<double>(d.l2.bytes) * share) / static_cast<std::uint64_t>(d.l2.line_bytes);
+  if (share < 1.0) window_sectors_ = static_cast<std::uint64_t>(static_cast<double>(d.l2.bytes) * share) / static_cast<std::uint64_t>(d.l2.sector_bytes);
   l2c_ = SectorCache(static_cast<std::uint64_t>(d.l2.bytes), static_cast<std::uint32_t>(d.l2.line_bytes),
                      static_cast<std::uint32_t>(d.l2.sector_bytes), static_cast<std::uint32_t>(d.l2.ways));
   l1_.reserve(static_cast<std::size_t>(num_sms));
@@ -122,6 +123,8 @@ double NvMemorySystem::l2_read(double t, std::uint64_t line, std::uint32_t mask)
   const double at_l2 = l2_.serve(t, (static_cast<double>(n) + dev_.l2.read_request_overhead) * sector_);
   CacheResult r = l2c_.read(line, mask, true);
   evictions(at_l2, r);
+  fills_ += static_cast<std::uint64_t>(std::popcount(r.miss_sectors));
+  retire_dirty(at_l2, ~std::uint64_t{0});
   c_.hits[static_cast<int>(Level::L2)] += static_cast<std::uint64_t>(std::popcount(r.hit_sectors));
   double done = at_l2 + l2_lat_;
   if (r.hit_sectors) done = std::max(done, r.ready);  // a fill still on its way
@@ -161,19 +164,25 @@ std::pair<double, double> NvMemorySystem::l2_write(double t, std::uint64_t line,
   // Writes merge into L2 sectors by word mask: no fetch.
   CacheResult r = l2c_.write(line, mask, words);
   double evicted = evictions(at_l2, r);
-  if (r.newly_dirty) {
-    dirty_lines_.push_back(line);
-    while (dirty_lines_.size() > max_dirty_lines_) {
-      const std::uint64_t old = dirty_lines_.front();
-      dirty_lines_.pop_front();
-      if (old != line) evicted = std::max(evicted, evictions(at_l2, l2c_.clean(old)));
-    }
-  }
+  fills_ += static_cast<std::uint64_t>(std::popcount(r.miss_sectors));
+  if (r.newly_dirty) dirty_lines_.push_back({line, fills_});
+  evicted = std::max(evicted, retire_dirty(at_l2, line));
   // accepted once the slice has taken the data and the acknowledgement is back; the data stays
   // dirty in L2 until evicted. Done once the line it displaced is written back: when L2 must
   // evict dirty data to take new writes, HBM paces the stores.
   const double accepted = at_l2 + 0.5 * l2_lat_;
   return {accepted, std::max(accepted, evicted)};
+}
+
+double NvMemorySystem::retire_dirty(double t, std::uint64_t keep) {
+  double done = t;
+  while (!dirty_lines_.empty() && (dirty_lines_.size() > max_dirty_lines_ ||
+                                   (window_sectors_ && fills_ - dirty_lines_.front().second > window_sectors_))) {
+    const std::uint64_t old = dirty_lines_.front().first;
+    dirty_lines_.pop_front();
+    if (old != keep) done = std::max(done, evictions(t, l2c_.clean(old)));
+  }
+  return done;
 }
 
 void NvMemorySystem::warm(const std::uint64_t* addrs, std::uint32_t mask, std::uint32_t bytes) {

@@ -96,8 +96,14 @@ class NvMemorySystem {
   std::vector<Server> port_;  // per SM: its port to L2 (time units: cycles)
   // Dirty lines in the L2, oldest first; an SM slice may keep only its share of the L2 dirty
   // (its streaming writes reach HBM as the whole chip's would), so the oldest are written back.
-  std::deque<std::uint64_t> dirty_lines_;
+  // A slice's own traffic through the L2 stands for 1/share of the chip's: a line it dirtied is
+  // written back once share x capacity of its own fills came after (on the chip, capacity of
+  // everyone's), as the chip's LRU would evict it. Entries: (line, fills_ when it became dirty).
+  std::deque<std::pair<std::uint64_t, std::uint64_t>> dirty_lines_;
   std::uint64_t max_dirty_lines_ = 0;
+  std::uint64_t fills_ = 0;           // sectors the timed accesses brought into the L2 (read misses, write allocations)
+  std::uint64_t window_sectors_ = 0;  // share x capacity in sectors; 0 for the whole chip (its LRU does it)
+  double retire_dirty(double t, std::uint64_t keep);  // writes back what fell out of the window; returns when HBM took it
   struct PendingStore {
     std::uint64_t line = ~std::uint64_t{0};
     double send = -1;  // when the request leaves the port

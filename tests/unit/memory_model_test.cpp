@@ -162,6 +162,30 @@ TEST_F(NvMemory, ColdLoadTakesDramLatencyThenHitsL1) {
   EXPECT_NEAR(warm, dev.l1.hit_latency_cycles, 2.0);
 }
 
+// A slice's own traffic stands for 1/share of the chip's: what it dirtied is written back to HBM
+// once share x capacity of its own fills came after it, as the chip's LRU would evict it. Half
+// reads, half writes through a tenth of the L2: on a 0.1 slice the writes of all but the last
+// window go to HBM; the whole chip, whose L2 holds the stream, writes nothing back.
+TEST_F(NvMemory, SliceWritesBackWhatTheChipsLruWouldEvict) {
+  const std::uint64_t window = static_cast<std::uint64_t>(dev.l2.bytes) / 10;
+  auto stream = [&](mem::NvMemorySystem& sys) {
+    const std::uint64_t base = 0x7000'0000'0000;
+    double t = 0;
+    for (std::uint64_t off = 0; off < 2 * window; off += 128, t += 1) {
+      for (int l = 0; l < 32; ++l) addrs[l] = base + off + 4 * l;
+      sys.global(0, t, addrs, ~0u, 4, Access::LoadBypassL1);
+      for (int l = 0; l < 32; ++l) addrs[l] = base + (1ull << 32) + off + 4 * l;
+      sys.global(0, t, addrs, ~0u, 4, Access::Store);
+    }
+    return sys.counters().dram_write_bytes;
+  };
+  mem::NvMemorySystem slice{dev, 2, 128 * 1024, 0.1}, chip{dev, 2, 128 * 1024, 1.0};
+  // 4 window of fills (2 of reads, 2 of writes): the writes of the first 3 windows' fills are out
+  const double written = static_cast<double>(stream(slice));
+  EXPECT_NEAR(written, 1.5 * static_cast<double>(window), 0.1 * static_cast<double>(window));
+  EXPECT_EQ(stream(chip), 0u);
+}
+
 TEST_F(NvMemory, OtherSmHitsInL2) {
   coalesced(0x7000'0000'0000, 4);
   m.global(0, 0, addrs, ~0u, 4, Access::Load);
