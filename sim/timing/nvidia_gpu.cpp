@@ -316,6 +316,7 @@ void NvidiaGpu::launch_cta(int s, int slot, std::uint64_t id, double t) {
     w.open_group = t;
     w.drain = t;
     w.pc = c.cta->next_pc(wi);
+    skip_folded(c, w);
     refresh(sm, w);
     Sub& sub = sm.subs[static_cast<std::size_t>(w.sub)];
     sub.next = std::min(sub.next, t);
@@ -544,15 +545,15 @@ void NvidiaGpu::issue(int s, Sm& sm, Sub& sub, int wi, double now) {
       if (c.cta->warp_waiting(o.widx)) continue;
       o.at_barrier = false;
       o.ready = std::max(o.ready, t_rel);
+      skip_folded(c, o);
       refresh(sm, o);
       Sub& os = sm.subs[static_cast<std::size_t>(o.sub)];
       os.next = std::min(os.next, o.ready);
     }
     w.at_barrier = false;
     w.ready = std::max(w.ready, t_rel);
-    refresh(sm, w);
   }
-  if (info.kind == StepInfo::Kind::Executed && !w.at_barrier) skip_folded(c, w);
+  if ((info.kind == StepInfo::Kind::Executed || info.released_barrier) && !w.at_barrier) skip_folded(c, w);
   refresh(sm, w);
   if (info.kind == StepInfo::Kind::Exited) {
     w.live = false;
