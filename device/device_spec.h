@@ -106,6 +106,9 @@ struct ComputeUnit {
   // 1: a matrix instruction and the FMA/ALU pipes' instructions occupy each other's pipes for
   // their issue intervals (an HMMA and the instructions around it do not overlap); 0: independent
   std::int64_t tensor_shares_math_pipes = 0;
+  // a result read by an instruction of the other pipe (FMA pipe: FFMA, IMAD, VIADD, HFMA2; ALU
+  // pipe: LOP3, SHF, IADD3, FMNMX) arrives this many cycles later than on its own pipe
+  double cross_pipe_latency_cycles = 0;
 };
 
 struct SharedMemory {

@@ -608,7 +608,9 @@ class Decoder {
     } else if (base == "min" || base == "max") {
       need(in, 3, 4);
       inst.op = base == "min" ? Op::Min : Op::Max;
-      inst.unit = int_or_float(Unit::IntAlu);
+      // FMNMX runs on the ALU pipe (16 lanes per scheduler: the CUDA guide's 64 FP32 min/max
+      // per SM per clock on sm_90), not the FMA pipe; doubles and halves keep their pipes
+      inst.unit = inst.type == Ty::F32 ? Unit::IntAlu : int_or_float(Unit::IntAlu);
       if (in.operands.size() == 4) fail(L, "three-input " + base + " is not supported");
       int w = width_of(inst.type);
       push_ops(inst, {dst(in.operands[0], L)}, {src(in.operands[1], w, L), src(in.operands[2], w, L)});

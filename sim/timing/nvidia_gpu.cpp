@@ -60,6 +60,16 @@ double canonical_flops(Unit u) {
   }
 }
 
+// FMA pipe (FFMA, IMAD, VIADD, HFMA2) = 1, ALU pipe (LOP3, SHF, IADD3, FMNMX) = 2, other = 0:
+// a value crossing from one to the other pays sm.cross_pipe_latency_cycles.
+int pipe_group(Unit u) {
+  switch (u) {
+    case Unit::Fp32: case Unit::Fp16: case Unit::IntMul: return 1;
+    case Unit::IntAlu: return 2;
+    default: return 0;
+  }
+}
+
 struct Warp {
   bool live = false;
   bool at_barrier = false;
@@ -71,6 +81,7 @@ struct Warp {
   bool ready_is_async = false;
   std::vector<double> sb;          // scoreboard: when each register's value is available
   std::vector<std::uint8_t> sb_mem; // 1 if the pending value comes from memory
+  std::vector<std::uint8_t> sb_pipe; // the pipe group that produced it (pipe_group)
   double open_group = 0;           // cp.async: completion of the uncommitted group
   double drain = 0;                // when its stores and reductions have been accepted
   std::vector<double> groups;      // committed cp.async groups
@@ -238,6 +249,7 @@ void NvidiaGpu::build_machine() {
       sm.warps[w].sub = static_cast<int>(w % static_cast<std::size_t>(subs_per_sm_));
       sm.warps[w].sb.assign(n32_ + n64_ + npred_, 0.0);
       sm.warps[w].sb_mem.assign(n32_ + n64_ + npred_, 0);
+      sm.warps[w].sb_pipe.assign(n32_ + n64_ + npred_, 0);
       sm.subs[static_cast<std::size_t>(sm.warps[w].sub)].warps.push_back(static_cast<int>(w));
     }
   }
@@ -311,6 +323,7 @@ void NvidiaGpu::launch_cta(int s, int slot, std::uint64_t id, double t) {
     w.ready_is_async = false;
     std::fill(w.sb.begin(), w.sb.end(), t);
     std::fill(w.sb_mem.begin(), w.sb_mem.end(), 0);
+    std::fill(w.sb_pipe.begin(), w.sb_pipe.end(), 0);
     w.groups.clear();
     w.batch.assign(p_.n_batch_slots, {0u, 0.0});
     w.open_group = t;
@@ -349,10 +362,14 @@ void NvidiaGpu::refresh(Sm& sm, Warp& w) {
   const P::Inst& in = p_.insts[w.pc];
   double t = w.ready;
   Stall why = w.ready_is_async ? Stall::AsyncWait : Stall::ExecutionDependency;
+  const int alt = alt_unit_of(in);
+  const int group = pipe_group(alt >= 0 ? static_cast<Unit>(alt) : in.unit);  // the pipe it is issued to first
   auto dep = [&](P::Reg r) {
     int i = sb_index(r);
     if (i < 0) return;
     double v = w.sb[static_cast<std::size_t>(i)];
+    const int from = w.sb_pipe[static_cast<std::size_t>(i)];
+    if (from && group && from != group) v += d_.sm.cross_pipe_latency_cycles;
     if (v > t) {
       t = v;
       why = w.sb_mem[static_cast<std::size_t>(i)] ? Stall::MemoryDependency : Stall::ExecutionDependency;
@@ -366,7 +383,7 @@ void NvidiaGpu::refresh(Sm& sm, Warp& w) {
   w.dep_ready = t;
   w.dep_why = why;
   w.unit = static_cast<int>(in.unit);
-  w.alt_unit = alt_unit_of(in);
+  w.alt_unit = alt;
 }
 
 // Integer add/subtract/move issue to the ALU pipe (IADD3/MOV) or, when that is busy, to the
@@ -465,7 +482,8 @@ void NvidiaGpu::issue(int s, Sm& sm, Sub& sub, int wi, double now) {
   ++c.insts;
   const int lanes = std::popcount(info.active);
   int u = static_cast<int>(in.unit);
-  if (const int alt = alt_unit_of(in); alt >= 0 && sub.pipe_free[alt] < sub.pipe_free[u]) u = alt;
+  // an integer add goes to the FMA pipe (VIADD, as ptxas emits on sm_90) unless that is busier
+  if (const int alt = alt_unit_of(in); alt >= 0 && sub.pipe_free[alt] <= sub.pipe_free[u]) u = alt;
   double busy = pipe_[u].issue * in.weight;
   double lat = pipe_[u].latency + pipe_[u].issue * (in.weight - 1);
   if (in.unit == Unit::TensorF16 || in.unit == Unit::TensorTf32 || in.unit == Unit::TensorI8 || in.unit == Unit::TensorFp8 ||
@@ -523,11 +541,13 @@ void NvidiaGpu::issue(int s, Sm& sm, Sub& sub, int wi, double now) {
       from_mem = false;
     }
   }
+  const std::uint8_t produced_by = static_cast<std::uint8_t>(from_mem ? 0 : pipe_group(static_cast<Unit>(u)));
   for (int i = 0; i < in.ndst; ++i) {
     int idx = sb_index(p_.dst(in, i));
     if (idx >= 0) {
       w.sb[static_cast<std::size_t>(idx)] = done;
       w.sb_mem[static_cast<std::size_t>(idx)] = from_mem ? 1 : 0;
+      w.sb_pipe[static_cast<std::size_t>(idx)] = produced_by;
     }
   }
   lis_.on_issue(s, w.sub, in.unit, lanes, flops_of(in, lanes), busy, now);
@@ -584,6 +604,7 @@ void NvidiaGpu::skip_folded(CtaSlot& c, Warp& w) {
     if (dst >= 0) {
       w.sb[static_cast<std::size_t>(dst)] = src >= 0 ? w.sb[static_cast<std::size_t>(src)] : w.ready;
       w.sb_mem[static_cast<std::size_t>(dst)] = src >= 0 ? w.sb_mem[static_cast<std::size_t>(src)] : 0;
+      w.sb_pipe[static_cast<std::size_t>(dst)] = src >= 0 ? w.sb_pipe[static_cast<std::size_t>(src)] : 0;
     }
     if (info.kind != StepInfo::Kind::Executed) break;
   }

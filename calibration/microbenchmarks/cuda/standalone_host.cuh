@@ -1,6 +1,6 @@
 // Host side shared by the standalone microbenchmark programs (mem_paths.cu, launch_shapes.cu,
 // warp_sync.cu, loaded_latency.cu, cta_turnover.cu, tensor_first_use.cu, tensor_copy_paths.cu,
-// mma_gemm_parts.cu): compiled only by nvcc, inside their
+// mma_gemm_parts.cu, pipe_forward.cu): compiled only by nvcc, inside their
 // `#if defined(__NVCC__)` host sections. A CUDA error ends the program with one JSON line.
 #pragma once
 

@@ -60,6 +60,20 @@ extern "C" __global__ void mma_ffma_loop(unsigned* out, int iters) {
   out[threadIdx.x] = __float_as_uint(c[0][0] + c[1][1] + c[2][2] + c[3][3] + f[0] + f[1] + f[2] + f[3]);
 }
 
+// Dependent chains of two-instruction steps: LOP3 -> SHF stays on the ALU pipe, IMAD -> LOP3
+// crosses between the FMA and ALU pipes twice per step.
+extern "C" __global__ void lop_shf_loop(unsigned* out, int iters) {
+  unsigned a = threadIdx.x + 1u, p = 0x9e3779b9u, q = 7u;
+  for (int i = 0; i < iters; ++i) asm volatile("lop3.b32 %0, %0, %1, %2, 0x96; shf.l.wrap.b32 %0, %0, %0, %1;" : "+r"(a) : "r"(p), "r"(q));
+  out[threadIdx.x] = a;
+}
+
+extern "C" __global__ void imad_lop_loop(unsigned* out, int iters) {
+  unsigned a = threadIdx.x + 1u, p = 0x9e3779b9u, q = 7u;
+  for (int i = 0; i < iters; ++i) asm volatile("mad.lo.u32 %0, %0, %1, %2; lop3.b32 %0, %0, %1, %2, 0x96;" : "+r"(a) : "r"(p), "r"(q));
+  out[threadIdx.x] = a;
+}
+
 // One warp per CTA: a dependent chain of `iters` FMAs, so a CTA's length is known.
 extern "C" __global__ void fma_chain_cta(float* out, int iters) {
   float x = threadIdx.x;
