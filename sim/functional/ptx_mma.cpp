@@ -281,7 +281,11 @@ Space PtxCta::Impl::exec_mma(Warp& w, const Inst& in, std::uint32_t m) {
       const std::uint64_t a = base + off * static_cast<std::uint64_t>(ebytes);
       const int n = col_major ? 1 : std::min({E - i, cols - col, total - slot});
       std::uint8_t* run = resolve_run(w, in, in.space, a, static_cast<std::uint32_t>(ebytes), static_cast<std::uint32_t>(n), l, !is_load, &resolved);
-      if (run) {
+      if (run && i % per == 0 && n % per == 0) {
+        // whole registers: element k of register r sits at bits eb * k, as in memory (little-endian)
+        if (is_load) std::memcpy(&vals[i / per], run, static_cast<std::size_t>(n * ebytes));
+        else std::memcpy(run, &vals[i / per], static_cast<std::size_t>(n * ebytes));
+      } else if (run) {
         for (int j = 0; j < n; ++j) elem(run + j * ebytes, i + j);
       } else {
         for (int j = 0; j < n; ++j)
