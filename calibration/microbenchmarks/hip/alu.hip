@@ -25,27 +25,7 @@
 // [3*G+1] steps per lane (G = gridDim.x). lat_*: [0] cycles, [1] steps, [2] sink, [3] warm sink.
 #include <hip/hip_runtime.h>
 
-#ifndef KERNSIM_MB_HELPERS
-#define KERNSIM_MB_HELPERS
-// Shader-clock and constant-clock reads as inline asm that waits for its own result, with a memory
-// clobber so the compiler moves no load or store across a clock read.
-static __device__ __forceinline__ __attribute__((unused)) unsigned long long mb_clock64() {
-  unsigned long long t;
-  asm volatile("s_memtime %0\n\ts_waitcnt lgkmcnt(0)" : "=s"(t) : : "memory");
-  return t;
-}
-static __device__ __forceinline__ __attribute__((unused)) unsigned long long mb_realtime() {
-  unsigned long long t;
-  asm volatile("s_memrealtime %0\n\ts_waitcnt lgkmcnt(0)" : "=s"(t) : : "memory");
-  return t;
-}
-// A CU-unique id: XCC_ID (hwreg 20) and HW_ID's SE/SH/CU fields (hwreg 4).
-static __device__ __forceinline__ __attribute__((unused)) unsigned mb_smid() {
-  const unsigned hw = __builtin_amdgcn_s_getreg(4 | (0 << 6) | (31 << 11));
-  const unsigned xcc = __builtin_amdgcn_s_getreg(20 | (0 << 6) | (3 << 11));
-  return (xcc << 8) | (((hw >> 13) & 7u) << 5) | (((hw >> 12) & 1u) << 4) | ((hw >> 8) & 15u);
-}
-#endif
+#include "mb_helpers.h"  // mb_clock64, mb_realtime, mb_smid
 
 static __device__ __forceinline__ unsigned f2u(float f) { return __builtin_bit_cast(unsigned, f); }
 static __device__ __forceinline__ unsigned long long d2u(double d) { return __builtin_bit_cast(unsigned long long, d); }
