@@ -454,13 +454,13 @@ double NvidiaGpu::memory(int s, Sm& sm, Warp& w, const P::Inst& in, const StepIn
       const int n_lines = std::max(1, strided / 8), n_cols = std::max(1, contiguous * e / (4 * wb));
       const std::uint64_t pitch = c.cta->fragment_pitch(w.widx);
       const mem::Access kind = in.op == P::Op::WmmaLoad ? mem::Access::Load : mem::Access::Store;
+      const std::uint32_t b = static_cast<std::uint32_t>(wb);
       std::array<std::uint64_t, 32> a{};
       double done = now + 1;
       for (int i = 0; i < n_lines; ++i)
         for (int j = 0; j < n_cols; ++j) {
-          const std::uint64_t off = static_cast<std::uint64_t>(i) * 8 * pitch + static_cast<std::uint64_t>(j) * 4 * static_cast<std::uint64_t>(wb);
+          const std::uint64_t off = static_cast<std::uint64_t>(i) * 8 * pitch + static_cast<std::uint64_t>(j) * 4 * b;
           for (int l = 0; l < 32; ++l) a[static_cast<std::size_t>(l)] = addrs[l] + off;
-          const std::uint32_t b = static_cast<std::uint32_t>(wb);
           done = std::max(done, info.space == P::Space::Shared ? mem_->shared(s, now, a.data(), mask, b, false)
                                                                : global(s, w, now, a.data(), mask, b, kind));
         }
@@ -486,8 +486,7 @@ void NvidiaGpu::issue(int s, Sm& sm, Sub& sub, int wi, double now) {
   if (const int alt = alt_unit_of(in); alt >= 0 && sub.pipe_free[alt] <= sub.pipe_free[u]) u = alt;
   double busy = pipe_[u].issue * in.weight;
   double lat = pipe_[u].latency + pipe_[u].issue * (in.weight - 1);
-  if (in.unit == Unit::TensorF16 || in.unit == Unit::TensorTf32 || in.unit == Unit::TensorI8 || in.unit == Unit::TensorFp8 ||
-      in.unit == Unit::TensorF64) {
+  if (isa::is_tensor(in.unit)) {
     const double scale = 2.0 * in.shape[0] * in.shape[1] * in.shape[2] / canonical_flops(in.unit);
     busy = pipe_[u].issue * scale;
     lat = pipe_[u].latency + pipe_[u].issue * std::max(0.0, scale - 1);
@@ -501,13 +500,14 @@ void NvidiaGpu::issue(int s, Sm& sm, Sub& sub, int wi, double now) {
   if (d_.sm.tensor_shares_math_pipes) {
     // a matrix instruction and the FMA/ALU pipes' instructions hold each other's pipes (the
     // double-precision DMMA is left out: no measurement)
+    static constexpr Unit kMath[] = {Unit::IntAlu, Unit::IntMul, Unit::Fp32, Unit::Fp16};
+    static constexpr Unit kMatrix[] = {Unit::TensorF16, Unit::TensorTf32, Unit::TensorI8, Unit::TensorFp8};
     const Unit uu = static_cast<Unit>(u);
-    const bool tensor = isa::is_tensor(uu) && uu != Unit::TensorF64, math = isa::is_math(uu);
-    for (int k = 0; k < kUnits && (tensor || math); ++k) {
-      const Unit o = static_cast<Unit>(k);
-      if ((tensor && isa::is_math(o)) || (math && isa::is_tensor(o) && o != Unit::TensorF64))
-        sub.pipe_free[k] = std::max(sub.pipe_free[k], now + busy);
-    }
+    auto hold = [&](const auto& pipes) {
+      for (Unit o : pipes) sub.pipe_free[static_cast<int>(o)] = std::max(sub.pipe_free[static_cast<int>(o)], now + busy);
+    };
+    if (isa::is_math(uu)) hold(kMatrix);
+    else if (isa::is_tensor(uu) && uu != Unit::TensorF64) hold(kMath);
   }
   w.ready = now + 1;
   w.ready_is_async = false;
@@ -784,12 +784,10 @@ void NvidiaGpu::choose_slice() {
 }
 
 // A slice's few CTAs would fetch the data that all CTAs share (a GEMM operand, a table) from
-// HBM at the slice's share of its bandwidth, a cost the chip pays once for every CTA. So the
-// next CTAs after the slice's run first, untimed, leaving in the L2 what they touched, as the
-// rest of the chip would have.
-// The L2 as the CTAs [from, to) leave it, run functionally (untimed). The L2 keeps what was
-// used last, so the CTAs run from the last one back and stop once earlier ones could change
-// nothing (every L2 set full).
+// HBM at the slice's share of its bandwidth, a cost the chip pays once for every CTA. So the L2
+// starts as the next CTAs after the slice's, run functionally (untimed), leave it, as the rest
+// of the chip would have. The L2 keeps what was used last, so those CTAs run from the last one
+// back and stop once earlier ones could change nothing (every L2 set full).
 void NvidiaGpu::warm_l2(std::uint64_t from, std::uint64_t to) {
   warm_begin_ = to;
   for (std::uint64_t id = to; id-- > from;) {
