@@ -30,8 +30,7 @@ std::uint32_t SectorCache::set_of(std::uint64_t line) const {
   // GPU caches hash the set index so that power-of-two strides (matrix rows, tiles) spread
   // over all sets; a multiplicative hash of the line number does the same without pretending
   // to know the undocumented bit selection.
-  const std::uint64_t x = (line >> line_shift_) * 0x9E3779B97F4A7C15ull;
-  return static_cast<std::uint32_t>(x >> 32) % static_cast<std::uint32_t>(sets_);  // 32-bit: the same index, a cheaper division
+  return static_cast<std::uint32_t>(hash_of(line) >> 32) % static_cast<std::uint32_t>(sets_);  // 32-bit: the same index, a cheaper division
 }
 
 SectorCache::Way* SectorCache::find(std::uint64_t line) {
@@ -163,7 +162,7 @@ void SectorCache::Backfill::use(std::uint64_t line, std::uint32_t sectors) {
   const std::uint32_t set = cache_.set_of(line);
   const bool room = per_set_[set] < cache_.ways_;
   const std::size_t mask = keys_.size() - 1;
-  for (std::size_t h = static_cast<std::size_t>(((line >> cache_.line_shift_) * 0x9E3779B97F4A7C15ull) >> 20) & mask;; h = (h + 1) & mask) {
+  for (std::size_t h = static_cast<std::size_t>(cache_.hash_of(line) >> 20) & mask;; h = (h + 1) & mask) {
     if (keys_[h] == line + 1) {  // used later: it stays, with the sectors of its earlier uses
       lines_[slots_[h]].second |= sectors;
       return;

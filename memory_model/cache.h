@@ -75,6 +75,7 @@ class SectorCache {
     std::uint32_t dirty = 0;     // sectors written since fill
     std::array<std::uint32_t, kMaxSectors> words{};  // written words per sector
   };
+  std::uint64_t hash_of(std::uint64_t line) const { return (line >> line_shift_) * 0x9E3779B97F4A7C15ull; }  // multiplicative
   std::uint32_t set_of(std::uint64_t line) const;
   Way* find(std::uint64_t line);
   Way& allocate(std::uint64_t line, CacheResult& r);

@@ -205,13 +205,9 @@ void NvMemorySystem::warm(const std::uint64_t* addrs, std::uint32_t mask, std::u
   if (sector_shift_ >= 0 && bytes <= sector_ && (bytes & (bytes - 1)) == 0) {
     // an aligned access of at most a sector (every load and store) touches one sector
     const std::uint32_t sector_mask = line_ / sector_ - 1;
-    if (mask == 0xffffffffu) {  // the whole warp: no bit scan
-      for (int l = 0; l < 32; ++l) add(addrs[l] & line_mask, 1u << (static_cast<std::uint32_t>(addrs[l] >> sector_shift_) & sector_mask));
-    } else {
-      for (std::uint32_t m = mask; m; m &= m - 1) {
-        const std::uint64_t a = addrs[std::countr_zero(m)];
-        add(a & line_mask, 1u << (static_cast<std::uint32_t>(a >> sector_shift_) & sector_mask));
-      }
+    for (std::uint32_t m = mask; m; m &= m - 1) {
+      const std::uint64_t a = addrs[std::countr_zero(m)];
+      add(a & line_mask, 1u << (static_cast<std::uint32_t>(a >> sector_shift_) & sector_mask));
     }
   } else {
     for (std::uint32_t m = mask; m; m &= m - 1) {
