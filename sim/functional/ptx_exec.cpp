@@ -9,14 +9,6 @@ namespace kernsim::sim {
 using isa::ptx::AddrBase;
 using isa::ptx::BarKind;
 
-namespace {
-std::string hex(std::uint64_t v) {
-  char b[32];
-  std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
-  return b;
-}
-}  // namespace
-
 // ---------------------------------------------------------------------------------------------
 // statics
 
@@ -131,8 +123,8 @@ PtxCta::Impl::Impl(PtxCta& s, PtxKernel& kernel, std::uint64_t cta_linear)
       const std::string& nm = p.special_names32[si];
       std::uint32_t* row = w.s32.data() + std::size_t{si} * 32;
       // the register's kind once (string compares), its value per lane after
-      enum class S { Zero, TidX, TidY, TidZ, Const, Lane, LaneEq, LaneLe, LaneLt, LaneGe, LaneGt };
-      S kind = S::Zero;
+      enum class S { TidX, TidY, TidZ, Const, Lane, LaneEq, LaneLe, LaneLt, LaneGe, LaneGt };
+      S kind = S::Const;
       std::uint32_t c = 0;
       if (nm == "%tid.x") kind = S::TidX;
       else if (nm == "%tid.y") kind = S::TidY;
@@ -144,7 +136,6 @@ PtxCta::Impl::Impl(PtxCta& s, PtxKernel& kernel, std::uint64_t cta_linear)
       else if (nm == "%lanemask_ge") kind = S::LaneGe;
       else if (nm == "%lanemask_gt") kind = S::LaneGt;
       else {
-        kind = S::Const;
         if (nm == "%ntid.x") c = d.block[0];
         else if (nm == "%ntid.y") c = d.block[1];
         else if (nm == "%ntid.z") c = d.block[2];
@@ -177,7 +168,6 @@ PtxCta::Impl::Impl(PtxCta& s, PtxKernel& kernel, std::uint64_t cta_linear)
           case S::LaneLt: v = (1u << l) - 1; break;
           case S::LaneGe: v = ~((1u << l) - 1); break;
           case S::LaneGt: v = l == 31 ? 0 : ~((2u << l) - 1); break;
-          case S::Zero: v = 0; break;
         }
         row[l] = v;
       }
