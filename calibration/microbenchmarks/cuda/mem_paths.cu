@@ -126,21 +126,9 @@ template <class F> static double median_ms_flushed(F launch, int reps) {
     CK(cudaMemset(g_flush, 0, 256u << 20));
     CK(cudaMalloc(&g_sink, 64));
   }
-  cudaEvent_t a, b;
-  CK(cudaEventCreate(&a));
-  CK(cudaEventCreate(&b));
-  std::vector<float> t;
-  for (int r = 0; r < reps; ++r) {
-    flush_read<<<132 * 8, 256>>>(g_flush, (256ull << 20) / 16, g_sink);  // the launch queues behind it
-    CK(cudaEventRecord(a));
-    launch();
-    CK(cudaEventRecord(b));
-    CK(cudaEventSynchronize(b));
-    float ms;
-    CK(cudaEventElapsedTime(&ms, a, b));
-    t.push_back(ms);
-  }
-  std::sort(t.begin(), t.end());
+  // each launch queues behind the flush
+  const std::vector<float> t =
+      event_times_ms(launch, reps, [] { flush_read<<<132 * 8, 256>>>(g_flush, (256ull << 20) / 16, g_sink); }, 0);
   return t[t.size() / 2];
 }
 

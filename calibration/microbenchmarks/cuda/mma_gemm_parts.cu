@@ -161,21 +161,8 @@ int main() {
   for (int si = 0; si < 3; ++si)
     for (int mi = 0; mi < 6; ++mi) {
       const int n = sizes[si];
-      cudaEvent_t a, b;
-      CK(cudaEventCreate(&a));
-      CK(cudaEventCreate(&b));
-      std::vector<float> t;
-      for (int r = 0; r < 28; ++r) {
-        mp_flush<<<528, 256>>>(flush, flush_n, sink);
-        CK(cudaEventRecord(a));
-        kernels[mi]<<<dim3(n / 64, n / 64), 128>>>(A, B, C, n, n, n);
-        CK(cudaEventRecord(b));
-        CK(cudaEventSynchronize(b));
-        float ms;
-        CK(cudaEventElapsedTime(&ms, a, b));
-        if (r >= 3) t.push_back(ms);
-      }
-      std::sort(t.begin(), t.end());
+      const std::vector<float> t = event_times_ms([&] { kernels[mi]<<<dim3(n / 64, n / 64), 128>>>(A, B, C, n, n, n); }, 25,
+                                                  [&] { mp_flush<<<528, 256>>>(flush, flush_n, sink); }, 3);
       std::printf("%s{\"kernel\": \"mma_parts_%d\", \"n\": %d, \"median_us\": %.3f, \"min_us\": %.3f}", first ? "" : ", ", modes[mi], n,
                   1000.0 * t[t.size() / 2], 1000.0 * t[0]);
       first = false;

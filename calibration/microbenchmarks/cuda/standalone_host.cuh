@@ -13,15 +13,20 @@
 
 #define CK(x) do { cudaError_t e = (x); if (e != cudaSuccess) { std::printf("{\"error\": \"%s at line %d\"}\n", cudaGetErrorString(e), __LINE__); std::exit(1); } } while (0)
 
-// Median of `reps` CUDA-event timings (ms) of `launch`, after one untimed warm-up launch.
-template <class F> static double median_ms(F launch, int reps) {
+// CUDA-event timings (ms) of `reps` launches of `launch`, sorted, after `warmups` untimed ones;
+// `before()` is queued ahead of every launch (an L2 flush, say), outside the timed span.
+template <class F, class B> static std::vector<float> event_times_ms(F launch, int reps, B before, int warmups) {
   cudaEvent_t a, b;
   CK(cudaEventCreate(&a));
   CK(cudaEventCreate(&b));
   std::vector<float> t;
-  launch();
+  for (int r = 0; r < warmups; ++r) {
+    before();
+    launch();
+  }
   CK(cudaDeviceSynchronize());
   for (int r = 0; r < reps; ++r) {
+    before();
     CK(cudaEventRecord(a));
     launch();
     CK(cudaEventRecord(b));
@@ -31,5 +36,11 @@ template <class F> static double median_ms(F launch, int reps) {
     t.push_back(ms);
   }
   std::sort(t.begin(), t.end());
+  return t;
+}
+
+// Median of `reps` CUDA-event timings (ms) of `launch`, after one untimed warm-up launch.
+template <class F> static double median_ms(F launch, int reps) {
+  const std::vector<float> t = event_times_ms(launch, reps, [] {}, 1);
   return t[t.size() / 2];
 }
