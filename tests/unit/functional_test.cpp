@@ -64,6 +64,17 @@ TEST(Functional, UnknownInstructionIsNamedWithItsLine) {
                ErrorKind::Unsupported, {"tex.1d.v4.f32.s32", "PTX line 18"});
 }
 
+TEST(Functional, WmmaFragmentFaultsAndUnsupportedTypesAreNamed) {
+  // a fragment read past its buffer: the lane, the address and the buffer it overruns
+  expect_error([] { run_spec(R"({"source": "wmma_load.cu", "kernel": "wmma_load_loop", "grid": 1, "block": 32,
+                                 "args": [{"buffer": "f16", "count": 200}, {"buffer": "f32", "count": 32},
+                                          {"type": "i32", "value": 2}, {"type": "i32", "value": 64}]})"); },
+               ErrorKind::KernelFault, {"wmma.load.a.sync", "thread (3,0,0)", "out of bounds", "arg0 (f16[200])"});
+  expect_error([] { run_spec(R"({"source": "wmma_f64.ptx", "kernel": "wmma_f64", "grid": 1, "block": 32,
+                                 "args": [{"buffer": "f64", "count": 64}]})"); },
+               ErrorKind::Unsupported, {"wmma.load/store of .f64 fragments", "PTX line 12"});
+}
+
 TEST(Functional, FaultingStoreWritesNothing) {
   // Warp 0's store has lanes 0-15 in bounds and 16-31 out: the instruction faults before any
   // lane writes, so the buffer stays untouched.
