@@ -139,10 +139,10 @@ def derive(spec, report, out, dev):
     p = {"spec": spec["id"], "time_us": report["time_us"], "cycles": report["cycles"]}
     op = k.split("_", 1)[1] if "_" in k else k
     if k in ("lat_ptr_chase", "lat_idx_chase", "smem_lat_chase", "atom_lat_global", "atom_lat_shared") or (
-            k.startswith("lat_") and out is not None):
+            k.startswith(("lat_", "pf_")) and out is not None):  # pf_: pipe_forward.cu, cycles per two-instruction step
         if not out or out[1] == 0:
             return name, None, "cycles", p
-        return name, out[0] / out[1] / INSTRS_PER_STEP.get(op, 1), "cycles", p
+        return name, out[0] / out[1] / (1 if k.startswith("pf_") else INSTRS_PER_STEP.get(op, 1)), "cycles", p
     if k.startswith("issue_"):
         steps = out[3 * grid + 1] if out else 0
         if not steps:  # the part lacks the instruction (the kernel ran no steps)
