@@ -12,16 +12,16 @@ using nlohmann::json;
 
 ReportView::ReportView(const device::DeviceSpec& dev) : dev_(dev) {}
 
-void ReportView::on_issue(int, int, isa::Unit unit, int lanes, double flops, double issue_cycles, double) {
-  const int u = static_cast<int>(unit);
-  busy_[u] += issue_cycles;
+void ReportView::on_issue(const sim::IssueEvent& e) {
+  const int u = static_cast<int>(e.unit);
+  busy_[u] += e.issue_cycles;
   ++issued_[u];
   ++warp_insts_;
-  thread_insts_ += static_cast<std::uint64_t>(lanes);
-  flops_ += flops;
+  thread_insts_ += static_cast<std::uint64_t>(e.lanes);
+  flops_ += e.flops;
 }
 
-void ReportView::on_stall(int, int, sim::Stall why, double cycles) { stalls_[static_cast<int>(why)] += cycles; }
+void ReportView::on_stall(const sim::StallEvent& e) { stalls_[static_cast<int>(e.why)] += e.cycles; }
 
 void ReportView::on_cta(int, std::uint64_t, double, double end) {
   ++ctas_;

@@ -31,8 +31,8 @@ class ReportView : public sim::Listener {
  public:
   explicit ReportView(const device::DeviceSpec& dev);
 
-  void on_issue(int sm, int sub, isa::Unit unit, int lanes, double flops, double issue_cycles, double cycle) override;
-  void on_stall(int sm, int sub, sim::Stall why, double cycles) override;
+  void on_issue(const sim::IssueEvent& e) override;
+  void on_stall(const sim::StallEvent& e) override;
   void on_cta(int sm, std::uint64_t cta, double start, double end) override;
   void on_residency(int sm, int warps, double from, double to) override;
   void on_memory(const mem::MemCounters& c, double dram_busy, double l2_busy) override;

@@ -269,6 +269,7 @@ MemTiming NvMemorySystem::global(int sm, double t, const std::uint64_t* addrs, s
   const std::uint32_t full_words = sector_ >= 128 ? 0xffffffffu : ((1u << (sector_ / 4)) - 1);
   std::uint32_t total_sectors = 0;
   for (const auto& e : scratch_) total_sectors += static_cast<std::uint32_t>(std::popcount(e.sectors));
+  last_units_ = total_sectors;
   // the L1/TEX pipeline: tag lookups per line (l1.lines_per_cycle), data per sector
   const double tag_bytes = static_cast<double>(scratch_.size()) * dev_.l1.bytes_per_cycle / dev_.l1.lines_per_cycle;
   const double t1 = l1_bw_[static_cast<std::size_t>(sm)].serve(t, std::max<double>(static_cast<double>(total_sectors) * sector_, tag_bytes));
@@ -398,6 +399,7 @@ double NvMemorySystem::shared(int sm, double t, const std::uint64_t* addrs, std:
     }
     wavefronts += worst;
   }
+  last_units_ = wavefronts;
   c_.shared_wavefronts += wavefronts;
   c_.shared_ideal_wavefronts += ideal;
   c_.requests[static_cast<int>(Level::Shared)] += wavefronts;

@@ -51,6 +51,8 @@ class NvMemorySystem {
   double shared(int sm, double t, const std::uint64_t* addrs, std::uint32_t mask, std::uint32_t bytes, bool atomic);
   // A shared access of `wavefronts` conflict-free wavefronts (ldmatrix, wide accesses).
   double shared_wavefronts(int sm, double t, std::uint32_t wavefronts);
+  // Sectors (global()) or wavefronts (shared()) the last access took, for the views.
+  std::uint32_t last_access_units() const { return last_units_; }
 
   const MemCounters& counters() const { return c_; }
   double dram_busy_cycles() const { return dram_.busy_cycles(); }
@@ -126,6 +128,7 @@ class NvMemorySystem {
   double atomic_lat_ = 0, float_same_addr_cycles_ = 0;
   std::uint32_t burst_ = 64;  // HBM access granule
   MemCounters c_;
+  std::uint32_t last_units_ = 0;
   struct LineReq {
     std::uint64_t line;
     std::uint32_t sectors;

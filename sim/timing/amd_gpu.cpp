@@ -130,6 +130,8 @@ struct Simd {
   double next = kInf;
   double idle_since = 0;
   Stall why = Stall::Idle;
+  int wait_wave = -1;              // the wave it waits for, and that wave's next instruction
+  std::uint32_t wait_pc = kNoPc;
 };
 
 struct Cu {
@@ -681,6 +683,7 @@ void AmdGpu::step_cu(int c, double now) {
     int issued = 0;
     double earliest = kInf;
     Stall earliest_why = Stall::Idle;
+    int earliest_w = -1;
     for (int i = 0; i < n; ++i) {
       Wave& w = cu.waves[static_cast<std::size_t>(order[i])];
       double t = w.dep_ready;
@@ -692,10 +695,10 @@ void AmdGpu::step_cu(int c, double now) {
       const unsigned bit = it.port == Port::Internal ? 0u : 1u << static_cast<unsigned>(it.port);
       if (t <= now + kEps && (used & bit)) { t = now + interval_; why = Stall::PipeBusy; }
       if (t > now + kEps) {
-        if (t < earliest) { earliest = t; earliest_why = why; }
+        if (t < earliest) { earliest = t; earliest_why = why; earliest_w = order[i]; }
         continue;
       }
-      if (!issued && now > s.idle_since) lis_.on_stall(c, si, s.why, now - s.idle_since);
+      if (!issued && now > s.idle_since) lis_.on_stall({c, si, s.why, s.idle_since, now - s.idle_since, s.wait_wave, s.wait_pc});
       issue(c, cu, s, order[i], now);
       used |= bit;
       ++issued;
@@ -709,6 +712,8 @@ void AmdGpu::step_cu(int c, double now) {
     } else {
       s.next = std::max(opportunity(s, earliest), now + interval_);
       s.why = !any_live ? Stall::Idle : all_barrier ? Stall::Barrier : earliest_why;
+      s.wait_wave = s.why == Stall::Idle || all_barrier ? -1 : earliest_w;
+      s.wait_pc = s.wait_wave >= 0 ? cu.waves[static_cast<std::size_t>(s.wait_wave)].pc : kNoPc;
     }
     // the CU may have launched a workgroup on another SIMD while issuing
     cu_next = std::min(cu_next, s.next);
@@ -795,7 +800,7 @@ void AmdGpu::issue(int c, Cu& cu, Simd& s, int wi, double now) {
       memory(c, cu, w, in, it, now);
       break;
   }
-  lis_.on_issue(c, w.simd, in.unit, lanes, flops, busy, now);
+  lis_.on_issue({c, w.simd, wi, g.id, pc, in.unit, lanes, flops, busy, now});
   w.pc = info.next_pc;
 
   if (info.kind == AmdStepInfo::Kind::BarrierWait) w.at_barrier = true;
@@ -1075,7 +1080,11 @@ TimingResult AmdGpu::run() {
     for (int si = 0; si < nsimd_; ++si) {
       Simd& s = cus_[static_cast<std::size_t>(c)].simds[static_cast<std::size_t>(si)];
       if (end_detailed > s.idle_since)
-        lis_.on_stall(c, si, s.why == Stall::Idle || !stop_ ? Stall::Idle : s.why, end_detailed - s.idle_since);
+      {
+        const bool waiting = s.why != Stall::Idle && stop_;
+        lis_.on_stall({c, si, waiting ? s.why : Stall::Idle, s.idle_since, end_detailed - s.idle_since, waiting ? s.wait_wave : -1,
+                       waiting ? s.wait_pc : kNoPc});
+      }
     }
   // The kernel's end releases its writes to the device: dirty L2 lines of every XCD are written
   // back (the XCDs' L2s are not coherent with each other).

@@ -113,6 +113,8 @@ struct Sub {
   double next = kInf;
   double idle_since = 0;
   Stall why = Stall::Idle;
+  int wait_warp = -1;              // the warp it waits for, and that warp's next instruction
+  std::uint32_t wait_pc = kNoPc;
 };
 
 struct Sm {
@@ -407,8 +409,16 @@ double NvidiaGpu::memory(int s, Sm& sm, Warp& w, const P::Inst& in, const StepIn
     case P::Op::Atom:
     case P::Op::Red: {
       const bool atomic = in.op == P::Op::Atom || in.op == P::Op::Red;
+      const bool write = in.op != P::Op::Ld;
+      const int wslot = w.cta * wpb_ + w.widx;
+      const std::uint32_t pc = static_cast<std::uint32_t>(&in - p_.insts.data());
+      auto report = [&](mem::Level level, double done) {
+        lis_.on_memory_access({s, wslot, pc, level, write, atomic, std::popcount(mask), static_cast<std::uint32_t>(std::popcount(mask)) * eb,
+                               mem_->last_access_units(), now, done});
+        return done;
+      };
       switch (info.space) {
-        case P::Space::Shared: return mem_->shared(s, now, addrs, mask, eb, atomic);
+        case P::Space::Shared: return report(mem::Level::Shared, mem_->shared(s, now, addrs, mask, eb, atomic));
         case P::Space::Param: return now + param_latency_;
         default: {
           mem::Access kind = atomic ? (P::ty_is_float(in.type) ? mem::Access::AtomicFloat : mem::Access::Atomic)
@@ -416,16 +426,16 @@ double NvidiaGpu::memory(int s, Sm& sm, Warp& w, const P::Inst& in, const StepIn
                                                   : mem::Access::Store;
           // ptxas performs an integer atomic add on a warp-uniform address once per warp
           const std::uint32_t lanes = (in.flags & P::kWarpAggregated) ? (mask & (~mask + 1)) : mask;
-          const double done = global(s, w, now, addrs, lanes, eb, kind);
+          double done = global(s, w, now, addrs, lanes, eb, kind);
           if (in.batch > 1 && in.op == P::Op::Ld) {
             // ptxas unrolled this load's loop: the k-th load of a group of `batch` left with the
             // first, so its value is there one latency after the group began
             auto& [count, start] = w.batch[in.batch_slot];
             const std::uint32_t k = count++ % in.batch;
             if (k == 0) start = now;
-            return std::max(now + 1.0, std::min(done, start + (done - now) + k));
+            done = std::max(now + 1.0, std::min(done, start + (done - now) + k));
           }
-          return done;
+          return report(mem::Level::L1, done);
         }
       }
     }
@@ -474,7 +484,8 @@ double NvidiaGpu::memory(int s, Sm& sm, Warp& w, const P::Inst& in, const StepIn
 void NvidiaGpu::issue(int s, Sm& sm, Sub& sub, int wi, double now) {
   Warp& w = sm.warps[static_cast<std::size_t>(wi)];
   CtaSlot& c = sm.ctas[static_cast<std::size_t>(w.cta)];
-  const P::Inst& in = p_.insts[w.pc];
+  const std::uint32_t pc = w.pc;
+  const P::Inst& in = p_.insts[pc];
   c.cta->set_clock(static_cast<std::uint64_t>(now));
   StepInfo info = c.cta->step(w.widx);
   w.pc = info.next_pc;
@@ -550,7 +561,7 @@ void NvidiaGpu::issue(int s, Sm& sm, Sub& sub, int wi, double now) {
       w.sb_pipe[static_cast<std::size_t>(idx)] = produced_by;
     }
   }
-  lis_.on_issue(s, w.sub, in.unit, lanes, flops_of(in, lanes), busy, now);
+  lis_.on_issue({s, w.sub, wi, c.id, pc, in.unit, lanes, flops_of(in, lanes), busy, now});
   if (trace_cta_ >= 0 && c.id == static_cast<std::uint64_t>(trace_cta_))
     std::fprintf(stderr, "trace w%d pc %u %s line %u t %.0f done %.0f ready %.0f\n", w.widx, static_cast<unsigned>(&in - p_.insts.data()),
                  P::to_string(in.op), in.line, now, done, w.ready);
@@ -623,6 +634,7 @@ void NvidiaGpu::step_sm(int s, double now) {
     std::uint64_t best_key = ~std::uint64_t{0};
     double earliest = kInf;
     Stall earliest_why = Stall::Idle;
+    int earliest_w = -1;
     bool any_live = false, all_barrier = true;
     for (int wi : sub.warps) {
       Warp& w = sm.warps[static_cast<std::size_t>(wi)];
@@ -642,10 +654,11 @@ void NvidiaGpu::step_sm(int s, double now) {
       } else if (t < earliest) {
         earliest = t;
         earliest_why = why;
+        earliest_w = wi;
       }
     }
     if (best >= 0) {
-      if (now > sub.idle_since) lis_.on_stall(s, static_cast<int>(si), sub.why, now - sub.idle_since);
+      if (now > sub.idle_since) lis_.on_stall({s, static_cast<int>(si), sub.why, sub.idle_since, now - sub.idle_since, sub.wait_warp, sub.wait_pc});
       issue(s, sm, sub, best, now);
       sub.last = best;
       sub.idle_since = now + 1;
@@ -653,6 +666,8 @@ void NvidiaGpu::step_sm(int s, double now) {
     } else {
       sub.next = earliest;
       sub.why = !any_live ? Stall::Idle : all_barrier ? Stall::Barrier : earliest_why;
+      sub.wait_warp = sub.why == Stall::Idle || all_barrier ? -1 : earliest_w;
+      sub.wait_pc = sub.wait_warp >= 0 ? sm.warps[static_cast<std::size_t>(sub.wait_warp)].pc : kNoPc;
     }
     if (stop_) return;
     sm_next = std::min(sm_next, sub.next);
@@ -731,7 +746,8 @@ void NvidiaGpu::restart_from_next_wave(double now) {
     for (auto& w : sm.warps) w.live = false;
     for (std::size_t si = 0; si < sm.subs.size(); ++si) {
       Sub& sub = sm.subs[si];
-      if (now > sub.idle_since) lis_.on_stall(s, static_cast<int>(si), sub.why, now - sub.idle_since);  // close window A's interval
+      if (now > sub.idle_since)  // close window A's interval
+        lis_.on_stall({s, static_cast<int>(si), sub.why, sub.idle_since, now - sub.idle_since, sub.wait_warp, sub.wait_pc});
       std::fill(std::begin(sub.pipe_free), std::end(sub.pipe_free), now);
       sub.next = kInf;
       sub.idle_since = now;
@@ -870,7 +886,11 @@ TimingResult NvidiaGpu::run() {
   for (int s = 0; s < nsms_; ++s)
     for (std::size_t si = 0; si < sms_[static_cast<std::size_t>(s)].subs.size(); ++si) {
       Sub& sub = sms_[static_cast<std::size_t>(s)].subs[si];
-      if (end_detailed > sub.idle_since) lis_.on_stall(s, static_cast<int>(si), sub.why == Stall::Idle || !stop_ ? Stall::Idle : sub.why, end_detailed - sub.idle_since);
+      if (end_detailed > sub.idle_since) {
+        const bool waiting = sub.why != Stall::Idle && stop_;
+        lis_.on_stall({s, static_cast<int>(si), waiting ? sub.why : Stall::Idle, sub.idle_since, end_detailed - sub.idle_since,
+                       waiting ? sub.wait_warp : -1, waiting ? sub.wait_pc : kNoPc});
+      }
     }
   {
     // a slice's traffic stands for its share of the chip's
