@@ -1,0 +1,825 @@
+// The NVIDIA GPU timing model: SMs of sub-partitions, each a warp scheduler with its pipe set;
+// per-warp scoreboards and async copy groups; a barrier unit per CTA; CTA dispatch with occupancy
+// limits; the memory hierarchy of memory_model/. NvidiaMachine::assemble() builds it from a
+// DeviceSpec; the Sampler (sampler.h) drives it.
+//
+//   SM ─┬─ sub-partition × sm.sub_partitions ── WarpScheduler (greedy-then-oldest) ── PipeSet
+//       │                                        (int_alu, int_mul, fp32, fp16, fp64, sfu, convert,
+//       │                                         branch, tensor_*; tensor shares the math pipes)
+//       ├─ warp slots × (blocks_per_sm × warps_per_block): Scoreboard, AsyncGroups
+//       ├─ CTA slots × blocks_per_sm: BarrierUnit, ClusterContext
+//       └─ memory front: NvMemorySystem (coalescer, L1/shared banks, L2 slice share, HBM)
+//   chip: CtaDispatcher (round-robin to SMs, DispatchClock), NvMemorySystem's L2/HBM/atomics
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <vector>
+
+#include "base/error.h"
+#include "isa/ptx/program.h"
+#include "memory_model/nvidia_memory.h"
+#include "sim/timing/sampler.h"
+#include "sim/timing/timing.h"
+#include "sim/timing/units/async_engine.h"
+#include "sim/timing/units/barrier_unit.h"
+#include "sim/timing/units/completion.h"
+#include "sim/timing/units/cta_dispatcher.h"
+#include "sim/timing/units/pipe_set.h"
+#include "sim/timing/units/scoreboard.h"
+#include "sim/timing/warp_scheduler.h"
+
+namespace kernsim::sim {
+
+namespace P = isa::ptx;
+using isa::Unit;
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// FMA pipe (FFMA, IMAD, VIADD, HFMA2) = 1, ALU pipe (LOP3, SHF, IADD3, FMNMX) = 2, other = 0:
+// a value crossing from one to the other pays sm.cross_pipe_latency_cycles.
+std::uint8_t pipe_group(Unit u) {
+  switch (u) {
+    case Unit::Fp32: case Unit::Fp16: case Unit::IntMul: return 1;
+    case Unit::IntAlu: return 2;
+    default: return 0;
+  }
+}
+
+// FLOPs one warp instruction performs (FMA = 2): per active lane, plus per instruction (matrix).
+std::pair<double, double> flops_of(const P::Inst& in) {
+  const bool fl = P::ty_is_float(in.type);
+  const double packed = (in.type == P::Ty::F16x2 || in.type == P::Ty::BF16x2) ? 2 : 1;
+  switch (in.op) {
+    case P::Op::Fma: case P::Op::Mad:
+      return {fl ? 2.0 * packed : 0.0, 0.0};
+    case P::Op::Add: case P::Op::Sub: case P::Op::Mul: case P::Op::Min: case P::Op::Max: case P::Op::Div:
+    case P::Op::Rcp: case P::Op::Sqrt: case P::Op::Rsqrt: case P::Op::Ex2: case P::Op::Lg2: case P::Op::Sin: case P::Op::Cos:
+      return {fl ? packed : 0.0, 0.0};
+    case P::Op::Mma: case P::Op::WmmaMma:
+      return {0.0, 2.0 * in.shape[0] * in.shape[1] * in.shape[2]};
+    default: return {0.0, 0.0};
+  }
+}
+
+// Canonical FLOPs of the matrix instruction each tensor pipe's timing refers to.
+double canonical_flops(Unit u) {
+  switch (u) {
+    case Unit::TensorF16: return 2.0 * 16 * 8 * 16;
+    case Unit::TensorTf32: return 2.0 * 16 * 8 * 8;
+    case Unit::TensorI8: return 2.0 * 16 * 8 * 32;
+    case Unit::TensorFp8: return 2.0 * 16 * 8 * 32;
+    case Unit::TensorF64: return 2.0 * 8 * 8 * 4;
+    default: return 1;
+  }
+}
+
+struct PipeTiming {
+  double issue = 1, latency = 1;
+};
+
+// The timing descriptor of one static instruction, built once at assembly.
+struct InstTiming {
+  Unit unit = Unit::Nop;
+  int alt = -1;                  // a second pipe it may use (integer add on the FMA pipe), or -1
+  double busy[2] = {1, 1};       // issue cycles on unit / on alt
+  double latency[2] = {1, 1};    // issue to dependent issue on unit / on alt
+  double flops_per_lane = 0, flops_per_inst = 0;
+};
+
+struct Warp {
+  bool live = false;
+  bool at_barrier = false;
+  int cta = -1;  // CTA slot
+  int widx = 0;  // warp index inside its CTA
+  int sub = 0;
+  std::uint64_t age = 0;
+  double ready = 0;  // in-order issue: not before
+  bool ready_is_async = false;
+  Scoreboard sb;
+  AsyncGroups groups;  // cp.async
+  double drain = 0;    // when its stores and reductions have been accepted
+  // loads ptxas unrolled (Inst::batch > 1): executions so far and when the current group of
+  // `batch` iterations began; the SASS issues a group's loads together
+  std::vector<std::pair<std::uint32_t, double>> batch;
+  // cached for the scheduler: when the next instruction's operands are ready
+  double dep_ready = 0;
+  Stall dep_why = Stall::ExecutionDependency;
+  std::uint32_t pc = 0;  // next instruction
+};
+
+struct CtaSlot {
+  std::unique_ptr<PtxCta> cta;
+  std::uint64_t id = 0;
+  bool active = false;
+  int warps_left = 0;
+  double start = 0;
+  std::uint64_t insts = 0;
+  BarrierUnit barrier;
+  ClusterContext cluster;  // a launch without clusters: one per CTA
+};
+
+// One sub-partition: its scheduler's state and its pipes.
+struct Sub {
+  explicit Sub(bool share) : pipes(share) {}
+  PipeSet pipes;
+  std::vector<int> warps;
+  int last = -1;
+  double next = kInf;
+  double idle_since = 0;
+  Stall why = Stall::Idle;
+  int wait_warp = -1;  // the warp it waits for, and that warp's next instruction
+  std::uint32_t wait_pc = kNoPc;
+};
+
+// Resident warps over time. A CTA's end is known when its last warp exits (stores still
+// draining), ahead of other SMs' and its own later events, so changes are recorded and put in
+// time order when the window closes.
+class Residency {
+ public:
+  void change(double t, int delta) {
+    changes_.push_back({t, delta});
+    warps_ += delta;
+  }
+  int warps() const { return warps_; }
+  void close(Listener& l, int sm, double end) {
+    std::stable_sort(changes_.begin(), changes_.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    int warps = 0;
+    double since = 0;
+    for (const auto& [t, d] : changes_) {
+      const double at = std::min(t, end);
+      if (at > since && warps > 0) l.on_residency(sm, warps, since, at);
+      since = std::max(since, at);
+      warps += d;
+    }
+    if (end > since && warps > 0) l.on_residency(sm, warps, since, end);
+    changes_.clear();
+  }
+
+ private:
+  int warps_ = 0;
+  std::vector<std::pair<double, int>> changes_;
+};
+
+struct Sm {
+  std::vector<Warp> warps;
+  std::vector<CtaSlot> ctas;
+  std::vector<Sub> subs;
+  double next = kInf;
+  Residency residency;
+};
+
+class NvidiaMachine final : public SampledMachine {
+ public:
+  NvidiaMachine(const device::DeviceSpec& d, PtxKernel& k, const KernelResources& res, Listener& l)
+      : d_(d), k_(k), p_(k.program()), res_(res), lis_(l) {}
+
+  // set-up
+  std::uint64_t grid_ctas() const override { return k_.dims().num_blocks(); }
+  int part_units() const override { return static_cast<int>(d_.sm.count); }
+  std::uint64_t probe_cta(std::uint64_t id) override;
+  bool can_slice() const override { return true; }
+  void assemble(int sms, double share, std::uint64_t ctas) override;
+  std::uint64_t warm_l2(std::uint64_t from, std::uint64_t to) override;
+  std::uint64_t slots() const override { return static_cast<std::uint64_t>(nsms_) * static_cast<std::uint64_t>(occ_.blocks_per_unit); }
+  Occupancy occupancy() const override { return occ_; }
+  void fill(double t) override;
+  // running
+  int units() const override { return nsms_; }
+  double next_event(int s) const override { return sms_[static_cast<std::size_t>(s)].next; }
+  void step(int s, double now) override;
+  std::uint64_t timed_insts() const override { return timed_insts_; }
+  std::uint64_t work() const override { return timed_insts_; }
+  double min_window_cycles() const override { return 0; }
+  Progress checkpoint(double now) const override { return {now, timed_insts_, mem_->shared_busy_cycles(), 0}; }
+  std::uint64_t ctas_done() const override { return ctas_done_; }
+  std::uint64_t done_cta_insts() const override { return done_cta_insts_; }
+  void stop() override { stop_ = true; }
+  void abandon_in_flight(double now) override;
+  std::pair<double, std::uint64_t> finish_some_in_flight(int max) override;
+  // closing
+  double last_cta_end() const override { return last_end_; }
+  void close_window(double end, bool stopped) override;
+  double l2_dirty_bytes() const override { return 0; }
+  double l2_capacity_bytes() const override { return static_cast<double>(d_.l2.bytes); }
+  double flush_at_end(double) override { return 0; }  // the L2 writes back on eviction
+  void report_memory(Listener& l, double scale) const override;
+  bool reports_window() const override { return false; }
+  void complete_started() override;
+  void run_untimed(std::uint64_t id) override { k_.make_cta(id)->run(); }
+  double core_mhz() const override { return d_.clocks.core_mhz; }
+  double launch_overhead_us() const override { return d_.launch.overhead_us; }
+  const char* inst_noun() const override { return "warp"; }
+  const char* cta_noun() const override { return "CTA"; }
+  const char* unit_noun() const override { return "SMs"; }
+
+ private:
+  void describe_instructions();
+  void launch_cta(int s, int slot, std::uint64_t id, double t);
+  void finish_cta(int s, int slot, double t, double next_start);
+  void pick_and_issue(int s, Sm& sm, Sub& sub, int si, double now);
+  void skip_folded(CtaSlot& c, Warp& w);
+  void refresh(Warp& w);
+  int sb_index(P::Reg r) const;
+  void issue(int s, Sm& sm, Sub& sub, int wi, double now);
+  double execute(int s, Sm& sm, Warp& w, const P::Inst& in, const StepInfo& info, double now, double done, bool& from_mem);
+  double sync_op(int s, Warp& w, const P::Inst& in, double done, double now, bool& from_mem);
+  void after_step(Sm& sm, Warp& w, CtaSlot& c, const P::Inst& in, const StepInfo& info, double now);
+  void warp_exited(int s, Sm& sm, Warp& w, double now);
+  double memory(int s, Sm& sm, Warp& w, const P::Inst& in, const StepInfo& info, double now);
+  double wmma_memory(int s, Warp& w, const CtaSlot& c, const P::Inst& in, const StepInfo& info, double now);
+  double global(int s, Warp& w, double now, const std::uint64_t* addrs, std::uint32_t mask, std::uint32_t bytes, mem::Access kind);
+
+  const device::DeviceSpec& d_;
+  PtxKernel& k_;
+  const P::Program& p_;
+  KernelResources res_;
+  Listener& lis_;
+  Occupancy occ_;
+  PipeTiming pipe_[PipeSet::kUnits];
+  std::vector<InstTiming> itime_;
+  double param_latency_ = 0;
+  int nsms_ = 0, wpb_ = 0;
+  std::uint32_t n32_ = 0, n64_ = 0, npred_ = 0;
+  std::vector<Sm> sms_;
+  std::unique_ptr<mem::NvMemorySystem> mem_;
+  RoundRobinToUnits queue_;
+  DispatchClock dispatch_;
+  std::uint64_t age_ = 0, timed_insts_ = 0, ctas_done_ = 0, done_cta_insts_ = 0;
+  double last_end_ = 0;
+  bool stop_ = false;
+  std::vector<CtaSlot> abandoned_;  // first-wave CTAs stopped for the second window
+};
+
+// ---------------------------------------------------------------------------------------------
+// assembly
+
+// The SM as the device file describes it; see the diagram at the top of this file.
+void NvidiaMachine::assemble(int sms, double share, std::uint64_t ctas) {
+  nsms_ = sms;
+  occ_ = compute_occupancy(d_, res_);
+  wpb_ = occ_.warps_per_block;
+  describe_instructions();
+  // L1 gets what the shared-memory carveout leaves of the unified array.
+  const std::int64_t l1_bytes = std::max<std::int64_t>(0, d_.l1.bytes - occ_.shared_used_per_unit);
+  mem_ = std::make_unique<mem::NvMemorySystem>(d_, nsms_, static_cast<std::uint64_t>(l1_bytes), share);
+  // the slice gets its share of the chip-wide dispatcher
+  dispatch_ = DispatchClock(1, nsms_, d_.launch.cta_dispatch_cycles / share, d_.sm.block_launch_cycles);
+  queue_ = RoundRobinToUnits(nsms_, ctas);
+  const int subs = static_cast<int>(std::max<std::int64_t>(1, d_.sm.sub_partitions));
+  const std::size_t regs = n32_ + n64_ + npred_;
+  sms_.resize(static_cast<std::size_t>(nsms_));
+  for (auto& sm : sms_) {
+    sm.subs.assign(static_cast<std::size_t>(subs), Sub(d_.sm.tensor_shares_math_pipes));
+    sm.ctas.resize(static_cast<std::size_t>(occ_.blocks_per_unit));
+    for (auto& c : sm.ctas) c.barrier = BarrierUnit(d_.sm.barrier_cycles_per_warp, d_.sm.barrier_latency_cycles);
+    sm.warps.resize(static_cast<std::size_t>(occ_.blocks_per_unit * wpb_));
+    for (std::size_t w = 0; w < sm.warps.size(); ++w) {
+      sm.warps[w].sub = static_cast<int>(w % static_cast<std::size_t>(subs));
+      sm.warps[w].sb.resize(regs);
+      sm.subs[static_cast<std::size_t>(sm.warps[w].sub)].warps.push_back(static_cast<int>(w));
+    }
+  }
+}
+
+// Pipes from the device file (per scheduler), then one timing descriptor per static instruction.
+void NvidiaMachine::describe_instructions() {
+  auto set = [&](Unit u, const device::Pipe& pp) { pipe_[static_cast<int>(u)] = {std::max(1.0, pp.issue_cycles), std::max(1.0, pp.latency_cycles)}; };
+  set(Unit::IntAlu, d_.pipes.int_alu);
+  set(Unit::IntMul, d_.pipes.int_mul);
+  set(Unit::Fp32, d_.pipes.fp32);
+  set(Unit::Fp16, d_.pipes.fp16);
+  set(Unit::Fp64, d_.pipes.fp64);
+  set(Unit::Sfu, d_.pipes.sfu);
+  set(Unit::Convert, d_.pipes.convert);
+  set(Unit::Branch, d_.pipes.branch);
+  set(Unit::TensorF16, d_.pipes.tensor_f16);
+  set(Unit::TensorTf32, d_.pipes.tensor_tf32.issue_cycles > 0 ? d_.pipes.tensor_tf32 : d_.pipes.tensor_f16);
+  set(Unit::TensorI8, d_.pipes.tensor_i8);
+  set(Unit::TensorFp8, d_.pipes.tensor_fp8);
+  set(Unit::TensorF64, d_.pipes.tensor_f64);
+  param_latency_ = d_.pipes.int_alu.latency_cycles;
+  for (const auto& f : p_.functions) {
+    n32_ = std::max(n32_, f.n32);
+    n64_ = std::max(n64_, f.n64);
+    npred_ = std::max(npred_, f.npred);
+  }
+  itime_.resize(p_.insts.size());
+  for (std::size_t i = 0; i < p_.insts.size(); ++i) {
+    const P::Inst& in = p_.insts[i];
+    InstTiming& t = itime_[i];
+    t.unit = in.unit;
+    // Integer add/subtract/move issue to the ALU pipe (IADD3/MOV) or, when that is busy, to the
+    // FMA pipe as IMAD.IADD/IMAD.MOV (VIADD on sm_90) — ptxas balances the two.
+    if (in.unit == Unit::IntAlu && P::ty_bits(in.type) <= 32 && (in.op == P::Op::Add || in.op == P::Op::Sub || in.op == P::Op::Mov))
+      t.alt = static_cast<int>(Unit::IntMul);
+    for (int k = 0; k < 2; ++k) {
+      const int u = k == 0 ? static_cast<int>(in.unit) : t.alt;
+      if (u < 0) continue;
+      const PipeTiming& pt = pipe_[u];
+      t.busy[k] = pt.issue * in.weight;
+      t.latency[k] = pt.latency + pt.issue * (in.weight - 1);
+      if (isa::is_tensor(in.unit)) {
+        const double scale = 2.0 * in.shape[0] * in.shape[1] * in.shape[2] / canonical_flops(in.unit);
+        t.busy[k] = pt.issue * scale;
+        t.latency[k] = pt.latency + pt.issue * std::max(0.0, scale - 1);
+      }
+      if (in.flags & P::kRangeReduced) t.latency[k] += pipe_[static_cast<int>(Unit::Fp32)].latency;  // FMUL.RZ ahead, in the chain
+    }
+    std::tie(t.flops_per_lane, t.flops_per_inst) = flops_of(in);
+  }
+}
+
+int NvidiaMachine::sb_index(P::Reg r) const {
+  switch (r.bank) {
+    case P::Bank::R32: return static_cast<int>(r.idx);
+    case P::Bank::R64: return static_cast<int>(n32_ + r.idx);
+    case P::Bank::Pred: return static_cast<int>(n32_ + n64_ + r.idx);
+    default: return -1;
+  }
+}
+
+std::uint64_t NvidiaMachine::probe_cta(std::uint64_t id) {
+  GlobalMemory& gm = k_.memory();
+  gm.begin_journal();
+  const std::uint64_t before = k_.warp_instructions();
+  try {
+    k_.make_cta(id)->run();
+  } catch (...) {
+    gm.rollback();
+    throw;
+  }
+  gm.rollback();
+  return k_.warp_instructions() - before;
+}
+
+// A slice's few CTAs would fetch the data all CTAs share (a GEMM operand, a table) from HBM at
+// the slice's share of its bandwidth, a cost the chip pays once for every CTA. So the L2 starts
+// as the next CTAs, run functionally (untimed), leave it. The L2 keeps what was used last, so
+// those CTAs run from the last one back and stop once earlier ones could change nothing.
+std::uint64_t NvidiaMachine::warm_l2(std::uint64_t from, std::uint64_t to) {
+  std::uint64_t begin = to;
+  for (std::uint64_t id = to; id-- > from;) {
+    begin = id;
+    auto cta = k_.make_cta(id);
+    const int nw = cta->num_warps();
+    for (bool progressed = true; progressed && !cta->done();) {
+      progressed = false;
+      for (int w = 0; w < nw; ++w)
+        for (int n = 0; n < 256 && !cta->warp_done(w) && !cta->warp_waiting(w); ++n) {
+          const P::Inst& in = p_.insts[cta->next_pc(w)];
+          const StepInfo info = cta->step(w);
+          progressed = true;
+          if (info.kind != StepInfo::Kind::Executed || !info.active) continue;
+          if ((in.op != P::Op::Ld && in.op != P::Op::St) || (info.space != P::Space::Global && info.space != P::Space::Generic)) continue;
+          const std::uint32_t eb = static_cast<std::uint32_t>(std::max(1, P::ty_bits(in.type) / 8)) * std::max<std::uint32_t>(1, in.vec);
+          mem_->warm(cta->lane_addresses(w), info.active, eb);
+        }
+    }
+    if (mem_->warm_cta_done()) break;
+  }
+  mem_->warm_finish();
+  return begin;
+}
+
+// The first wave: each SM's first CTA in slot order, SM by SM.
+void NvidiaMachine::fill(double t) {
+  for (int slot = 0; slot < occ_.blocks_per_unit; ++slot)
+    for (int s = 0; s < nsms_; ++s)
+      if (!queue_.empty(s)) launch_cta(s, slot, queue_.next(s), t);
+}
+
+// ---------------------------------------------------------------------------------------------
+// CTAs
+
+void NvidiaMachine::launch_cta(int s, int slot, std::uint64_t id, double t) {
+  Sm& sm = sms_[static_cast<std::size_t>(s)];
+  CtaSlot& c = sm.ctas[static_cast<std::size_t>(slot)];
+  t = dispatch_.start(0, s, t);
+  c.cta = k_.make_cta(id);
+  c.cta->set_smid(static_cast<std::uint32_t>(s));
+  c.cta->set_ns_per_cycle(1e3 / d_.clocks.core_mhz);
+  c.id = id;
+  c.active = true;
+  c.start = t;
+  c.insts = 0;
+  c.barrier.reset();
+  c.cluster.clear();
+  c.warps_left = c.cta->num_warps();
+  for (int wi = 0; wi < c.warps_left; ++wi) {
+    Warp& w = sm.warps[static_cast<std::size_t>(slot * wpb_ + wi)];
+    w.live = true;
+    w.at_barrier = false;
+    w.cta = slot;
+    w.widx = wi;
+    w.age = age_++;
+    w.ready = t;
+    w.ready_is_async = false;
+    w.sb.reset(t);
+    w.groups.reset(t);
+    w.batch.assign(p_.n_batch_slots, {0u, 0.0});
+    w.drain = t;
+    w.pc = c.cta->next_pc(wi);
+    skip_folded(c, w);
+    refresh(w);
+    Sub& sub = sm.subs[static_cast<std::size_t>(w.sub)];
+    sub.next = std::min(sub.next, t);
+  }
+  sm.residency.change(t, c.warps_left);
+  sm.next = std::min(sm.next, t);
+}
+
+void NvidiaMachine::finish_cta(int s, int slot, double t, double next_start) {
+  Sm& sm = sms_[static_cast<std::size_t>(s)];
+  CtaSlot& c = sm.ctas[static_cast<std::size_t>(slot)];
+  lis_.on_cta(s, c.id, c.start, t);
+  c.active = false;
+  c.cta.reset();
+  ++ctas_done_;
+  done_cta_insts_ += c.insts;
+  last_end_ = std::max(last_end_, t);
+  sm.residency.change(t, -wpb_);
+  if (!stop_ && !queue_.empty(s)) launch_cta(s, slot, queue_.next(s), next_start);
+}
+
+// Stops every CTA in flight (kept for a later functional completion) and clears the SMs' timing
+// state, so that a second detailed window can start from fresh CTAs.
+void NvidiaMachine::abandon_in_flight(double now) {
+  for (int s = 0; s < nsms_; ++s) {
+    Sm& sm = sms_[static_cast<std::size_t>(s)];
+    sm.residency.change(now, -sm.residency.warps());
+    for (auto& c : sm.ctas)
+      if (c.active) abandoned_.push_back(std::move(c));
+    for (auto& c : sm.ctas) {
+      c.cta.reset();
+      c.active = false;
+    }
+    for (auto& w : sm.warps) w.live = false;
+    for (std::size_t si = 0; si < sm.subs.size(); ++si) {
+      Sub& sub = sm.subs[si];
+      if (now > sub.idle_since)  // close window A's interval
+        lis_.on_stall({s, static_cast<int>(si), sub.why, sub.idle_since, now - sub.idle_since, sub.wait_warp, sub.wait_pc});
+      sub.pipes.reset(now);
+      sub.next = kInf;
+      sub.idle_since = now;
+      sub.last = -1;
+    }
+    sm.next = kInf;
+  }
+}
+
+std::pair<double, std::uint64_t> NvidiaMachine::finish_some_in_flight(int max) {
+  double sum = 0;
+  std::uint64_t n = 0;
+  auto finish = [&](CtaSlot& c) {
+    if (!c.active || !c.cta || n >= static_cast<std::uint64_t>(max)) return;
+    const std::uint64_t before = k_.warp_instructions();
+    c.cta->run();
+    sum += static_cast<double>(c.insts + (k_.warp_instructions() - before));
+    ++n;
+  };
+  for (auto& c : abandoned_) finish(c);
+  for (auto& sm : sms_)
+    for (auto& c : sm.ctas) finish(c);
+  return {sum, n};
+}
+
+void NvidiaMachine::complete_started() {
+  for (auto& c : abandoned_)
+    if (c.cta) c.cta->run();
+  for (auto& sm : sms_)
+    for (auto& c : sm.ctas)
+      if (c.active) c.cta->run();
+  queue_.for_each_remaining([&](std::uint64_t id) { k_.make_cta(id)->run(); });
+}
+
+void NvidiaMachine::close_window(double end, bool stopped) {
+  for (int s = 0; s < nsms_; ++s) sms_[static_cast<std::size_t>(s)].residency.close(lis_, s, end);
+  for (int s = 0; s < nsms_; ++s)
+    for (std::size_t si = 0; si < sms_[static_cast<std::size_t>(s)].subs.size(); ++si) {
+      const Sub& sub = sms_[static_cast<std::size_t>(s)].subs[si];
+      if (end <= sub.idle_since) continue;
+      const bool waiting = sub.why != Stall::Idle && stopped;
+      lis_.on_stall({s, static_cast<int>(si), waiting ? sub.why : Stall::Idle, sub.idle_since, end - sub.idle_since, waiting ? sub.wait_warp : -1,
+                     waiting ? sub.wait_pc : kNoPc});
+    }
+}
+
+void NvidiaMachine::report_memory(Listener& l, double scale) const {
+  mem::MemCounters c = mem_->counters();
+  if (scale != 1.0) c.scale(scale);
+  l.on_memory(c, mem_->dram_busy_cycles(), mem_->l2_busy_cycles());
+}
+
+// ---------------------------------------------------------------------------------------------
+// scheduling
+
+// Recomputes when warp w's next instruction has its operands (not counting the pipe it needs,
+// which other warps change). Called only when w's state changes: after it issues, when it is
+// launched, when a barrier releases it.
+void NvidiaMachine::refresh(Warp& w) {
+  if (!w.live) return;
+  const P::Inst& in = p_.insts[w.pc];
+  const InstTiming& it = itime_[w.pc];
+  double t = w.ready;
+  Stall why = w.ready_is_async ? Stall::AsyncWait : Stall::ExecutionDependency;
+  const std::uint8_t group = pipe_group(it.alt >= 0 ? static_cast<Unit>(it.alt) : in.unit);  // the pipe it is issued to first
+  auto dep = [&](P::Reg r) {
+    const int i = sb_index(r);
+    if (i < 0) return;
+    const Scoreboard::Entry& e = w.sb.at(i);
+    double v = e.ready;
+    if (e.pipe_group && group && e.pipe_group != group) v += d_.sm.cross_pipe_latency_cycles;
+    if (v > t) {
+      t = v;
+      why = e.from_memory ? Stall::MemoryDependency : Stall::ExecutionDependency;
+    }
+  };
+  if (in.guard.bank != P::Bank::None) dep(in.guard);
+  for (int i = 0; i < in.nsrc; ++i) dep(p_.src(in, i));
+  for (int i = 0; i < in.ndst; ++i) dep(p_.dst(in, i));
+  if (in.addr.kind == P::AddrBase::Reg) dep(in.addr.base);
+  if (in.addr2.kind == P::AddrBase::Reg) dep(in.addr2.base);
+  w.dep_ready = t;
+  w.dep_why = why;
+}
+
+void NvidiaMachine::step(int s, double now) {
+  Sm& sm = sms_[static_cast<std::size_t>(s)];
+  double sm_next = kInf;
+  for (std::size_t si = 0; si < sm.subs.size(); ++si) {
+    Sub& sub = sm.subs[si];
+    if (sub.next <= now) pick_and_issue(s, sm, sub, static_cast<int>(si), now);
+    if (stop_) return;
+    sm_next = std::min(sm_next, sub.next);
+  }
+  sm.next = sm_next;
+}
+
+// The scheduler's choice among its warps (greedy-then-oldest), or why it issues nothing.
+void NvidiaMachine::pick_and_issue(int s, Sm& sm, Sub& sub, int si, double now) {
+  int best = -1, earliest_w = -1;
+  std::uint64_t best_key = ~std::uint64_t{0};
+  double earliest = kInf;
+  Stall earliest_why = Stall::Idle;
+  bool any_live = false, all_barrier = true;
+  for (int wi : sub.warps) {
+    Warp& w = sm.warps[static_cast<std::size_t>(wi)];
+    if (!w.live) continue;
+    any_live = true;
+    if (w.at_barrier) continue;
+    all_barrier = false;
+    Stall why = w.dep_why;
+    double t = w.dep_ready;
+    const InstTiming& it = itime_[w.pc];
+    double pf = sub.pipes.free_at(it.unit);
+    if (it.alt >= 0) pf = std::min(pf, sub.pipes.free_at(it.alt));
+    if (pf > t) { t = pf; why = Stall::PipeBusy; }
+    if (t <= now) {
+      const std::uint64_t key = GreedyThenOldest::key(wi, sub.last, w.age);
+      if (key < best_key) { best_key = key; best = wi; }
+      if (key == 0) break;
+    } else if (t < earliest) {
+      earliest = t;
+      earliest_why = why;
+      earliest_w = wi;
+    }
+  }
+  if (best >= 0) {
+    if (now > sub.idle_since) lis_.on_stall({s, si, sub.why, sub.idle_since, now - sub.idle_since, sub.wait_warp, sub.wait_pc});
+    issue(s, sm, sub, best, now);
+    sub.last = best;
+    sub.idle_since = now + 1;
+    sub.next = now + 1;
+    return;
+  }
+  sub.next = earliest;
+  sub.why = !any_live ? Stall::Idle : all_barrier ? Stall::Barrier : earliest_why;
+  sub.wait_warp = sub.why == Stall::Idle || all_barrier ? -1 : earliest_w;
+  sub.wait_pc = sub.wait_warp >= 0 ? sm.warps[static_cast<std::size_t>(sub.wait_warp)].pc : kNoPc;
+}
+
+// ---------------------------------------------------------------------------------------------
+// issue
+
+// Executes warp wi's next instruction functionally and times it: its pipe, its result's
+// availability in the scoreboard, and what it does to barriers and the CTA's end.
+void NvidiaMachine::issue(int s, Sm& sm, Sub& sub, int wi, double now) {
+  Warp& w = sm.warps[static_cast<std::size_t>(wi)];
+  CtaSlot& c = sm.ctas[static_cast<std::size_t>(w.cta)];
+  const std::uint32_t pc = w.pc;
+  const P::Inst& in = p_.insts[pc];
+  const InstTiming& it = itime_[pc];
+  c.cta->set_clock(static_cast<std::uint64_t>(now));
+  const StepInfo info = c.cta->step(w.widx);
+  w.pc = info.next_pc;
+  ++timed_insts_;
+  ++c.insts;
+  const int lanes = std::popcount(info.active);
+  // an integer add goes to the FMA pipe (VIADD) unless that is busier
+  const int k = it.alt >= 0 && sub.pipes.free_at(it.alt) <= sub.pipes.free_at(it.unit) ? 1 : 0;
+  const Unit u = k ? static_cast<Unit>(it.alt) : it.unit;
+  if (in.flags & P::kRangeReduced) sub.pipes.hold(Unit::Fp32, now + pipe_[static_cast<int>(Unit::Fp32)].issue);  // FMUL.RZ first
+  sub.pipes.occupy(u, now, it.busy[k]);
+  w.ready = now + 1;
+  w.ready_is_async = false;
+  bool from_mem = false;
+  const double done = execute(s, sm, w, in, info, now, now + it.latency[k], from_mem);
+  const std::uint8_t produced_by = from_mem ? 0 : pipe_group(u);
+  for (int i = 0; i < in.ndst; ++i)
+    if (const int idx = sb_index(p_.dst(in, i)); idx >= 0) w.sb.write(idx, done, from_mem, produced_by);
+  lis_.on_issue({s, w.sub, wi, c.id, pc, in.unit, lanes, it.flops_per_lane * lanes + it.flops_per_inst, it.busy[k], now});
+  after_step(sm, w, c, in, info, now);
+  if (info.kind == StepInfo::Kind::Exited) warp_exited(s, sm, w, now);
+}
+
+// What memory and synchronisation instructions do beyond their pipe: returns when the result is
+// available (`done` for plain arithmetic).
+double NvidiaMachine::execute(int s, Sm& sm, Warp& w, const P::Inst& in, const StepInfo& info, double now, double done, bool& from_mem) {
+  if (in.unit == Unit::Mem) {
+    from_mem = true;
+    const double t = memory(s, sm, w, in, info, now);
+    if (in.op == P::Op::St || in.op == P::Op::Red || in.op == P::Op::WmmaStore || in.op == P::Op::Stmatrix) {
+      w.drain = std::max(w.drain, t);  // fire and forget: only the CTA's end waits for it
+      return now + 1;
+    }
+    return t;
+  }
+  if (in.unit == Unit::Sync) return sync_op(s, w, in, done, now, from_mem);
+  return done;
+}
+
+double NvidiaMachine::sync_op(int s, Warp& w, const P::Inst& in, double done, double now, bool& from_mem) {
+  switch (in.op) {
+    case P::Op::CpAsyncCommit: w.groups.commit(now); return done;
+    case P::Op::CpAsyncWait: {
+      // wait until all but the newest `imm` groups are complete
+      const double need = w.groups.wait(in.imm, now);
+      if (need > w.ready) { w.ready = need; w.ready_is_async = true; }
+      return done;
+    }
+    case P::Op::Vote: return now + d_.sm.vote_latency_cycles;
+    case P::Op::Redux: return now + d_.sm.redux_latency_cycles;
+    case P::Op::Shfl: case P::Op::Match:  // through the shared-memory crossbar
+      from_mem = false;
+      return mem_->shared_wavefronts(s, now, 1);
+    default: return done;
+  }
+}
+
+// Barriers and folded instructions after a step; refreshes the warp's readiness.
+void NvidiaMachine::after_step(Sm& sm, Warp& w, CtaSlot& c, const P::Inst& in, const StepInfo& info, double now) {
+  if (in.op == P::Op::Bar) c.barrier.arrive(now);  // arrivals count one by one
+  if (info.kind == StepInfo::Kind::BarrierWait) w.at_barrier = true;
+  if (info.released_barrier) {
+    const double t_rel = c.barrier.release(now);
+    for (int k = 0; k < wpb_; ++k) {
+      Warp& o = sm.warps[static_cast<std::size_t>(w.cta * wpb_ + k)];
+      if (!o.live || !o.at_barrier || c.cta->warp_waiting(o.widx)) continue;
+      o.at_barrier = false;
+      o.ready = std::max(o.ready, t_rel);
+      skip_folded(c, o);
+      refresh(o);
+      Sub& os = sm.subs[static_cast<std::size_t>(o.sub)];
+      os.next = std::min(os.next, o.ready);
+    }
+    w.at_barrier = false;
+    w.ready = std::max(w.ready, t_rel);
+  }
+  if ((info.kind == StepInfo::Kind::Executed || info.released_barrier) && !w.at_barrier) skip_folded(c, w);
+  refresh(w);
+}
+
+// The CTA's work is done when its stores and reductions have been accepted and its outstanding
+// loads have drained; its slot takes a new CTA sm.cta_turnover_cycles after its last warp exits.
+void NvidiaMachine::warp_exited(int s, Sm& sm, Warp& w, double now) {
+  w.live = false;
+  CtaSlot& c = sm.ctas[static_cast<std::size_t>(w.cta)];
+  if (--c.warps_left != 0) return;
+  double end = now + 1;
+  for (int k = 0; k < wpb_; ++k) {
+    const Warp& o = sm.warps[static_cast<std::size_t>(w.cta * wpb_ + k)];
+    end = o.sb.latest(std::max(end, o.drain));
+  }
+  finish_cta(s, w.cta, end, std::max(end, now + 1 + d_.sm.cta_turnover_cycles));
+}
+
+// Instructions ptxas folds into their readers (a float neg/abs as an operand modifier) execute
+// with no time: the value is ready when its source is.
+void NvidiaMachine::skip_folded(CtaSlot& c, Warp& w) {
+  while (p_.insts[w.pc].flags & P::kFoldedModifier) {
+    const P::Inst& in = p_.insts[w.pc];
+    const int src = sb_index(p_.src(in, 0)), dst = sb_index(p_.dst(in, 0));
+    const StepInfo info = c.cta->step(w.widx);
+    w.pc = info.next_pc;
+    ++timed_insts_;
+    ++c.insts;
+    if (dst >= 0) {
+      if (src >= 0) w.sb.forward(dst, src);
+      else w.sb.write(dst, w.ready, false, 0);
+    }
+    if (info.kind != StepInfo::Kind::Executed) break;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// memory front
+
+// A global access; the warp cannot issue again until the SM's memory pipeline accepted it.
+double NvidiaMachine::global(int s, Warp& w, double now, const std::uint64_t* addrs, std::uint32_t mask, std::uint32_t bytes, mem::Access kind) {
+  const mem::MemTiming t = mem_->global(s, now, addrs, mask, bytes, kind, w.cta * wpb_ + w.widx);
+  w.ready = std::max(w.ready, t.accepted + 1);
+  return t.done;
+}
+
+double NvidiaMachine::memory(int s, Sm& sm, Warp& w, const P::Inst& in, const StepInfo& info, double now) {
+  const CtaSlot& c = sm.ctas[static_cast<std::size_t>(w.cta)];
+  const std::uint64_t* addrs = c.cta->lane_addresses(w.widx);
+  const std::uint32_t mask = info.active;
+  const std::uint32_t eb = static_cast<std::uint32_t>(std::max(1, P::ty_bits(in.type) / 8)) * std::max<std::uint32_t>(1, in.vec);
+  if (!mask) return now + 1;
+  switch (in.op) {
+    case P::Op::Ld: case P::Op::St: case P::Op::Atom: case P::Op::Red: {
+      const bool atomic = in.op == P::Op::Atom || in.op == P::Op::Red;
+      auto report = [&](mem::Level level, double done) {
+        lis_.on_memory_access({s, w.cta * wpb_ + w.widx, static_cast<std::uint32_t>(&in - p_.insts.data()), level, in.op != P::Op::Ld, atomic, std::popcount(mask),
+                               static_cast<std::uint32_t>(std::popcount(mask)) * eb, mem_->last_access_units(), now, done});
+        return done;
+      };
+      if (info.space == P::Space::Shared) return report(mem::Level::Shared, mem_->shared(s, now, addrs, mask, eb, atomic));
+      if (info.space == P::Space::Param) return now + param_latency_;
+      const mem::Access kind = atomic ? (P::ty_is_float(in.type) ? mem::Access::AtomicFloat : mem::Access::Atomic)
+                               : in.op == P::Op::Ld ? ((in.flags & P::kBypassL1) ? mem::Access::LoadBypassL1 : mem::Access::Load)
+                                                    : mem::Access::Store;
+      // ptxas performs an integer atomic add on a warp-uniform address once per warp
+      const std::uint32_t lanes = (in.flags & P::kWarpAggregated) ? (mask & (~mask + 1)) : mask;
+      double done = global(s, w, now, addrs, lanes, eb, kind);
+      if (in.batch > 1 && in.op == P::Op::Ld) {
+        // ptxas unrolled this load's loop: the k-th load of a group of `batch` left with the
+        // first, so its value is there one latency after the group began
+        auto& [count, start] = w.batch[in.batch_slot];
+        const std::uint32_t k = count++ % in.batch;
+        if (k == 0) start = now;
+        done = std::max(now + 1.0, std::min(done, start + (done - now) + k));
+      }
+      return report(mem::Level::L1, done);
+    }
+    case P::Op::CpAsync: {
+      const std::uint32_t size = static_cast<std::uint32_t>(in.shape[0]);
+      double done = global(s, w, now, addrs, mask, size, mem::Access::LoadBypassL1);
+      const double lanes = std::popcount(mask);
+      const double wf = std::ceil(lanes * size / (static_cast<double>(d_.shared.banks) * d_.shared.bank_width_bytes));
+      done = std::max(done, mem_->shared_wavefronts(s, now, static_cast<std::uint32_t>(wf)));
+      w.groups.add(done);
+      return now + 1;
+    }
+    case P::Op::Ldmatrix: case P::Op::Stmatrix:
+      return mem_->shared_wavefronts(s, now, static_cast<std::uint32_t>(in.shape[0]));
+    case P::Op::WmmaLoad: case P::Op::WmmaStore:
+      return wmma_memory(s, w, c, in, info, now);
+    default:
+      return now + 1;
+  }
+}
+
+// A wmma fragment moves as ptxas's machine loads/stores in the mma.sync layout: each covers 8
+// strided lines x 4 lanes x `wb` bytes; lane_addresses() are the first one's, the others are 8
+// lines or 4 x wb bytes further on.
+double NvidiaMachine::wmma_memory(int s, Warp& w, const CtaSlot& c, const P::Inst& in, const StepInfo& info, double now) {
+  const std::uint64_t* addrs = c.cta->lane_addresses(w.widx);
+  const std::uint32_t mask = info.active;
+  const int M = in.shape[0], N = in.shape[1], K = in.shape[2];
+  const int rows = in.sub == 0 ? M : in.sub == 1 ? K : M, cols = in.sub == 0 ? K : N;
+  const bool col_major = (in.flags & P::kTrans) != 0;
+  const int strided = col_major ? cols : rows, contiguous = col_major ? rows : cols;
+  const int e = std::max(1, P::ty_bits(in.type) / 8), wb = P::wmma_access_width(in.sub, in.type);
+  const int n_lines = std::max(1, strided / 8), n_cols = std::max(1, contiguous * e / (4 * wb));
+  const std::uint64_t pitch = c.cta->fragment_pitch(w.widx);
+  const mem::Access kind = in.op == P::Op::WmmaLoad ? mem::Access::Load : mem::Access::Store;
+  const std::uint32_t b = static_cast<std::uint32_t>(wb);
+  std::array<std::uint64_t, 32> a{};
+  double done = now + 1;
+  for (int i = 0; i < n_lines; ++i)
+    for (int j = 0; j < n_cols; ++j) {
+      const std::uint64_t off = static_cast<std::uint64_t>(i) * 8 * pitch + static_cast<std::uint64_t>(j) * 4 * b;
+      for (int l = 0; l < 32; ++l) a[static_cast<std::size_t>(l)] = addrs[l] + off;
+      done = std::max(done, info.space == P::Space::Shared ? mem_->shared(s, now, a.data(), mask, b, false)
+                                                           : global(s, w, now, a.data(), mask, b, kind));
+    }
+  return done;
+}
+
+}  // namespace
+
+TimingResult time_ptx_kernel(const device::DeviceSpec& dev, PtxKernel& kernel, const KernelResources& res, const TimingOptions& opts,
+                             Listener& listener) {
+  if (dev.vendor != device::Vendor::Nvidia)
+    throw Error(ErrorKind::Unsupported, "PTX kernels run on NVIDIA devices; " + dev.name + " is an AMD part");
+  NvidiaMachine machine(dev, kernel, res, listener);
+  return Sampler(machine, opts, listener).run();
+}
+
+}  // namespace kernsim::sim

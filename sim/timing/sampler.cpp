@@ -1,0 +1,194 @@
+// The sampling driver (sampler.h): slice, windows, steady rates, extrapolation and functional
+// completion, written once for every machine.
+#include "sim/timing/sampler.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <queue>
+
+namespace kernsim::sim {
+
+namespace {
+constexpr double kInf = std::numeric_limits<double>::infinity();
+// Checkpoints of a window: every this many timed instructions (sampling.h's steady rate reads them).
+constexpr std::uint64_t kCheckpointInsts = 4096;
+// CTAs whose work is averaged before the rest is estimated from it (a few in-flight CTAs are
+// finished functionally when fewer completed under timing).
+constexpr int kWorkSampleCtas = 4;
+}  // namespace
+
+// SM slice. k is chosen so that the slice's work fits the detail budget, measured by running
+// one CTA ahead of time (its writes undone). The slice goes through the same waves as the whole
+// chip and sees the same contention per SM, so its time is the kernel's time with every phase of
+// every CTA timed (a window of instructions would miss later phases). Kernels whose
+// neighbouring CTAs share data keep that sharing: the slice's CTAs are contiguous.
+void Sampler::choose_slice() {
+  const std::uint64_t total = m_.grid_ctas();
+  units_ = m_.part_units();
+  ctas_ = total;
+  if (opts_.full || !m_.can_slice() || total < 2 * static_cast<std::uint64_t>(units_)) return;
+  const double per_cta = static_cast<double>(m_.probe_cta(total / 2));
+  const double work = per_cta * static_cast<double>(total);
+  if (work <= static_cast<double>(opts_.detail_budget)) return;
+  const double n = static_cast<double>(m_.part_units());
+  const int k = std::clamp(static_cast<int>(std::ceil(n * static_cast<double>(opts_.detail_budget) / work)), 1, units_);
+  if (k >= units_) return;
+  units_ = k;
+  share_ = static_cast<double>(k) / n;
+  ctas_ = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(std::llround(static_cast<double>(total) * share_)));
+}
+
+// Simulates until `budget` more units of work are done and the window has lasted the machine's
+// minimum (or everything is done); returns false when the budget ran out first.
+bool Sampler::simulate(std::uint64_t budget, double& now) {
+  const double min_end = now + m_.min_window_cycles();
+  const std::uint64_t limit = opts_.full ? ~std::uint64_t{0} : m_.work() + budget;
+  std::uint64_t next_check = m_.timed_insts() + kCheckpointInsts;
+  std::priority_queue<std::pair<double, int>, std::vector<std::pair<double, int>>, std::greater<>> pq;
+  for (int u = 0; u < m_.units(); ++u)
+    if (m_.next_event(u) < kInf) pq.push({m_.next_event(u), u});
+  while (!pq.empty()) {
+    auto [t, u] = pq.top();
+    pq.pop();
+    if (t != m_.next_event(u)) continue;  // stale
+    now = t;
+    m_.step(u, t);
+    if (m_.next_event(u) < kInf) pq.push({m_.next_event(u), u});
+    if (m_.timed_insts() >= next_check) {
+      next_check += kCheckpointInsts;
+      progress_.push_back(m_.checkpoint(now));
+      if (m_.work() >= limit && now >= min_end) return false;
+    }
+  }
+  return true;
+}
+
+// Window A from the start; window B on fresh CTAs of the next wave when the first wave is still
+// running at A's end; a grid of one wave (grid-stride loops), whose CTAs all end at about the
+// same time in a last phase unlike the steady loop, gets a second budget to reach its end.
+void Sampler::run_windows(double& now) {
+  const std::uint64_t budget_a = opts_.detail_budget / 2;
+  finished_ = simulate(budget_a, now);
+  for (int k = 0; k < 2 && !finished_; ++k) rate_a_[k] = steady_rate(progress_, 0, m_.checkpoint(now), k == 1);
+  timed_a_ = m_.timed_insts();
+  t_a_ = now;
+  const std::uint64_t slots = m_.slots();
+  if (!finished_ && ctas_ > slots && m_.ctas_done() < slots / 2) {
+    two_windows_ = true;
+    m_.abandon_in_flight(now);
+    m_.fill(now);
+    const std::size_t from = progress_.size();
+    progress_.push_back(m_.checkpoint(now));
+    finished_ = simulate(opts_.detail_budget - budget_a, now);
+    for (int k = 0; k < 2; ++k) rate_b_[k] = steady_rate(progress_, from, m_.checkpoint(now), k == 1);
+  } else if (!finished_) {
+    finished_ = simulate(opts_.detail_budget - budget_a, now);
+    if (!finished_ && ctas_ <= slots) finished_ = simulate(opts_.detail_budget, now);
+  }
+}
+
+// The kernel's time from the windows' rates. At the served rate the dirty L2 lines left at the
+// end are written back after it; at the committed rate every write-back is already paid for; the
+// kernel takes the longer.
+void Sampler::extrapolate(TimingResult& r, double now, double dirty, double flush) {
+  double sum = static_cast<double>(m_.done_cta_insts());
+  double counted = static_cast<double>(m_.ctas_done());
+  if (m_.ctas_done() < static_cast<std::uint64_t>(kWorkSampleCtas)) {
+    const auto [insts, n] = m_.finish_some_in_flight(kWorkSampleCtas);
+    sum += insts;
+    counted += static_cast<double>(n);
+  }
+  const double per_cta = counted > 0 ? sum / counted : 1.0;
+  const double total = per_cta * static_cast<double>(r.ctas_total);
+  const double timed = static_cast<double>(m_.timed_insts());
+  r.extrapolated = true;
+  r.warp_insts_estimated = total;
+  r.sampled_fraction = total > 0 ? std::min(1.0, timed / total) : 1;
+  double cycles[2];
+  for (int k = 0; k < 2; ++k) {
+    if (two_windows_) {
+      const double wave1 = per_cta * static_cast<double>(std::min<std::uint64_t>(m_.slots(), r.ctas_total));
+      const double t_wave1 = rate_a_[k] > 0 ? wave1 / rate_a_[k] : t_a_;
+      cycles[k] = t_wave1 + (rate_b_[k] > 0 ? std::max(0.0, total - wave1) / rate_b_[k] : 0.0);
+    } else {
+      const double rate = steady_rate(progress_, 0, m_.checkpoint(now), k == 1);
+      cycles[k] = now + (rate > 0 ? std::max(0.0, total - timed) / rate : 0);
+    }
+  }
+  // the L2 holds the dirty lines of the whole kernel at its end, as far as they fit
+  const double dirty_end = std::min(m_.l2_capacity_bytes(), dirty * total / std::max(1.0, timed));
+  const double flush_end = dirty > 0 ? flush * std::max(dirty, dirty_end) / dirty : 0.0;
+  r.cycles = std::max(cycles[0] + flush_end, cycles[1]);
+  const std::string bound = cycles[1] > cycles[0] + flush_end ? "; bounded by the write-backs its dirty lines commit HBM to" : "";
+  const std::string inst = std::string(m_.inst_noun()) + " instructions";
+  if (two_windows_)
+    r.sampling_note = "two windows: the first wave of " + std::string(m_.cta_noun()) + "s from the start (" + std::to_string(timed_a_) + " " +
+                      inst + ", cold) and the next wave (" + std::to_string(m_.timed_insts() - timed_a_) + ", warm) of ~" +
+                      std::to_string(static_cast<std::uint64_t>(total)) + "; extrapolated at their steady rates" + bound;
+  else
+    r.sampling_note = "timed " + std::to_string(m_.timed_insts()) + " of ~" + std::to_string(static_cast<std::uint64_t>(total)) + " " + inst +
+                      " in detail (" + std::to_string(m_.ctas_done()) + " of " + std::to_string(r.ctas_total) + " " + m_.cta_noun() +
+                      "s completed), extrapolated at the steady-state rate" + bound;
+}
+
+// A slice's result stands for the whole grid; the CTAs beyond the slice and its warm-up run
+// untimed when outputs are wanted.
+void Sampler::finish_slice(TimingResult& r) {
+  const std::uint64_t grid = m_.grid_ctas();
+  if (ctas_ >= grid) return;
+  const std::string slice = "SM slice: " + std::to_string(units_) + " of " + std::to_string(m_.part_units()) + " " + m_.unit_noun() + " ran " +
+                            m_.cta_noun() + "s 0-" + std::to_string(ctas_ - 1) + " of " + std::to_string(grid) +
+                            " with that share of L2 and HBM bandwidth, atomics and dispatch (L2 as the next " +
+                            std::to_string(warm_end_ - ctas_) + " leave it: " + m_.cta_noun() + "s " + std::to_string(warm_begin_) + "-" +
+                            std::to_string(warm_end_ - 1) + " ran, the last first, until every L2 set was full)";
+  r.sampling_note = slice + (r.extrapolated ? "; " + r.sampling_note : "");
+  r.extrapolated = true;
+  r.warp_insts_estimated /= share_;
+  r.sampled_fraction *= share_;
+  r.ctas_total = grid;
+  if (opts_.complete_functionally)
+    for (std::uint64_t c = ctas_; c < grid; ++c)
+      if (c < warm_begin_ || c >= warm_end_) m_.run_untimed(c);
+}
+
+TimingResult Sampler::run() {
+  choose_slice();
+  m_.assemble(units_, share_, ctas_);
+  if (share_ < 1.0) {
+    warm_end_ = std::min(m_.grid_ctas(), 2 * ctas_);
+    warm_begin_ = m_.warm_l2(ctas_, warm_end_);
+  }
+  m_.fill(0);
+  TimingResult r;
+  r.occupancy = m_.occupancy();
+  r.sms_simulated = units_;
+  r.ctas_total = ctas_;
+  double now = 0;
+  run_windows(now);
+  if (!finished_) m_.stop();
+  const double end = finished_ ? m_.last_cta_end() : now;
+  m_.close_window(end, !finished_);
+  const double dirty = m_.l2_dirty_bytes();
+  const double flush = m_.flush_at_end(end);
+  m_.report_memory(lis_, share_ < 1.0 ? 1.0 / share_ : 1.0);  // a slice's traffic stands for its share of the chip's
+  if (m_.reports_window()) lis_.on_window(std::max(1.0, end + flush));
+  r.warp_insts_timed = m_.timed_insts();
+  r.ctas_timed = m_.ctas_done();
+  if (finished_ && !two_windows_) {
+    r.cycles = end + flush;
+    r.warp_insts_estimated = static_cast<double>(m_.timed_insts());
+    r.sampled_fraction = 1.0;
+    r.sampling_note = std::string("every ") + m_.cta_noun() + " timed in detail";
+  } else {
+    extrapolate(r, now, dirty, flush);
+  }
+  if ((!finished_ || two_windows_) && opts_.complete_functionally) m_.complete_started();
+  finish_slice(r);
+  r.kernel_us = r.cycles / m_.core_mhz();
+  r.launch_us = m_.launch_overhead_us();
+  r.time_us = r.kernel_us + r.launch_us;
+  return r;
+}
+
+}  // namespace kernsim::sim

@@ -1,0 +1,125 @@
+// kernsim::sim::Sampler — the one sampling driver both vendors' machines run under.
+//
+// A launch too large to time every CTA (workgroup) in detail is timed on part of the work and
+// extrapolated. The sampler decides how, the same way for every part:
+// - SM/CU slice: when the grid's work exceeds the detail budget and the machine can model a
+//   share of the chip's shared resources, k of the part's N SMs run the first k/N of the CTAs
+//   with k/N of the L2/HBM bandwidth, atomics and dispatch; the L2 starts as the CTAs after the
+//   slice leave it (run functionally, the last first, until every L2 set is full).
+// - Windows: window A times the kernel from its start (caches cold). When the first wave is
+//   still running at the end of A, window B times fresh CTAs of the next wave with the caches as
+//   A left them; a grid of one wave gets a second budget to reach its end.
+// - Steady-state rate: instructions per cycle over the second half of a window's checkpoints,
+//   bounded by the busiest shared resource's served work and by the work committed to it
+//   (sampling.h).
+// - Extrapolation: the work per CTA (from completed CTAs, or a few in-flight ones finished
+//   functionally) times the CTAs, at the windows' rates; dirty L2 data the kernel's end writes
+//   back scales with the work.
+// - Functional completion: when outputs are wanted, every CTA not timed runs untimed.
+//
+// A machine (NvidiaMachine, AmdMachine) offers the small interface below; it knows its units
+// and memory system, the sampler knows none of them.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "sim/timing/listener.h"
+#include "sim/timing/sampling.h"
+#include "sim/timing/timing.h"
+
+namespace kernsim::sim {
+
+// What the sampler drives. Event times are core cycles; "work" is the machine's measure of
+// simulation effort the detail budget counts (at least the timed warp instructions).
+class SampledMachine {
+ public:
+  virtual ~SampledMachine() = default;
+
+  // --- set-up
+  virtual std::uint64_t grid_ctas() const = 0;
+  virtual int part_units() const = 0;  // SMs/CUs of the part
+  // Warp instructions of CTA `id` run functionally on its own, its writes undone (0 when the
+  // machine cannot slice: the sampler then times the whole chip).
+  virtual std::uint64_t probe_cta(std::uint64_t id) = 0;
+  virtual bool can_slice() const = 0;
+  // Assembles the machine: `units` SMs/CUs with `share` of the chip-wide resources, running CTAs
+  // [0, ctas).
+  virtual void assemble(int units, double share, std::uint64_t ctas) = 0;
+  // Runs CTAs [from, to) functionally, the last first, recording the L2 lines they leave, and
+  // stops once no earlier CTA could change the L2; returns the first CTA it ran.
+  virtual std::uint64_t warm_l2(std::uint64_t from, std::uint64_t to) = 0;
+  virtual std::uint64_t slots() const = 0;  // CTAs resident at once on the assembled machine
+  virtual Occupancy occupancy() const = 0;
+  // Starts the first wave of CTAs at `t` (also used for window B).
+  virtual void fill(double t) = 0;
+
+  // --- running
+  virtual int units() const = 0;
+  virtual double next_event(int unit) const = 0;  // kInf when it has nothing to do
+  virtual void step(int unit, double now) = 0;
+  virtual std::uint64_t timed_insts() const = 0;
+  virtual std::uint64_t work() const = 0;
+  // A window lasts at least this long (a shorter one sees only the burst before the first loads return).
+  virtual double min_window_cycles() const = 0;
+  virtual Progress checkpoint(double now) const = 0;
+  virtual std::uint64_t ctas_done() const = 0;
+  virtual std::uint64_t done_cta_insts() const = 0;
+  virtual void stop() = 0;  // no CTA is started any more
+  // Stops every CTA in flight (kept for a later functional completion) and clears the units'
+  // timing state, so that window B starts from fresh CTAs.
+  virtual void abandon_in_flight(double now) = 0;
+  // Runs up to `max` in-flight or abandoned CTAs to their end functionally; returns their warp
+  // instructions (timed and run) and how many it finished.
+  virtual std::pair<double, std::uint64_t> finish_some_in_flight(int max) = 0;
+
+  // --- closing
+  virtual double last_cta_end() const = 0;  // when the last completed CTA's work was done
+  // Closes the window at `end`: residency and stall intervals go to the listener.
+  virtual void close_window(double end, bool stopped) = 0;
+  virtual double l2_dirty_bytes() const = 0;
+  virtual double l2_capacity_bytes() const = 0;
+  // The kernel's end writes dirty L2 data back from `t`; returns how long that takes (0 when the
+  // part's L2 writes back on eviction only).
+  virtual double flush_at_end(double t) = 0;
+  virtual void report_memory(Listener& l, double scale) const = 0;
+  virtual bool reports_window() const = 0;  // its schedulers issue several instructions a cycle
+  virtual void complete_started() = 0;  // finishes in-flight, abandoned and queued CTAs untimed
+  virtual void run_untimed(std::uint64_t id) = 0;
+  virtual double core_mhz() const = 0;
+  virtual double launch_overhead_us() const = 0;
+  virtual const char* inst_noun() const = 0;  // "warp" / "wave"
+  virtual const char* cta_noun() const = 0;   // "CTA" / "workgroup"
+  virtual const char* unit_noun() const = 0;  // "SMs" / "CUs"
+};
+
+class Sampler {
+ public:
+  Sampler(SampledMachine& m, const TimingOptions& o, Listener& l) : m_(m), opts_(o), lis_(l) {}
+  TimingResult run();
+
+ private:
+  void choose_slice();
+  bool simulate(std::uint64_t budget, double& now);
+  void run_windows(double& now);
+  void extrapolate(TimingResult& r, double now, double dirty, double flush);
+  void finish_slice(TimingResult& r);
+
+  SampledMachine& m_;
+  TimingOptions opts_;
+  Listener& lis_;
+  // the slice
+  int units_ = 0;
+  double share_ = 1.0;
+  std::uint64_t ctas_ = 0, warm_begin_ = 0, warm_end_ = 0;
+  // the windows
+  std::vector<Progress> progress_;
+  std::uint64_t timed_a_ = 0;
+  double t_a_ = 0;
+  bool two_windows_ = false, finished_ = false;
+  double rate_a_[2] = {0, 0}, rate_b_[2] = {0, 0};
+};
+
+}  // namespace kernsim::sim
