@@ -164,10 +164,33 @@ class Residency {
   std::vector<std::pair<double, int>> changes_;
 };
 
+// The SM's asynchronous global->shared copy path (cp.async, LDGSTS): each lane's copy goes
+// through the memory pipeline as an L1-bypassing load and the shared-memory write port; the
+// request completes onto the issuing warp's open async group.
+class CpAsyncCopies final : public AsyncEngine {
+ public:
+  CpAsyncCopies(mem::NvMemorySystem& mem, int sm, double shared_bytes_per_wavefront) : mem_(mem), sm_(sm), wavefront_(shared_bytes_per_wavefront) {}
+  const char* name() const override { return "cp.async"; }
+  double can_accept_at(double now) const override { return now; }  // back-pressure comes from the memory pipeline
+  AsyncAccepted accept(const AsyncRequest& r) override {
+    const mem::MemTiming t = mem_.global(sm_, r.issue, r.addrs, r.mask, r.bytes_per_lane, mem::Access::LoadBypassL1, r.warp);
+    const double wf = std::ceil(std::popcount(r.mask) * static_cast<double>(r.bytes_per_lane) / wavefront_);
+    const double done = std::max(t.done, mem_.shared_wavefronts(sm_, r.issue, static_cast<std::uint32_t>(wf)));
+    complete(r, done);
+    return {t.accepted, done};
+  }
+
+ private:
+  mem::NvMemorySystem& mem_;
+  int sm_;
+  double wavefront_;
+};
+
 struct Sm {
   std::vector<Warp> warps;
   std::vector<CtaSlot> ctas;
   std::vector<Sub> subs;
+  std::unique_ptr<AsyncEngine> copies;  // cp.async
   double next = kInf;
   Residency residency;
 };
@@ -272,7 +295,9 @@ void NvidiaMachine::assemble(int sms, double share, std::uint64_t ctas) {
   const int subs = static_cast<int>(std::max<std::int64_t>(1, d_.sm.sub_partitions));
   const std::size_t regs = n32_ + n64_ + npred_;
   sms_.resize(static_cast<std::size_t>(nsms_));
+  const double wavefront = static_cast<double>(d_.shared.banks) * d_.shared.bank_width_bytes;
   for (auto& sm : sms_) {
+    sm.copies = std::make_unique<CpAsyncCopies>(*mem_, static_cast<int>(&sm - sms_.data()), wavefront);
     sm.subs.assign(static_cast<std::size_t>(subs), Sub(d_.sm.tensor_shares_math_pipes));
     sm.ctas.resize(static_cast<std::size_t>(occ_.blocks_per_unit));
     for (auto& c : sm.ctas) c.barrier = BarrierUnit(d_.sm.barrier_cycles_per_warp, d_.sm.barrier_latency_cycles);
@@ -767,13 +792,17 @@ double NvidiaMachine::memory(int s, Sm& sm, Warp& w, const P::Inst& in, const St
       }
       return report(mem::Level::L1, done);
     }
-    case P::Op::CpAsync: {
-      const std::uint32_t size = static_cast<std::uint32_t>(in.shape[0]);
-      double done = global(s, w, now, addrs, mask, size, mem::Access::LoadBypassL1);
-      const double lanes = std::popcount(mask);
-      const double wf = std::ceil(lanes * size / (static_cast<double>(d_.shared.banks) * d_.shared.bank_width_bytes));
-      done = std::max(done, mem_->shared_wavefronts(s, now, static_cast<std::uint32_t>(wf)));
-      w.groups.add(done);
+    case P::Op::CpAsync: {  // handed to the SM's copy engine; the warp goes on once it took the request
+      AsyncRequest r;
+      r.issue = now;
+      r.target = &w.groups.open_group();
+      r.addrs = addrs;
+      r.mask = mask;
+      r.bytes_per_lane = static_cast<std::uint32_t>(in.shape[0]);
+      r.bytes = static_cast<std::uint64_t>(std::popcount(mask)) * r.bytes_per_lane;
+      r.warp = w.cta * wpb_ + w.widx;
+      const AsyncAccepted a = sm.copies->accept(r);
+      w.ready = std::max(w.ready, a.accepted + 1);
       return now + 1;
     }
     case P::Op::Ldmatrix: case P::Op::Stmatrix:

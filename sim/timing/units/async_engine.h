@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <utility>
 
 #include "sim/timing/units/completion.h"
 
@@ -27,7 +28,16 @@ struct AsyncRequest {
   std::uint64_t bytes = 0;             // data it moves (copy engines) or 0
   double work_cycles = 0;              // engine cycles it needs beyond its bytes (math engines)
   CompletionObject* target = nullptr;  // completed onto this; may be null (fire and forget)
-  bool counts_arrival = false;         // completes as an arrival (else as transaction bytes)
+  bool counts_arrival = true;          // completes as an arrival (else as transaction bytes)
+  // the lanes' addresses, for engines that move data each lane addressed (cp.async)
+  const std::uint64_t* addrs = nullptr;
+  std::uint32_t mask = 0, bytes_per_lane = 0;
+  int warp = -1;                       // the warp's slot on its SM
+};
+
+struct AsyncAccepted {
+  double accepted = 0;  // when the engine took the request (the warp may issue again after it)
+  double done = 0;      // when it completes (recorded on the target)
 };
 
 class AsyncEngine {
@@ -36,8 +46,15 @@ class AsyncEngine {
   virtual const char* name() const = 0;
   // Earliest time the engine can take a request issued at `now` (back-pressure on the warp).
   virtual double can_accept_at(double now) const = 0;
-  // Accepts `r`; returns when it completes and records that on its target.
-  virtual double accept(const AsyncRequest& r) = 0;
+  // Accepts `r`; returns when and records its completion on its target.
+  virtual AsyncAccepted accept(const AsyncRequest& r) = 0;
+
+ protected:
+  static void complete(const AsyncRequest& r, double done) {
+    if (!r.target) return;
+    if (r.counts_arrival) r.target->arrive(done);
+    else r.target->complete_bytes(done, r.bytes);
+  }
 };
 
 // An engine with a fixed latency, a bandwidth and one request in its issue stage at a time: the
@@ -48,17 +65,14 @@ class PipelinedEngine final : public AsyncEngine {
       : name_(std::move(name)), issue_(issue_cycles), bw_(bytes_per_cycle), lat_(latency_cycles) {}
   const char* name() const override { return name_.c_str(); }
   double can_accept_at(double now) const override { return std::max(now, next_issue_); }
-  double accept(const AsyncRequest& r) override {
+  AsyncAccepted accept(const AsyncRequest& r) override {
     const double start = can_accept_at(r.issue);
     next_issue_ = start + issue_;
     const double transfer = bw_ > 0 ? static_cast<double>(r.bytes) / bw_ : 0.0;
     data_free_ = std::max(data_free_, start) + transfer + r.work_cycles;
     const double done = data_free_ + lat_;
-    if (r.target) {
-      if (r.counts_arrival) r.target->arrive(done);
-      else r.target->complete_bytes(done, r.bytes);
-    }
-    return done;
+    complete(r, done);
+    return {start, done};
   }
 
  private:

@@ -46,32 +46,34 @@ class CompletionObject {
   std::uint64_t arrivals_left_ = 0, bytes_left_ = 0;
 };
 
-// One warp's asynchronous copy groups (cp.async.commit_group / wait_group): copies join the open
-// group; committing closes it; waiting for all but the newest n groups waits for the others.
+// One warp's asynchronous copy groups (cp.async.commit_group / wait_group): copies complete onto
+// the open group; committing closes it; waiting for all but the newest n groups waits for the
+// others. The open group is a completion object that expects no count (any number of copies
+// join it).
 class AsyncGroups {
  public:
   void reset(double t) {
-    open_ = t;
+    open_.expect(t, 0);
     committed_.clear();
   }
-  void add(double done) { open_ = std::max(open_, done); }
+  CompletionObject& open_group() { return open_; }
   void commit(double now) {
-    committed_.push_back(open_);
-    open_ = now;
+    committed_.push_back(open_.ready_at());
+    open_.expect(now, 0);
   }
   // When all but the newest `keep` committed groups are complete (keep == 0: the open group too);
   // the groups waited for are forgotten.
   double wait(std::size_t keep, double now) {
     double need = now;
-    if (keep == 0) need = std::max(need, open_);
+    if (keep == 0) need = std::max(need, open_.ready_at());
     for (std::size_t g = 0; g + keep < committed_.size(); ++g) need = std::max(need, committed_[g]);
     if (committed_.size() > keep) committed_.erase(committed_.begin(), committed_.end() - static_cast<std::ptrdiff_t>(keep));
     return need;
   }
 
  private:
-  double open_ = 0;
-  std::vector<double> committed_;
+  CompletionObject open_;
+  std::vector<double> committed_;  // each committed group's completion
 };
 
 }  // namespace kernsim::sim
