@@ -1,0 +1,243 @@
+// Unit tests of the timing core's hardware units (sim/timing/units) and the sampler's rate
+// arithmetic: each unit on its own, without a kernel, a compiler or a device file.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "sim/timing/sampling.h"
+#include "sim/timing/units/async_engine.h"
+#include "sim/timing/units/barrier_unit.h"
+#include "sim/timing/units/completion.h"
+#include "sim/timing/units/cta_dispatcher.h"
+#include "sim/timing/units/pipe_set.h"
+#include "sim/timing/units/range_scoreboard.h"
+#include "sim/timing/units/scoreboard.h"
+#include "sim/timing/units/wait_counters.h"
+
+using namespace kernsim::sim;
+using kernsim::isa::Unit;
+
+TEST(Scoreboard, ResetMakesEveryRegisterReadyAtTheStart) {
+  Scoreboard sb;
+  sb.resize(4);
+  sb.write(2, 500, true, 1);
+  sb.reset(100);
+  for (int r = 0; r < 4; ++r) {
+    EXPECT_EQ(sb.at(r).ready, 100);
+    EXPECT_FALSE(sb.at(r).from_memory);
+  }
+}
+
+TEST(Scoreboard, ForwardCopiesThePendingValueAndItsOrigin) {
+  Scoreboard sb;
+  sb.resize(3);
+  sb.reset(0);
+  sb.write(0, 420, true, 0);
+  sb.forward(1, 0);
+  EXPECT_EQ(sb.at(1).ready, 420);
+  EXPECT_TRUE(sb.at(1).from_memory);
+  EXPECT_EQ(sb.latest(10), 420);
+  EXPECT_EQ(sb.latest(900), 900);
+}
+
+TEST(PipeSet, OccupyKeepsOnlyThatPipeBusyWithoutSharing) {
+  PipeSet p(false);
+  p.reset(0);
+  p.occupy(Unit::TensorF16, 10, 16);
+  EXPECT_EQ(p.free_at(Unit::TensorF16), 26);
+  EXPECT_EQ(p.free_at(Unit::Fp32), 0);
+}
+
+TEST(PipeSet, MatrixAndMathPipesHoldEachOtherWhenTheyShare) {
+  PipeSet p(true);
+  p.reset(0);
+  p.occupy(Unit::TensorF16, 10, 16);
+  EXPECT_EQ(p.free_at(Unit::Fp32), 26);
+  EXPECT_EQ(p.free_at(Unit::IntAlu), 26);
+  EXPECT_EQ(p.free_at(Unit::Sfu), 0);       // not a math pipe
+  EXPECT_EQ(p.free_at(Unit::TensorF64), 0);  // DMMA is left out
+  p.occupy(Unit::Fp32, 30, 2);
+  EXPECT_EQ(p.free_at(Unit::TensorI8), 32);
+}
+
+TEST(BarrierUnit, ReleaseWaitsForEveryArrivalToBeCounted) {
+  BarrierUnit b(2, 20);
+  b.reset();
+  b.arrive(100);
+  b.arrive(100);
+  b.arrive(100);  // counted at 102, 104, 106
+  EXPECT_EQ(b.release(100), 126);
+  EXPECT_EQ(b.release(200), 220);  // counting long done
+}
+
+TEST(BarrierUnit, WithoutCountingReleasesALatencyLater) {
+  BarrierUnit b(0, 16);
+  b.reset();
+  EXPECT_EQ(b.release(50), 66);
+}
+
+TEST(CompletionObject, CompletesAtTheLastArrivalOnceAllAreRecorded) {
+  CompletionObject o;
+  o.expect(0, 2, 256);
+  o.arrive(40);
+  EXPECT_EQ(o.ready_at(), CompletionObject::kNever);
+  o.complete_bytes(90, 128);
+  o.arrive(30);
+  EXPECT_FALSE(o.all_recorded());  // 128 bytes still expected
+  o.complete_bytes(70, 128);
+  EXPECT_EQ(o.ready_at(), 90);
+  EXPECT_TRUE(o.complete_by(90));
+  EXPECT_FALSE(o.complete_by(89));
+}
+
+TEST(AsyncGroups, WaitingForAllButTheNewestGroupIgnoresIt) {
+  AsyncGroups g;
+  g.reset(0);
+  g.open_group().arrive(300);
+  g.commit(10);
+  g.open_group().arrive(900);
+  g.commit(20);
+  EXPECT_EQ(g.wait(1, 25), 300);  // the older group only
+  EXPECT_EQ(g.wait(0, 25), 900);  // the remaining one (and the empty open group)
+  EXPECT_EQ(g.wait(0, 950), 950);  // nothing left to wait for
+}
+
+TEST(AsyncGroups, WaitZeroIncludesTheOpenGroup) {
+  AsyncGroups g;
+  g.reset(0);
+  g.open_group().arrive(500);
+  EXPECT_EQ(g.wait(0, 1), 500);
+}
+
+// The seam asynchronous engines use: a warp hands a request to an engine and waits on the
+// completion object the engine completes; the warp is ready when the engine's work is done.
+TEST(AsyncEngine, AWarpWaitingOnAnEngineCompletionIsReadyWhenTheEngineFinishes) {
+  PipelinedEngine copy("test copy", /*issue*/ 4, /*bytes per cycle*/ 64, /*latency*/ 100);
+  CompletionObject barrier;  // an mbarrier phase expecting 2 KiB of transactions
+  barrier.expect(0, 0, 2048);
+  AsyncRequest a;
+  a.issue = 10;
+  a.bytes = 1024;
+  a.target = &barrier;
+  a.counts_arrival = false;
+  const AsyncAccepted first = copy.accept(a);
+  EXPECT_EQ(first.accepted, 10);
+  EXPECT_EQ(first.done, 10 + 1024 / 64 + 100);
+  EXPECT_FALSE(barrier.complete_by(1e9));  // half of the bytes are still outstanding
+  AsyncRequest b = a;
+  b.issue = 11;  // the engine's issue stage is busy until 14
+  const AsyncAccepted second = copy.accept(b);
+  EXPECT_EQ(second.accepted, 14);
+  EXPECT_EQ(second.done, 10 + 2 * (1024 / 64) + 100);  // behind the first one's data
+  // a warp that waits on the barrier (try_wait in a loop) may go on at its completion
+  const double warp_ready = std::max(20.0, barrier.ready_at());
+  EXPECT_EQ(warp_ready, second.done);
+}
+
+TEST(ClusterContext, MbarriersAreSharedByAddressAndClearedPerLaunch) {
+  ClusterContext c;
+  c.object_at(0x100).expect(0, 2);
+  c.object_at(0x100).arrive(50);
+  EXPECT_TRUE(c.has_object(0x100));
+  c.object_at(0x100).arrive(70);
+  EXPECT_EQ(c.object_at(0x100).ready_at(), 70);
+  c.clear();
+  EXPECT_FALSE(c.has_object(0x100));
+}
+
+TEST(DispatchClock, OneCtaPerDispatchIntervalAndPerUnitLaunchInterval) {
+  DispatchClock d(1, 2, /*dispatch*/ 10, /*launch*/ 100);
+  EXPECT_EQ(d.start(0, 0, 0), 0);
+  EXPECT_EQ(d.start(0, 1, 0), 10);    // the dispatcher's next slot
+  EXPECT_EQ(d.start(0, 0, 0), 100);   // unit 0 launched at 0
+  EXPECT_EQ(d.start(0, 1, 500), 500);
+}
+
+TEST(DispatchClock, DomainsDispatchIndependently) {
+  DispatchClock d(2, 2, 10, 0);
+  EXPECT_EQ(d.start(0, 0, 0), 0);
+  EXPECT_EQ(d.start(1, 1, 0), 0);  // another XCD's workgroup manager
+  EXPECT_EQ(d.start(0, 1, 0), 10);
+}
+
+TEST(RoundRobinToUnits, CtaIGoesToUnitIModN) {
+  RoundRobinToUnits q(3, 7);
+  EXPECT_EQ(q.next(1), 1u);
+  EXPECT_EQ(q.next(1), 4u);
+  EXPECT_FALSE(q.empty(0));
+  EXPECT_EQ(q.next(0), 0u);
+  int remaining = 0;
+  q.for_each_remaining([&](std::uint64_t) { ++remaining; });
+  EXPECT_EQ(remaining, 4);  // 3, 6 on unit 0; 2, 5 on unit 2
+  EXPECT_TRUE(q.empty(0) && q.empty(1) && q.empty(2));
+}
+
+TEST(WaitCounters, VmcntDecrementsInIssueOrder) {
+  WaitCounters w;
+  w.reset(0);
+  w.push_vm(0, 500);
+  w.push_vm(1, 200);  // completes early but counts only after the older one
+  EXPECT_EQ(w.vm_at_most(1, 0), 500);
+  EXPECT_EQ(w.vm_at_most(0, 0), 500);
+  EXPECT_EQ(w.vm_at_most(2, 0), 0);  // two outstanding are allowed
+  EXPECT_EQ(w.drain(), 500);
+}
+
+TEST(WaitCounters, LgkmcntCountsScalarOperationsInAnyOrder) {
+  WaitCounters w;
+  w.reset(0);
+  w.push_other(0, 400);
+  w.push_other(1, 100);
+  EXPECT_EQ(w.lgkm_at_most(1, 0), 100);  // the earlier completion frees a count
+  EXPECT_EQ(w.lgkm_at_most(0, 0), 400);
+  EXPECT_EQ(w.lgkm_at_most(0, 400), 0);  // none outstanding after 400
+}
+
+TEST(RangeScoreboard, AReadWaitsForAnOverlappingPendingResult) {
+  RangeScoreboard sb;
+  sb.reset(0);
+  const RegRange w[1] = {{10, 4}};
+  sb.write(w, 1, 40, false, 0, 4);
+  const RegRange hit[1] = {{12, 1}}, miss[1] = {{14, 2}};
+  bool waited = false;
+  EXPECT_EQ(sb.ready(hit, 1, -1, 0, 5, waited), 40);
+  EXPECT_TRUE(waited);
+  waited = false;
+  EXPECT_EQ(sb.ready(miss, 1, -1, 0, 5, waited), 5);
+  EXPECT_FALSE(waited);
+}
+
+TEST(RangeScoreboard, AnMfmaAccumulatorTakesAnMfmaResultEarly) {
+  RangeScoreboard sb;
+  sb.reset(0);
+  const RegRange acc[1] = {{0, 16}};
+  sb.write(acc, 1, 64, /*mfma*/ true, 0, 4);
+  bool waited = false;
+  EXPECT_EQ(sb.ready(acc, 1, /*acc*/ 0, /*forward*/ 8, 0, waited), 56);
+  EXPECT_EQ(sb.ready(acc, 1, /*acc*/ -1, 8, 0, waited), 64);
+}
+
+TEST(RangeScoreboard, AResultReadyBeforeTheNextIssueIsNotKept) {
+  RangeScoreboard sb;
+  sb.reset(0);
+  const RegRange r[1] = {{3, 1}};
+  sb.write(r, 1, 4, false, 0, /*next issue*/ 4);
+  bool waited = false;
+  EXPECT_EQ(sb.ready(r, 1, -1, 0, 1, waited), 1);
+  EXPECT_FALSE(waited);
+}
+
+TEST(SteadyRate, UsesTheSecondHalfOfTheCheckpoints) {
+  std::vector<Progress> p;
+  for (int i = 0; i <= 8; ++i) p.push_back({i * 100.0 + (i > 0 ? 400 : 0), static_cast<std::uint64_t>(i * 1000), 0, 0});
+  // checkpoints 4..8: 4000 instructions in 400 cycles (the ramp from 0 to 500 is left out)
+  EXPECT_DOUBLE_EQ(steady_rate(p, 0, p.back()), 10.0);
+}
+
+TEST(SteadyRate, IsBoundedByTheBusiestSharedResource) {
+  std::vector<Progress> p;
+  for (int i = 0; i <= 8; ++i) p.push_back({i * 100.0, static_cast<std::uint64_t>(i * 1000), i * 200.0, i * 300.0});
+  EXPECT_DOUBLE_EQ(steady_rate(p, 0, p.back()), 4000.0 / 800.0);          // served work: 800 busy cycles
+  EXPECT_DOUBLE_EQ(steady_rate(p, 0, p.back(), true), 4000.0 / 1200.0);   // committed work
+}
