@@ -1,5 +1,5 @@
 // Google Benchmark targets for the AMD functional executor (sim/functional/amd_*.cpp) and the AMD
-// CU timing model (sim/timing/amd_gpu.cpp): how many thread-instructions per second one core
+// CU timing model (sim/timing/amd_machine.cpp): how many thread-instructions per second one core
 // executes (lanes active per wave instruction, summed; a scalar instruction counts one), and how
 // many wave instructions per second it times. The kernels come from the HIP corpus, compiled once
 // through the frontend (and its cache) for gfx942; each iteration runs every workgroup of the

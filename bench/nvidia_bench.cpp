@@ -5,7 +5,7 @@
 //   BM_PtxTriad        STREAM triad, 2^20 floats
 //   BM_PtxSgemmTiled   sgemm_tiled 256 x 256 x 256: shared-memory tiles, barriers
 //   BM_PtxReduceShared reduce_shared_f32, 2^20 floats
-// Timing model (sim/timing/nvidia_gpu.cpp, the cycle loop with its memory system): a whole
+// Timing model (sim/timing/nvidia_machine.cpp, the cycle loop with its memory system): a whole
 // `kernsim run` of a launch through the library (compile cache warm), as users see it; the
 // counter is warp instructions timed in detail per second:
 //   BM_RunTriad4M      triad over 2^22 floats (sampled: SM slice)

@@ -237,7 +237,7 @@ class AmdMachine final : public SampledMachine {
   AmdPlacement placement(int c, int simd, int k) const;
   void memory(int c, Cu& cu, Wave& w, const A::Inst& in, const ITime& it, double now);
   double lds_access(int c, Wave& w, const A::Inst& in, const std::uint64_t* addrs, double now);
-  void vector_access(int c, Cu& cu, Wave& w, const A::Inst& in, const std::uint64_t* addrs, double now);
+  double vector_access(int c, Cu& cu, Wave& w, const A::Inst& in, const std::uint64_t* addrs, double now);
   void set_residency(Cu& cu, int c, double now, int delta);
 
   const device::DeviceSpec& d_;
@@ -865,8 +865,19 @@ void AmdMachine::memory(int c, Cu& cu, Wave& w, const A::Inst& in, const ITime& 
       cu.vmem_free = std::max(cu.vmem_free, now + interval_);
       wc.push_vm(now, now + l1_lat_);
       return;
-    case Kind::Lds: wc.push_lds(now, lds_access(c, w, in, addrs, now)); return;
-    case Kind::Vmem: vector_access(c, cu, w, in, addrs, now); return;
+    case Kind::Lds: case Kind::Vmem: {
+      // for the views: the lines (vector) or wavefronts (LDS) the access took
+      const mem::MemCounters& mc = mem_->counters();
+      const std::uint64_t before = it.kind == Kind::Lds ? mc.shared_wavefronts : mc.requests[static_cast<int>(mem::Level::L1)];
+      const double done = it.kind == Kind::Lds ? lds_access(c, w, in, addrs, now) : vector_access(c, cu, w, in, addrs, now);
+      if (it.kind == Kind::Lds) wc.push_lds(now, done);
+      const std::uint64_t after = it.kind == Kind::Lds ? mc.shared_wavefronts : mc.requests[static_cast<int>(mem::Level::L1)];
+      const int lanes = std::popcount(active_);
+      lis_.on_memory_access({c, static_cast<int>(&w - cu.waves.data()), static_cast<std::uint32_t>(&in - p_.insts.data()),
+                             it.kind == Kind::Lds ? mem::Level::Shared : mem::Level::L1, m.kind == A::MemKind::Store, m.kind == A::MemKind::Atomic,
+                             lanes, static_cast<std::uint32_t>(lanes) * m.bytes, static_cast<std::uint32_t>(after - before), now, done});
+      return;
+    }
     default:
       throw Error(ErrorKind::Internal, "kernsim bug: AMD memory() called for " + p_.describe(in));
   }
@@ -893,7 +904,7 @@ double AmdMachine::lds_access(int c, Wave& w, const A::Inst& in, const std::uint
 // A vector memory instruction's lanes split by the space their addresses resolved to: global,
 // scratch (swizzled per wave: dword i of every lane's private segment is contiguous) and, for
 // flat accesses, the LDS.
-void AmdMachine::vector_access(int c, Cu& cu, Wave& w, const A::Inst& in, const std::uint64_t* addrs, double now) {
+double AmdMachine::vector_access(int c, Cu& cu, Wave& w, const A::Inst& in, const std::uint64_t* addrs, double now) {
   const A::MemOp& m = in.mem;
   std::uint64_t global = 0, lds = 0, scratch = 0;
   cu.wgs[static_cast<std::size_t>(w.slot)].wg->lane_spaces(w.widx, global, lds, scratch);
@@ -928,6 +939,7 @@ void AmdMachine::vector_access(int c, Cu& cu, Wave& w, const A::Inst& in, const 
   cu.vmem_free = std::max(cu.vmem_free, accepted);
   w.counters.push_vm(now, done);
   if (m.space == A::Space::Flat) w.counters.push_other(now, done);  // flat counts in lgkmcnt too
+  return done;
 }
 
 // ---------------------------------------------------------------------------------------------

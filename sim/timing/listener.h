@@ -73,7 +73,7 @@ struct MemAccessEvent {
   bool write = false, atomic = false;
   int lanes = 0;
   std::uint32_t bytes = 0;            // bytes the active lanes asked for
-  std::uint32_t units = 0;            // sectors (global) or wavefronts (shared) it took
+  std::uint32_t units = 0;            // what it took: sectors (NVIDIA global), L1 lines (AMD vector), wavefronts (shared/LDS)
   double issue = 0, done = 0;
 };
 

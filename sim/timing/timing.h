@@ -47,7 +47,7 @@ TimingResult time_ptx_kernel(const device::DeviceSpec& dev, PtxKernel& kernel, c
 
 class AmdKernel;
 
-// The AMD CU timing model (sim/timing/amd_gpu.cpp): the same contract for AMDGCN kernels on
+// The AMD CU timing model (sim/timing/amd_machine.cpp): the same contract for AMDGCN kernels on
 // gfx942/gfx950 parts. `detail_budget` counts wave instructions.
 TimingResult time_amd_kernel(const device::DeviceSpec& dev, AmdKernel& kernel, const AmdResources& res,
                              const TimingOptions& opts, Listener& listener);

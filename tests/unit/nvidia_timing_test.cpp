@@ -1,4 +1,4 @@
-// NVIDIA SM timing mechanisms (sim/timing/nvidia_gpu.cpp) against the device file's numbers:
+// NVIDIA SM timing mechanisms (sim/timing/nvidia_machine.cpp) against the device file's numbers:
 // the cost of one more loop iteration (the difference of two launches, which cancels launch,
 // set-up and drain) must be what the device file says that iteration's instructions cost.
 #include <string>

@@ -1,4 +1,4 @@
-// The SM slice (sim/timing/nvidia_gpu.cpp): a launch too large for the detail budget is timed
+// The SM slice (sim/timing/nvidia_machine.cpp): a launch too large for the detail budget is timed
 // on a few SMs with their share of the chip. Its time must agree with timing every CTA, and
 // the launch must still compute exactly what it computes unsampled (the CTA run ahead to
 // measure the work is undone; the warm-up CTAs and the rest run once).
