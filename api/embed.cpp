@@ -13,13 +13,10 @@
 #include <thread>
 #include <unistd.h>
 
+#include "api/target.h"
 #include "base/files.h"
 #include "base/hash.h"
 #include "device/loader.h"
-#include "frontends/compile.h"
-#include "isa/amdgcn/code_object.h"
-#include "isa/ptx/decode.h"
-#include "isa/ptx/parser.h"
 
 namespace kernsim::api {
 namespace fs = std::filesystem;
@@ -47,53 +44,15 @@ fs::path source_from_text(std::string_view text, std::string_view extension) {
 }
 
 ModuleDesc describe_module(const fs::path& source, const std::string& target) {
-  frontends::CompileOptions co;
-  co.target = target;
-  frontends::DeviceModule m = frontends::compile(source, co);
+  const Target& t = target_for(target);
+  frontends::DeviceModule m = t.compile(source, target);
   ModuleDesc d;
   d.source = source;
   d.target = m.target;
   d.producer = m.producer;
   d.isa = m.kind == frontends::IsaKind::Ptx ? "ptx" : "amdgcn";
   d.from_cache = m.from_cache;
-  if (m.kind != frontends::IsaKind::Ptx) {
-    // AMD: parameters from the code object's AMDHSA metadata (hidden arguments are the runtime's).
-    const isa::amdgcn::CodeObject co = isa::amdgcn::read_code_object(m.binary, source.string());
-    for (const auto& k : m.kernels) {
-      KernelDesc kd{k.name, k.demangled, k.resources, {}, {}, {}, k.resources.static_shared};
-      if (const isa::amdgcn::Kernel* ck = co.find(k.name)) {
-        for (const auto& a : ck->args) {
-          if (a.hidden()) continue;
-          const bool ptr = a.value_kind == "global_buffer";
-          // by-value arguments carry no type in the metadata: untyped bits of their size
-          kd.params.push_back({a.name, ptr ? "u64" : "b" + std::to_string(8 * a.size), static_cast<int>(a.size), ptr,
-                               !ptr && a.size != 4 && a.size != 8});
-        }
-        for (int i = 0; i < 3; ++i) kd.reqntid[i] = ck->reqd_workgroup_size[i];
-      }
-      d.kernels.push_back(std::move(kd));
-    }
-    d.text = m.text;
-    return d;
-  }
-  auto ast = isa::ptx::parse_module(m.text, source.string());
-  for (const auto& k : m.kernels) {
-    isa::ptx::Program prog = isa::ptx::decode_kernel(ast, k.name, m.text, source.string());
-    const isa::ptx::Function& f = prog.functions[0];
-    KernelDesc kd;
-    kd.name = k.name;
-    kd.demangled = k.demangled;
-    kd.resources = k.resources;
-    if (kd.resources.registers <= 0) {
-      kd.resources.registers = isa::ptx::estimate_registers(prog);
-      kd.resources.source = "estimate (ptxas not available)";
-    }
-    for (const auto& p : f.params) kd.params.push_back({p.name, p.type, p.bytes, p.is_pointer, p.is_aggregate});
-    kd.reqntid = f.reqntid;
-    kd.maxntid = f.maxntid;
-    kd.static_shared_bytes = static_cast<std::int64_t>(prog.static_shared_bytes);
-    d.kernels.push_back(std::move(kd));
-  }
+  d.kernels = t.describe(m);
   d.text = std::move(m.text);
   return d;
 }

@@ -7,7 +7,7 @@
 //    its content: the same text always gives the same path, so the frontend's content-hash cache
 //    serves a resubmitted kernel and two different texts never share a file.
 //  - describe_module() compiles (through the cache) and decodes every kernel to list its
-//    parameters as the PTX declares them; AMD modules fail as the frontend does (not implemented).
+//    parameters: as the PTX declares them, or as the AMD code object's metadata gives them.
 //  - run_jobs() never throws for a job: each JobResult holds either the RunResult or the error's
 //    kind and message (the CLI's text). Results do not depend on `workers` or on job order:
 //    every launch is simulated on its own, deterministically. Devices are loaded once per batch.
@@ -20,9 +20,10 @@
 #include <string_view>
 #include <vector>
 
+#include "api/devices.h"
+#include "api/errors.h"
 #include "api/launch_spec.h"
 #include "api/run.h"
-#include "base/error.h"
 #include "frontends/module.h"
 
 namespace kernsim::api {
@@ -58,10 +59,6 @@ struct ModuleDesc {
 };
 
 ModuleDesc describe_module(const std::filesystem::path& source, const std::string& target);
-
-// The device named like the CLI's --arch (h200, sm_90a, ...) or --device FILE (when `file` is
-// not empty).
-device::DeviceSpec load_device(const std::string& arch, const std::string& file);
 
 struct Job {
   LaunchSpec spec;

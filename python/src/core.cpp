@@ -12,17 +12,20 @@
 #include <string>
 #include <vector>
 
+#include "api/devices.h"
 #include "api/embed.h"
+#include "api/errors.h"
 #include "api/launch_spec.h"
 #include "api/run.h"
-#include "base/error.h"
-#include "device/loader.h"
 
 namespace nb = nanobind;
 using namespace nb::literals;
 
 namespace kernsim::python {
 namespace {
+
+using api::Error;
+using api::ErrorKind;
 
 const char* kind_name(ErrorKind k) {
   switch (k) {
@@ -182,7 +185,7 @@ nb::object source_from_text(nb::bytes text, const std::string& ext) {
 
 nb::dict device_info(const std::string& arch, const std::string& file) {
   try {
-    device::DeviceSpec d = api::load_device(arch, file);
+    api::DeviceSpec d = api::load_device(arch, file);
     nb::dict out;
     out["ok"] = true;
     out["name"] = d.name;
@@ -202,7 +205,7 @@ nb::dict device_info(const std::string& arch, const std::string& file) {
 
 nb::list builtin_devices() {
   nb::list l;
-  for (const auto& n : device::builtin_device_names()) l.append(nb::str(n.c_str()));
+  for (const auto& n : api::builtin_device_names()) l.append(nb::str(n.c_str()));
   return l;
 }
 

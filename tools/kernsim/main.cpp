@@ -19,21 +19,19 @@
 #include <vector>
 
 #include "api/calibrate.h"
+#include "api/compile.h"
+#include "api/devices.h"
+#include "api/errors.h"
+#include "api/files.h"
 #include "api/launch_spec.h"
 #include "api/run.h"
-#include "api/run_amd.h"
 #include "api/validate.h"
-#include "base/files.h"
-#include "base/error.h"
-#include "device/loader.h"
-#include "frontends/compile.h"
-#include "isa/ptx/decode.h"
-#include "isa/ptx/parser.h"
 
 namespace {
 
-using kernsim::Error;
-using kernsim::ErrorKind;
+namespace api = kernsim::api;
+using api::Error;
+using api::ErrorKind;
 
 const char* kUsage =
     "usage:\n"
@@ -109,13 +107,13 @@ Args parse_args(int argc, char** argv, int first) {
 
 int cmd_run(const Args& a) {
   if (a.positional.size() != 1) throw Error(ErrorKind::Usage, "run needs exactly one SPEC.json");
-  auto dev = kernsim::device::resolve_device(a.arch, a.device_file);
-  auto spec = kernsim::api::parse_launch_spec(a.positional[0]);
-  kernsim::api::RunOptions opts;
+  auto dev = api::resolve_device(a.arch, a.device_file);
+  auto spec = api::parse_launch_spec(a.positional[0]);
+  api::RunOptions opts;
   opts.full = a.full;
   if (a.dump_dir) opts.dump_dir = *a.dump_dir;
   opts.max_instructions = a.max_instructions;
-  auto r = kernsim::api::run_launch(spec, dev, opts);
+  auto r = api::run_launch(spec, dev, opts);
   if (a.json) std::cout << r.report_json << "\n";
   else std::cout << r.report_text;
   return 0;
@@ -123,30 +121,30 @@ int cmd_run(const Args& a) {
 
 int cmd_validate(const Args& a) {
   if (a.positional.size() != 1) throw Error(ErrorKind::Usage, "validate needs exactly one directory of launch specs");
-  auto dev = kernsim::device::resolve_device(a.arch, a.device_file);
+  auto dev = api::resolve_device(a.arch, a.device_file);
   std::string csv = a.measured ? *a.measured
-                               : (kernsim::data_dir() / "calibration" / "data" / dev.name / "validation_measured.csv").string();
+                               : (api::data_dir() / "calibration" / "data" / dev.name / "validation_measured.csv").string();
   int threads = a.threads > 0 ? a.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  auto s = kernsim::api::validate(a.positional[0], csv, dev, threads, a.only.value_or(""));
-  if (a.json) std::cout << kernsim::api::to_json(s, dev.name) << "\n";
-  else std::cout << kernsim::api::to_text(s);
+  auto s = api::validate(a.positional[0], csv, dev, threads, a.only.value_or(""));
+  if (a.json) std::cout << api::to_json(s, dev.name) << "\n";
+  else std::cout << api::to_text(s);
   return 0;
 }
 
 int cmd_calibrate(const Args& a) {
   if (a.positional.size() != 1) throw Error(ErrorKind::Usage, "calibrate needs exactly one MEASUREMENT.json");
   if (a.base && (a.arch || a.device_file)) throw Error(ErrorKind::Usage, "give --base, or --arch/--device, not both");
-  kernsim::device::DeviceSpec base;
+  api::DeviceSpec base;
   if (a.base) {
     const std::string& b = *a.base;
     bool is_file = b.find('/') != std::string::npos || b.ends_with(".yaml") || b.ends_with(".yml");
-    base = is_file ? kernsim::device::load_device_file(b) : kernsim::device::load_builtin_device(b);
+    base = is_file ? api::load_device_file(b) : api::load_builtin_device(b);
   } else if (a.arch || a.device_file) {
-    base = kernsim::device::resolve_device(a.arch, a.device_file);
+    base = api::resolve_device(a.arch, a.device_file);
   } else {
     throw Error(ErrorKind::Usage, "calibrate needs --base NAME|FILE (the device file to start from)");
   }
-  kernsim::api::CalibrateOptions o;
+  api::CalibrateOptions o;
   if (a.params) {
     std::string cur;
     for (char c : *a.params + ",") {
@@ -167,12 +165,12 @@ int cmd_calibrate(const Args& a) {
   o.launches = !a.no_launches;
   o.progress = [](const std::string& line) { std::fprintf(stderr, "kernsim calibrate: %s\n", line.c_str()); };
   o.threads = a.threads > 0 ? a.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  auto m = kernsim::api::read_measurement(a.positional[0]);
-  auto r = kernsim::api::calibrate(m, base, o);
-  std::cout << kernsim::api::to_text(r);
+  auto m = api::read_measurement(a.positional[0]);
+  auto r = api::calibrate(m, base, o);
+  std::cout << api::to_text(r);
   if (a.output) {
-    kernsim::write_file_atomic(*a.output, kernsim::api::fitted_device_yaml(r));
-    kernsim::device::load_device_file(*a.output);  // what we wrote must load
+    api::write_file_atomic(*a.output, api::fitted_device_yaml(r));
+    api::load_device_file(*a.output);  // what we wrote must load
     std::printf("wrote %s\n", a.output->c_str());
   } else {
     std::printf("(no -o: nothing written)\n");
@@ -180,58 +178,43 @@ int cmd_calibrate(const Args& a) {
   return 0;
 }
 
-kernsim::frontends::DeviceModule compile_for(const Args& a, const char* what) {
+std::filesystem::path source_arg(const Args& a, const char* what) {
   if (a.positional.size() != 1) throw Error(ErrorKind::Usage, std::string(what) + " needs exactly one source FILE");
-  auto dev = kernsim::device::resolve_device(a.arch, a.device_file);
-  kernsim::frontends::CompileOptions co;
-  co.target = dev.isa_target;
-  return kernsim::frontends::compile(a.positional[0], co);
+  return a.positional[0];
 }
 
 int cmd_compile(const Args& a) {
-  auto m = compile_for(a, "compile");
-  if (m.kind == kernsim::frontends::IsaKind::Amdgcn)  // -o writes the code object, stdout gets its disassembly
-    m.text = a.output ? std::string(m.binary.begin(), m.binary.end()) : kernsim::api::amd_disassembly(m);
+  const auto source = source_arg(a, "compile");
+  auto dev = api::resolve_device(a.arch, a.device_file);
+  // -o writes what kernsim simulates (PTX, the AMD code object); stdout gets it as text
+  auto c = api::compile_source(source, dev, a.output ? api::CompileOutput::Object : api::CompileOutput::Text);
   if (a.output) {
-    kernsim::write_file_atomic(*a.output, m.text);
-    std::fprintf(stderr, "kernsim: wrote %s (%s, %s)\n", a.output->c_str(), m.target.c_str(), m.producer.c_str());
+    api::write_file_atomic(*a.output, c.bytes);
+    std::fprintf(stderr, "kernsim: wrote %s (%s, %s)\n", a.output->c_str(), c.target.c_str(), c.producer.c_str());
   } else {
-    std::cout << m.text;
+    std::cout << c.bytes;
   }
   return 0;
 }
 
 int cmd_list(const Args& a) {
-  auto m = compile_for(a, "list");
-  if (m.kind == kernsim::frontends::IsaKind::Amdgcn) {  // code object metadata, not PTX
-    std::fputs(kernsim::api::amd_kernel_listing(m).c_str(), stdout);
-    return 0;
-  }
-  auto ast = kernsim::isa::ptx::parse_module(m.text, a.positional[0]);
-  for (const auto& k : m.kernels) {
-    auto prog = kernsim::isa::ptx::decode_kernel(ast, k.name, m.text, a.positional[0]);
-    std::string params;
-    for (const auto& p : prog.functions[0].params)
-      params += (params.empty() ? "" : ", ") + (p.is_aggregate ? "b8[" + std::to_string(p.bytes) + "]" : "." + p.type + (p.is_pointer ? "*" : ""));
-    std::printf("%s\n  mangled   %s\n  params    (%s)\n  resources %d registers (%s), %lld bytes static shared, %lld bytes stack\n",
-                k.demangled.c_str(), k.name.c_str(), params.c_str(), k.resources.registers > 0 ? k.resources.registers : kernsim::isa::ptx::estimate_registers(prog),
-                k.resources.registers > 0 ? k.resources.source.c_str() : "estimate", static_cast<long long>(prog.static_shared_bytes),
-                static_cast<long long>(k.resources.local_bytes));
-  }
+  const auto source = source_arg(a, "list");
+  auto dev = api::resolve_device(a.arch, a.device_file);
+  std::fputs(api::kernel_listing(source, dev).c_str(), stdout);
   return 0;
 }
 
 int cmd_devices(const Args& a) {
   if (a.schema) {
     std::printf("%-40s %-7s %-12s %-7s %-4s %s\n", "key", "type", "unit", "vendor", "req", "description");
-    for (const auto& r : kernsim::device::device_schema())
+    for (const auto& r : api::device_schema())
       std::printf("%-40s %-7s %-12s %-7s %-4s %s\n", r.key.c_str(), r.type.c_str(), r.unit.c_str(), r.vendors.c_str(),
                   r.required ? "yes" : "no", r.description.c_str());
     return 0;
   }
   std::printf("%-8s %-7s %-8s %6s %9s  %s\n", "name", "vendor", "isa", "units", "clock_MHz", "description");
-  for (const auto& n : kernsim::device::builtin_device_names()) {
-    auto d = kernsim::device::load_builtin_device(n);
+  for (const auto& n : api::builtin_device_names()) {
+    auto d = api::load_builtin_device(n);
     std::printf("%-8s %-7s %-8s %6lld %9.0f  %s\n", n.c_str(), to_string(d.vendor), d.isa_target.c_str(),
                 static_cast<long long>(d.sm.count), d.clocks.core_mhz, d.description.c_str());
   }
@@ -242,13 +225,13 @@ int cmd_device(const Args& a) {
   std::optional<std::string> arch = a.arch;
   if (!arch && !a.device_file && !a.positional.empty()) arch = a.positional[0];
   if (!arch && !a.device_file) throw Error(ErrorKind::Usage, "device needs a NAME or --device FILE");
-  auto d = kernsim::device::resolve_device(arch, a.device_file);
+  auto d = api::resolve_device(arch, a.device_file);
   if (a.json) {  // every value with its provenance, for scripts (scripts/estimated_params.py)
     nlohmann::json j = {{"name", d.name}, {"vendor", to_string(d.vendor)}, {"description", d.description}, {"sources", d.sources}};
     for (const auto& [key, p] : d.provenance) {
-      nlohmann::json v = {{"value", nlohmann::json::parse(kernsim::device::value_as_yaml(d, key), nullptr, false)},
+      nlohmann::json v = {{"value", nlohmann::json::parse(api::value_as_yaml(d, key), nullptr, false)},
                           {"source", p.source}, {"confidence", to_string(p.confidence)}, {"note", p.note}};
-      if (v["value"].is_discarded()) v["value"] = kernsim::device::value_as_yaml(d, key);
+      if (v["value"].is_discarded()) v["value"] = api::value_as_yaml(d, key);
       if (p.residual) v["residual"] = *p.residual;
       j["values"][key] = v;
     }
@@ -264,8 +247,8 @@ int cmd_device(const Args& a) {
   }
   auto h = d.confidence_histogram();
   std::printf("confidence: documented %d, measured %d, estimated %d, fitted %d\n",
-              h[kernsim::device::Confidence::Documented], h[kernsim::device::Confidence::Measured],
-              h[kernsim::device::Confidence::Estimated], h[kernsim::device::Confidence::Fitted]);
+              h[api::Confidence::Documented], h[api::Confidence::Measured],
+              h[api::Confidence::Estimated], h[api::Confidence::Fitted]);
   return 0;
 }
 
@@ -279,7 +262,7 @@ int main(int argc, char** argv) {
     }
     std::string cmd = argv[1];
     if (cmd == "--version" || cmd == "version") {
-      std::printf("kernsim %s\n", kernsim::api::version().c_str());
+      std::printf("kernsim %s\n", api::version().c_str());
       return 0;
     }
     if (cmd == "--help" || cmd == "-h" || cmd == "help") {

@@ -1,0 +1,23 @@
+// `kernsim compile` and `kernsim list` through the device's target; see compile.h.
+#include "api/compile.h"
+
+#include "api/target.h"
+
+namespace kernsim::api {
+
+CompiledSource compile_source(const std::filesystem::path& source, const device::DeviceSpec& dev, CompileOutput what) {
+  const Target& t = target_for(dev);
+  const frontends::DeviceModule m = t.compile(source, dev.isa_target);
+  CompiledSource c;
+  c.target = m.target;
+  c.producer = m.producer;
+  c.bytes = what == CompileOutput::Object ? t.object(m) : t.disassembly(m);
+  return c;
+}
+
+std::string kernel_listing(const std::filesystem::path& source, const device::DeviceSpec& dev) {
+  const Target& t = target_for(dev);
+  return t.listing(t.compile(source, dev.isa_target));
+}
+
+}  // namespace kernsim::api

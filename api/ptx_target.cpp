@@ -1,0 +1,189 @@
+// The PTX target: NVIDIA parts. Decodes a PTX kernel (with the unrolling ptxas applied to its
+// loops), lays out its .param block, runs it on the PTX executor under the NVIDIA SM model
+// (sim::time_ptx_kernel: the only call of it), and lists and prints PTX modules.
+#include <algorithm>
+#include <cstring>
+#include <memory>
+
+#include "api/target.h"
+#include "base/error.h"
+#include "isa/ptx/decode.h"
+#include "isa/ptx/parser.h"
+#include "sim/functional/global_memory.h"
+#include "sim/functional/ptx_exec.h"
+#include "sim/timing/timing.h"
+
+namespace kernsim::api {
+namespace {
+
+namespace ptx = isa::ptx;
+
+std::string param_desc(const ptx::ParamInfo& p) {
+  return p.is_aggregate ? "struct of " + std::to_string(p.bytes) + " bytes" : "." + p.type;
+}
+
+class PtxTargetKernel final : public TargetKernel {
+ public:
+  PtxTargetKernel(const frontends::DeviceModule& mod, const frontends::KernelInfo& ki, const std::string& origin)
+      : name_(ki.demangled) {
+    const auto ast = ptx::parse_module(mod.text, origin);
+    prog_ = ptx::decode_kernel(ast, ki.name, mod.text, origin);
+    ptx::mark_unrolled_loads(prog_, ki.resources.sass_loop_loads, ki.resources.sass_loop_load_bytes);
+    const ptx::Function& f = prog_.functions[0];
+    for (int d = 0; d < 3; ++d) traits_.required_block[d] = f.reqntid[d];
+    traits_.required_block_attr = ".reqntid";
+    if (f.maxntid[0]) {
+      traits_.max_threads = std::int64_t{f.maxntid[0]} * std::max(1, f.maxntid[1]) * std::max(1, f.maxntid[2]);
+      traits_.max_threads_words = ".maxntid (" + std::to_string(f.maxntid[0]) + ")";
+    }
+    traits_.static_shared = static_cast<std::int64_t>(prog_.static_shared_bytes);
+    traits_.dynamic_shared_offset = static_cast<std::int64_t>(prog_.dynamic_shared_offset);
+    traits_.shared_words = "shared memory";
+    traits_.registers = ki.resources.registers;
+    traits_.registers_source = ki.resources.source;
+    if (traits_.registers <= 0) {
+      traits_.registers = ptx::estimate_registers(prog_);
+      traits_.registers_source = "estimate (ptxas not available)";
+    }
+  }
+
+  const KernelTraits& traits() const override { return traits_; }
+
+  void map_code(sim::GlobalMemory& mem, const LaunchSpec&) override { sim::map_program_statics(prog_, mem); }
+
+  std::vector<std::uint8_t> build_params(const LaunchSpec& spec, const std::vector<std::uint64_t>& buffer_addr) const override {
+    const ptx::Function& k = prog_.functions[0];
+    std::vector<std::string> descs;
+    for (const auto& p : k.params) descs.push_back(param_desc(p));
+    check_arg_count(spec, name_, descs);
+    std::size_t total = 0;
+    for (const auto& p : k.params) total = std::max<std::size_t>(total, static_cast<std::size_t>(p.offset + p.bytes));
+    std::vector<std::uint8_t> block(total, 0);
+    for (std::size_t i = 0; i < k.params.size(); ++i) {
+      const auto& p = k.params[i];
+      const Arg& a = spec.args[i];
+      const std::string field = "args[" + std::to_string(i) + "]";
+      auto fail = [&](const std::string& msg) {
+        throw Error(ErrorKind::LaunchSpec, spec_origin(spec) + ": `" + field + "`: " + msg + " (kernel `" + name_ + "` parameter " +
+                                               std::to_string(i) + " is " + param_desc(p) + ")");
+      };
+      if (p.is_aggregate) fail("struct parameters passed by value are not supported by the launch spec");
+      if (a.is_buffer) {
+        if (p.bytes != 8) fail("a buffer is passed as a 64-bit pointer, but the parameter has " + std::to_string(p.bytes) + " bytes");
+        if (p.type == "f64") fail("a buffer cannot be passed to a floating-point parameter");
+        std::memcpy(block.data() + p.offset, &buffer_addr[i], 8);
+        continue;
+      }
+      const ScalarArg& s = a.scalar;
+      if (static_cast<int>(size_of(s.type)) != p.bytes)
+        fail("scalar of type " + std::string(to_string(s.type)) + " has " + std::to_string(size_of(s.type)) + " bytes");
+      const bool pf = p.type == "f32" || p.type == "f64";
+      const bool sf = s.type == ScalarType::F32 || s.type == ScalarType::F64;
+      const bool untyped = p.type.size() && p.type[0] == 'b';
+      if (!untyped && pf != sf) fail(std::string("type ") + to_string(s.type) + " does not match");
+      std::memcpy(block.data() + p.offset, &s.bits, static_cast<std::size_t>(p.bytes));
+    }
+    return block;
+  }
+
+  device::DeviceSpec timing_device(const device::DeviceSpec& dev) const override {
+    // a kernel with matrix instructions runs at the part's tensor clock
+    const bool tensor = std::any_of(prog_.insts.begin(), prog_.insts.end(), [](const ptx::Inst& in) { return isa::is_tensor(in.unit); });
+    return tensor ? device::at_tensor_clock(dev) : dev;
+  }
+
+  TimedLaunch time(const device::DeviceSpec& dev, sim::GlobalMemory& mem, std::vector<std::uint8_t> params, const LaunchShape& shape,
+                   const sim::TimingOptions& opts, sim::Listener& listener) override {
+    sim::LaunchDims dims;
+    for (int d = 0; d < 3; ++d) {
+      dims.grid[d] = shape.grid[d];
+      dims.block[d] = shape.block[d];
+    }
+    dims.dynamic_shared = shape.dynamic_shared;
+    sim::ExecOptions eo;
+    eo.kernel_name = shape.kernel_name;
+    eo.num_sms = static_cast<std::uint32_t>(dev.sm.count);
+    if (shape.max_instructions) eo.max_warp_instructions = shape.max_instructions;
+    eo.wall_time_limit_s = shape.wall_time_limit_s;
+    sim::PtxKernel kernel(prog_, mem, dims, std::move(params), eo);
+
+    sim::KernelResources kr;
+    kr.threads_per_block = static_cast<int>(shape.threads_per_block);
+    kr.registers_per_thread = traits_.registers;
+    kr.shared_per_block = shape.shared_per_block;
+    TimedLaunch t;
+    t.timing = sim::time_ptx_kernel(dev, kernel, kr, opts, listener);
+    t.thread_instructions = kernel.thread_instructions();
+    return t;
+  }
+
+ private:
+  std::string name_;
+  ptx::Program prog_;
+  KernelTraits traits_;
+};
+
+class PtxTarget final : public Target {
+ public:
+  frontends::IsaKind isa() const override { return frontends::IsaKind::Ptx; }
+
+  // sim's own default (TimingOptions::detail_budget: 1.5 M warp instructions)
+  std::uint64_t default_detail_budget() const override { return sim::TimingOptions{}.detail_budget; }
+
+  std::unique_ptr<TargetKernel> load(const frontends::DeviceModule& m, const frontends::KernelInfo& k,
+                                     const std::string& origin) const override {
+    return std::make_unique<PtxTargetKernel>(m, k, origin);
+  }
+
+  std::vector<KernelDesc> describe(const frontends::DeviceModule& m) const override {
+    const std::string origin = m.origin.string();
+    const auto ast = ptx::parse_module(m.text, origin);
+    std::vector<KernelDesc> out;
+    for (const auto& k : m.kernels) {
+      const ptx::Program prog = ptx::decode_kernel(ast, k.name, m.text, origin);
+      const ptx::Function& f = prog.functions[0];
+      KernelDesc kd;
+      kd.name = k.name;
+      kd.demangled = k.demangled;
+      kd.resources = k.resources;
+      if (kd.resources.registers <= 0) {
+        kd.resources.registers = ptx::estimate_registers(prog);
+        kd.resources.source = "estimate (ptxas not available)";
+      }
+      for (const auto& p : f.params) kd.params.push_back({p.name, p.type, p.bytes, p.is_pointer, p.is_aggregate});
+      kd.reqntid = f.reqntid;
+      kd.maxntid = f.maxntid;
+      kd.static_shared_bytes = static_cast<std::int64_t>(prog.static_shared_bytes);
+      out.push_back(std::move(kd));
+    }
+    return out;
+  }
+
+  std::string listing(const frontends::DeviceModule& m) const override {
+    std::string out;
+    const std::vector<KernelDesc> descs = describe(m);
+    for (std::size_t i = 0; i < descs.size(); ++i) {
+      const KernelDesc& k = descs[i];
+      std::string params;
+      for (const auto& p : k.params)
+        params += (params.empty() ? "" : ", ") + (p.is_aggregate ? "b8[" + std::to_string(p.bytes) + "]" : "." + p.type + (p.is_pointer ? "*" : ""));
+      const bool estimated = m.kernels[i].resources.registers <= 0;  // describe() filled in the estimate
+      out += k.demangled + "\n  mangled   " + k.name + "\n  params    (" + params + ")\n  resources " + std::to_string(k.resources.registers) +
+             " registers (" + (estimated ? std::string("estimate") : k.resources.source) + "), " + std::to_string(k.static_shared_bytes) +
+             " bytes static shared, " + std::to_string(k.resources.local_bytes) + " bytes stack\n";
+    }
+    return out;
+  }
+
+  std::string object(const frontends::DeviceModule& m) const override { return m.text; }
+  std::string disassembly(const frontends::DeviceModule& m) const override { return m.text; }
+};
+
+}  // namespace
+
+const Target& ptx_target() {
+  static const PtxTarget t;
+  return t;
+}
+
+}  // namespace kernsim::api
