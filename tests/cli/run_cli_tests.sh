@@ -30,6 +30,16 @@ check unknown_arch   2 "unknown device"  -- run "$DATA/specs/big_block.json" --a
 check both_devices   2 "not both"        -- run "$DATA/specs/big_block.json" --arch h200 --device x.yaml
 check bad_device     3 "sm.cnt"          -- run "$DATA/specs/big_block.json" --device "$DATA/devices/typo.yaml"
 check spec_no_value  2 "needs a value"   -- run "$DATA/specs/big_block.json" --arch
+# one launch path: list, compile and the detail budget go through the device's target on both vendors
+CU="$DATA/../kernels/cuda/stream.cu"; HIP="$DATA/../kernels/hip/stream.hip"; SPEC="$DATA/../kernels/hip/specs/triad_f32.json"
+check list_cu        0 "registers"       -- list "$CU" --arch h200
+check list_hip       0 "VGPRs"           -- list "$HIP" --arch mi300x
+check list_no_file   2 "list needs exactly one source FILE" -- list --arch h200
+check compile_cu     0 ".entry triad_f32" -- compile "$CU" --arch h200
+check compile_hip    0 "triad_f32:"      -- compile "$HIP" --arch mi355x
+check compile_wrong  4 "AMD source"      -- compile "$HIP" --arch h200
+KERNSIM_DETAIL_BUDGET=lots check budget_env_bad 2 "KERNSIM_DETAIL_BUDGET must be a positive integer" -- run "$SPEC" --arch mi300x
+KERNSIM_DETAIL_BUDGET=lots check budget_env_bad_nv 2 "got \`lots\`" -- run "$DATA/../kernels/cuda/specs/triad_f32.json" --arch h200
 # calibrate: a perturbed L1 latency comes back to the measured 32 cycles; bad input names itself
 MEAS="$DATA/../../calibration/data/h200/cuda_microbench.json"
 TMP=$(mktemp -d); trap 'rm -rf "$TMP"' EXIT
