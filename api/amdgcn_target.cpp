@@ -1,8 +1,8 @@
 // The AMDGCN target: AMD parts (gfx942, gfx950). Reads the code object and decodes its text,
 // lays out the kernarg segment from the AMDHSA metadata, runs the kernel on the AMD executor
-// under the AMD CU model (sim::time_amd_kernel: the only call of it; it executes the workgroups
-// it times, and the rest functionally when outputs are wanted), and lists and disassembles code
-// objects.
+// under the AMD CU model (sim::time_amd_kernel, the library's only call of it: it executes the
+// workgroups it times, and the rest functionally when outputs are wanted), and lists and
+// disassembles code objects.
 #include <algorithm>
 #include <cstdio>
 #include <cstring>

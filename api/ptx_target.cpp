@@ -1,6 +1,6 @@
 // The PTX target: NVIDIA parts. Decodes a PTX kernel (with the unrolling ptxas applied to its
 // loops), lays out its .param block, runs it on the PTX executor under the NVIDIA SM model
-// (sim::time_ptx_kernel: the only call of it), and lists and prints PTX modules.
+// (sim::time_ptx_kernel: the library's only call of it), and lists and prints PTX modules.
 #include <algorithm>
 #include <cstring>
 #include <memory>

@@ -2,7 +2,8 @@
 //
 // run_launch() takes a parsed launch spec and a device, and carries the launch through every
 // stage: compile (frontends) -> decode (isa) -> functional execution and timing (sim) ->
-// report (cost_model views). A stage that does not exist yet throws Error(NotImplemented)
+// report (cost_model views), on one path for every part (the device's target, api/target.h,
+// does the ISA-specific steps). A stage that does not exist yet throws Error(NotImplemented)
 // naming itself; no stage ever invents a number.
 #pragma once
 
@@ -17,13 +18,16 @@
 
 namespace kernsim::api {
 
+// Each field means the same on every part (tests/unit/run_options_test.cpp); "warp
+// instructions" are wave instructions on AMD parts.
 struct RunOptions {
-  bool full = false;                               // execute and time every CTA
+  bool full = false;                               // execute and time every CTA (workgroup)
   std::optional<std::filesystem::path> dump_dir;   // write arg<N>.in.bin / arg<N>.out.bin
   std::uint64_t max_instructions = 0;              // per launch, warp instructions; 0 = default
   bool keep_outputs = false;                       // return output buffers (Python)
   double wall_time_limit_s = 0;                    // per launch, simulation only; 0 = none
-  std::uint64_t detail_budget = 0;                 // warp instructions timed in detail; 0 = default
+  // warp instructions timed in detail; 0 = KERNSIM_DETAIL_BUDGET, else the ISA's default
+  std::uint64_t detail_budget = 0;
 };
 
 struct BufferOut {

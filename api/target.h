@@ -3,7 +3,8 @@
 // from the device's ISA by target_for(). The launch skeleton (run_launch() in api/run.cpp) does
 // everything that is the same on every part — spec checks, buffers, dumps, outputs, the report —
 // and calls the target for the rest: compile, decode, the parameter block, the executor and the
-// timing model. The two target files are the only callers of the sim/timing entry points.
+// timing model. The two target files are the library's only callers of the sim/timing entry
+// points (sim::time_ptx_kernel, sim::time_amd_kernel).
 //
 // Internal to api/: the CLI and the Python package reach targets through api/compile.h,
 // api/run.h and api/embed.h.
