@@ -90,9 +90,10 @@ void PcView::add_to(json& report, const sim::TimingResult& t) const {
   std::string note = t.extrapolated
                          ? "counts cover the detailed window only (the launch was sampled; they are not scaled to the whole kernel)"
                          : "counts cover the whole kernel";
-  report["by_pc_covers"] = {{"whole_kernel", !t.extrapolated}, {"fraction_timed", t.sampled_fraction},
-                            {"warp_instructions", t.warp_insts_timed}, {"sms_simulated", t.sms_simulated},
-                            {"note", note}};
+  json covers = {{"whole_kernel", !t.extrapolated}, {"fraction_timed", t.sampled_fraction},
+                 {"warp_instructions", t.warp_insts_timed}, {"note", note}};
+  if (t.sms_simulated > 0) covers["sms_simulated"] = t.sms_simulated;
+  report["by_pc_covers"] = covers;
   report["stall_cycles_without_pc"] = stall_cycles_without_pc();
 }
 

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -26,16 +27,19 @@ constexpr int kCtaTid0 = 1000;     // CTA slot k is thread kCtaTid0 + k, after t
 constexpr int kCounterTid = -1;    // counters belong to the process; sorted first
 constexpr double kEps = 1e-9;
 
-// Microseconds with picosecond resolution and no trailing zeros: "12.3455", "0".
-std::string us(double v) {
-  char buf[48];
-  std::snprintf(buf, sizeof buf, "%.6f", v);
+// Perfetto reads a JSON timestamp in microseconds and rounds it to a nanosecond, so each time is
+// written as a whole number of nanoseconds: the end of one slice and the start of the next are
+// the same number, and rounding never makes a thread's slices overlap.
+std::int64_t to_ns(double cycles, double mhz) { return std::llround(cycles / mhz * 1000.0); }
+
+// Nanoseconds as microseconds, no trailing zeros: 12345 -> "12.345", 2000 -> "2", 0 -> "0".
+std::string us(std::int64_t ns) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%lld.%03lld", static_cast<long long>(ns / 1000), static_cast<long long>(ns % 1000));
   std::string s = buf;
-  if (s.find('.') != std::string::npos) {
-    while (s.back() == '0') s.pop_back();
-    if (s.back() == '.') s.pop_back();
-  }
-  return s == "-0" ? "0" : s;
+  while (s.back() == '0') s.pop_back();
+  if (s.back() == '.') s.pop_back();
+  return s;
 }
 
 std::string json_string(const std::string& s) { return json(s).dump(); }
@@ -200,6 +204,11 @@ void TraceView::write(std::ostream& out, const json& other) {
   od["max_events"] = o_.max_events;
   od["truncated"] = dropped_ > 0;
   if (dropped_) od["dropped_events"] = dropped_;
+  if (o_.listing) {  // the instructions by PC, for the slices' `pc` arguments
+    json insts = json::array();
+    for (const InstText& t : *o_.listing) insts.push_back(t.text);
+    od["instructions"] = std::move(insts);
+  }
   out << "{\"displayTimeUnit\":\"ns\",\"otherData\":" << od.dump() << ",\"traceEvents\":[\n";
   bool first = true;
   auto emit = [&](const std::string& line) {
@@ -229,33 +238,32 @@ void TraceView::write(std::ostream& out, const json& other) {
   std::string line;
   for (const Event& e : events_) {
     const std::string ids = "\"pid\":" + std::to_string(e.sm) + ",\"tid\":" + std::to_string(e.tid == kCounterTid ? 0 : e.tid);
-    const std::string ts = "\"ts\":" + us(e.from / mhz);
-    const std::string slice = ts + ",\"dur\":" + us(e.cycles / mhz);
-    const std::string cyc = "\"cycle\":" + us(e.from) + ",\"cycles\":" + us(e.cycles);
+    const std::int64_t start = to_ns(e.from, mhz);
+    const std::string ts = "\"ts\":" + us(start);
+    const std::string slice = ts + ",\"dur\":" + us(to_ns(e.from + e.cycles, mhz) - start);
     switch (e.kind) {
       case Kind::Issue: {
         std::string name = inst_op(e.pc);
         if (e.count > 1) name += " +" + std::to_string(e.count - 1);
-        line = "{\"ph\":\"X\",\"cat\":\"issue\",\"name\":" + json_string(name) + "," + ids + "," + slice + ",\"args\":{" + cyc +
-               ",\"instructions\":" + std::to_string(e.count) + ",\"first_pc\":" + std::to_string(e.pc) +
+        line = "{\"ph\":\"X\",\"cat\":\"issue\",\"name\":" + json_string(name) + "," + ids + "," + slice +
+               ",\"args\":{\"n\":" + std::to_string(e.count) + ",\"pc\":" + std::to_string(e.pc) +
                ",\"last_pc\":" + std::to_string(e.last_pc) + ",\"warp\":" + std::to_string(e.warp) +
-               ",\"cta\":" + std::to_string(e.cta);
-        if (o_.listing) line += ",\"first_inst\":" + json_string(inst_text(e.pc));
-        line += "}}";
+               ",\"cta\":" + std::to_string(e.cta) + "}}";
         break;
       }
       case Kind::Stall:
-        line = "{\"ph\":\"X\",\"cat\":\"stall\",\"name\":" + json_string(sim::to_string(e.why)) + "," + ids + "," + slice + ",\"args\":{" + cyc;
-        if (e.warp >= 0) line += ",\"warp\":" + std::to_string(e.warp);
+        line = "{\"ph\":\"X\",\"cat\":\"stall\",\"name\":" + json_string(sim::to_string(e.why)) + "," + ids + "," + slice +
+               ",\"args\":{";
+        if (e.warp >= 0) line += "\"warp\":" + std::to_string(e.warp) + ",";
         if (e.pc != sim::kNoPc) {
-          line += ",\"pc\":" + std::to_string(e.pc);
-          if (o_.listing) line += ",\"inst\":" + json_string(inst_text(e.pc));
+          line += "\"pc\":" + std::to_string(e.pc) + ",";
+          if (o_.listing) line += "\"op\":" + json_string(inst_op(e.pc)) + ",";
         }
-        line += "}}";
+        line += "\"cycles\":" + std::to_string(std::llround(e.cycles)) + "}}";
         break;
       case Kind::Cta:
-        line = "{\"ph\":\"X\",\"cat\":\"cta\",\"name\":" + json_string(o_.cta + " " + std::to_string(e.cta)) + "," + ids + "," + slice +
-               ",\"args\":{" + cyc + ",\"cta\":" + std::to_string(e.cta) + "}}";
+        line = "{\"ph\":\"X\",\"cat\":\"cta\",\"name\":" + json_string(o_.cta + " " + std::to_string(e.cta)) + "," + ids + "," +
+               slice + ",\"args\":{\"cta\":" + std::to_string(e.cta) + ",\"cycles\":" + std::to_string(std::llround(e.cycles)) + "}}";
         break;
       case Kind::Warps:
         line = "{\"ph\":\"C\",\"name\":\"resident\"," + ids + "," + ts + ",\"args\":{\"warps\":" + std::to_string(e.count) + "}}";
@@ -267,7 +275,7 @@ void TraceView::write(std::ostream& out, const json& other) {
     emit("{\"ph\":\"i\",\"s\":\"g\",\"cat\":\"note\",\"name\":" +
          json_string("trace truncated: the cap of " + std::to_string(o_.max_events) + " events was reached; " + std::to_string(dropped_) +
                 " later events dropped") +
-         ",\"pid\":0,\"tid\":0,\"ts\":" + us(dropped_from_ / mhz) + "}");
+         ",\"pid\":0,\"tid\":0,\"ts\":" + us(to_ns(dropped_from_, mhz)) + "}");
   out << "\n]}\n";
 }
 

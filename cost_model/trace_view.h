@@ -3,7 +3,9 @@
 // open. One process per SM (CU), named "SM 12"; in it one thread per scheduler (SIMD) showing
 // what it did over time — runs of issued instructions and the stalls between them, each stall
 // named by its reason — and one thread per CTA slot showing the CTAs that ran there, plus a
-// counter of resident warps. Timestamps are microseconds at the core clock the view is given.
+// counter of resident warps. Timestamps are microseconds at the core clock the view is given,
+// rounded to whole nanoseconds (Perfetto's resolution: a cycle of a 2 GHz part is 0 or 1 ns wide);
+// each slice's arguments keep its PC, warp and CTA, and "otherData" the listing by PC.
 //
 // Consecutive issues of one scheduler with no stall between them merge into one slice (named by
 // the first instruction's mnemonic when a listing is given, "ld.global.f32 +5"), which keeps a

@@ -207,7 +207,8 @@ TEST(TraceView, ConsecutiveIssuesMergeIntoOneSliceEndedByAStall) {
   EXPECT_EQ(issues[0]["name"], "ld.global.f32 +2") << "named by the first instruction's mnemonic";
   EXPECT_DOUBLE_EQ(issues[0]["ts"].get<double>(), 0.010) << "cycle 10 at 1000 MHz";
   EXPECT_DOUBLE_EQ(issues[0]["dur"].get<double>(), 0.003) << "three one-cycle issue slots";
-  EXPECT_EQ(issues[0]["args"]["instructions"], 3);
+  EXPECT_EQ(issues[0]["args"]["n"], 3);
+  EXPECT_EQ(issues[0]["args"]["pc"], 0);
   EXPECT_EQ(issues[0]["args"]["last_pc"], 2);
   EXPECT_EQ(issues[1]["name"], "fma.rn.f32");
   EXPECT_EQ(issues[0]["pid"], 3);
@@ -226,7 +227,8 @@ TEST(TraceView, StallsAreSlicesNamedByReasonWithTheWaitedForInstruction) {
   EXPECT_DOUBLE_EQ(stalls[0]["dur"].get<double>(), 0.5);
   EXPECT_EQ(stalls[0]["args"]["pc"], 2);
   EXPECT_EQ(stalls[0]["args"]["warp"], 0);
-  EXPECT_EQ(stalls[0]["args"]["inst"], "fma.rn.f32 %f3, %f1, %f2, %f3;");
+  EXPECT_EQ(stalls[0]["args"]["op"], "fma.rn.f32");
+  EXPECT_EQ(stalls[0]["args"]["cycles"], 500);
 }
 
 TEST(TraceView, CtasTakeTheLowestFreeSlot) {
@@ -255,14 +257,38 @@ TEST(TraceView, ResidentWarpsAreACounterThatDropsToZeroAtTheEnd) {
 }
 
 TEST(TraceView, SlicesOfOneThreadNeverOverlap) {
-  // an issue run whose last slot would run past the stall that follows is cut where it starts
+  // an issue run whose last slot would run past the stall that follows is cut where it starts;
+  // times are whole nanoseconds (Perfetto rounds to them), so a cut mid-nanosecond still meets
   cost::TraceView v(options());
   v.on_issue(issue(0, 0, 0, 10));
-  v.on_stall(stall(0, 0, Stall::PipeBusy, 10.5, 4));
+  v.on_stall(stall(0, 0, Stall::PipeBusy, 10.6, 4));
   const auto t = trace(v).j;
-  const auto issues = with(t, "cat", "issue");
+  const auto issues = with(t, "cat", "issue"), stalls = with(t, "cat", "stall");
   ASSERT_EQ(issues.size(), 1u);
-  EXPECT_NEAR(issues[0]["dur"].get<double>(), 0.0005, 1e-9);
+  ASSERT_EQ(stalls.size(), 1u);
+  EXPECT_EQ(issues[0]["dur"], 0.001);
+  EXPECT_EQ(stalls[0]["ts"], 0.011);
+  EXPECT_DOUBLE_EQ(issues[0]["ts"].get<double>() + issues[0]["dur"].get<double>(), stalls[0]["ts"].get<double>());
+}
+
+TEST(TraceView, TimesAreMicrosecondsAtTheGivenClock) {
+  cost::TraceOptions o = options();
+  o.clock_mhz = 2000;  // two cycles a nanosecond
+  cost::TraceView v(o);
+  v.on_cta(0, 1, 4000, 10000);
+  const auto c = with(trace(v).j, "cat", "cta");
+  ASSERT_EQ(c.size(), 1u);
+  EXPECT_EQ(c[0]["ts"], 2);
+  EXPECT_EQ(c[0]["dur"], 3);
+}
+
+TEST(TraceView, TheListingGoesToOtherDataByPc) {
+  const cost::Listing l = listing();
+  cost::TraceView v(options(&l));
+  small_run(v);
+  const json t = trace(v).j;
+  ASSERT_EQ(t["otherData"]["instructions"].size(), 3u);
+  EXPECT_EQ(t["otherData"]["instructions"][1], "@%p1 bra $L__BB0_2;");
 }
 
 TEST(TraceView, TheEventCapStopsRecordingAndSaysSo) {
