@@ -24,6 +24,7 @@ struct RunOptions {
   bool keep_outputs = false;                       // return output buffers (Python)
   double wall_time_limit_s = 0;                    // per launch, simulation only; 0 = none
   std::uint64_t detail_budget = 0;                 // warp instructions timed in detail; 0 = default
+  std::optional<std::filesystem::path> trace_path; // write a Chrome/Perfetto trace of the timed window
 };
 
 struct BufferOut {
