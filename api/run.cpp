@@ -1,6 +1,7 @@
 // The launch pipeline: spec + device -> compiled kernel -> simulation -> report.
 #include "api/run.h"
 #include "api/run_amd.h"
+#include "api/views.h"
 
 #include <nlohmann/json.hpp>
 
@@ -176,7 +177,8 @@ RunResult run_launch(const LaunchSpec& spec, const device::DeviceSpec& dev, cons
   const bool tensor = std::any_of(prog.insts.begin(), prog.insts.end(), [](const isa::ptx::Inst& in) { return isa::is_tensor(in.unit); });
   const device::DeviceSpec timed = tensor ? device::at_tensor_clock(dev) : dev;
   cost::ReportView view(timed);
-  sim::TimingResult tr = sim::time_ptx_kernel(timed, kernel, kr, to, view);
+  LaunchViews views(view, listing_of(prog), timed, opts);
+  sim::TimingResult tr = sim::time_ptx_kernel(timed, kernel, kr, to, views.listener());
 
   RunResult r;
   r.kernel = ki.demangled;
@@ -195,6 +197,7 @@ RunResult run_launch(const LaunchSpec& spec, const device::DeviceSpec& dev, cons
   facts.static_shared = static_cast<std::int64_t>(prog.static_shared_bytes);
   facts.thread_instructions = kernel.thread_instructions();
   nlohmann::json j = view.to_json(facts, tr);
+  views.finish(j, tr);
   r.report_json = j.dump(1);
   r.report_text = view.text(j);
   return r;

@@ -3,6 +3,7 @@
 // outputs are wanted) -> dumps and the report. run_launch() calls run_amd_launch() right after
 // compiling when the module is AMDGCN.
 #include "api/run_amd.h"
+#include "api/views.h"
 
 #include <cstdio>
 #include <cstring>
@@ -170,7 +171,8 @@ RunResult run_amd_launch(const LaunchSpec& spec, const device::DeviceSpec& dev, 
   if (const char* b = std::getenv("KERNSIM_DETAIL_BUDGET")) to.detail_budget = std::strtoull(b, nullptr, 10);
   to.complete_functionally = opts.dump_dir.has_value() || opts.keep_outputs;
   cost::ReportView view(dev);
-  const sim::TimingResult tr = sim::time_amd_kernel(dev, kernel, res, to, view);
+  LaunchViews views(view, listing_of(prog), dev, opts);
+  const sim::TimingResult tr = sim::time_amd_kernel(dev, kernel, res, to, views.listener());
 
   RunResult r;
   r.kernel = ki.demangled;
@@ -191,6 +193,7 @@ RunResult run_amd_launch(const LaunchSpec& spec, const device::DeviceSpec& dev, 
   nlohmann::json j = view.to_json(facts, tr);
   j["launch"]["agprs_per_thread"] = res.agprs;
   j["launch"]["sgprs_per_wave"] = res.sgprs;
+  views.finish(j, tr);
   r.report_json = j.dump(1);
   r.report_text = view.text(j);
   return r;
