@@ -47,7 +47,8 @@ std::string json_string(const std::string& s) { return json(s).dump(); }
 }  // namespace
 
 TraceView::TraceView(TraceOptions o) : o_(std::move(o)) {
-  if (!(o_.clock_mhz > 0)) throw Error(ErrorKind::Internal, "kernsim bug: TraceView needs the core clock (clock_mhz > 0)");
+  if (!(o_.clock_mhz > 0) || !(o_.issue_slot_cycles > 0))
+    throw Error(ErrorKind::Internal, "kernsim bug: TraceView needs the core clock and the issue slot (both > 0)");
 }
 
 TraceView::Run& TraceView::run(int sm, int sub) {
@@ -74,20 +75,22 @@ void TraceView::close_run(int sm, int sub) {
 }
 
 void TraceView::on_issue(const sim::IssueEvent& e) {
+  const double slot = o_.issue_slot_cycles;
   Run& r = run(e.sm, e.sub);
-  if (r.open) {  // one issue slot (a cycle) per instruction, back to back
-    r.e.cycles = std::max(r.e.cycles, e.cycle + 1 - r.e.from);
+  if (r.open && e.cycle <= r.e.from + r.e.cycles + kEps) {  // back to back: the run goes on
+    r.e.cycles = std::max(r.e.cycles, e.cycle + slot - r.e.from);
     r.e.last_pc = e.pc;
     ++r.e.count;
     return;
   }
+  close_run(e.sm, e.sub);
   r.open = true;
   r.e = Event{};
   r.e.kind = Kind::Issue;
   r.e.sm = e.sm;
   r.e.tid = e.sub;
   r.e.from = e.cycle;
-  r.e.cycles = 1;
+  r.e.cycles = slot;
   r.e.pc = r.e.last_pc = e.pc;
   r.e.count = 1;
   r.e.warp = e.warp;

@@ -7,7 +7,8 @@
 // rounded to whole nanoseconds (Perfetto's resolution: a cycle of a 2 GHz part is 0 or 1 ns wide);
 // each slice's arguments keep its PC, warp and CTA, and "otherData" the listing by PC.
 //
-// Consecutive issues of one scheduler with no stall between them merge into one slice (named by
+// Consecutive issues of one scheduler, each starting by the time the last one's issue slot ends
+// and with no stall between them, merge into one slice (named by
 // the first instruction's mnemonic when a listing is given, "ld.global.f32 +5"), which keeps a
 // trace a few times smaller than the instruction count. The trace is bounded: after
 // `max_events` slices and counter samples the view records nothing more and the file ends with
@@ -33,6 +34,7 @@ struct TraceOptions {
   std::string unit = "SM";                // process names: "SM 3" (AMD: "CU")
   std::string scheduler = "scheduler";    // thread names: "scheduler 0" (AMD: "SIMD")
   std::string cta = "CTA";                // "CTA 17", "CTA slot 2" (AMD: "workgroup")
+  double issue_slot_cycles = 1;           // how long one issue holds its scheduler (AMD: the SIMD's issue interval)
   std::size_t max_events = 2'000'000;     // slices and counter samples kept
   const Listing* listing = nullptr;       // names issue slices; must outlive the view
 };

@@ -215,6 +215,21 @@ TEST(TraceView, ConsecutiveIssuesMergeIntoOneSliceEndedByAStall) {
   EXPECT_EQ(issues[0]["tid"], 1);
 }
 
+TEST(TraceView, AGapWithoutAStallStartsANewRun) {
+  cost::TraceOptions o = options();
+  o.issue_slot_cycles = 4;  // an AMD SIMD: one issue every 4 cycles
+  cost::TraceView v(o);
+  v.on_issue(issue(0, 0, 0, 0));
+  v.on_issue(issue(0, 0, 1, 0));   // a second port in the same cycle
+  v.on_issue(issue(0, 0, 2, 4));   // the next visit, back to back
+  v.on_issue(issue(0, 0, 0, 20));  // long after, no stall between (a model switching windows)
+  const auto issues = with(trace(v).j, "cat", "issue");
+  ASSERT_EQ(issues.size(), 2u);
+  EXPECT_EQ(issues[0]["args"]["n"], 3);
+  EXPECT_EQ(issues[0]["dur"], 0.008) << "through the third issue's slot";
+  EXPECT_EQ(issues[1]["ts"], 0.02);
+}
+
 TEST(TraceView, StallsAreSlicesNamedByReasonWithTheWaitedForInstruction) {
   const cost::Listing l = listing();
   cost::TraceView v(options(&l));
