@@ -1,6 +1,7 @@
 // The views of a launch and the listings they print; see views.h.
 #include "api/views.h"
 
+#include <algorithm>
 #include <string>
 
 #include "base/error.h"
@@ -67,6 +68,7 @@ LaunchViews::LaunchViews(cost::ReportView& report, cost::Listing listing, const 
     to.unit = "CU";
     to.scheduler = "SIMD";
     to.cta = "workgroup";
+    to.issue_slot_cycles = std::max(1.0, timed.sm.issue_interval_cycles);  // as the CU model issues
   }
   trace_.emplace(std::move(to));
   all_.add(*trace_);
