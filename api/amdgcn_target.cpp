@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "api/target.h"
+#include "api/views.h"
 #include "base/error.h"
 #include "isa/amdgcn/code_object.h"
 #include "isa/amdgcn/program.h"
@@ -59,6 +60,7 @@ class AmdTargetKernel final : public TargetKernel {
 
   const KernelTraits& traits() const override { return traits_; }
 
+  cost::Listing listing() const override { return listing_of(prog_); }
   void map_code(sim::GlobalMemory& mem, const LaunchSpec& spec) override {
     code_base_ = sim::map_code_object(*code_, mem, spec.source.filename().string());
   }

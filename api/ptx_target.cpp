@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "api/target.h"
+#include "api/views.h"
 #include "base/error.h"
 #include "isa/ptx/decode.h"
 #include "isa/ptx/parser.h"
@@ -49,6 +50,7 @@ class PtxTargetKernel final : public TargetKernel {
 
   const KernelTraits& traits() const override { return traits_; }
 
+  cost::Listing listing() const override { return listing_of(prog_); }
   void map_code(sim::GlobalMemory& mem, const LaunchSpec&) override { sim::map_program_statics(prog_, mem); }
 
   std::vector<std::uint8_t> build_params(const LaunchSpec& spec, const std::vector<std::uint64_t>& buffer_addr) const override {

@@ -4,6 +4,7 @@
 // buffers and their initial bytes, dumps, outputs, the options every part reads the same way and
 // the report.
 #include "api/run.h"
+#include "api/views.h"
 
 #include <nlohmann/json.hpp>
 
@@ -133,7 +134,8 @@ RunResult run_launch(const LaunchSpec& spec, const device::DeviceSpec& dev, cons
   to.complete_functionally = opts.dump_dir.has_value() || opts.keep_outputs;
   const device::DeviceSpec timed = kernel->timing_device(dev);
   cost::ReportView view(timed);
-  const TimedLaunch t = kernel->time(timed, mem, std::move(params), shape, to, view);
+  LaunchViews views(view, kernel->listing(), timed, opts);
+  const TimedLaunch t = kernel->time(timed, mem, std::move(params), shape, to, views.listener());
 
   RunResult r;
   r.kernel = ki.demangled;
@@ -153,6 +155,7 @@ RunResult run_launch(const LaunchSpec& spec, const device::DeviceSpec& dev, cons
   facts.thread_instructions = t.thread_instructions;
   nlohmann::json j = view.to_json(facts, t.timing);
   for (const auto& [key, value] : t.launch_extras) j["launch"][key] = value;
+  views.finish(j, t.timing);
   r.report_json = j.dump(1);
   r.report_text = view.text(j);
   return r;

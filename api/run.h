@@ -28,6 +28,7 @@ struct RunOptions {
   double wall_time_limit_s = 0;                    // per launch, simulation only; 0 = none
   // warp instructions timed in detail; 0 = KERNSIM_DETAIL_BUDGET, else the ISA's default
   std::uint64_t detail_budget = 0;
+  std::optional<std::filesystem::path> trace_path;  // write a Chrome/Perfetto trace of the timed window
 };
 
 struct BufferOut {

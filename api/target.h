@@ -21,6 +21,7 @@
 #include "api/launch_spec.h"
 #include "device/device_spec.h"
 #include "frontends/module.h"
+#include "cost_model/listing.h"
 #include "sim/timing/timing.h"
 
 namespace kernsim::sim {
@@ -77,6 +78,8 @@ class TargetKernel {
   // The device the kernel is timed (and reported) on: NVIDIA kernels with matrix instructions
   // run at the part's tensor clock.
   virtual device::DeviceSpec timing_device(const device::DeviceSpec& dev) const = 0;
+  // The decoded program's instruction text by PC, for the per-PC view and the trace.
+  virtual cost::Listing listing() const = 0;
   // Executes and times the launch on `dev` (timing_device()'s result), events to `listener`.
   virtual TimedLaunch time(const device::DeviceSpec& dev, sim::GlobalMemory& mem, std::vector<std::uint8_t> params,
                            const LaunchShape& shape, const sim::TimingOptions& opts, sim::Listener& listener) = 0;

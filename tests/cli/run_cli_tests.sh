@@ -56,5 +56,16 @@ if ! grep -q 'source: "KERNSIM_FIT", confidence: fitted' <<<"$line" || ! awk -v 
 else
   echo "ok   cal_fit_value"
 fi
+# views: --trace writes a Chrome/Perfetto trace, --json has by_pc; an unwritable trace path is bad input
+SAXPY="$DATA/../../examples/saxpy/saxpy.json"
+check trace_bad_path 3 "$TMP/no_dir/t.json" -- run "$SAXPY" --arch h200 --trace "$TMP/no_dir/t.json"
+check trace_no_value 2 "needs a value"   -- run "$SAXPY" --arch h200 --trace
+if ! "$BIN" run "$SAXPY" --arch h200 --json --trace "$TMP/t.json" >"$TMP/r.json" 2>"$TMP/err"; then
+  echo "FAIL trace_saxpy: $(cat "$TMP/err")"; fails=$((fails+1))
+elif ! out=$(python3 "$(dirname "$0")/check_trace.py" "$TMP/t.json" "$TMP/r.json"); then
+  echo "FAIL trace_saxpy: $out"; fails=$((fails+1))
+else
+  echo "ok   trace_saxpy"
+fi
 if [ "$fails" -ne 0 ]; then echo "$fails CLI test(s) failed"; exit 1; fi
 echo "all CLI tests passed"

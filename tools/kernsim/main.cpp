@@ -1,6 +1,6 @@
 // The `kernsim` command line: a thin driver over kernsim::api.
 //
-//   kernsim run SPEC.json (--arch NAME | --device FILE) [--json] [--full] [--dump-buffers DIR]
+//   kernsim run SPEC.json (--arch NAME | --device FILE) [--json] [--full] [--dump-buffers DIR] [--trace FILE]
 //   kernsim devices [--schema]
 //   kernsim device NAME|--device FILE        (every value with its provenance)
 //   kernsim calibrate MEASUREMENT.json --base NAME|FILE [-o OUT.yaml] [--params a.b,c.d] [--specs DIR]
@@ -36,7 +36,10 @@ using api::ErrorKind;
 const char* kUsage =
     "usage:\n"
     "  kernsim run SPEC.json [--arch NAME | --device FILE] [--json] [--full] [--dump-buffers DIR]\n"
-    "                        [--max-instructions N]\n"
+    "                        [--max-instructions N] [--trace FILE]\n"
+    "                                  --json adds `by_pc` (issues and stall cycles per instruction);\n"
+    "                                  --trace writes a Chrome/Perfetto trace of the timed window\n"
+    "                                  (open it in ui.perfetto.dev)\n"
     "  kernsim validate DIR [--arch NAME | --device FILE] [--measured CSV] [--json] [--threads N]\n"
     "                        [--only SUBSTRING]\n"
     "                                  predicted vs measured times for every launch spec under DIR\n"
@@ -54,7 +57,7 @@ const char* kUsage =
 
 struct Args {
   std::vector<std::string> positional;
-  std::optional<std::string> arch, device_file, dump_dir, measured, only, output;
+  std::optional<std::string> arch, device_file, dump_dir, measured, only, output, trace;
   std::optional<std::string> base, params, specs, name;  // calibrate
   std::optional<double> range;
   std::optional<int> max_iterations;
@@ -74,6 +77,7 @@ Args parse_args(int argc, char** argv, int first) {
     if (s == "--arch") a.arch = value("--arch");
     else if (s == "--device") a.device_file = value("--device");
     else if (s == "--dump-buffers") a.dump_dir = value("--dump-buffers");
+    else if (s == "--trace") a.trace = value("--trace");
     else if (s == "--measured") a.measured = value("--measured");
     else if (s == "-o" || s == "--output") a.output = value("-o");
     else if (s == "--only") a.only = value("--only");
@@ -112,6 +116,7 @@ int cmd_run(const Args& a) {
   api::RunOptions opts;
   opts.full = a.full;
   if (a.dump_dir) opts.dump_dir = *a.dump_dir;
+  if (a.trace) opts.trace_path = *a.trace;
   opts.max_instructions = a.max_instructions;
   auto r = api::run_launch(spec, dev, opts);
   if (a.json) std::cout << r.report_json << "\n";
