@@ -7,6 +7,8 @@
 
 namespace kernsim::mem {
 
+static_assert(SectorCache::kMaxSectors == device::kMaxSectorsPerLine, "the loader's limit is the sector cache's");
+
 NvMemorySystem::NvMemorySystem(const device::DeviceSpec& d, int num_sms, std::uint64_t l1_bytes, double share)
     : dev_(d), hbm_cost_(d.dram) {
   sector_ = static_cast<std::uint32_t>(d.l1.sector_bytes);
