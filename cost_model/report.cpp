@@ -132,7 +132,13 @@ json ReportView::to_json(const LaunchFacts& f, const sim::TimingResult& t) const
   const Cand* best = &c[0];
   for (const auto& x : c)
     if (x.util > best->util) best = &x;
-  std::string bottleneck = best->util >= 0.6 ? best->name : "latency";
+  // A report policy, not a hardware number: a resource busy at least this share of the window
+  // names the bottleneck; below it no resource is near its limit, so the time is latency (warps
+  // waiting on dependences). 0.6 is a judgement, neither measured nor fitted: it leaves room for
+  // the ramp-up and tail of a launch, which keep even a bandwidth-bound kernel's resource idle
+  // for part of the window.
+  constexpr double kBottleneckUtilization = 0.6;
+  std::string bottleneck = best->util >= kBottleneckUtilization ? best->name : "latency";
   if (t.launch_us > t.kernel_us) bottleneck = "launch";
   j["bottleneck"] = bottleneck;
   j["utilization"] = {{"dram", dram_util}, {"l2", l2_util}, {"shared", smem_util}, {"compute", alu}, {"tensor", tensor}};

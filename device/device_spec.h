@@ -21,6 +21,14 @@
 
 namespace kernsim::device {
 
+// What the models can hold. A device file beyond these is rejected at load with the key and the
+// limit (loader.cpp, check_model_limits); the memory and timing models rely on them instead of
+// checking per access.
+inline constexpr std::int64_t kNvidiaWarpSize = 32;      // NVIDIA lane masks are 32 bits wide
+inline constexpr std::int64_t kMaxWarpSize = 64;         // AMD lane masks are 64 bits wide
+inline constexpr std::int64_t kMaxSectorsPerLine = 4;    // mem::SectorCache keeps fill times and word masks for 4 sectors
+inline constexpr std::int64_t kMaxLineWordBytes = 128;   // a sector's (AMD: line's) written 4-byte words are one 32-bit mask
+
 enum class Vendor { Nvidia, Amd };
 enum class Confidence { Documented, Measured, Estimated, Fitted };
 
@@ -65,6 +73,7 @@ struct Clocks {
   double core_mhz = 0;    // the clock the pipeline model counts cycles in
   double memory_mhz = 0;  // HBM data clock (informational; bandwidths are given directly)
   double tensor_mhz = 0;  // NVIDIA: the SM clock while kernels that use the tensor pipes run (0: core_mhz)
+  double realtime_mhz = 0;  // AMD: the constant reference clock (REFCLK) s_memrealtime counts; NVIDIA: 0
 };
 
 struct Limits {
@@ -109,6 +118,10 @@ struct ComputeUnit {
   // a result read by an instruction of the other pipe (FMA pipe: FFMA, IMAD, VIADD, HFMA2; ALU
   // pipe: LOP3, SHF, IADD3, FMNMX) arrives this many cycles later than on its own pipe
   double cross_pipe_latency_cycles = 0;
+
+  // Resident warps one scheduler holds (AMD: the wave slots of one SIMD); the loader makes
+  // max_warps a multiple of sub_partitions on AMD, where the slots are per SIMD.
+  std::int64_t max_warps_per_sub() const { return sub_partitions > 0 ? max_warps / sub_partitions : 0; }
 };
 
 struct SharedMemory {
@@ -144,8 +157,8 @@ struct L1Cache : Cache {
   double miss_request_cycles = 0;
   double store_sector_cycles = 0;
   double store_partial_sector_cycles = 0;
-  std::int64_t store_combine_lines = 0;
-  double lines_per_cycle = 0;  // distinct lines one SM's L1 pipeline looks up per cycle  // a warp's latest store lines that a new store to the same line joins
+  std::int64_t store_combine_lines = 0;  // a warp's latest store lines that a new store to the same line joins
+  double lines_per_cycle = 0;  // distinct lines one SM's L1 pipeline looks up per cycle
 };
 
 struct L2Cache : Cache {

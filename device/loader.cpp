@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <charconv>
 #include <functional>
 #include <map>
@@ -81,6 +82,7 @@ std::vector<Field> build_schema() {
   D("clocks.core_mhz", "MHz", kBoth, true, "SM/CU clock the pipeline model counts cycles in", [](DeviceSpec& d) -> double& { return d.clocks.core_mhz; });
   D("clocks.memory_mhz", "MHz", kBoth, true, "HBM clock", [](DeviceSpec& d) -> double& { return d.clocks.memory_mhz; });
   D("clocks.tensor_mhz", "MHz", kNv, true, "SM clock while a kernel that uses the tensor pipes runs", [](DeviceSpec& d) -> double& { return d.clocks.tensor_mhz; });
+  D("clocks.realtime_mhz", "MHz", kAmd, true, "constant reference clock (REFCLK) that s_memrealtime counts", [](DeviceSpec& d) -> double& { return d.clocks.realtime_mhz; });
 
   I("limits.max_threads_per_block", "threads", kBoth, true, "largest CTA/workgroup", [](DeviceSpec& d) -> std::int64_t& { return d.limits.max_threads_per_block; });
   I3("limits.max_block_dim", "threads", kBoth, true, "largest block extent per dimension [x,y,z]", [](DeviceSpec& d) -> std::array<std::int64_t, 3>& { return d.limits.max_block_dim; });
@@ -392,7 +394,8 @@ void set_value(const Field& f, DeviceSpec& d, const YAML::Node& v, const Leaf& l
     case Type::Int: {
       if (!v.IsScalar()) fail(leaf.file, leaf.line, "key `" + f.key + "`: expected an integer");
       double x = scalar_as<double>(v, leaf, f.key, "a number");
-      if (x != static_cast<double>(static_cast<std::int64_t>(x)))
+      // beyond 2^53 a double no longer holds every integer (and the cast below would overflow)
+      if (!std::isfinite(x) || std::abs(x) > 9007199254740992.0 || x != static_cast<double>(static_cast<std::int64_t>(x)))
         fail(leaf.file, leaf.line, "key `" + f.key + "`: expected an integer, got " + v.Scalar());
       if (x < 0) fail(leaf.file, leaf.line, "key `" + f.key + "`: must not be negative");
       *static_cast<std::int64_t*>(p) = static_cast<std::int64_t>(x);
@@ -402,6 +405,7 @@ void set_value(const Field& f, DeviceSpec& d, const YAML::Node& v, const Leaf& l
       if (!v.IsScalar()) fail(leaf.file, leaf.line, "key `" + f.key + "`: expected a number");
       double x = scalar_as<double>(v, leaf, f.key, "a number");
       if (!(x >= 0)) fail(leaf.file, leaf.line, "key `" + f.key + "`: must be a non-negative number");
+      if (!std::isfinite(x)) fail(leaf.file, leaf.line, "key `" + f.key + "`: must be a finite number, got " + v.Scalar());
       *static_cast<double*>(p) = x;
       break;
     }
@@ -414,7 +418,7 @@ void set_value(const Field& f, DeviceSpec& d, const YAML::Node& v, const Leaf& l
       auto& arr = *static_cast<std::array<std::int64_t, 3>*>(p);
       for (std::size_t i = 0; i < 3; ++i) {
         double x = scalar_as<double>(v[i], leaf, f.key, "an integer");
-        if (x <= 0 || x != static_cast<double>(static_cast<std::int64_t>(x)))
+        if (!std::isfinite(x) || x <= 0 || x > 9007199254740992.0 || x != static_cast<double>(static_cast<std::int64_t>(x)))
           fail(leaf.file, leaf.line, "key `" + f.key + "`: element " + std::to_string(i) + " must be a positive integer");
         arr[i] = static_cast<std::int64_t>(x);
       }
@@ -424,6 +428,134 @@ void set_value(const Field& f, DeviceSpec& d, const YAML::Node& v, const Leaf& l
 }
 
 const std::set<std::string> kLeafKeys = {"value", "source", "confidence", "note", "residual"};
+
+std::string number_text(double x) {
+  char buf[64];
+  auto r = std::to_chars(buf, buf + sizeof buf, x);  // shortest text that reads back to x
+  return std::string(buf, r.ptr);
+}
+
+// What the models can hold. Counts and sizes the simulation divides by or sizes its state with
+// must be at least 1, rates must be positive, and a few values are bounded by the models' fixed
+// structures (device_spec.h, "What the models can hold"). A file beyond them stops here with the
+// file and line the value came from, the key and the limit, not later with a division by zero
+// or an overflowed array. Every built-in device is well inside these limits.
+void check_model_limits(const DeviceSpec& d) {
+  const bool nv = d.vendor == Vendor::Nvidia;
+  const std::string unit = nv ? "sm." : "cu.";
+  auto reject = [&](const std::string& key, const std::string& what) {
+    auto it = d.provenance.find(key);
+    if (it == d.provenance.end()) fail(d.file.string(), 0, "key `" + key + "`: " + what);
+    fail(it->second.file, it->second.line, "key `" + key + "`: " + what);
+  };
+  auto count = [&](const std::string& key, std::int64_t v, const char* why) {
+    if (v < 1) reject(key, "must be at least 1 (" + std::string(why) + "), got " + std::to_string(v));
+  };
+  auto rate = [&](const std::string& key, double v, const char* why) {
+    if (!(v > 0)) reject(key, "must be positive (" + std::string(why) + "), got " + number_text(v));
+  };
+  auto at_most = [&](const std::string& key, std::int64_t v, std::int64_t limit, const char* why) {
+    if (v > limit) reject(key, "is " + std::to_string(v) + ", above the " + std::to_string(limit) + " the model holds (" + why + ")");
+  };
+  auto power_of_two = [&](const std::string& key, std::int64_t v, const char* why) {
+    if (v & (v - 1)) reject(key, "must be a power of two (" + std::string(why) + "), got " + std::to_string(v));
+  };
+
+  rate("clocks.core_mhz", d.clocks.core_mhz, "the clock cycles are counted in");
+  if (!nv) rate("clocks.realtime_mhz", d.clocks.realtime_mhz, "s_memrealtime converts cycles to its ticks");
+  count("limits.max_threads_per_block", d.limits.max_threads_per_block, "a block has threads");
+  count("topology.dies", d.topology.dies, "work is spread over the dies");
+  count("topology.units_per_die", d.topology.units_per_die, "work is spread over each die's units");
+
+  count(unit + "count", d.sm.count, "work is spread over the units");
+  count(unit + "sub_partitions", d.sm.sub_partitions, "warps are spread over the schedulers/SIMDs");
+  count(unit + "lanes_per_sub", d.sm.lanes_per_sub, "a scheduler/SIMD has lanes");
+  count(unit + "max_threads", d.sm.max_threads, "occupancy is bounded by it");
+  count(unit + "max_warps", d.sm.max_warps, "occupancy divides by it; per-warp state is sized by it");
+  count(unit + "max_blocks", d.sm.max_blocks, "occupancy is bounded by it");
+  count(unit + "registers", d.sm.registers, "occupancy divides the register file");
+  count(unit + "register_alloc_unit", d.sm.register_alloc_unit, "allocations round up to it");
+  count(unit + "issue_per_cycle", d.sm.issue_per_cycle, "a scheduler issues");
+  if (nv) {
+    if (d.sm.warp_size != kNvidiaWarpSize)
+      reject("sm.warp_size", "must be " + std::to_string(kNvidiaWarpSize) + " (the NVIDIA model's lane masks are 32 bits), got " +
+                                 std::to_string(d.sm.warp_size));
+  } else {
+    if (d.sm.warp_size != 32 && d.sm.warp_size != kMaxWarpSize)
+      reject("cu.warp_size", "must be 32 or " + std::to_string(kMaxWarpSize) + " (lane masks are 64 bits), got " + std::to_string(d.sm.warp_size));
+    count("cu.scalar_registers", d.sm.scalar_registers, "occupancy divides the SGPRs");
+    count("cu.scalar_register_alloc_unit", d.sm.scalar_register_alloc_unit, "allocations round up to it");
+    count("cu.vm_counter_max", d.sm.vm_counter_max, "a wave must have one vector memory operation in flight");
+    count("cu.lgkm_counter_max", d.sm.lgkm_counter_max, "a wave must have one LDS/scalar operation in flight");
+    rate("cu.issue_interval_cycles", d.sm.issue_interval_cycles, "a SIMD's issue opportunities are this far apart");
+    if (d.sm.sub_partitions > 0 && d.sm.max_warps % d.sm.sub_partitions)
+      reject("cu.max_warps", "must be a multiple of cu.sub_partitions (" + std::to_string(d.sm.sub_partitions) +
+                                 "): the wave slots are per SIMD, got " + std::to_string(d.sm.max_warps));
+    if (d.topology.dies * d.topology.units_per_die != d.sm.count)
+      reject("cu.count", "must equal topology.dies x topology.units_per_die (" + std::to_string(d.topology.dies) + " x " +
+                             std::to_string(d.topology.units_per_die) + "): every XCD has its own L2, got " + std::to_string(d.sm.count));
+  }
+
+  count("shared.bytes_per_unit", d.shared.bytes_per_unit, "occupancy divides it");
+  count("shared.alloc_unit_bytes", d.shared.alloc_unit_bytes, "allocations round up to it");
+  count("shared.banks", d.shared.banks, "bank conflicts count words modulo the banks");
+  count("shared.bank_width_bytes", d.shared.bank_width_bytes, "addresses divide into bank words");
+  rate("shared.bytes_per_cycle", d.shared.bytes_per_cycle, "the banks' bandwidth");
+  if (!nv) {
+    count("shared.simds_per_port", d.shared.simds_per_port, "SIMDs share the LDS ports");
+    rate("shared.port_bytes_per_cycle", d.shared.port_bytes_per_cycle, "the LDS ports' bandwidth");
+  }
+
+  // L1 and L2: the NVIDIA caches are mem::SectorCache (sectors of 4-byte words), the AMD ones
+  // mem::LineCache (the line is the fill granule; its words are one 32-bit mask).
+  for (const char* level : {"l1", "l2"}) {
+    const Cache& c = std::string(level) == "l1" ? static_cast<const Cache&>(d.l1) : static_cast<const Cache&>(d.l2);
+    const std::string k = std::string(level) + ".";
+    count(k + "bytes", c.bytes, "a cache holds lines; sets are counted from it");
+    count(k + "line_bytes", c.line_bytes, "addresses divide into lines");
+    count(k + "sector_bytes", c.sector_bytes, "lines divide into sectors");
+    count(k + "ways", c.ways, "a set holds lines");
+    rate(k + "bytes_per_cycle", c.bytes_per_cycle, "the cache's bandwidth");
+    power_of_two(k + "line_bytes", c.line_bytes, "line addresses are masks");
+    if (c.sector_bytes % 4 || c.line_bytes % c.sector_bytes)
+      reject(k + "sector_bytes", "must be a multiple of 4 that divides " + k + "line_bytes (" + std::to_string(c.line_bytes) + "), got " +
+                                     std::to_string(c.sector_bytes));
+    at_most(k + "sector_bytes", c.sector_bytes, kMaxLineWordBytes, "a sector's written 4-byte words are one 32-bit mask");
+    if (c.line_bytes / c.sector_bytes > kMaxSectorsPerLine)
+      reject(k + "sector_bytes", "gives " + std::to_string(c.line_bytes / c.sector_bytes) + " sectors per line, above the " +
+                                     std::to_string(kMaxSectorsPerLine) + " the model holds (mem::SectorCache's per-sector state)");
+    if (!nv) at_most(k + "line_bytes", c.line_bytes, kMaxLineWordBytes, "a line's written 4-byte words are one 32-bit mask");
+  }
+  rate("l1.lines_per_cycle", d.l1.lines_per_cycle, "the L1 pipeline's tag lookups");
+  count("l2.instances", d.l2.instances, "the part has an L2");
+  count("l2.slices", d.l2.slices, "lines are spread over the slices");
+  rate("l2.atomic_ops_per_cycle", d.l2.atomic_ops_per_cycle, "the atomic units' throughput");
+  if (!nv) {
+    if (d.l1.line_bytes != d.l2.line_bytes)
+      reject("l1.line_bytes", "must equal l2.line_bytes (" + std::to_string(d.l2.line_bytes) + "): the AMD model moves whole lines between them, got " +
+                                  std::to_string(d.l1.line_bytes));
+    if (d.l2.channel_hash != "interleave" && d.l2.channel_hash != "xor")
+      reject("l2.channel_hash", "`" + d.l2.channel_hash + "` is not one of interleave, xor");
+    count("scalar_l1.bytes", d.scalar_l1.bytes, "a cache holds lines");
+    count("scalar_l1.line_bytes", d.scalar_l1.line_bytes, "addresses divide into lines");
+    power_of_two("scalar_l1.line_bytes", d.scalar_l1.line_bytes, "line addresses are masks");
+    count("scalar_l1.cus_per_cache", d.scalar_l1.cus_per_cache, "CUs share a scalar cache");
+    rate("scalar_l1.bytes_per_cycle", d.scalar_l1.bytes_per_cycle, "the scalar cache's bandwidth");
+    rate("mall.bandwidth_gbps", d.mall.bandwidth_gbps, "L2 misses cross the fabric at it");
+    if (d.mall.bytes > 0) {  // a part without a MALL gives 0 bytes
+      count("mall.line_bytes", d.mall.line_bytes, "addresses divide into lines");
+      power_of_two("mall.line_bytes", d.mall.line_bytes, "line addresses are masks");
+      count("mall.ways", d.mall.ways, "a set holds lines");
+    }
+  }
+
+  count("dram.channels", d.dram.channels, "atomics are spread over the channels");
+  count("dram.access_bytes", d.dram.access_bytes, "transfers round up to bursts");
+  rate("dram.bandwidth_gbps", d.dram.bandwidth_gbps, "HBM's bandwidth");
+  rate("dram.read_efficiency", d.dram.read_efficiency, "a read stream's cost divides by it");
+  rate("dram.write_efficiency", d.dram.write_efficiency, "a write stream's cost divides by it");
+  rate("dram.copy_efficiency", d.dram.copy_efficiency, "a mixed stream's cost divides by it");
+}
 
 DeviceSpec build(const Flat& flat, const fs::path& file) {
   DeviceSpec d;
@@ -501,9 +633,7 @@ DeviceSpec build(const Flat& flat, const fs::path& file) {
       fail(l.file, l.line, "key `" + (flat.leaves.count(c) ? v : c) + "` is missing (an MFMA shape needs both `cycles` and `valu_blocked_cycles`)");
     }
   }
-  if (d.sm.warp_size != 32 && d.sm.warp_size != 64)
-    fail(fname, 0, "key `" + std::string(d.vendor == Vendor::Nvidia ? "sm" : "cu") + ".warp_size`: must be 32 or 64");
-  if (d.clocks.core_mhz <= 0) fail(fname, 0, "key `clocks.core_mhz`: must be positive");
+  check_model_limits(d);
   return d;
 }
 
@@ -576,12 +706,6 @@ const Field& field_for(const DeviceSpec& d, std::string_view key) {
   throw Error(ErrorKind::Usage, "unknown device key `" + k + "`" + suggestion(k, vbit));
 }
 
-std::string number_text(double x) {
-  char buf[64];
-  auto r = std::to_chars(buf, buf + sizeof buf, x);  // shortest text that reads back to x
-  return std::string(buf, r.ptr);
-}
-
 }  // namespace
 
 bool is_schema_key(const DeviceSpec& d, std::string_view key) {
@@ -602,7 +726,8 @@ double get_number(const DeviceSpec& d, std::string_view key) {
 void set_number(DeviceSpec& d, std::string_view key, double value) {
   const Field& f = field_for(d, key);
   void* p = f.bind(d);
-  if (!(value >= 0)) throw Error(ErrorKind::Usage, "device key `" + f.key + "`: must be a non-negative number");
+  if (!(value >= 0) || !std::isfinite(value))
+    throw Error(ErrorKind::Usage, "device key `" + f.key + "`: must be a finite non-negative number");
   if (f.type == Type::Int) {
     if (value != static_cast<double>(static_cast<std::int64_t>(value)))
       throw Error(ErrorKind::Usage, "device key `" + f.key + "` is an integer, got " + number_text(value));

@@ -63,6 +63,7 @@ AmdMemorySystem::AmdMemorySystem(const device::DeviceSpec& d, int num_cus, int c
     l2c_.emplace_back(static_cast<std::uint64_t>(d.l2.bytes), line_, static_cast<std::uint32_t>(d.l2.ways));
   l2_channels_.assign(static_cast<std::size_t>(xcds_ * channels_), CalendarServer(d.l2.bytes_per_cycle / channels_));
   hash_ = channel_hash(d.l2.channel_hash, d.file.string());
+  bank_words_.assign(static_cast<std::size_t>(std::max<std::int64_t>(1, d.shared.banks)), 0);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -304,7 +305,7 @@ AmdMemTiming AmdMemorySystem::vector(int cu, double t, const std::uint64_t* addr
       }
       double cycles = 0;
       std::size_t nslots = 0;
-      AddressSlot* touched[64];
+      AddressSlot* touched[64];  // one per distinct address: at most a wave's 64 lanes (the mask's bits)
       while (todo) {
         const std::uint64_t a = addrs[std::countr_zero(todo)];
         int n = 0;
@@ -316,7 +317,7 @@ AmdMemTiming AmdMemorySystem::vector(int cu, double t, const std::uint64_t* addr
             todo &= ~(std::uint64_t{1} << l);
           }
         }
-        AddressSlot& slot = same_address_[static_cast<std::size_t>((a / 4 * 0x9E3779B97F4A7C15ull) >> 52)];
+        AddressSlot& slot = same_address_[static_cast<std::size_t>((a / 4 * 0x9E3779B97F4A7C15ull) >> (64 - kSameAddressBits))];
         const bool busy = slot.address == a && slot.free > arrive;
         cycles = std::max(cycles, (busy ? n : n - 1) * per_same);
         slot.address = a;
@@ -404,7 +405,10 @@ AmdMemTiming AmdMemorySystem::lds(int cu, int simd, double t, const std::uint64_
     cycles = ideal = std::max<std::uint32_t>(1, (static_cast<std::uint32_t>(lanes) * 4 + banks * width - 1) / (banks * width));
   } else {
     const std::uint32_t lanes_per_group = std::max<std::uint32_t>(1, banks / words_per_lane);
-    std::uint64_t words[64 * 8];
+    // a group's lanes x their words: at most 64 lanes of words_per_lane words
+    if (lds_words_.size() < std::size_t{64} * words_per_lane) lds_words_.resize(std::size_t{64} * words_per_lane);
+    std::uint64_t* words = lds_words_.data();
+    std::uint32_t* per_bank = bank_words_.data();  // shared.banks entries
     for (std::uint32_t first = 0; first < 64; first += lanes_per_group) {
       const std::uint64_t gm = mask & ((lanes_per_group >= 64 ? ~std::uint64_t{0} : ((std::uint64_t{1} << lanes_per_group) - 1)) << first);
       if (!gm) continue;
@@ -419,7 +423,7 @@ AmdMemTiming AmdMemorySystem::lds(int cu, int simd, double t, const std::uint64_
         }
       }
       std::sort(words, words + nw);
-      std::uint32_t per_bank[128] = {};
+      std::fill(per_bank, per_bank + banks, 0u);
       std::uint32_t worst = 1;
       const bool atomic = kind == LdsAccess::Atomic || kind == LdsAccess::AtomicReturn;
       for (int i = 0; i < nw; ++i) {

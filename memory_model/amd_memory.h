@@ -132,14 +132,20 @@ class AmdMemorySystem {
   // FIFO servers: a hot address builds a long queue, which a calendar would search per request
   std::vector<Server> atomic_units_;
   // Recently used atomic addresses (a direct-mapped table): when each may take its next operation.
+  // A policy of the model, not a hardware size: large enough that the few addresses contended at
+  // once rarely share an entry; a collision only forgets the older address's pending operation.
   struct AddressSlot {
     std::uint64_t address = ~std::uint64_t{0};
     double free = 0;
   };
-  std::vector<AddressSlot> same_address_ = std::vector<AddressSlot>(4096);
+  static constexpr int kSameAddressBits = 12;
+  std::vector<AddressSlot> same_address_ = std::vector<AddressSlot>(std::size_t{1} << kSameAddressBits);
   MemCounters c_;
   double dirty_lines_ = 0;  // dirty lines in all L2s
   std::vector<LineReq> scratch_;
+  // lds(): the bank words of one group of lanes, and the distinct words each bank serves (shared.banks)
+  std::vector<std::uint64_t> lds_words_;
+  std::vector<std::uint32_t> bank_words_;
 };
 
 }  // namespace kernsim::mem

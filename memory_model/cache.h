@@ -26,6 +26,9 @@ struct CacheResult {
 
 class SectorCache {
  public:
+  // Sectors a line holds at most; the device loader rejects files with more (device::kMaxSectorsPerLine).
+  static constexpr int kMaxSectors = 4;
+
   SectorCache() = default;
   SectorCache(std::uint64_t bytes, std::uint32_t line_bytes, std::uint32_t sector_bytes, std::uint32_t ways);
 
@@ -68,7 +71,6 @@ class SectorCache {
   };
 
  private:
-  static constexpr int kMaxSectors = 4;
   struct Way {  // tags and LRU stamps live in tags_/stamps_, which lookups scan
     std::array<double, kMaxSectors> ready{};  // when each sector's fill arrives
     std::uint32_t valid = 0;     // sectors with complete data

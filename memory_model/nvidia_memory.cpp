@@ -7,7 +7,10 @@
 
 namespace kernsim::mem {
 
-NvMemorySystem::NvMemorySystem(const device::DeviceSpec& d, int num_sms, std::uint64_t l1_bytes, double share) : dev_(d) {
+static_assert(SectorCache::kMaxSectors == device::kMaxSectorsPerLine, "the loader's limit is the sector cache's");
+
+NvMemorySystem::NvMemorySystem(const device::DeviceSpec& d, int num_sms, std::uint64_t l1_bytes, double share)
+    : dev_(d), hbm_cost_(d.dram) {
   sector_ = static_cast<std::uint32_t>(d.l1.sector_bytes);
   if (sector_ && (sector_ & (sector_ - 1)) == 0) sector_shift_ = std::countr_zero(sector_);
   line_ = static_cast<std::uint32_t>(d.l1.line_bytes);
@@ -15,12 +18,6 @@ NvMemorySystem::NvMemorySystem(const device::DeviceSpec& d, int num_sms, std::ui
   l2_lat_ = d.l2.hit_latency_cycles;
   dram_lat_ = d.dram.latency_cycles;
   smem_lat_ = d.shared.latency_cycles;
-  // HBM: pure reads stream at read_efficiency of peak, pure writes at write_efficiency; mixing
-  // them costs bus turnarounds, which is why a copy (half each) reaches only copy_efficiency.
-  // The mix penalty is largest at half and half and vanishes for pure streams.
-  read_cost_ = 1.0 / d.dram.read_efficiency;
-  write_cost_ = 1.0 / d.dram.write_efficiency;
-  mix_penalty_ = std::max(0.0, (1.0 / d.dram.copy_efficiency) / (0.5 * (read_cost_ + write_cost_)) - 1.0);
   conflict_lat_ = d.shared.conflict_latency_cycles;
   // a slice sends its share of the operations to one address: each stands for 1/share of them
   same_addr_cycles_ = d.l2.atomic_same_address_cycles / share;
@@ -38,6 +35,9 @@ NvMemorySystem::NvMemorySystem(const device::DeviceSpec& d, int num_sms, std::ui
   if (share < 1.0) window_sectors_ = static_cast<std::uint64_t>(static_cast<double>(d.l2.bytes) * share) / static_cast<std::uint64_t>(d.l2.sector_bytes);
   l2c_ = SectorCache(static_cast<std::uint64_t>(d.l2.bytes), static_cast<std::uint32_t>(d.l2.line_bytes),
                      static_cast<std::uint32_t>(d.l2.sector_bytes), static_cast<std::uint32_t>(d.l2.ways));
+  warps_per_sm_ = static_cast<std::size_t>(std::max<std::int64_t>(1, d.sm.max_warps));
+  warp_seq_.assign(static_cast<std::size_t>(num_sms) * warps_per_sm_, 0);
+  bank_words_.assign(static_cast<std::size_t>(std::max<std::int64_t>(1, d.shared.banks)), 0);
   l1_.reserve(static_cast<std::size_t>(num_sms));
   for (int i = 0; i < num_sms; ++i) {
     l1_.emplace_back(l1_bytes, line_, sector_, static_cast<std::uint32_t>(d.l1.ways));
@@ -46,34 +46,10 @@ NvMemorySystem::NvMemorySystem(const device::DeviceSpec& d, int num_sms, std::ui
     port_.emplace_back(1.0);
     pending_.emplace_back();
     pending_next_.push_back(0);
-    warp_seq_.emplace_back();
   }
   atomic_units_.assign(static_cast<std::size_t>(std::max<std::int64_t>(1, d.l2.slices)), CalendarServer(d.l2.atomic_ops_per_cycle * share));
-  slots_.assign(static_cast<std::size_t>(num_sms),
-                std::vector<double>(static_cast<std::size_t>(std::max<std::int64_t>(1, d.l1.max_outstanding_lines)), 0.0));
-}
-
-// The SM tracks a bounded number of line requests in flight beyond its L1 (MSHR-like). A new
-// request waits for the earliest slot to free; this is what limits the memory-level parallelism
-// of a few warps, and throttles an SM that streams stores to a slow destination.
-double NvMemorySystem::acquire_slot(int sm, double t) {
-  auto& h = slots_[static_cast<std::size_t>(sm)];
-  std::pop_heap(h.begin(), h.end(), std::greater<>());
-  return std::max(t, h.back());
-}
-
-void NvMemorySystem::release_slot(int sm, double done) {
-  auto& h = slots_[static_cast<std::size_t>(sm)];
-  h.back() = done;
-  std::push_heap(h.begin(), h.end(), std::greater<>());
-}
-
-double NvMemorySystem::dram_cost(double bytes, bool write) {
-  // exponential average over roughly the last 64 KiB of traffic
-  const double a = std::min(1.0, bytes / 65536.0);
-  write_share_ = (1 - a) * write_share_ + a * (write ? 1.0 : 0.0);
-  const double mix = 1.0 + mix_penalty_ * 4.0 * write_share_ * (1.0 - write_share_);
-  return bytes * (write ? write_cost_ : read_cost_) * mix;
+  // The SM tracks a bounded number of line requests in flight beyond its L1 (MSHR-like).
+  slots_.assign(static_cast<std::size_t>(num_sms), MissSlots(d.l1.max_outstanding_lines));
 }
 
 // HBM moves whole bursts: a lone 32-byte sector costs a full burst.
@@ -108,11 +84,11 @@ double NvMemorySystem::evictions(double t, const CacheResult& r) {
   const std::uint32_t written = r.evicted_dirty | r.evicted_partial;
   if (!written) return t;
   if (r.evicted_partial) {
-    dram_.serve(t, dram_cost(dram_bytes(r.evicted_partial), false));
+    dram_.serve(t, hbm_cost_(dram_bytes(r.evicted_partial), false));
     c_.dram_read_bytes += static_cast<std::uint64_t>(std::popcount(r.evicted_partial)) * sector_;
   }
   c_.dram_write_bytes += static_cast<std::uint64_t>(std::popcount(written)) * sector_;
-  return dram_.serve(t, dram_cost(dram_bytes(written), true));
+  return dram_.serve(t, hbm_cost_(dram_bytes(written), true));
 }
 
 double NvMemorySystem::l2_read(double t, std::uint64_t line, std::uint32_t mask) {
@@ -130,7 +106,7 @@ double NvMemorySystem::l2_read(double t, std::uint64_t line, std::uint32_t mask)
   if (r.hit_sectors) done = std::max(done, r.ready);  // a fill still on its way
   if (r.miss_sectors) {
     const double miss_bytes = static_cast<double>(std::popcount(r.miss_sectors)) * sector_;
-    const double d = dram_.serve(at_l2, dram_cost(dram_bytes(r.miss_sectors), false));
+    const double d = dram_.serve(at_l2, hbm_cost_(dram_bytes(r.miss_sectors), false));
     c_.dram_read_bytes += static_cast<std::uint64_t>(miss_bytes);
     c_.bytes[static_cast<int>(Level::Dram)] += static_cast<std::uint64_t>(miss_bytes);
     c_.requests[static_cast<int>(Level::Dram)] += static_cast<std::uint64_t>(std::popcount(r.miss_sectors));
@@ -300,7 +276,7 @@ MemTiming NvMemorySystem::global(int sm, double t, const std::uint64_t* addrs, s
       // l1.store_combine_lines lines.
       PendingStore* p = nullptr;
       if (warp >= 0) {
-        const std::uint32_t seq = warp_seq_[static_cast<std::size_t>(sm)][static_cast<std::size_t>(warp) % kMaxWarps];
+        const std::uint32_t seq = warp_seq_[static_cast<std::size_t>(sm) * warps_per_sm_ + static_cast<std::size_t>(warp) % warps_per_sm_];
         for (auto& q : pending_[static_cast<std::size_t>(sm)])
           if (q.line == e.line && q.warp == warp && seq - q.seq < combine_lines_) p = &q;
       }
@@ -316,7 +292,7 @@ MemTiming NvMemorySystem::global(int sm, double t, const std::uint64_t* addrs, s
       }
     }
     // a miss slot, then the SM's port to L2: a request, and a store's data sector by sector
-    const double slot = acquire_slot(sm, t);
+    const double slot = slots_[static_cast<std::size_t>(sm)].acquire(t);
     const double port = dev_.l1.miss_request_cycles + (kind == Access::Store ? sector_cost(need) : 0.0);
     const double start = port_[static_cast<std::size_t>(sm)].serve(slot, port);
     mt.accepted = std::max(mt.accepted, slot);  // queued for the port: the warp may go on
@@ -324,10 +300,10 @@ MemTiming NvMemorySystem::global(int sm, double t, const std::uint64_t* addrs, s
     if (kind == Access::Store) {
       auto& ring = pending_[static_cast<std::size_t>(sm)];
       std::uint32_t seq = 0;
-      if (warp >= 0) seq = ++warp_seq_[static_cast<std::size_t>(sm)][static_cast<std::size_t>(warp) % kMaxWarps];
+      if (warp >= 0) seq = ++warp_seq_[static_cast<std::size_t>(sm) * warps_per_sm_ + static_cast<std::size_t>(warp) % warps_per_sm_];
       ring[pending_next_[static_cast<std::size_t>(sm)]++ % ring.size()] = PendingStore{e.line, start, warp, need, seq};
       const auto [accepted, written] = l2_write(start, e.line, need, e.words, need, false);
-      release_slot(sm, accepted);  // a posted write frees its slot once L2 has it
+      slots_[static_cast<std::size_t>(sm)].release(accepted);  // a posted write frees its slot once L2 has it
       mt.done = std::max(mt.done, written);
       continue;
     }
@@ -362,7 +338,7 @@ MemTiming NvMemorySystem::global(int sm, double t, const std::uint64_t* addrs, s
         done = std::max(done, unit.serve(in_l2 + atomic_lat_ * 0.5, cost) + atomic_lat_ * 0.5);
       }
     }
-    release_slot(sm, done);
+    slots_[static_cast<std::size_t>(sm)].release(done);
     mt.done = std::max(mt.done, done);
   }
   if (atomic) c_.atomics += static_cast<std::uint64_t>(std::popcount(mask));
@@ -378,7 +354,10 @@ double NvMemorySystem::shared(int sm, double t, const std::uint64_t* addrs, std:
   const std::uint32_t lanes_per_phase = std::max<std::uint32_t>(1, 32 / words_per_lane);
   std::uint32_t wavefronts = 0;
   std::uint32_t ideal = 0;
-  std::uint64_t words[32 * 4];
+  // a phase's lanes x their words: at most max(32, words_per_lane) (a lane alone in its phase)
+  if (phase_words_.size() < std::size_t{32} * words_per_lane) phase_words_.resize(std::size_t{32} * words_per_lane);
+  std::uint64_t* words = phase_words_.data();
+  std::uint32_t* per_bank = bank_words_.data();  // shared.banks entries
   for (std::uint32_t phase = 0; phase * lanes_per_phase < 32; ++phase) {
     std::uint32_t pm = mask & (lanes_per_phase >= 32 ? 0xffffffffu : (((1u << lanes_per_phase) - 1) << (phase * lanes_per_phase)));
     if (!pm) continue;
@@ -391,7 +370,7 @@ double NvMemorySystem::shared(int sm, double t, const std::uint64_t* addrs, std:
       for (std::uint32_t k = 0; k < words_per_lane; ++k) words[nw++] = addrs[l] / width + k;
     }
     std::sort(words, words + nw);
-    std::uint32_t per_bank[64] = {};
+    std::fill(per_bank, per_bank + banks, 0u);
     std::uint32_t worst = 1;
     for (int i = 0; i < nw; ++i) {
       if (i > 0 && words[i] == words[i - 1] && !atomic) continue;  // broadcast; atomics to one word serialise

@@ -19,6 +19,7 @@
 #include "memory_model/cache.h"
 #include "memory_model/events.h"
 #include "memory_model/server.h"
+#include "memory_model/units.h"
 
 namespace kernsim::mem {
 
@@ -74,8 +75,6 @@ class NvMemorySystem {
                                      std::uint32_t charged, bool merged);
   double evictions(double t, const CacheResult& r);
   double dram_bytes(std::uint32_t sectors) const;  // HBM bytes moved for these sectors of one line (bursts)
-  double acquire_slot(int sm, double t);    // an outstanding-line slot of the SM: when it is free
-  void release_slot(int sm, double done);
 
   const device::DeviceSpec& dev_;
   std::uint32_t sector_ = 32, line_ = 128;
@@ -85,11 +84,8 @@ class NvMemorySystem {
                               : static_cast<std::uint32_t>(offset_in_line / sector_);
   }
   double l1_lat_, l2_lat_, dram_lat_, smem_lat_;
-  double dram_cost(double bytes, bool write);  // peak-bandwidth bytes a transfer costs
-  double dram_queue_wait(double t) const;      // latency under load: the banks' queue (M/D/1)
-  double read_cost_, write_cost_;  // DRAM service bytes per data byte (1/efficiency)
-  double mix_penalty_ = 0;         // extra cost of interleaving reads and writes (bus turnarounds)
-  double write_share_ = 0;         // recent fraction of written bytes (exponential average)
+  double dram_queue_wait(double t) const;  // latency under load: the banks' queue (M/D/1)
+  HbmCost hbm_cost_;  // peak-bandwidth bytes a transfer costs HBM (read/write efficiencies and their mix)
   double conflict_lat_ = 0;
   double same_addr_cycles_ = 0;
   std::vector<SectorCache> l1_;
@@ -113,10 +109,14 @@ class NvMemorySystem {
     std::uint32_t sectors = 0;
     std::uint32_t seq = 0;  // the warp's request number
   };
-  static constexpr std::size_t kMaxWarps = 64;
-  std::vector<std::array<std::uint32_t, kMaxWarps>> warp_seq_;  // per SM and warp: store requests made
+  std::size_t warps_per_sm_ = 1;         // sm.max_warps: the warp indices of one SM
+  std::vector<std::uint32_t> warp_seq_;  // per SM and warp (sm * warps_per_sm_ + warp): store requests made
   std::uint32_t combine_lines_ = 0;
-  std::vector<std::array<PendingStore, 64>> pending_;  // per SM: its latest store requests
+  // The SM's latest store requests, all warps together, that a new store may join. A policy of
+  // the model, not a hardware size: it only has to hold each warp's last l1.store_combine_lines
+  // requests while a few warps interleave their stores; older entries are overwritten.
+  static constexpr std::size_t kPendingStores = 64;
+  std::vector<std::array<PendingStore, kPendingStores>> pending_;  // per SM
   std::vector<std::uint32_t> pending_next_;
   SectorCache l2c_;
   std::unique_ptr<SectorCache::Backfill> warm_fill_;
@@ -124,7 +124,7 @@ class NvMemorySystem {
   CalendarServer l2_;
   CalendarServer dram_;
   std::vector<CalendarServer> atomic_units_;  // per L2 slice
-  std::vector<std::vector<double>> slots_;  // per SM: min-heap of times its outstanding-line slots free up
+  std::vector<MissSlots> slots_;  // per SM: its outstanding-line slots (l1.max_outstanding_lines)
   double atomic_lat_ = 0, float_same_addr_cycles_ = 0;
   std::uint32_t burst_ = 64;  // HBM access granule
   MemCounters c_;
@@ -132,9 +132,12 @@ class NvMemorySystem {
   struct LineReq {
     std::uint64_t line;
     std::uint32_t sectors;
-    std::uint32_t words[8];  // 4-byte words of each sector this instruction touches
+    std::uint32_t words[device::kMaxSectorsPerLine];  // 4-byte words of each sector this instruction touches
   };
   std::vector<LineReq> scratch_;
+  // shared(): the bank words of one phase, and the distinct words each bank serves (shared.banks)
+  std::vector<std::uint64_t> phase_words_;
+  std::vector<std::uint32_t> bank_words_;
 };
 
 }  // namespace kernsim::mem

@@ -57,7 +57,7 @@ using isa::Unit;
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
-constexpr double kRealtimeMhz = 100;  // s_memrealtime's constant clock on gfx9 (REFCLK)
+
 // Times are doubles (memory completions are fractional); readiness within this of an issue
 // opportunity counts as ready at it.
 constexpr double kEps = 1e-6;
@@ -756,7 +756,7 @@ void AmdMachine::issue(int c, Cu& cu, Simd& s, int wi, double now) {
   ITime& it = itime_[pc];
   if (it.kind == Kind::Mfma && !it.resolved) resolve_mfma(pc, it);
   if (it.kind == Kind::Clock)  // s_memtime / s_memrealtime read the model's clock at issue
-    k_.set_clock(static_cast<std::uint64_t>(now), static_cast<std::uint64_t>(now * kRealtimeMhz / d_.clocks.core_mhz));
+    k_.set_clock(static_cast<std::uint64_t>(now), static_cast<std::uint64_t>(now * d_.clocks.realtime_mhz / d_.clocks.core_mhz));
   const AmdStepInfo info = g.wg->step(w.widx);
   ++timed_insts_;
   ++g.insts;

@@ -183,6 +183,78 @@ TEST(DeviceFiles, WrongValueTypesAreErrors) {
   expect_error([&] { load_device_file(k); }, ErrorKind::DeviceFile, {"`clocks.core_mhz`", "non-negative"});
 }
 
+// What the models cannot hold is rejected at load, naming the file and line the value came
+// from, the key and the limit (a count of 0 was a division by zero in the simulation).
+TEST(DeviceFiles, ZeroCountsAndSizesAreRejectedWithTheKeyAndTheLimit) {
+  TempDir t;
+  auto f = t.write("nosm.yaml", "inherits: h200\nsm:\n  count: {value: 0, source: a-b, confidence: estimated}\n");
+  expect_error([&] { load_device_file(f); }, ErrorKind::DeviceFile, {"nosm.yaml:3", "`sm.count`", "at least 1", "got 0"});
+  auto g = t.write("nol2.yaml", "inherits: h200\nl2:\n  bytes: {value: 0, source: a-b, confidence: estimated}\n");
+  expect_error([&] { load_device_file(g); }, ErrorKind::DeviceFile, {"nol2.yaml:3", "`l2.bytes`", "at least 1"});
+  auto h = t.write("nobanks.yaml", "inherits: mi300x\nshared:\n  banks: {value: 0, source: a-b, confidence: estimated}\n");
+  expect_error([&] { load_device_file(h); }, ErrorKind::DeviceFile, {"nobanks.yaml:3", "`shared.banks`", "at least 1"});
+  auto k = t.write("nobw.yaml", "inherits: h200\ndram:\n  bandwidth_gbps: {value: 0, source: a-b, confidence: estimated}\n");
+  expect_error([&] { load_device_file(k); }, ErrorKind::DeviceFile, {"`dram.bandwidth_gbps`", "must be positive"});
+  auto e = t.write("noeff.yaml", "inherits: h200\ndram:\n  read_efficiency: {value: 0, source: a-b, confidence: estimated}\n");
+  expect_error([&] { load_device_file(e); }, ErrorKind::DeviceFile, {"`dram.read_efficiency`", "must be positive"});
+}
+
+TEST(DeviceFiles, NanAndInfinityAreRejected) {
+  TempDir t;
+  auto f = t.write("nan.yaml", "inherits: h200\nl2:\n  hit_latency_cycles: {value: .nan, source: a-b, confidence: estimated}\n");
+  expect_error([&] { load_device_file(f); }, ErrorKind::DeviceFile, {"nan.yaml:3", "`l2.hit_latency_cycles`"});
+  auto g = t.write("inf.yaml", "inherits: h200\ndram:\n  bandwidth_gbps: {value: .inf, source: a-b, confidence: estimated}\n");
+  expect_error([&] { load_device_file(g); }, ErrorKind::DeviceFile, {"inf.yaml:3", "`dram.bandwidth_gbps`", "finite"});
+  auto h = t.write("infint.yaml", "inherits: h200\nsm:\n  count: {value: .inf, source: a-b, confidence: estimated}\n");
+  expect_error([&] { load_device_file(h); }, ErrorKind::DeviceFile, {"infint.yaml:3", "`sm.count`", "integer"});
+  auto k = t.write("huge.yaml", "inherits: h200\nl2:\n  bytes: {value: 1e30, source: a-b, confidence: estimated}\n");
+  expect_error([&] { load_device_file(k); }, ErrorKind::DeviceFile, {"huge.yaml:3", "`l2.bytes`", "integer"});
+}
+
+TEST(DeviceFiles, ValuesBeyondWhatTheModelHoldsNameTheLimit) {
+  TempDir t;
+  auto f = t.write("w64.yaml", "inherits: h200\nsm:\n  warp_size: {value: 64, source: a-b, confidence: estimated}\n");
+  expect_error([&] { load_device_file(f); }, ErrorKind::DeviceFile, {"w64.yaml:3", "`sm.warp_size`", "must be 32", "got 64"});
+  auto g = t.write("w128.yaml", "inherits: mi300x\ncu:\n  warp_size: {value: 128, source: a-b, confidence: estimated}\n");
+  expect_error([&] { load_device_file(g); }, ErrorKind::DeviceFile, {"w128.yaml:3", "`cu.warp_size`", "64", "got 128"});
+  // 128-byte lines of 16-byte sectors: 8 sectors, the sector cache keeps 4
+  auto h = t.write("s16.yaml", "inherits: h200\nl1:\n  sector_bytes: {value: 16, source: a-b, confidence: estimated}\n");
+  expect_error([&] { load_device_file(h); }, ErrorKind::DeviceFile, {"s16.yaml:3", "`l1.sector_bytes`", "8 sectors per line", "above the 4"});
+  auto k = t.write("l96.yaml", "inherits: h200\nl2:\n  line_bytes: {value: 96, source: a-b, confidence: estimated}\n");
+  expect_error([&] { load_device_file(k); }, ErrorKind::DeviceFile, {"l96.yaml:3", "`l2.line_bytes`", "power of two"});
+  auto a = t.write("l256.yaml",
+                   "inherits: mi300x\nl1:\n  line_bytes: {value: 256, source: a-b, confidence: estimated}\n"
+                   "  sector_bytes: {value: 256, source: a-b, confidence: estimated}\n"
+                   "l2:\n  line_bytes: {value: 256, source: a-b, confidence: estimated}\n"
+                   "  sector_bytes: {value: 256, source: a-b, confidence: estimated}\n");
+  expect_error([&] { load_device_file(a); }, ErrorKind::DeviceFile, {"l256.yaml:", "sector_bytes`", "above the 128"});
+  auto s = t.write("slots.yaml", "inherits: mi300x\ncu:\n  max_warps: {value: 30, source: a-b, confidence: estimated}\n");
+  expect_error([&] { load_device_file(s); }, ErrorKind::DeviceFile, {"slots.yaml:3", "`cu.max_warps`", "multiple of cu.sub_partitions"});
+}
+
+// A value inherited unchanged is reported where it was set: the parent file and its line.
+TEST(DeviceFiles, ALimitErrorNamesTheFileTheValueCameFrom) {
+  TempDir t;
+  std::string text = replace_line_containing(h200_text(), "  banks: {value: 32", "  banks: {value: 0, source: a-b, confidence: estimated}");
+  t.write("zero.yaml", text);
+  auto child = t.write("child.yaml", "inherits: zero.yaml\nname: child\n");
+  expect_error([&] { load_device_file(child); }, ErrorKind::DeviceFile, {"zero.yaml:", "`shared.banks`"});
+}
+
+TEST(DeviceFiles, AmdPartsGiveTheRealtimeReferenceClock) {
+  for (const char* n : {"mi300x", "mi355x"}) {
+    DeviceSpec d = load_builtin_device(n);
+    EXPECT_EQ(d.clocks.realtime_mhz, 100) << n << ": s_memrealtime's REFCLK";
+    EXPECT_EQ(d.sm.max_warps_per_sub(), 8) << n << ": 8 wave slots per SIMD";
+  }
+  EXPECT_EQ(load_builtin_device("h200").sm.max_warps_per_sub(), 16);
+  TempDir t;
+  auto f = t.write("x.yaml", "inherits: h200\nclocks:\n  realtime_mhz: {value: 100, source: a-b, confidence: estimated}\n");
+  expect_error([&] { load_device_file(f); }, ErrorKind::DeviceFile, {"`clocks.realtime_mhz`", "does not apply to a nvidia device"});
+  auto g = t.write("y.yaml", "inherits: mi300x\nclocks:\n  realtime_mhz: {value: 0, source: a-b, confidence: estimated}\n");
+  expect_error([&] { load_device_file(g); }, ErrorKind::DeviceFile, {"y.yaml:3", "`clocks.realtime_mhz`", "must be positive"});
+}
+
 TEST(DeviceFiles, YamlSyntaxErrorNamesTheLine) {
   TempDir t;
   auto f = t.write("x.yaml", "inherits: h200\nsm:\n  count: {value: 140, source: [unclosed\n");

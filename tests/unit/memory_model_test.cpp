@@ -254,6 +254,42 @@ TEST_F(NvMemory, SameAddressAtomicsSerialise) {
   EXPECT_NEAR(all - one, 31 * dev.l2.atomic_same_address_cycles, 1.0);
 }
 
+// The bank count comes from the device file, not from an array in the model: with 128 banks a
+// warp reading every 32nd word touches 4 banks, 8 words each (32 banks: 1 bank, 32 words).
+TEST_F(NvMemory, BankCountComesFromTheDeviceFile) {
+  auto wide = dev;
+  wide.shared.banks = 128;
+  mem::NvMemorySystem w(wide, 1, 128 * 1024);
+  for (int l = 0; l < 32; ++l) addrs[l] = static_cast<std::uint64_t>(l) * 4 * 32;
+  w.shared(0, 0, addrs, ~0u, 4, false);
+  EXPECT_EQ(w.counters().shared_wavefronts, 8u);
+  m.shared(0, 0, addrs, ~0u, 4, false);
+  EXPECT_EQ(m.counters().shared_wavefronts, 32u) << "h200: 32 banks";
+}
+
+// Store combining counts each warp's requests by its index in the SM, for as many warps as the
+// SM holds (sm.max_warps): warp 64 of a 128-warp SM is not warp 0. A store joins the same warp's
+// request to its line when no newer request of that warp came between (combine window 1).
+TEST_F(NvMemory, StoreCombiningKeepsEveryWarpsOwnCount) {
+  auto d = dev;
+  d.sm.max_warps = 128;
+  d.l1.store_combine_lines = 1;
+  auto l2_busy = [&](int other) {
+    mem::NvMemorySystem sys(d, 1, 128 * 1024);
+    const std::uint64_t a = 0x7000'0000'0000, b = a + (1u << 20);
+    auto store = [&](double t, std::uint64_t base, int warp) {
+      for (int l = 0; l < 32; ++l) addrs[l] = base + 4 * static_cast<std::uint64_t>(l % 8);
+      sys.global(0, t, addrs, 0xffu, 4, Access::Store, warp);
+    };
+    store(0, a, 0);
+    store(1, b, other);
+    store(2, a + 32, 0);  // the next sector of warp 0's first line
+    return sys.l2_busy_cycles();
+  };
+  EXPECT_DOUBLE_EQ(l2_busy(64), l2_busy(1)) << "warp 64 has its own request count";
+  EXPECT_LT(l2_busy(1), l2_busy(0)) << "warp 0's own request between them ends the combining";
+}
+
 TEST(Occupancy, FollowsTheLimitsOfTheDevice) {
   auto d = device::load_builtin_device("h200");
   sim::KernelResources k{256, 32, 0};
