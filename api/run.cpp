@@ -110,8 +110,8 @@ RunResult run_launch(const LaunchSpec& spec, const device::DeviceSpec& dev, cons
   if (mod.kind == frontends::IsaKind::Amdgcn) return run_amd_launch(spec, dev, opts, mod);
   const frontends::KernelInfo& ki = mod.find_kernel(spec.kernel);
   auto ast = isa::ptx::parse_module(mod.text, spec.source.string());
-  isa::ptx::Program prog = isa::ptx::decode_kernel(ast, ki.name, mod.text, spec.source.string());
-  isa::ptx::mark_unrolled_loads(prog, ki.resources.sass_loop_loads, ki.resources.sass_loop_load_bytes);
+  isa::ptx::Program prog = isa::ptx::decode_kernel(ast, ki.name, mod.text, spec.source.string(),
+                                                   {ki.resources.sass_loop_loads, ki.resources.sass_loop_load_bytes});
   const isa::ptx::Function& kf = prog.functions[0];
 
   // launch-shape checks that need the kernel
