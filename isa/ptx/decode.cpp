@@ -399,9 +399,8 @@ class Decoder {
       }
       case ast::Operand::Kind::Imm: {
         std::uint64_t v = static_cast<std::uint64_t>(o.ival);
-        if (bits == 1) {  // mov.pred p, 0 / 1 (clang emits it); a predicate immediate is 0 or 1
-          if (v > 1) fail(line, "a predicate immediate must be 0 or 1, not " + std::to_string(o.ival));
-          return constant(v, 32);
+        if (bits == 1) {  // a predicate immediate: non-zero is true (clang emits mov.pred p, 1; Triton mov.pred p, -1)
+          return constant(v != 0 ? 1 : 0, 32);
         }
         if (bits < 64 && bits > 0) v &= (bits == 32 ? 0xffffffffull : ((1ull << bits) - 1));
         return constant(v, bits);

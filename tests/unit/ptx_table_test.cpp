@@ -27,6 +27,39 @@ P::Program decode(const std::string& body) {
   return P::decode_kernel(ast, "k", text, "test.ptx");
 }
 
+// Runs `body` in every thread of one block of `threads`; the body leaves each thread's result in
+// %r9 and may branch to $DONE; %r8 holds the u32 parameter b. Returns the results by thread.
+std::vector<std::uint32_t> run(const std::string& body, int threads, std::uint32_t b = 0, sim::ExecOptions eo = {}) {
+  const std::string text = ".version 8.0\n.target sm_90a\n.address_size 64\n.visible .entry k(.param .u64 a, .param .u32 b)\n{\n" +
+                           std::string(kRegs) + R"(
+    ld.param.u64 %rd14, [a];
+    ld.param.u32 %r8, [b];
+    mov.u32 %r14, %tid.x;
+    mul.wide.u32 %rd15, %r14, 4;
+    add.s64 %rd14, %rd14, %rd15;
+    mov.u32 %r9, 0xdead;
+)" + body + R"(
+  $DONE:
+    st.global.u32 [%rd14], %r9;
+    ret;
+}
+)";
+  auto ast = P::parse_module(text, "test.ptx");
+  const P::Program prog = P::decode_kernel(ast, "k", text, "test.ptx");
+  sim::GlobalMemory mem;
+  const std::uint64_t out = mem.allocate(static_cast<std::uint64_t>(threads) * 4, "out");
+  std::vector<std::uint8_t> params(12, 0);
+  std::memcpy(params.data(), &out, 8);
+  std::memcpy(params.data() + 8, &b, 4);
+  sim::LaunchDims dims;
+  dims.block = {static_cast<std::uint32_t>(threads), 1, 1};
+  sim::PtxKernel kernel(prog, mem, dims, params, eo);
+  kernel.run_all();
+  std::vector<std::uint32_t> v(static_cast<std::size_t>(threads));
+  std::memcpy(v.data(), mem.find(out, 1)->data(), v.size() * 4);
+  return v;
+}
+
 // The first instruction of a one-instruction body.
 P::Inst one(const std::string& line) { return decode(line + "\nret;").insts[0]; }
 
@@ -171,6 +204,23 @@ TEST(PtxTable, TheTimingDescriptorAgreesWithTheQueries) {
   }
   for (const auto& in : p.insts)
     if (in.op == P::Op::Sin) EXPECT_TRUE(in.flags & P::kRangeReduced) << "the range-reduction pass ran";
+}
+
+TEST(PtxTable, APredicateImmediateIsTrueWhenNotZero) {
+  // PTX and ptxas take any integer; Triton writes mov.pred %p, -1
+  const auto v = run(R"(
+    mov.pred %p1, -1;
+    mov.pred %p2, 2;
+    mov.pred %p3, 0;
+    mov.pred %p4, 1;
+    selp.u32 %r1, 1, 0, %p1;
+    selp.u32 %r2, 2, 0, %p2;
+    selp.u32 %r3, 4, 0, %p3;
+    selp.u32 %r4, 8, 0, %p4;
+    or.b32 %r9, %r1, %r2;
+    or.b32 %r9, %r9, %r3;
+    or.b32 %r9, %r9, %r4;)", 32);
+  for (int t = 0; t < 32; ++t) EXPECT_EQ(v[static_cast<std::size_t>(t)], 1u + 2u + 8u) << "thread " << t;
 }
 
 }  // namespace
