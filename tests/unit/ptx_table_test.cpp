@@ -223,5 +223,41 @@ TEST(PtxTable, APredicateImmediateIsTrueWhenNotZero) {
   for (int t = 0; t < 32; ++t) EXPECT_EQ(v[static_cast<std::size_t>(t)], 1u + 2u + 8u) << "thread " << t;
 }
 
+// elect.sync d|p, membermask among the lanes a branch left active: lanes 0, 4, 8, ... of each
+// warp skip it; the result is leader lane id + 1000 in the leader.
+const char* kElect = R"(
+    and.b32 %r1, %r14, 3;
+    setp.eq.u32 %p2, %r1, 0;
+    @%p2 bra $DONE;
+    elect.sync %r5|%p1, %r8;
+    selp.u32 %r6, 1000, 0, %p1;
+    add.u32 %r9, %r5, %r6;)";
+
+TEST(PtxTable, ElectSyncElectsTheLowestActiveLaneOfTheMask) {
+  const P::Inst e = one("elect.sync %r1|%p1, 0xffffffff;");
+  EXPECT_EQ(e.op, P::Op::ElectSync);
+  EXPECT_EQ(e.unit, Unit::Sync);
+  EXPECT_EQ(e.ndst, 2);
+  const auto all = run(kElect, 64, 0xffffffffu);
+  for (int t = 0; t < 64; ++t) {
+    const int lane = t % 32;
+    const std::uint32_t want = lane % 4 == 0 ? 0xdeadu : lane == 1 ? 1001u : 1u;  // lane 0 is not active: lane 1 leads
+    EXPECT_EQ(all[static_cast<std::size_t>(t)], want) << "thread " << t;
+  }
+  // membermask without lanes 0-3: lane 5 is the lowest active member
+  const auto upper = run(kElect, 32, 0xfffffff0u);
+  for (int t = 4; t < 32; ++t)
+    EXPECT_EQ(upper[static_cast<std::size_t>(t)], t % 4 == 0 ? 0xdeadu : t == 5 ? 1005u : 5u) << "thread " << t;
+  // a sparse mask: lanes 8 (inactive), 10 and 30; and the sink destination
+  const auto sparse = run(R"(
+    and.b32 %r1, %r14, 3;
+    setp.eq.u32 %p2, %r1, 0;
+    @%p2 bra $DONE;
+    elect.sync _|%p1, %r8;
+    selp.u32 %r9, 1, 0, %p1;)", 32, (1u << 8) | (1u << 10) | (1u << 30));
+  for (int t = 0; t < 32; ++t)
+    EXPECT_EQ(sparse[static_cast<std::size_t>(t)], t % 4 == 0 ? 0xdeadu : t == 10 ? 1u : 0u) << "thread " << t;
+}
+
 }  // namespace
 }  // namespace kernsim
