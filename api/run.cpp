@@ -154,6 +154,7 @@ RunResult run_launch(const LaunchSpec& spec, const device::DeviceSpec& dev, cons
   sim::ExecOptions eo;
   eo.kernel_name = ki.demangled;
   eo.num_sms = static_cast<std::uint32_t>(dev.sm.count);
+  eo.max_warps_per_sm = static_cast<std::uint32_t>(dev.sm.max_warps);
   if (opts.max_instructions) eo.max_warp_instructions = opts.max_instructions;
   eo.wall_time_limit_s = opts.wall_time_limit_s;
   sim::PtxKernel kernel(prog, mem, dims, params, eo);

@@ -6,6 +6,9 @@
 
 #include <cstring>
 
+#include "api/launch_spec.h"
+#include "api/run.h"
+#include "device/loader.h"
 #include "isa/ptx/decode.h"
 #include "isa/ptx/ops.h"
 #include "isa/ptx/parser.h"
@@ -257,6 +260,41 @@ TEST(PtxTable, ElectSyncElectsTheLowestActiveLaneOfTheMask) {
     selp.u32 %r9, 1, 0, %p1;)", 32, (1u << 8) | (1u << 10) | (1u << 30));
   for (int t = 0; t < 32; ++t)
     EXPECT_EQ(sparse[static_cast<std::size_t>(t)], t % 4 == 0 ? 0xdeadu : t == 10 ? 1u : 0u) << "thread " << t;
+}
+
+TEST(PtxTable, NwarpidIsTheDevicesWarpSlotsPerSm) {
+  sim::ExecOptions eo;
+  eo.max_warps_per_sm = 48;
+  const auto v = run("mov.u32 %r9, %nwarpid;", 32, 0, eo);
+  EXPECT_EQ(v[0], 48u);
+  EXPECT_EQ(v[31], 48u);
+  // through a launch: the device file's sm.max_warps
+  test::TempDir dir;
+  dir.write("nwarpid.ptx", R"(.version 8.0
+.target sm_90a
+.address_size 64
+.visible .entry nwarpid(.param .u64 out)
+{
+  .reg .b32 %r<2>;
+  .reg .b64 %rd<2>;
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, %nwarpid;
+  st.global.u32 [%rd1], %r1;
+  ret;
+}
+)");
+  auto spec = api::parse_launch_spec_text(R"({"source": "nwarpid.ptx", "kernel": "nwarpid", "grid": 1, "block": 1,
+                                              "args": [{"buffer": "u32", "count": 1}]})", dir.path(), "test spec");
+  device::DeviceSpec dev = device::load_builtin_device("h200");
+  dev.sm.max_warps = 40;
+  api::RunOptions opts;
+  opts.full = true;
+  opts.keep_outputs = true;
+  const api::RunResult r = api::run_launch(spec, dev, opts);
+  ASSERT_EQ(r.outputs.size(), 1u);
+  std::uint32_t got = 0;
+  std::memcpy(&got, r.outputs[0].bytes.data(), 4);
+  EXPECT_EQ(got, 40u);
 }
 
 }  // namespace
