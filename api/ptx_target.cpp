@@ -28,8 +28,7 @@ class PtxTargetKernel final : public TargetKernel {
   PtxTargetKernel(const frontends::DeviceModule& mod, const frontends::KernelInfo& ki, const std::string& origin)
       : name_(ki.demangled) {
     const auto ast = ptx::parse_module(mod.text, origin);
-    prog_ = ptx::decode_kernel(ast, ki.name, mod.text, origin);
-    ptx::mark_unrolled_loads(prog_, ki.resources.sass_loop_loads, ki.resources.sass_loop_load_bytes);
+    prog_ = ptx::decode_kernel(ast, ki.name, mod.text, origin, {ki.resources.sass_loop_loads, ki.resources.sass_loop_load_bytes});
     const ptx::Function& f = prog_.functions[0];
     for (int d = 0; d < 3; ++d) traits_.required_block[d] = f.reqntid[d];
     traits_.required_block_attr = ".reqntid";
@@ -105,6 +104,7 @@ class PtxTargetKernel final : public TargetKernel {
     sim::ExecOptions eo;
     eo.kernel_name = shape.kernel_name;
     eo.num_sms = static_cast<std::uint32_t>(dev.sm.count);
+    eo.max_warps_per_sm = static_cast<std::uint32_t>(dev.sm.max_warps);
     if (shape.max_instructions) eo.max_warp_instructions = shape.max_instructions;
     eo.wall_time_limit_s = shape.wall_time_limit_s;
     sim::PtxKernel kernel(prog_, mem, dims, std::move(params), eo);

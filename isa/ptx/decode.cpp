@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "base/error.h"
+#include "isa/ptx/ops.h"
 
 namespace kernsim::isa::ptx {
 namespace {
@@ -398,9 +399,8 @@ class Decoder {
       }
       case ast::Operand::Kind::Imm: {
         std::uint64_t v = static_cast<std::uint64_t>(o.ival);
-        if (bits == 1) {  // mov.pred p, 0 / 1 (clang emits it); a predicate immediate is 0 or 1
-          if (v > 1) fail(line, "a predicate immediate must be 0 or 1, not " + std::to_string(o.ival));
-          return constant(v, 32);
+        if (bits == 1) {  // a predicate immediate: non-zero is true (clang emits mov.pred p, 1; Triton mov.pred p, -1)
+          return constant(v != 0 ? 1 : 0, 32);
         }
         if (bits < 64 && bits > 0) v &= (bits == 32 ? 0xffffffffull : ((1ull << bits) - 1));
         return constant(v, bits);
@@ -474,6 +474,7 @@ class Decoder {
     std::set<std::string> mods;
     std::vector<std::string> ordered;  // modifiers in order
     bool has(const char* m) const { return mods.count(m) > 0; }
+    Ty type(std::size_t i) const { return i < types.size() ? types[i] : Ty::None; }
   };
 
   Parts split(const ast::Instr& in) {
@@ -524,13 +525,11 @@ class Decoder {
                         " operands, got " + std::to_string(in.operands.size()));
   }
 
-  Unit float_unit(Ty t) {
-    if (t == Ty::F64) return Unit::Fp64;
-    if (t == Ty::F16 || t == Ty::F16x2 || t == Ty::BF16 || t == Ty::BF16x2) return Unit::Fp16;
-    return Unit::Fp32;
-  }
-
+  // decode() looks the opcode up in the table (isa/ptx/ops.def), applies the modifiers every
+  // instruction may carry, reads the operands with the parse function of the row's form, and
+  // takes the pipe and the machine-instruction count from the row's rules (finish()).
   Inst decode(const ast::Instr& in, const ast::Function& ast_f, Function& f) {
+    (void)ast_f;
     Inst inst;
     inst.line = static_cast<std::uint32_t>(in.line);
     if (!in.guard.empty()) {
@@ -538,10 +537,8 @@ class Decoder {
       if (inst.guard.bank != Bank::Pred) fail(in.line, "guard `" + in.guard + "` is not a predicate");
       inst.guard_neg = in.guard_negated;
     }
-    const std::string& base = in.parts[0];
     Parts P = split(in);
-    auto T = [&](std::size_t i) { return i < P.types.size() ? P.types[i] : Ty::None; };
-    inst.type = T(0);
+    inst.type = P.type(0);
     for (const auto& m : P.ordered) {
       if (Rnd r = parse_rnd(m); r != Rnd::None) inst.rnd = r;
       if (m == "ftz") inst.flags |= kFtz;
@@ -557,526 +554,439 @@ class Decoder {
       if (m == "xorsign") inst.flags |= kXorsign;
       if (m == "abs") inst.flags |= kAbs;
     }
-    const int L = in.line;
-    auto simple = [&](Op op, Unit unit, int nsrc) {
-      need(in, 1 + nsrc, 1 + nsrc);
-      inst.op = op;
-      inst.unit = unit;
-      int w = width_of(inst.type);
-      std::vector<Reg> s;
-      for (int i = 0; i < nsrc; ++i) s.push_back(src(in.operands[1 + i], w, L));
-      push_ops(inst, {dst(in.operands[0], L)}, s);
-    };
-    auto int_or_float = [&](Unit int_unit) { return ty_is_float(inst.type) ? float_unit(inst.type) : int_unit; };
-
-    if (base == "add" || base == "sub" || base == "addc" || base == "subc") {
-      if (base == "addc" || base == "subc") inst.flags |= kCarryIn;
-      if (P.has("cc")) inst.flags |= kCarryOut;
-      simple(base[0] == 'a' ? Op::Add : Op::Sub, int_or_float(Unit::IntAlu), 2);
-      if (!ty_is_float(inst.type) && ty_bits(inst.type) == 64) inst.weight = 2;
-    } else if (base == "mul" || base == "mul24") {
-      Op op = base == "mul" ? Op::Mul : Op::Mul24;
-      need(in, 3, 3);
-      inst.op = op;
-      inst.unit = int_or_float(Unit::IntMul);
-      int sw = width_of(inst.type);
-      int dw = (inst.flags & kWide) ? 64 : sw;
-      (void)dw;
-      push_ops(inst, {dst(in.operands[0], L)}, {src(in.operands[1], sw, L), src(in.operands[2], sw, L)});
-      if (!ty_is_float(inst.type) && ty_bits(inst.type) == 64) inst.weight = 3;
-    } else if (base == "mad" || base == "mad24" || base == "madc" || base == "fma") {
-      if (base == "madc") inst.flags |= kCarryIn;
-      if (P.has("cc")) inst.flags |= kCarryOut;
-      need(in, 4, 4);
-      inst.op = base == "mad24" ? Op::Mad24 : (base == "fma" || ty_is_float(inst.type)) ? Op::Fma : Op::Mad;
-      inst.unit = int_or_float(Unit::IntMul);
-      int sw = width_of(inst.type);
-      int cw = (inst.flags & kWide) ? 64 : sw;
-      push_ops(inst, {dst(in.operands[0], L)}, {src(in.operands[1], sw, L), src(in.operands[2], sw, L), src(in.operands[3], cw, L)});
-      if (!ty_is_float(inst.type) && (ty_bits(inst.type) == 64 || (inst.flags & kHi))) inst.weight = ty_bits(inst.type) == 64 ? 4 : 2;
-    } else if (base == "sad") {
-      simple(Op::Sad, Unit::IntMul, 3);
-    } else if (base == "div" || base == "rem") {
-      simple(base == "div" ? Op::Div : Op::Rem, int_or_float(Unit::IntMul), 2);
-      if (!ty_is_float(inst.type)) inst.weight = ty_bits(inst.type) == 64 ? 40 : 20;
-      else if (inst.type == Ty::F64) inst.weight = 20;
-      else if (inst.flags & kApprox) inst.weight = 2;
-      else if (inst.flags & kFull) inst.weight = 3;
-      else inst.weight = 10;
-    } else if (base == "abs" || base == "neg") {
-      simple(base == "abs" ? Op::Abs : Op::Neg, int_or_float(Unit::IntAlu), 1);
-    } else if (base == "min" || base == "max") {
-      need(in, 3, 4);
-      inst.op = base == "min" ? Op::Min : Op::Max;
-      // FMNMX runs on the ALU pipe (16 lanes per scheduler: the CUDA guide's 64 FP32 min/max
-      // per SM per clock on sm_90), not the FMA pipe; doubles and halves keep their pipes
-      inst.unit = inst.type == Ty::F32 ? Unit::IntAlu : int_or_float(Unit::IntAlu);
-      if (in.operands.size() == 4) fail(L, "three-input " + base + " is not supported");
-      int w = width_of(inst.type);
-      push_ops(inst, {dst(in.operands[0], L)}, {src(in.operands[1], w, L), src(in.operands[2], w, L)});
-    } else if (base == "popc" || base == "clz" || base == "bfind" || base == "brev" || base == "not" || base == "cnot") {
-      Op op = base == "popc" ? Op::Popc : base == "clz" ? Op::Clz : base == "bfind" ? Op::Bfind : base == "brev" ? Op::Brev
-              : base == "not" ? Op::Not : Op::Cnot;
-      if (base == "bfind" && P.has("shiftamt")) inst.flags |= kShiftLeft;
-      need(in, 2, 2);
-      inst.op = op;
-      inst.unit = Unit::IntAlu;
-      int w = width_of(inst.type);
-      push_ops(inst, {dst(in.operands[0], L)}, {src(in.operands[1], w, L)});
-    } else if (base == "and" || base == "or" || base == "xor") {
-      simple(base == "and" ? Op::And : base == "or" ? Op::Or : Op::Xor, Unit::IntAlu, 2);
-    } else if (base == "shl" || base == "shr") {
-      need(in, 3, 3);
-      inst.op = base == "shl" ? Op::Shl : Op::Shr;
-      inst.unit = Unit::IntAlu;
-      int w = width_of(inst.type);
-      push_ops(inst, {dst(in.operands[0], L)}, {src(in.operands[1], w, L), src(in.operands[2], 32, L)});
-      if (ty_bits(inst.type) == 64) inst.weight = 2;
-    } else if (base == "shf") {
-      need(in, 4, 4);
-      inst.op = Op::Shf;
-      inst.unit = Unit::IntAlu;
-      if (P.has("l")) inst.flags |= kShiftLeft;
-      if (P.has("clamp")) inst.flags |= kShiftClamp;
-      push_ops(inst, {dst(in.operands[0], L)}, {src(in.operands[1], 32, L), src(in.operands[2], 32, L), src(in.operands[3], 32, L)});
-    } else if (base == "bfe") {
-      need(in, 4, 4);
-      inst.op = Op::Bfe;
-      inst.unit = Unit::IntAlu;
-      int w = width_of(inst.type);
-      push_ops(inst, {dst(in.operands[0], L)}, {src(in.operands[1], w, L), src(in.operands[2], 32, L), src(in.operands[3], 32, L)});
-    } else if (base == "bfi") {
-      need(in, 5, 5);
-      inst.op = Op::Bfi;
-      inst.unit = Unit::IntAlu;
-      int w = width_of(inst.type);
-      push_ops(inst, {dst(in.operands[0], L)},
-               {src(in.operands[1], w, L), src(in.operands[2], w, L), src(in.operands[3], 32, L), src(in.operands[4], 32, L)});
-    } else if (base == "prmt") {
-      need(in, 4, 4);
-      inst.op = Op::Prmt;
-      inst.unit = Unit::IntAlu;
-      static const char* modes[] = {"f4e", "b4e", "rc8", "ecl", "ecr", "rc16"};
-      inst.imm = 0;
-      for (int i = 0; i < 6; ++i)
-        if (P.has(modes[i])) inst.imm = static_cast<std::uint32_t>(i + 1);
-      push_ops(inst, {dst(in.operands[0], L)}, {src(in.operands[1], 32, L), src(in.operands[2], 32, L), src(in.operands[3], 32, L)});
-    } else if (base == "lop3") {
-      need(in, 5, 5);
-      inst.op = Op::Lop3;
-      inst.unit = Unit::IntAlu;
-      if (in.operands[4].kind != ast::Operand::Kind::Imm) fail(L, "lop3 truth table must be an immediate");
-      inst.imm = static_cast<std::uint32_t>(in.operands[4].ival) & 0xff;
-      push_ops(inst, {dst(in.operands[0], L)}, {src(in.operands[1], 32, L), src(in.operands[2], 32, L), src(in.operands[3], 32, L)});
-    } else if (base == "dp4a" || base == "dp2a") {
-      need(in, 4, 4);
-      inst.op = base == "dp4a" ? Op::Dp4a : Op::Dp2a;
-      inst.unit = Unit::IntMul;
-      inst.type2 = T(1);
-      if (base == "dp2a") inst.flags |= P.has("hi") ? kHi : kLo;
-      push_ops(inst, {dst(in.operands[0], L)}, {src(in.operands[1], 32, L), src(in.operands[2], 32, L), src(in.operands[3], 32, L)});
-    } else if (base == "rcp" || base == "sqrt" || base == "rsqrt" || base == "sin" || base == "cos" || base == "lg2" ||
-               base == "ex2" || base == "tanh") {
-      Op op = base == "rcp" ? Op::Rcp : base == "sqrt" ? Op::Sqrt : base == "rsqrt" ? Op::Rsqrt : base == "sin" ? Op::Sin
-              : base == "cos" ? Op::Cos : base == "lg2" ? Op::Lg2 : base == "ex2" ? Op::Ex2 : Op::Tanh;
-      simple(op, Unit::Sfu, 1);
-      if (inst.type == Ty::F64) { inst.unit = Unit::Fp64; inst.weight = (inst.flags & kApprox) ? 2 : 14; }
-      else if (!(inst.flags & kApprox) && (op == Op::Rcp || op == Op::Sqrt)) { inst.unit = Unit::Fp32; inst.weight = 8; }
-      if ((op == Op::Sin || op == Op::Cos) && inst.type == Ty::F32) inst.flags |= kRangeReduced;
-    } else if (base == "copysign") {
-      simple(Op::Copysign, float_unit(inst.type), 2);
-    } else if (base == "testp") {
-      need(in, 2, 2);
-      inst.op = Op::Testp;
-      inst.unit = float_unit(inst.type);
-      static const char* k[] = {"finite", "infinite", "number", "notanumber", "normal", "subnormal"};
-      for (int i = 0; i < 6; ++i)
-        if (P.has(k[i])) inst.sub = static_cast<std::uint8_t>(i);
-      push_ops(inst, {dst(in.operands[0], L)}, {src(in.operands[1], width_of(inst.type), L)});
-    } else if (base == "setp" || base == "set") {
-      for (const auto& m : P.ordered) {
-        if (Cmp c = parse_cmp(m); c != Cmp::None) inst.cmp = c;
-        if (m == "and") inst.boolop = BoolOp::And;
-        if (m == "or") inst.boolop = BoolOp::Or;
-        if (m == "xor") inst.boolop = BoolOp::Xor;
-      }
-      if (inst.cmp == Cmp::None) fail(L, "`" + in.opcode + "`: missing comparison");
-      inst.op = base == "setp" ? Op::Setp : Op::Set;
-      // setp.type: compare type = type; set.dtype.stype: type = dtype, type2 = compare type
-      Ty cmp_ty = base == "setp" ? inst.type : T(1);
-      if (base == "set") inst.type2 = T(1);
-      inst.unit = ty_is_float(cmp_ty) ? float_unit(cmp_ty) : Unit::IntAlu;
-      if (!ty_is_float(cmp_ty) && ty_bits(cmp_ty) == 64) inst.weight = 2;
-      int w = width_of(cmp_ty);
-      std::vector<Reg> d, s;
-      std::size_t i = 0;
-      d.push_back(dst(in.operands[i++], L));
-      // setp p|q: the parser delivers q as the next operand when written with '|'
-      bool two = base == "setp" && in.operands.size() == (inst.boolop == BoolOp::None ? 4u : 5u);
-      if (two) d.push_back(dst(in.operands[i++], L));
-      else d.push_back(Reg{});
-      s.push_back(src(in.operands[i++], w, L));
-      s.push_back(src(in.operands[i++], w, L));
-      if (inst.boolop != BoolOp::None) {
-        if (i >= in.operands.size()) fail(L, "`" + in.opcode + "`: missing predicate operand c");
-        const ast::Operand& c = in.operands[i++];
-        s.push_back(src(c, 1, L));
-        inst.imm = c.negate ? 1 : 0;
-      }
-      if (i != in.operands.size()) fail(L, "`" + in.opcode + "`: wrong number of operands");
-      push_ops(inst, d, s);
-    } else if (base == "selp") {
-      need(in, 4, 4);
-      inst.op = Op::Selp;
-      inst.unit = Unit::IntAlu;
-      int w = width_of(inst.type);
-      push_ops(inst, {dst(in.operands[0], L)}, {src(in.operands[1], w, L), src(in.operands[2], w, L), src(in.operands[3], 1, L)});
-      inst.imm = in.operands[3].negate ? 1 : 0;
-    } else if (base == "slct") {
-      need(in, 4, 4);
-      inst.op = Op::Slct;
-      inst.unit = Unit::IntAlu;
-      inst.type2 = T(1);
-      int w = width_of(inst.type);
-      push_ops(inst, {dst(in.operands[0], L)}, {src(in.operands[1], w, L), src(in.operands[2], w, L), src(in.operands[3], 32, L)});
-    } else if (base == "mov") {
-      need(in, 2, 2);
-      inst.op = Op::Mov;
-      inst.unit = Unit::IntAlu;
-      const ast::Operand& d0 = in.operands[0];
-      const ast::Operand& s0 = in.operands[1];
-      int w = width_of(inst.type);
-      if (s0.kind == ast::Operand::Kind::Symbol && !names_register(s0)) {
-        if (const Binding* b = lookup(s0.name); b && b->kind == Binding::LocalSym) {
-          inst.op = Op::MovFrameLocal;
-          inst.addr.kind = AddrBase::FrameLocal;
-          inst.addr.offset = b->offset + s0.ival;
-          push_ops(inst, {dst(d0, L)}, {});
-        } else if (b && b->kind == Binding::FrameParamSym) {
-          fail(L, "taking the address of a .func parameter is not supported");
-        } else {
-          if (module_funcs_.count(s0.name)) fail(L, "function pointers are not supported (`" + s0.name + "`)");
-          push_ops(inst, {dst(d0, L)}, {src(s0, w, L)});
-        }
-      } else if (d0.kind == ast::Operand::Kind::Vec) {
-        // unpack: mov.b64 {a, b}, %rd
-        inst.vec = static_cast<std::uint8_t>(d0.elems.size());
-        push_ops(inst, vec_regs(d0, 0, L, true), {src(s0, w, L)});
-      } else if (s0.kind == ast::Operand::Kind::Vec) {
-        inst.vec = static_cast<std::uint8_t>(s0.elems.size());
-        int ew = ty_bits(inst.type) / static_cast<int>(s0.elems.size());
-        push_ops(inst, {dst(d0, L)}, vec_regs(s0, ew > 32 ? 64 : 32, L, false));
-        inst.flags |= kWide;  // marks "pack"
-      } else {
-        push_ops(inst, {dst(d0, L)}, {src(s0, inst.type == Ty::Pred ? 1 : w, L)});
-      }
-    } else if (base == "cvt") {
-      inst.op = Op::Cvt;
-      inst.type2 = T(1);
-      if (inst.type == Ty::F16x2 || inst.type == Ty::BF16x2 || inst.type == Ty::E4M3x2 || inst.type == Ty::E5M2x2) {
-        if (in.operands.size() == 3) {
-          inst.op = Op::CvtPack;
-          push_ops(inst, {dst(in.operands[0], L)}, {src(in.operands[1], width_of(inst.type2), L), src(in.operands[2], width_of(inst.type2), L)});
-          inst.unit = Unit::Convert;
-          return finish(inst);
-        }
-      }
-      need(in, 2, 2);
-      push_ops(inst, {dst(in.operands[0], L)}, {src(in.operands[1], width_of(inst.type2), L)});
-      bool fa = ty_is_float(inst.type), fb = ty_is_float(inst.type2);
-      inst.unit = (fa || fb) ? (inst.type == Ty::F64 || inst.type2 == Ty::F64 ? Unit::Fp64 : Unit::Convert) : Unit::IntAlu;
-    } else if (base == "cvta") {
-      need(in, 2, 2);
-      inst.op = Op::Cvta;
-      inst.unit = Unit::IntAlu;
-      if (P.has("to")) inst.flags |= kCvtaTo;
-      for (const auto& m : P.ordered)
-        if (is_space_name(m)) inst.space = parse_space(m);
-      int w = width_of(inst.type);
-      if (in.operands[1].kind == ast::Operand::Kind::Symbol) {
-        if (const Binding* b = lookup(in.operands[1].name); b && b->kind == Binding::LocalSym) {
-          // cvta.local.u64 %rd, depot: generic address of a frame-local symbol
-          inst.op = Op::MovFrameLocal;
-          inst.addr.kind = AddrBase::FrameLocal;
-          inst.addr.offset = b->offset + in.operands[1].ival;
-          inst.flags |= kWide;  // generic (adds the local window)
-          push_ops(inst, {dst(in.operands[0], L)}, {});
-          return finish(inst);
-        }
-      }
-      push_ops(inst, {dst(in.operands[0], L)}, {src(in.operands[1], w, L)});
-    } else if (base == "isspacep") {
-      need(in, 2, 2);
-      inst.op = Op::Isspacep;
-      inst.unit = Unit::IntAlu;
-      for (const auto& m : P.ordered)
-        if (is_space_name(m)) inst.space = parse_space(m);
-      push_ops(inst, {dst(in.operands[0], L)}, {src(in.operands[1], 64, L)});
-    } else if (base == "ld" || base == "ldu" || base == "st") {
-      bool is_ld = base != "st";
-      inst.op = is_ld ? Op::Ld : Op::St;
-      inst.unit = Unit::Mem;
-      for (const auto& m : P.ordered) {
-        if (is_space_name(m)) inst.space = parse_space(m);
-        if (m == "v2") inst.vec = 2;
-        if (m == "v4") inst.vec = 4;
-        if (m == "v8") inst.vec = 8;
-        if (m == "nc") inst.flags |= kUni;  // read-only path
-        // cache operators and memory-model qualifiers that take the access past L1
-        if (m == "cg" || m == "cs" || m == "cv" || m == "lu" || m == "volatile" || m == "relaxed" || m == "acquire" ||
-            m == "release" || m == "mmio")
-          inst.flags |= kBypassL1;
-      }
-      if (inst.type == Ty::B128) fail(L, "128-bit " + base + " is not supported");
-      need(in, 2, 3);
-      const ast::Operand& data = is_ld ? in.operands[0] : in.operands[1];
-      const ast::Operand& ad = is_ld ? in.operands[1] : in.operands[0];
-      Space resolved = inst.space;
-      inst.addr = addr(ad, inst.space, L, &resolved);
-      if (inst.space == Space::Generic && resolved != Space::Generic && inst.addr.kind != AddrBase::Reg) inst.space = resolved;
-      int w = width_of(inst.type);
-      if (is_ld) push_ops(inst, vec_regs(data, w, L, true), {});
-      else push_ops(inst, {}, vec_regs(data, w, L, false));
-      if (static_cast<int>(is_ld ? inst.ndst : inst.nsrc) != inst.vec) fail(L, "vector width does not match the register list");
-    } else if (base == "prefetch" || base == "prefetchu" || base == "applypriority" || base == "discard") {
-      inst.op = Op::Prefetch;
-      inst.unit = Unit::Mem;
-      push_ops(inst, {}, {});
-    } else if (base == "createpolicy") {
-      // opaque cache-policy handle: kernsim models no policies, the value is never interpreted
-      need(in, 2, 4);
-      inst.op = Op::Mov;
-      inst.unit = Unit::IntAlu;
-      inst.type = Ty::B64;
-      push_ops(inst, {dst(in.operands[0], L)}, {const64(0)});
-    } else if (base == "atom" || base == "red") {
-      inst.op = base == "atom" ? Op::Atom : Op::Red;
-      inst.unit = Unit::Mem;
-      static const std::pair<const char*, AtomOp> ops[] = {{"add", AtomOp::Add}, {"min", AtomOp::Min}, {"max", AtomOp::Max},
-                                                          {"inc", AtomOp::Inc}, {"dec", AtomOp::Dec}, {"and", AtomOp::And},
-                                                          {"or", AtomOp::Or}, {"xor", AtomOp::Xor}, {"exch", AtomOp::Exch},
-                                                          {"cas", AtomOp::Cas}};
-      bool found = false;
-      for (const auto& m : P.ordered) {
-        if (is_space_name(m)) inst.space = parse_space(m);
-        for (const auto& [n, o] : ops)
-          if (m == n) { inst.sub = static_cast<std::uint8_t>(o); found = true; }
-        if (m == "v2" || m == "v4" || m == "v8") fail(L, "vector atomics are not supported");
-      }
-      if (!found) fail(L, "`" + in.opcode + "`: unknown atomic operation");
-      int w = width_of(inst.type);
-      std::size_t i = 0;
-      Reg d;
-      if (inst.op == Op::Atom) d = dst(in.operands[i++], L);
-      Space resolved = inst.space;
-      inst.addr = addr(in.operands[i++], inst.space, L, &resolved);
-      if (inst.space == Space::Generic && resolved != Space::Generic && inst.addr.kind != AddrBase::Reg) inst.space = resolved;
-      std::vector<Reg> s;
-      while (i < in.operands.size()) s.push_back(src(in.operands[i++], w, L));
-      if (s.empty() || s.size() > 2) fail(L, "`" + in.opcode + "`: wrong number of operands");
-      if (inst.op == Op::Atom) push_ops(inst, {d}, s);
-      else push_ops(inst, std::vector<Reg>{}, s);
-    } else if (base == "cp" && in.parts.size() > 1 && in.parts[1] == "async") {
-      if (in.parts.size() > 2 && (in.parts[2] == "bulk" || in.parts[2] == "mbarrier"))
-        return unsupported(inst, in, "bulk/TMA asynchronous copies (cp.async.bulk, cp.async.mbarrier)");
-      if (P.has("commit_group")) {
-        inst.op = Op::CpAsyncCommit;
-        inst.unit = Unit::Sync;
-        push_ops(inst, {}, {});
-      } else if (P.has("wait_group") || P.has("wait_all")) {
-        inst.op = Op::CpAsyncWait;
-        inst.unit = Unit::Sync;
-        inst.imm = 0;
-        if (P.has("wait_group")) {
-          need(in, 1, 1);
-          if (in.operands[0].kind != ast::Operand::Kind::Imm) fail(L, "cp.async.wait_group needs an immediate");
-          inst.imm = static_cast<std::uint32_t>(in.operands[0].ival);
-        }
-        push_ops(inst, {}, {});
-      } else {
-        inst.op = Op::CpAsync;
-        inst.unit = Unit::Mem;
-        inst.space = Space::Shared;
-        need(in, 3, 5);
-        Space r1 = Space::Shared, r2 = Space::Global;
-        inst.addr = addr(in.operands[0], Space::Shared, L, &r1);
-        inst.addr2 = addr(in.operands[1], Space::Global, L, &r2);
-        if (in.operands[2].kind != ast::Operand::Kind::Imm) fail(L, "cp.async copy size must be an immediate");
-        inst.shape[0] = static_cast<std::int16_t>(in.operands[2].ival);
-        std::vector<Reg> s;
-        // optional src-size (register or immediate); a trailing cache policy is ignored
-        if (in.operands.size() >= 4 && !(P.has("L2::cache_hint") && in.operands.size() == 4))
-          s.push_back(src(in.operands[3], 32, L));
-        else
-          s.push_back(const32(static_cast<std::uint32_t>(in.operands[2].ival)));
-        push_ops(inst, {}, s);
-      }
-    } else if (base == "ldmatrix" || base == "stmatrix") {
-      inst.op = base == "ldmatrix" ? Op::Ldmatrix : Op::Stmatrix;
-      inst.unit = Unit::Mem;
-      inst.space = Space::Shared;
-      inst.shape[0] = P.has("x4") ? 4 : P.has("x2") ? 2 : 1;
-      if (P.has("trans")) inst.flags |= kTrans;
-      if (!P.has("m8n8")) return unsupported(inst, in, "ldmatrix/stmatrix shapes other than m8n8");
-      need(in, 2, 2);
-      Space r = Space::Shared;
-      if (inst.op == Op::Ldmatrix) {
-        inst.addr = addr(in.operands[1], Space::Shared, L, &r);
-        push_ops(inst, vec_regs(in.operands[0], 32, L, true), {});
-        if (inst.ndst != inst.shape[0]) fail(L, "ldmatrix register count does not match .x" + std::to_string(inst.shape[0]));
-      } else {
-        inst.addr = addr(in.operands[0], Space::Shared, L, &r);
-        push_ops(inst, {}, vec_regs(in.operands[1], 32, L, false));
-        if (inst.nsrc != inst.shape[0]) fail(L, "stmatrix register count does not match .x" + std::to_string(inst.shape[0]));
-      }
-    } else if (base == "bar" || base == "barrier") {
-      if (P.has("cluster")) return unsupported(inst, in, "cluster barriers");
-      if (base == "bar" && in.parts.size() > 1 && in.parts[1] == "warp") {
-        need(in, 1, 1);
-        inst.op = Op::BarWarp;
-        inst.unit = Unit::Sync;
-        push_ops(inst, {}, {src(in.operands[0], 32, L)});
-        return finish(inst);
-      }
-      inst.op = Op::Bar;
-      inst.unit = Unit::Sync;
-      BarKind k = BarKind::Sync;
-      if (P.has("arrive")) k = BarKind::Arrive;
-      if (P.has("red")) k = P.has("popc") ? BarKind::RedPopc : P.has("and") ? BarKind::RedAnd : BarKind::RedOr;
-      inst.sub = static_cast<std::uint8_t>(k);
-      std::vector<Reg> d, s;
-      std::size_t i = 0;
-      if (k == BarKind::RedPopc || k == BarKind::RedAnd || k == BarKind::RedOr) d.push_back(dst(in.operands[i++], L));
-      if (i >= in.operands.size()) fail(L, "`" + in.opcode + "`: missing barrier id");
-      s.push_back(src(in.operands[i++], 32, L));  // barrier id
-      std::size_t remaining = in.operands.size() - i;
-      bool is_red = k == BarKind::RedPopc || k == BarKind::RedAnd || k == BarKind::RedOr;
-      if ((is_red && remaining == 2) || (!is_red && remaining == 1)) s.push_back(src(in.operands[i++], 32, L));  // thread count
-      else s.push_back(Reg{});
-      if (is_red) {
-        if (i >= in.operands.size()) fail(L, "`" + in.opcode + "`: missing predicate");
-        inst.imm = in.operands[i].negate ? 1 : 0;
-        s.push_back(src(in.operands[i++], 1, L));
-      }
-      if (i != in.operands.size()) fail(L, "`" + in.opcode + "`: wrong number of operands");
-      push_ops(inst, d, s);
-    } else if (base == "membar" || base == "fence") {
-      inst.op = Op::Membar;
-      inst.unit = Unit::Sync;
-      push_ops(inst, {}, {});
-    } else if (base == "shfl") {
-      if (!P.has("sync")) return unsupported(inst, in, "shfl without .sync (removed in PTX 6.4 for sm_70+)");
-      inst.op = Op::Shfl;
-      inst.unit = Unit::Sync;
-      inst.sub = static_cast<std::uint8_t>(P.has("up") ? ShflMode::Up : P.has("down") ? ShflMode::Down
-                                           : P.has("bfly") ? ShflMode::Bfly : ShflMode::Idx);
-      // shfl.sync.mode.b32 d[|p], a, b, c, membermask
-      std::vector<Reg> d;
-      std::size_t i = 0;
-      d.push_back(dst(in.operands[i++], L));
-      if (in.operands.size() == 6) d.push_back(dst(in.operands[i++], L));
-      else d.push_back(Reg{});
-      if (in.operands.size() - i != 4) fail(L, "`" + in.opcode + "`: expects d[|p], a, b, c, membermask");
-      push_ops(inst, d, {src(in.operands[i], 32, L), src(in.operands[i + 1], 32, L), src(in.operands[i + 2], 32, L),
-                         src(in.operands[i + 3], 32, L)});
-    } else if (base == "vote") {
-      inst.op = Op::Vote;
-      inst.unit = Unit::Sync;
-      inst.sub = static_cast<std::uint8_t>(P.has("all") ? VoteMode::All : P.has("any") ? VoteMode::Any
-                                           : P.has("uni") ? VoteMode::Uni : VoteMode::Ballot);
-      need(in, 2, 3);
-      Reg mask = in.operands.size() == 3 ? src(in.operands[2], 32, L) : const32(0xffffffffu);
-      inst.imm = in.operands[1].negate ? 1 : 0;
-      push_ops(inst, {dst(in.operands[0], L)}, {src(in.operands[1], 1, L), mask});
-    } else if (base == "match") {
-      inst.op = Op::Match;
-      inst.unit = Unit::Sync;
-      inst.sub = P.has("all") ? 1 : 0;
-      int w = width_of(inst.type);
-      std::vector<Reg> d;
-      std::size_t i = 0;
-      d.push_back(dst(in.operands[i++], L));
-      if (in.operands.size() == 4) d.push_back(dst(in.operands[i++], L));
-      else d.push_back(Reg{});
-      if (in.operands.size() - i != 2) fail(L, "`" + in.opcode + "`: expects d[|p], a, membermask");
-      push_ops(inst, d, {src(in.operands[i], w, L), src(in.operands[i + 1], 32, L)});
-    } else if (base == "redux") {
-      inst.op = Op::Redux;
-      inst.unit = Unit::Sync;
-      static const std::pair<const char*, AtomOp> ops[] = {{"add", AtomOp::Add}, {"min", AtomOp::Min}, {"max", AtomOp::Max},
-                                                          {"and", AtomOp::And}, {"or", AtomOp::Or}, {"xor", AtomOp::Xor}};
-      for (const auto& [n, o] : ops)
-        if (P.has(n)) inst.sub = static_cast<std::uint8_t>(o);
-      if (ty_is_float(inst.type)) return unsupported(inst, in, "floating-point redux.sync (sm_100a)");
-      need(in, 3, 3);
-      push_ops(inst, {dst(in.operands[0], L)}, {src(in.operands[1], 32, L), src(in.operands[2], 32, L)});
-    } else if (base == "activemask") {
-      need(in, 1, 1);
-      inst.op = Op::Activemask;
-      inst.unit = Unit::IntAlu;
-      push_ops(inst, {dst(in.operands[0], L)}, {});
-    } else if (base == "nanosleep" || base == "pmevent") {
-      inst.op = Op::Nanosleep;
-      inst.unit = Unit::Nop;
-      push_ops(inst, {}, {});
-    } else if (base == "brx") {
-      need(in, 2, 2);
-      inst.op = Op::BrxIdx;
-      inst.unit = Unit::Branch;
-      auto it = branch_table_names_.find(in.operands[1].name);
-      if (it == branch_table_names_.end()) fail(L, "brx.idx: `" + in.operands[1].name + "` is not a .branchtargets table");
-      inst.imm = static_cast<std::uint32_t>(p_.branch_tables.size());
-      p_.branch_tables.emplace_back();
-      for (const auto& [k, label] : it->second.init_symbols)
-        pending_labels_.push_back({static_cast<std::uint32_t>(p_.insts.size()), label, L, static_cast<int>(k)});
-      p_.branch_tables.back().resize(it->second.init_symbols.size(), 0);
-      push_ops(inst, {}, {src(in.operands[0], 32, L)});
-    } else if (base == "bra") {
-      need(in, 1, 1);
-      inst.op = Op::Bra;
-      inst.unit = Unit::Branch;
-      if (in.operands[0].kind != ast::Operand::Kind::Symbol) fail(L, "bra target must be a label");
-      pending_labels_.push_back({static_cast<std::uint32_t>(p_.insts.size()), in.operands[0].name, L, -1});
-      push_ops(inst, {}, {});
-    } else if (base == "call") {
-      inst.op = Op::Call;
-      inst.unit = Unit::Branch;
-      return decode_call(inst, in, f);
-    } else if (base == "ret") {
-      inst.op = Op::Ret;
-      inst.unit = Unit::Branch;
-      push_ops(inst, {}, {});
-    } else if (base == "exit") {
-      inst.op = Op::Exit;
-      inst.unit = Unit::Branch;
-      push_ops(inst, {}, {});
-    } else if (base == "trap" || base == "brkpt") {
-      inst.op = Op::Trap;
-      inst.unit = Unit::Branch;
-      push_ops(inst, {}, {});
-    } else if (base == "mma") {
-      return decode_mma(inst, in, P);
-    } else if (base == "wmma") {
-      return decode_wmma(inst, in, P);
+    const Mnemonic* mn = find_mnemonic(in.parts);
+    if (!mn) {
+      unsupported(inst, in, "");
+    } else if (mn->unsupported) {
+      unsupported(inst, in, mn->unsupported);
     } else {
-      return unsupported(inst, in, "");
+      inst.op = mn->op;
+      inst.flags |= mn->flags;
+      switch (op_info(inst.op).space) {
+        case SpaceFrom::None: break;
+        case SpaceFrom::Modifier:
+          for (const auto& m : P.ordered)
+            if (is_space_name(m)) inst.space = parse_space(m);
+          break;
+        case SpaceFrom::Shared: inst.space = Space::Shared; break;
+      }
+      operands(inst, in, P, *mn, f);
     }
-    (void)ast_f;
-    return finish(inst);
-  }
-
-  Inst finish(Inst& inst) { return inst; }
-
-  Inst unsupported(Inst& inst, const ast::Instr& in, const std::string& what) {
-    inst.op = Op::Unsupported;
-    inst.unit = Unit::Nop;
-    inst.imm = static_cast<std::uint32_t>(unsupported_names_.size());
-    unsupported_names_.push_back(what.empty() ? in.opcode : in.opcode + " (" + what + ")");
-    push_ops(inst, {}, {});
+    inst.unit = unit_of(inst);
+    inst.weight = static_cast<std::uint8_t>(machine_insts(inst));
     return inst;
   }
 
-  Inst decode_call(Inst& inst, const ast::Instr& in, Function& f) {
+  void operands(Inst& inst, const ast::Instr& in, const Parts& P, const Mnemonic& mn, Function& f) {
+    switch (mn.form) {
+      case Form::Alu: return decode_alu(inst, in, P, mn.srcs, true);
+      case Form::Sources: return decode_alu(inst, in, P, mn.srcs, false);
+      case Form::DstPred: return decode_dst_pred(inst, in, P, mn.srcs);
+      case Form::Compare: return decode_compare(inst, in, P);
+      case Form::Mov: return decode_mov(inst, in);
+      case Form::Policy: return decode_policy(inst, in);
+      case Form::Cvt: return decode_cvt(inst, in, P);
+      case Form::Cvta: return decode_cvta(inst, in, P);
+      case Form::LdSt: return decode_ld_st(inst, in, P);
+      case Form::Atomic: return decode_atomic(inst, in, P);
+      case Form::CpAsync: return decode_cp_async(inst, in, P);
+      case Form::WaitGroup: return decode_wait_group(inst, in);
+      case Form::Ldmatrix: return decode_ldmatrix(inst, in, P);
+      case Form::Barrier: return decode_barrier(inst, in, P);
+      case Form::Vote: return decode_vote(inst, in, P);
+      case Form::Bra: return decode_bra(inst, in);
+      case Form::BrxIdx: return decode_brx(inst, in);
+      case Form::Call: return decode_call(inst, in, f);
+      case Form::NoOperands: return push_ops(inst, {}, {});
+      case Form::Mma: return decode_mma(inst, in, P);
+      case Form::Wmma: return decode_wmma(inst, in, P);
+      case Form::Derived: break;
+    }
+    throw Error(ErrorKind::Internal, "kernsim bug: ops.def row `" + std::string(to_string(inst.op)) + "` has no operand form");
+  }
+
+  // The modifiers and checks particular to one opcode of the register forms (Alu, Sources,
+  // DstPred), before their operands are read. Returns why the instruction is unsupported, or
+  // nullptr.
+  const char* op_modifiers(Inst& inst, const ast::Instr& in, const Parts& P) {
+    const int L = in.line;
+    switch (inst.op) {
+      case Op::Mad:
+        if (ty_is_float(inst.type)) inst.op = Op::Fma;  // mad.f32 is fma.f32
+        [[fallthrough]];
+      case Op::Add: case Op::Sub: case Op::Mad24: case Op::Fma:
+        if (P.has("cc")) inst.flags |= kCarryOut;
+        break;
+      case Op::Min: case Op::Max:
+        need(in, 3, 4);  // PTX 8.0 has three-input min/max
+        if (in.operands.size() == 4) fail(L, "three-input " + in.parts[0] + " is not supported");
+        break;
+      case Op::Bfind:
+        if (P.has("shiftamt")) inst.flags |= kShiftLeft;
+        break;
+      case Op::Shf:
+        if (P.has("l")) inst.flags |= kShiftLeft;
+        if (P.has("clamp")) inst.flags |= kShiftClamp;
+        break;
+      case Op::Prmt: {
+        static const char* modes[] = {"f4e", "b4e", "rc8", "ecl", "ecr", "rc16"};
+        for (int i = 0; i < 6; ++i)
+          if (P.has(modes[i])) inst.imm = static_cast<std::uint32_t>(i + 1);
+        break;
+      }
+      case Op::Lop3:
+        if (in.operands.size() == 5) {
+          if (in.operands[4].kind != ast::Operand::Kind::Imm) fail(L, "lop3 truth table must be an immediate");
+          inst.imm = static_cast<std::uint32_t>(in.operands[4].ival) & 0xff;
+        }
+        break;
+      case Op::Dp2a:
+        inst.flags |= P.has("hi") ? kHi : kLo;
+        [[fallthrough]];
+      case Op::Dp4a: case Op::Slct:
+        inst.type2 = P.type(1);
+        break;
+      case Op::Testp: {
+        static const char* k[] = {"finite", "infinite", "number", "notanumber", "normal", "subnormal"};
+        for (int i = 0; i < 6; ++i)
+          if (P.has(k[i])) inst.sub = static_cast<std::uint8_t>(i);
+        break;
+      }
+      case Op::Shfl:
+        if (!P.has("sync")) return "shfl without .sync (removed in PTX 6.4 for sm_70+)";
+        inst.sub = static_cast<std::uint8_t>(P.has("up") ? ShflMode::Up : P.has("down") ? ShflMode::Down
+                                             : P.has("bfly") ? ShflMode::Bfly : ShflMode::Idx);
+        break;
+      case Op::Match:
+        inst.sub = P.has("all") ? 1 : 0;
+        break;
+      case Op::Redux: {
+        static const std::pair<const char*, AtomOp> ops[] = {{"add", AtomOp::Add}, {"min", AtomOp::Min}, {"max", AtomOp::Max},
+                                                            {"and", AtomOp::And}, {"or", AtomOp::Or}, {"xor", AtomOp::Xor}};
+        for (const auto& [n, o] : ops)
+          if (P.has(n)) inst.sub = static_cast<std::uint8_t>(o);
+        if (ty_is_float(inst.type)) return "floating-point redux.sync (sm_100a)";
+        break;
+      }
+      default: break;
+    }
+    return nullptr;
+  }
+
+  // One source operand as a letter of a row's srcs string says (see ops.def).
+  Reg source(Inst& inst, char kind, const ast::Operand& o, int line) {
+    const int w = width_of(inst.type);
+    switch (kind) {
+      case 'w': return src(o, w, line);
+      case 'i': return src(o, 32, line);
+      case 'x': return src(o, 64, line);
+      case 'c': return src(o, (inst.flags & kWide) ? 64 : w, line);
+      case 'p': inst.imm = o.negate ? 1 : 0; return src(o, 1, line);
+      default: throw Error(ErrorKind::Internal, std::string("kernsim bug: ops.def source kind `") + kind + "`");
+    }
+  }
+
+  // Alu: d, a, b, ... (with_dst); Sources: a, b, ... — one operand per letter of srcs; a `k` is
+  // an immediate op_modifiers() has read.
+  void decode_alu(Inst& inst, const ast::Instr& in, const Parts& P, std::string_view srcs, bool with_dst) {
+    if (const char* why = op_modifiers(inst, in, P)) return unsupported(inst, in, why);
+    const std::size_t first = with_dst ? 1 : 0;
+    need(in, first + srcs.size(), first + srcs.size());
+    std::vector<Reg> d, s;
+    if (with_dst) d.push_back(dst(in.operands[0], in.line));
+    for (std::size_t i = 0; i < srcs.size(); ++i)
+      if (srcs[i] != 'k') s.push_back(source(inst, srcs[i], in.operands[first + i], in.line));
+    push_ops(inst, d, s);
+  }
+
+  // DstPred: d[|p], a, ..., membermask — a value destination, an optional predicate destination
+  // (Reg{} when absent), then one source per letter of srcs.
+  void decode_dst_pred(Inst& inst, const ast::Instr& in, const Parts& P, std::string_view srcs) {
+    if (const char* why = op_modifiers(inst, in, P)) return unsupported(inst, in, why);
+    std::string names;
+    for (std::size_t k = 0; k < srcs.size(); ++k)
+      names += std::string(", ") + (k + 1 == srcs.size() ? "membermask" : std::string(1, static_cast<char>('a' + k)));
+    auto wrong = [&] { fail(in.line, "`" + in.opcode + "`: expects d[|p]" + names); };
+    if (in.operands.empty()) wrong();
+    std::vector<Reg> d, s;
+    std::size_t i = 0;
+    d.push_back(dst(in.operands[i++], in.line));
+    if (in.operands.size() == srcs.size() + 2) d.push_back(dst(in.operands[i++], in.line));
+    else d.push_back(Reg{});
+    if (in.operands.size() - i != srcs.size()) wrong();
+    for (std::size_t k = 0; k < srcs.size(); ++k) s.push_back(source(inst, srcs[k], in.operands[i + k], in.line));
+    push_ops(inst, d, s);
+  }
+
+  // setp.cmp[.bool].type d[|q], a, b[, {!}c]; set.cmp[.bool].dtype.stype d, a, b[, {!}c]
+  void decode_compare(Inst& inst, const ast::Instr& in, const Parts& P) {
+    const int L = in.line;
+    for (const auto& m : P.ordered) {
+      if (Cmp c = parse_cmp(m); c != Cmp::None) inst.cmp = c;
+      if (m == "and") inst.boolop = BoolOp::And;
+      if (m == "or") inst.boolop = BoolOp::Or;
+      if (m == "xor") inst.boolop = BoolOp::Xor;
+    }
+    if (inst.cmp == Cmp::None) fail(L, "`" + in.opcode + "`: missing comparison");
+    const bool setp = inst.op == Op::Setp;
+    // setp.type: compare type = type; set.dtype.stype: type = dtype, type2 = compare type
+    Ty cmp_ty = setp ? inst.type : P.type(1);
+    if (!setp) inst.type2 = P.type(1);
+    int w = width_of(cmp_ty);
+    std::vector<Reg> d, s;
+    std::size_t i = 0;
+    d.push_back(dst(in.operands[i++], L));
+    // setp p|q: the parser delivers q as the next operand when written with '|'
+    bool two = setp && in.operands.size() == (inst.boolop == BoolOp::None ? 4u : 5u);
+    if (two) d.push_back(dst(in.operands[i++], L));
+    else d.push_back(Reg{});
+    s.push_back(src(in.operands[i++], w, L));
+    s.push_back(src(in.operands[i++], w, L));
+    if (inst.boolop != BoolOp::None) {
+      if (i >= in.operands.size()) fail(L, "`" + in.opcode + "`: missing predicate operand c");
+      const ast::Operand& c = in.operands[i++];
+      s.push_back(src(c, 1, L));
+      inst.imm = c.negate ? 1 : 0;
+    }
+    if (i != in.operands.size()) fail(L, "`" + in.opcode + "`: wrong number of operands");
+    push_ops(inst, d, s);
+  }
+
+  void decode_mov(Inst& inst, const ast::Instr& in) {
+    const int L = in.line;
+    need(in, 2, 2);
+    const ast::Operand& d0 = in.operands[0];
+    const ast::Operand& s0 = in.operands[1];
+    int w = width_of(inst.type);
+    if (s0.kind == ast::Operand::Kind::Symbol && !names_register(s0)) {
+      if (const Binding* b = lookup(s0.name); b && b->kind == Binding::LocalSym) {
+        inst.op = Op::MovFrameLocal;
+        inst.addr.kind = AddrBase::FrameLocal;
+        inst.addr.offset = b->offset + s0.ival;
+        push_ops(inst, {dst(d0, L)}, {});
+      } else if (b && b->kind == Binding::FrameParamSym) {
+        fail(L, "taking the address of a .func parameter is not supported");
+      } else {
+        if (module_funcs_.count(s0.name)) fail(L, "function pointers are not supported (`" + s0.name + "`)");
+        push_ops(inst, {dst(d0, L)}, {src(s0, w, L)});
+      }
+    } else if (d0.kind == ast::Operand::Kind::Vec) {
+      // unpack: mov.b64 {a, b}, %rd
+      inst.vec = static_cast<std::uint8_t>(d0.elems.size());
+      push_ops(inst, vec_regs(d0, 0, L, true), {src(s0, w, L)});
+    } else if (s0.kind == ast::Operand::Kind::Vec) {
+      inst.vec = static_cast<std::uint8_t>(s0.elems.size());
+      int ew = ty_bits(inst.type) / static_cast<int>(s0.elems.size());
+      push_ops(inst, {dst(d0, L)}, vec_regs(s0, ew > 32 ? 64 : 32, L, false));
+      inst.flags |= kWide;  // marks "pack"
+    } else {
+      push_ops(inst, {dst(d0, L)}, {src(s0, inst.type == Ty::Pred ? 1 : w, L)});
+    }
+  }
+
+  // createpolicy: an opaque cache-policy handle; kernsim models no policies, the value is never
+  // interpreted
+  void decode_policy(Inst& inst, const ast::Instr& in) {
+    need(in, 2, 4);
+    inst.type = Ty::B64;
+    push_ops(inst, {dst(in.operands[0], in.line)}, {const64(0)});
+  }
+
+  void decode_cvt(Inst& inst, const ast::Instr& in, const Parts& P) {
+    const int L = in.line;
+    inst.type2 = P.type(1);
+    if ((inst.type == Ty::F16x2 || inst.type == Ty::BF16x2 || inst.type == Ty::E4M3x2 || inst.type == Ty::E5M2x2) &&
+        in.operands.size() == 3) {
+      inst.op = Op::CvtPack;
+      push_ops(inst, {dst(in.operands[0], L)}, {src(in.operands[1], width_of(inst.type2), L), src(in.operands[2], width_of(inst.type2), L)});
+      return;
+    }
+    need(in, 2, 2);
+    push_ops(inst, {dst(in.operands[0], L)}, {src(in.operands[1], width_of(inst.type2), L)});
+  }
+
+  void decode_cvta(Inst& inst, const ast::Instr& in, const Parts& P) {
+    const int L = in.line;
+    need(in, 2, 2);
+    if (P.has("to")) inst.flags |= kCvtaTo;
+    int w = width_of(inst.type);
+    if (in.operands[1].kind == ast::Operand::Kind::Symbol) {
+      if (const Binding* b = lookup(in.operands[1].name); b && b->kind == Binding::LocalSym) {
+        // cvta.local.u64 %rd, depot: generic address of a frame-local symbol
+        inst.op = Op::MovFrameLocal;
+        inst.addr.kind = AddrBase::FrameLocal;
+        inst.addr.offset = b->offset + in.operands[1].ival;
+        inst.flags |= kWide;  // generic (adds the local window)
+        push_ops(inst, {dst(in.operands[0], L)}, {});
+        return;
+      }
+    }
+    push_ops(inst, {dst(in.operands[0], L)}, {src(in.operands[1], w, L)});
+  }
+
+  // A memory operand whose generic space the symbol it names resolves (ld [shared_sym]).
+  void memory_operand(Inst& inst, const ast::Operand& o, int line) {
+    Space resolved = inst.space;
+    inst.addr = addr(o, inst.space, line, &resolved);
+    if (inst.space == Space::Generic && resolved != Space::Generic && inst.addr.kind != AddrBase::Reg) inst.space = resolved;
+  }
+
+  void decode_ld_st(Inst& inst, const ast::Instr& in, const Parts& P) {
+    const int L = in.line;
+    const bool is_ld = inst.op == Op::Ld;
+    for (const auto& m : P.ordered) {
+      if (m == "v2") inst.vec = 2;
+      if (m == "v4") inst.vec = 4;
+      if (m == "v8") inst.vec = 8;
+      if (m == "nc") inst.flags |= kUni;  // read-only path
+      // cache operators and memory-model qualifiers that take the access past L1
+      if (m == "cg" || m == "cs" || m == "cv" || m == "lu" || m == "volatile" || m == "relaxed" || m == "acquire" ||
+          m == "release" || m == "mmio")
+        inst.flags |= kBypassL1;
+    }
+    if (inst.type == Ty::B128) fail(L, "128-bit " + in.parts[0] + " is not supported");
+    need(in, 2, 3);
+    const ast::Operand& data = is_ld ? in.operands[0] : in.operands[1];
+    memory_operand(inst, is_ld ? in.operands[1] : in.operands[0], L);
+    int w = width_of(inst.type);
+    if (is_ld) push_ops(inst, vec_regs(data, w, L, true), {});
+    else push_ops(inst, {}, vec_regs(data, w, L, false));
+    if (static_cast<int>(is_ld ? inst.ndst : inst.nsrc) != inst.vec) fail(L, "vector width does not match the register list");
+  }
+
+  void decode_atomic(Inst& inst, const ast::Instr& in, const Parts& P) {
+    const int L = in.line;
+    static const std::pair<const char*, AtomOp> ops[] = {{"add", AtomOp::Add}, {"min", AtomOp::Min}, {"max", AtomOp::Max},
+                                                        {"inc", AtomOp::Inc}, {"dec", AtomOp::Dec}, {"and", AtomOp::And},
+                                                        {"or", AtomOp::Or}, {"xor", AtomOp::Xor}, {"exch", AtomOp::Exch},
+                                                        {"cas", AtomOp::Cas}};
+    bool found = false;
+    for (const auto& m : P.ordered) {
+      for (const auto& [n, o] : ops)
+        if (m == n) { inst.sub = static_cast<std::uint8_t>(o); found = true; }
+      if (m == "v2" || m == "v4" || m == "v8") fail(L, "vector atomics are not supported");
+    }
+    if (!found) fail(L, "`" + in.opcode + "`: unknown atomic operation");
+    int w = width_of(inst.type);
+    std::size_t i = 0;
+    Reg d;
+    if (inst.op == Op::Atom) d = dst(in.operands[i++], L);
+    memory_operand(inst, in.operands[i++], L);
+    std::vector<Reg> s;
+    while (i < in.operands.size()) s.push_back(src(in.operands[i++], w, L));
+    if (s.empty() || s.size() > 2) fail(L, "`" + in.opcode + "`: wrong number of operands");
+    if (inst.op == Op::Atom) push_ops(inst, {d}, s);
+    else push_ops(inst, std::vector<Reg>{}, s);
+  }
+
+  // cp.async.ca|cg.shared.global [dst], [src], size[, src-size][, cache-policy]
+  void decode_cp_async(Inst& inst, const ast::Instr& in, const Parts& P) {
+    const int L = in.line;
+    need(in, 3, 5);
+    Space r1 = Space::Shared, r2 = Space::Global;
+    inst.addr = addr(in.operands[0], Space::Shared, L, &r1);
+    inst.addr2 = addr(in.operands[1], Space::Global, L, &r2);
+    if (in.operands[2].kind != ast::Operand::Kind::Imm) fail(L, "cp.async copy size must be an immediate");
+    inst.shape[0] = static_cast<std::int16_t>(in.operands[2].ival);
+    std::vector<Reg> s;
+    // optional src-size (register or immediate); a trailing cache policy is ignored
+    if (in.operands.size() >= 4 && !(P.has("L2::cache_hint") && in.operands.size() == 4))
+      s.push_back(src(in.operands[3], 32, L));
+    else
+      s.push_back(const32(static_cast<std::uint32_t>(in.operands[2].ival)));
+    push_ops(inst, {}, s);
+  }
+
+  void decode_wait_group(Inst& inst, const ast::Instr& in) {
+    need(in, 1, 1);
+    if (in.operands[0].kind != ast::Operand::Kind::Imm) fail(in.line, "cp.async.wait_group needs an immediate");
+    inst.imm = static_cast<std::uint32_t>(in.operands[0].ival);
+    push_ops(inst, {}, {});
+  }
+
+  void decode_ldmatrix(Inst& inst, const ast::Instr& in, const Parts& P) {
+    const int L = in.line;
+    inst.shape[0] = P.has("x4") ? 4 : P.has("x2") ? 2 : 1;
+    if (P.has("trans")) inst.flags |= kTrans;
+    if (!P.has("m8n8")) return unsupported(inst, in, "ldmatrix/stmatrix shapes other than m8n8");
+    need(in, 2, 2);
+    Space r = Space::Shared;
+    if (inst.op == Op::Ldmatrix) {
+      inst.addr = addr(in.operands[1], Space::Shared, L, &r);
+      push_ops(inst, vec_regs(in.operands[0], 32, L, true), {});
+      if (inst.ndst != inst.shape[0]) fail(L, "ldmatrix register count does not match .x" + std::to_string(inst.shape[0]));
+    } else {
+      inst.addr = addr(in.operands[0], Space::Shared, L, &r);
+      push_ops(inst, {}, vec_regs(in.operands[1], 32, L, false));
+      if (inst.nsrc != inst.shape[0]) fail(L, "stmatrix register count does not match .x" + std::to_string(inst.shape[0]));
+    }
+  }
+
+  // bar.sync|arrive id[, count]; bar.red.popc|and|or d, id[, count], {!}p
+  void decode_barrier(Inst& inst, const ast::Instr& in, const Parts& P) {
+    const int L = in.line;
+    if (P.has("cluster")) return unsupported(inst, in, "cluster barriers");
+    BarKind k = BarKind::Sync;
+    if (P.has("arrive")) k = BarKind::Arrive;
+    if (P.has("red")) k = P.has("popc") ? BarKind::RedPopc : P.has("and") ? BarKind::RedAnd : BarKind::RedOr;
+    inst.sub = static_cast<std::uint8_t>(k);
+    std::vector<Reg> d, s;
+    std::size_t i = 0;
+    if (k == BarKind::RedPopc || k == BarKind::RedAnd || k == BarKind::RedOr) d.push_back(dst(in.operands[i++], L));
+    if (i >= in.operands.size()) fail(L, "`" + in.opcode + "`: missing barrier id");
+    s.push_back(src(in.operands[i++], 32, L));  // barrier id
+    std::size_t remaining = in.operands.size() - i;
+    bool is_red = k == BarKind::RedPopc || k == BarKind::RedAnd || k == BarKind::RedOr;
+    if ((is_red && remaining == 2) || (!is_red && remaining == 1)) s.push_back(src(in.operands[i++], 32, L));  // thread count
+    else s.push_back(Reg{});
+    if (is_red) {
+      if (i >= in.operands.size()) fail(L, "`" + in.opcode + "`: missing predicate");
+      inst.imm = in.operands[i].negate ? 1 : 0;
+      s.push_back(src(in.operands[i++], 1, L));
+    }
+    if (i != in.operands.size()) fail(L, "`" + in.opcode + "`: wrong number of operands");
+    push_ops(inst, d, s);
+  }
+
+  // vote{.sync}.all|any|uni|ballot d, {!}p[, membermask]
+  void decode_vote(Inst& inst, const ast::Instr& in, const Parts& P) {
+    const int L = in.line;
+    inst.sub = static_cast<std::uint8_t>(P.has("all") ? VoteMode::All : P.has("any") ? VoteMode::Any
+                                         : P.has("uni") ? VoteMode::Uni : VoteMode::Ballot);
+    need(in, 2, 3);
+    Reg mask = in.operands.size() == 3 ? src(in.operands[2], 32, L) : const32(0xffffffffu);
+    inst.imm = in.operands[1].negate ? 1 : 0;
+    push_ops(inst, {dst(in.operands[0], L)}, {src(in.operands[1], 1, L), mask});
+  }
+
+  void decode_brx(Inst& inst, const ast::Instr& in) {
+    const int L = in.line;
+    need(in, 2, 2);
+    auto it = branch_table_names_.find(in.operands[1].name);
+    if (it == branch_table_names_.end()) fail(L, "brx.idx: `" + in.operands[1].name + "` is not a .branchtargets table");
+    inst.imm = static_cast<std::uint32_t>(p_.branch_tables.size());
+    p_.branch_tables.emplace_back();
+    for (const auto& [k, label] : it->second.init_symbols)
+      pending_labels_.push_back({static_cast<std::uint32_t>(p_.insts.size()), label, L, static_cast<int>(k)});
+    p_.branch_tables.back().resize(it->second.init_symbols.size(), 0);
+    push_ops(inst, {}, {src(in.operands[0], 32, L)});
+  }
+
+  void decode_bra(Inst& inst, const ast::Instr& in) {
+    need(in, 1, 1);
+    if (in.operands[0].kind != ast::Operand::Kind::Symbol) fail(in.line, "bra target must be a label");
+    pending_labels_.push_back({static_cast<std::uint32_t>(p_.insts.size()), in.operands[0].name, in.line, -1});
+    push_ops(inst, {}, {});
+  }
+
+  void unsupported(Inst& inst, const ast::Instr& in, const std::string& what) {
+    inst.op = Op::Unsupported;
+    inst.imm = static_cast<std::uint32_t>(unsupported_names_.size());
+    unsupported_names_.push_back(what.empty() ? in.opcode : in.opcode + " (" + what + ")");
+    push_ops(inst, {}, {});
+  }
+
+  void decode_call(Inst& inst, const ast::Instr& in, Function& f) {
     // call{.uni} (ret0, ...), func, (arg0, ...) {, prototype};
     const int L = in.line;
     std::vector<const ast::Operand*> rets, args;
@@ -1140,17 +1050,15 @@ class Decoder {
     if (std::find(f.callees.begin(), f.callees.end(), static_cast<std::uint32_t>(inst.target)) == f.callees.end())
       f.callees.push_back(static_cast<std::uint32_t>(inst.target));
     push_ops(inst, {}, {});
-    return inst;
   }
 
-  Inst decode_mma(Inst& inst, const ast::Instr& in, const Parts& P) {
+  void decode_mma(Inst& inst, const ast::Instr& in, const Parts& P) {
     const int L = in.line;
     if (P.has("sp") || in.parts.size() > 1 && in.parts[1] == "sp") return unsupported(inst, in, "sparse mma");
     int m = 0, n = 0, k = 0;
     for (const auto& mod : P.ordered)
       if (mod.size() > 1 && mod[0] == 'm' && std::sscanf(mod.c_str(), "m%dn%dk%d", &m, &n, &k) == 3) break;
     if (!m) fail(L, "mma: missing shape");
-    inst.op = Op::Mma;
     inst.shape = {static_cast<std::int16_t>(m), static_cast<std::int16_t>(n), static_cast<std::int16_t>(k), 0};
     // types: d, a, b, c (f64: single type; some forms omit)
     if (P.types.size() == 4) { inst.type = P.types[0]; inst.type2 = P.types[1]; inst.type3 = P.types[3]; if (P.types[1] != P.types[2]) inst.shape[3] = static_cast<std::int16_t>(P.types[2]); }
@@ -1160,10 +1068,7 @@ class Decoder {
     if (P.has("satfinite")) inst.flags |= kSatFinite;
     // layouts: .row.col required for most shapes
     if (P.has("col") && !P.has("row") && !(m == 8 && n == 8 && k == 4)) inst.flags |= kTrans;
-    Ty a = inst.type2;
-    inst.unit = (a == Ty::F16 || a == Ty::BF16) ? Unit::TensorF16 : a == Ty::TF32 ? Unit::TensorTf32
-                : (a == Ty::S8 || a == Ty::U8) ? Unit::TensorI8 : (a == Ty::E4M3 || a == Ty::E5M2) ? Unit::TensorFp8
-                : a == Ty::F64 ? Unit::TensorF64 : Unit::TensorF16;
+    const Ty a = inst.type2;  // the A/B type, which selects the tensor pipe (ops.def: UnitRule::Matrix)
     need(in, 4, 4);
     auto list = [&](const ast::Operand& o, bool d, int bits) { return vec_regs(o, bits, L, d); };
     int dbits = width_of(inst.type) , cbits = width_of(inst.type3);
@@ -1176,25 +1081,19 @@ class Decoder {
     S.insert(S.end(), C.begin(), C.end());
     inst.imm = static_cast<std::uint32_t>(A.size() | (B.size() << 8) | (C.size() << 16));
     push_ops(inst, D, S);
-    return inst;
   }
 
-  Inst decode_wmma(Inst& inst, const ast::Instr& in, const Parts& P) {
+  void decode_wmma(Inst& inst, const ast::Instr& in, const Parts& P) {
     const int L = in.line;
     int m = 0, n = 0, k = 0;
     for (const auto& mod : P.ordered)
       if (mod.size() > 1 && mod[0] == 'm' && std::sscanf(mod.c_str(), "m%dn%dk%d", &m, &n, &k) == 3) break;
     if (!m) fail(L, "wmma: missing shape");
     inst.shape = {static_cast<std::int16_t>(m), static_cast<std::int16_t>(n), static_cast<std::int16_t>(k), 0};
-    std::string what = in.parts.size() > 1 ? in.parts[1] : "";
-    if (what == "load" || what == "store") {
-      inst.op = what == "load" ? Op::WmmaLoad : Op::WmmaStore;
-      inst.unit = Unit::Mem;
+    if (inst.op == Op::WmmaLoad || inst.op == Op::WmmaStore) {
       std::string frag = in.parts.size() > 2 ? in.parts[2] : "";
       inst.sub = frag == "a" ? 0 : frag == "b" ? 1 : frag == "c" ? 2 : 3;  // d
       if (P.has("col")) inst.flags |= kTrans;  // column-major memory layout
-      for (const auto& mod : P.ordered)
-        if (is_space_name(mod)) inst.space = parse_space(mod);
       inst.type = P.types.empty() ? Ty::None : P.types.back();
       Space r = inst.space;
       if (inst.op == Op::WmmaLoad) {
@@ -1211,34 +1110,29 @@ class Decoder {
         push_ops(inst, {}, s);
       }
       if (inst.space == Space::Generic && r != Space::Generic && inst.addr.kind != AddrBase::Reg) inst.space = r;
-      return inst;
+      return;
     }
-    if (what == "mma") {
-      inst.op = Op::WmmaMma;
-      if (P.types.size() == 2) { inst.type = P.types[0]; inst.type3 = P.types[1]; inst.type2 = Ty::F16; }
-      else if (P.types.size() == 4) { inst.type = P.types[0]; inst.type2 = P.types[1]; inst.type3 = P.types[3]; }
-      else if (P.types.size() == 3) { inst.type = P.types[0]; inst.type2 = P.types[1]; inst.type3 = P.types[2]; }
-      else fail(L, "wmma.mma: unexpected type list");
-      // layouts: alayout.blayout
-      std::vector<std::string> lay;
-      for (const auto& mod : P.ordered)
-        if (mod == "row" || mod == "col") lay.push_back(mod);
-      if (lay.size() != 2) fail(L, "wmma.mma: expects .alayout.blayout");
-      inst.sub = static_cast<std::uint8_t>((lay[0] == "col" ? 1 : 0) | (lay[1] == "col" ? 2 : 0));
-      inst.unit = Unit::TensorF16;
-      need(in, 4, 4);
-      std::vector<Reg> D = vec_regs(in.operands[0], 32, L, true);
-      std::vector<Reg> A = vec_regs(in.operands[1], 32, L, false);
-      std::vector<Reg> B = vec_regs(in.operands[2], 32, L, false);
-      std::vector<Reg> C = vec_regs(in.operands[3], 32, L, false);
-      std::vector<Reg> S = A;
-      S.insert(S.end(), B.begin(), B.end());
-      S.insert(S.end(), C.begin(), C.end());
-      inst.imm = static_cast<std::uint32_t>(A.size() | (B.size() << 8) | (C.size() << 16));
-      push_ops(inst, D, S);
-      return inst;
-    }
-    return unsupported(inst, in, "");
+    // wmma.mma
+    if (P.types.size() == 2) { inst.type = P.types[0]; inst.type3 = P.types[1]; inst.type2 = Ty::F16; }
+    else if (P.types.size() == 4) { inst.type = P.types[0]; inst.type2 = P.types[1]; inst.type3 = P.types[3]; }
+    else if (P.types.size() == 3) { inst.type = P.types[0]; inst.type2 = P.types[1]; inst.type3 = P.types[2]; }
+    else fail(L, "wmma.mma: unexpected type list");
+    // layouts: alayout.blayout
+    std::vector<std::string> lay;
+    for (const auto& mod : P.ordered)
+      if (mod == "row" || mod == "col") lay.push_back(mod);
+    if (lay.size() != 2) fail(L, "wmma.mma: expects .alayout.blayout");
+    inst.sub = static_cast<std::uint8_t>((lay[0] == "col" ? 1 : 0) | (lay[1] == "col" ? 2 : 0));
+    need(in, 4, 4);
+    std::vector<Reg> D = vec_regs(in.operands[0], 32, L, true);
+    std::vector<Reg> A = vec_regs(in.operands[1], 32, L, false);
+    std::vector<Reg> B = vec_regs(in.operands[2], 32, L, false);
+    std::vector<Reg> C = vec_regs(in.operands[3], 32, L, false);
+    std::vector<Reg> S = A;
+    S.insert(S.end(), B.begin(), B.end());
+    S.insert(S.end(), C.begin(), C.end());
+    inst.imm = static_cast<std::uint32_t>(A.size() | (B.size() << 8) | (C.size() << 16));
+    push_ops(inst, D, S);
   }
 
   // ---- functions ---------------------------------------------------------------------------
@@ -1411,13 +1305,12 @@ class Decoder {
 
 }  // namespace
 
-Program decode_kernel(const ast::Module& module, const std::string& kernel, std::string_view source, const std::string& origin) {
+Program decode_kernel(const ast::Module& module, const std::string& kernel, std::string_view source, const std::string& origin,
+                      const SassLoops& sass) {
   Decoder d(module, source, origin);
   Program p = d.run(kernel);
   p.unsupported = std::move(d.unsupported_names_);
-  hoist_loads(p);
-  fold_operand_modifiers(p);
-  mark_uniform_addresses(p);
+  apply_ptxas_passes(p, sass);
   return p;
 }
 

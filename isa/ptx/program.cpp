@@ -34,20 +34,7 @@ const char* to_string(Ty t) {
   return n[static_cast<int>(t)];
 }
 
-const char* to_string(Op op) {
-  static const char* n[] = {
-      "add", "sub", "mul", "mad", "mul24", "mad24", "sad", "div", "rem", "abs", "neg", "min", "max", "popc", "clz", "bfind",
-      "brev", "bfe", "bfi", "prmt", "and", "or", "xor", "not", "cnot", "lop3", "shl", "shr", "shf", "dp4a", "dp2a",
-      "fma", "rcp", "sqrt", "rsqrt", "sin", "cos", "lg2", "ex2", "tanh", "copysign", "testp",
-      "setp", "selp", "slct", "set",
-      "mov", "mov(local)", "cvt", "cvt(pack)", "cvta", "isspacep",
-      "ld", "st", "prefetch", "atom", "red", "cp.async", "cp.async.commit_group", "cp.async.wait_group", "ldmatrix", "stmatrix",
-      "bar", "bar.warp.sync", "membar", "shfl", "vote", "match", "redux", "activemask", "nanosleep",
-      "bra", "brx.idx", "call", "ret", "exit", "trap",
-      "mma", "wmma.load", "wmma.store", "wmma.mma",
-      "nop", "unsupported"};
-  return n[static_cast<int>(op)];
-}
+// to_string(Op) is in ops.cpp: the mnemonic column of ops.def.
 
 const char* to_string(Space s) {
   switch (s) {

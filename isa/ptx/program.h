@@ -42,26 +42,11 @@ struct Reg {
   bool operator==(const Reg&) const = default;
 };
 
+// The opcodes kernsim decodes, one per row of isa/ptx/ops.def (isa/ptx/ops.h: what each one is).
 enum class Op : std::uint8_t {
-  // integer and bit manipulation
-  Add, Sub, Mul, Mad, Mul24, Mad24, Sad, Div, Rem, Abs, Neg, Min, Max, Popc, Clz, Bfind, Brev, Bfe, Bfi,
-  Prmt, And, Or, Xor, Not, Cnot, Lop3, Shl, Shr, Shf, Dp4a, Dp2a,
-  // floating point
-  Fma, Rcp, Sqrt, Rsqrt, Sin, Cos, Lg2, Ex2, Tanh, Copysign, Testp,
-  // compare and select
-  Setp, Selp, Slct, Set,
-  // data movement and conversion
-  Mov, MovFrameLocal, Cvt, CvtPack, Cvta, Isspacep,
-  // memory
-  Ld, St, Prefetch, Atom, Red, CpAsync, CpAsyncCommit, CpAsyncWait, Ldmatrix, Stmatrix,
-  // synchronisation and warp-wide
-  Bar, BarWarp, Membar, Shfl, Vote, Match, Redux, Activemask, Nanosleep,
-  // control
-  Bra, BrxIdx, Call, Ret, Exit, Trap,
-  // matrix
-  Mma, WmmaLoad, WmmaStore, WmmaMma,
-  Nop,
-  Unsupported,  // a valid PTX instruction kernsim does not implement: executing it is an error
+#define KS_PTX(op, ...) op,
+#include "isa/ptx/ops.def"
+#undef KS_PTX
 };
 const char* to_string(Op op);
 

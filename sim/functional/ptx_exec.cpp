@@ -146,7 +146,7 @@ PtxCta::Impl::Impl(PtxCta& s, PtxKernel& kernel, std::uint64_t cta_linear)
         else if (nm == "%nctaid.y" || nm == "%nclusterid.y") c = d.grid[1];
         else if (nm == "%nctaid.z" || nm == "%nclusterid.z") c = d.grid[2];
         else if (nm == "%warpid") c = static_cast<std::uint32_t>(wi);
-        else if (nm == "%nwarpid") c = 64;
+        else if (nm == "%nwarpid") c = k.options().max_warps_per_sm;
         else if (nm == "%smid") c = 0;
         else if (nm == "%nsmid") c = k.options().num_sms;
         else if (nm == "%dynamic_smem_size") c = d.dynamic_shared;

@@ -34,6 +34,9 @@ struct LaunchDims {
 struct ExecOptions {
   std::uint64_t max_warp_instructions = 4'000'000'000ull;  // per launch
   std::uint32_t num_sms = 132;                            // %nsmid
+  // %nwarpid: the device's warp slots per SM (DeviceSpec::sm.max_warps); the launcher sets it,
+  // the default is the H200's (calibration/devices/h200.yaml) for callers without a device
+  std::uint32_t max_warps_per_sm = 64;
   std::string kernel_name;                                // for messages (demangled if known)
   // Wall-clock limit (RL scoring): past it the launch fails with KernelFault. 0 = none.
   double wall_time_limit_s = 0;

@@ -1,5 +1,5 @@
-// Warp-wide PTX instructions: shfl.sync, vote.sync, match.sync, redux.sync, activemask and the
-// warp-level fences and waits (which have no functional effect in a lock-step warp).
+// Warp-wide PTX instructions: shfl.sync, vote.sync, match.sync, redux.sync, elect.sync, activemask
+// and the warp-level fences and waits (which have no functional effect in a lock-step warp).
 #include "sim/functional/ptx_impl.h"
 
 namespace kernsim::sim {
@@ -108,6 +108,21 @@ void PtxCta::Impl::exec_warp(Warp& w, const Inst& in, std::uint32_t m) {
       if (sgn && (op == P::AtomOp::Min || op == P::AtomOp::Max)) acc = static_cast<std::uint32_t>(sacc);
       const Reg d = p.dst(in, 0);
       for_lanes(m, [&](int l) { put(w, d, l, acc); });
+      return;
+    }
+    case Op::ElectSync: {
+      // the lowest-numbered executing lane of membermask leads: every executing lane gets its
+      // lane id, the predicate is true in the leader only (no member lane executing: undefined
+      // in PTX; nothing is written)
+      const std::uint32_t member = m & row32(w, p.src(in, 0))[std::countr_zero(m | 1u)];
+      if (member == 0) return;
+      const std::uint32_t leader = static_cast<std::uint32_t>(std::countr_zero(member));
+      const Reg d = p.dst(in, 0), pd = p.dst(in, 1);
+      for_lanes(m, [&](int l) { put(w, d, l, leader); });
+      if (pd.bank == Bank::Pred) {
+        std::uint32_t& pm = predr(w, pd);
+        pm = (pm & ~m) | (1u << leader);
+      }
       return;
     }
     case Op::Activemask: {

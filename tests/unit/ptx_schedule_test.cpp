@@ -73,13 +73,6 @@ const char* kLoops = R"(
     ret;)";
 const char* kLoopRegs = ".reg .b64 %rd<4>;\n.reg .f32 %f<4>;\n.reg .b32 %r<4>;\n.reg .pred %p<2>;";
 
-TEST(PredicateImmediates, OnlyZeroAndOneAreAccepted) {
-  auto p = decode("mov.pred %p1, 1;\n    ret;", ".reg .pred %p<2>;");
-  EXPECT_EQ(p.insts[0].op, P::Op::Mov);
-  test::expect_error([] { decode("mov.pred %p1, 2;\n    ret;", ".reg .pred %p<2>;"); }, ErrorKind::Parse,
-                     {"a predicate immediate must be 0 or 1, not 2"});
-}
-
 TEST(UnrolledLoads, StreamingLoadIsBatchedPointerChaseIsNot) {
   auto p = decode(kLoops, kLoopRegs);
   // SASS: the first loop unrolled by 4 (4 loads), the chase by 4 too (4 dependent loads)

@@ -1,0 +1,305 @@
+// The passes that make a decoded PTX program look like what ptxas makes of it, and the one
+// function that runs them in order (apply_ptxas_passes, ptxas_passes.h). Each pass changes only
+// the order of a basic block's instructions or per-instruction marks the timing model reads; none
+// changes what the program computes.
+//
+// Load hoisting: ptxas schedules each basic block so that loads issue as early as their operands
+// allow, which lets a warp have several loads in flight where the PTX has a load followed by its
+// use. An in-order timing model of the PTX would otherwise charge one full latency per such load.
+// This pass moves every load up within its basic block past instructions it does not depend on;
+// it never crosses an instruction the table marks fence-like (stores, atomics, barriers, fences,
+// calls, branches) or a clock read, so the program computes exactly what it computed before.
+#include <algorithm>
+
+#include "isa/ptx/ptxas_passes.h"
+
+#include "isa/ptx/ops.h"
+
+namespace kernsim::isa::ptx {
+namespace {
+
+bool hoistable(const Inst& in) {
+  if (in.op != Op::Ld || (in.flags & kReadsClock)) return false;
+  if (in.space != Space::Global && in.space != Space::Generic && in.space != Space::Shared && in.space != Space::Const) return false;
+  return in.addr.kind == AddrBase::Reg || in.addr.kind == AddrBase::Absolute;
+}
+
+bool is_reg(const Reg& r) { return r.bank != Bank::None; }
+
+template <class F> void for_reads(const Program& p, const Inst& in, F f) {
+  for (int k = 0; k < in.nsrc; ++k) f(p.regs[in.ops + in.ndst + k]);
+  if (is_reg(in.guard)) f(in.guard);
+  if (in.addr.kind == AddrBase::Reg && is_reg(in.addr.base)) f(in.addr.base);
+  if (in.addr2.kind == AddrBase::Reg && is_reg(in.addr2.base)) f(in.addr2.base);
+}
+
+template <class F> void for_writes(const Program& p, const Inst& in, F f) {
+  for (int k = 0; k < in.ndst; ++k) f(p.regs[in.ops + k]);
+}
+
+// May `x` (a load) move above `y`?
+bool independent(const Program& p, const Inst& y, const Inst& x) {
+  if (fence_like(y)) return false;
+  if (y.op == Op::Ld && (y.flags & kBypassL1) && (x.flags & kBypassL1)) return false;  // keep volatile/.cg loads in order
+  bool ok = true;
+  for_writes(p, y, [&](const Reg& w) {
+    for_reads(p, x, [&](const Reg& r) { ok = ok && !(w == r); });   // x reads what y writes
+    for_writes(p, x, [&](const Reg& r) { ok = ok && !(w == r); });  // both write it
+  });
+  for_reads(p, y, [&](const Reg& r) {
+    for_writes(p, x, [&](const Reg& w) { ok = ok && !(w == r); });  // y reads what x overwrites
+  });
+  return ok;
+}
+
+}  // namespace
+
+void hoist_loads(Program& p) {
+  const std::size_t n = p.insts.size();
+  std::vector<char> leader(n + 1, 0);
+  for (const Function& f : p.functions)
+    if (f.first < n) leader[f.first] = 1;
+  for (std::size_t i = 0; i < n; ++i) {
+    const Inst& in = p.insts[i];
+    if (in.op == Op::Bra && in.target >= 0) leader[static_cast<std::size_t>(in.target)] = 1;
+    if (in.reconv >= 0 && static_cast<std::size_t>(in.reconv) < n) leader[static_cast<std::size_t>(in.reconv)] = 1;
+    if (fence_like(in)) leader[i + 1] = 1;
+  }
+  for (const auto& table : p.branch_tables)
+    for (std::uint32_t t : table) leader[t] = 1;
+  std::size_t start = 0;
+  for (std::size_t j = 0; j < n; ++j) {
+    if (leader[j]) start = j;
+    if (!hoistable(p.insts[j])) continue;
+    std::size_t k = j;
+    while (k > start && independent(p, p.insts[k - 1], p.insts[j])) --k;
+    if (k < j) std::rotate(p.insts.begin() + static_cast<std::ptrdiff_t>(k), p.insts.begin() + static_cast<std::ptrdiff_t>(j),
+                           p.insts.begin() + static_cast<std::ptrdiff_t>(j) + 1);
+  }
+}
+
+// ptxas applies a floating-point negation or absolute value as an operand modifier of the
+// instruction that reads it (FADD, FMUL, FFMA, FSETP, DADD, DFMA, MUFU take -x and |x|), so a
+// neg/abs read only by such instructions becomes no machine instruction at all.
+namespace {
+
+bool takes_modifier(const Inst& in) {
+  switch (in.op) {
+    case Op::Add: case Op::Sub: case Op::Mul: case Op::Fma: case Op::Mad: case Op::Min: case Op::Max: case Op::Setp:
+    case Op::Rcp: case Op::Rsqrt: case Op::Sqrt: case Op::Ex2: case Op::Lg2: case Op::Sin: case Op::Cos:
+      return in.type == Ty::F32 || in.type == Ty::F64;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
+void fold_operand_modifiers(Program& p) {
+  for (Inst& m : p.insts) {
+    if ((m.op != Op::Neg && m.op != Op::Abs) || (m.type != Ty::F32 && m.type != Ty::F64) || m.ndst != 1 || is_reg(m.guard)) continue;
+    const Reg d = p.regs[m.ops];
+    bool read = false, foldable = true;
+    for (const Inst& u : p.insts) {
+      if (u.func != m.func) continue;
+      bool as_source = false, other = false;
+      for (int k = 0; k < u.nsrc; ++k) as_source |= p.regs[u.ops + u.ndst + k] == d;
+      other |= is_reg(u.guard) && u.guard == d;
+      other |= u.addr.kind == AddrBase::Reg && u.addr.base == d;
+      other |= u.addr2.kind == AddrBase::Reg && u.addr2.base == d;
+      if (!as_source && !other) continue;
+      read = true;
+      if (other || !takes_modifier(u) || u.type != m.type) foldable = false;
+    }
+    if (read && foldable) m.flags |= kFoldedModifier;
+  }
+}
+
+// Uniform datapath: ptxas computes values that are the same in every lane of a warp once, in
+// uniform registers, and performs an integer atomic add on a warp-uniform address once per warp
+// (the warp's lanes' values summed first).
+void mark_uniform_addresses(Program& p) {
+  for (const Function& f : p.functions) {
+    // registers of this function that may differ between lanes
+    std::vector<char> varying(static_cast<std::size_t>(f.n32 + f.n64 + f.npred), 0);
+    auto idx = [&](const Reg& r) -> int {
+      switch (r.bank) {
+        case Bank::R32: return static_cast<int>(r.idx);
+        case Bank::R64: return static_cast<int>(f.n32 + r.idx);
+        case Bank::Pred: return static_cast<int>(f.n32 + f.n64 + r.idx);
+        default: return -1;
+      }
+    };
+    auto special_varies = [&](const Reg& r) {
+      if (r.bank != Bank::S32 && r.bank != Bank::S64) return false;
+      const std::string& n = r.bank == Bank::S32 ? p.special_names32[r.idx] : p.special_names64[r.idx];
+      return n.rfind("%tid", 0) == 0 || n == "%laneid" || n.rfind("%lanemask", 0) == 0;
+    };
+    auto varies = [&](const Reg& r) {
+      int i = idx(r);
+      return (i >= 0 && varying[static_cast<std::size_t>(i)]) || special_varies(r);
+    };
+    auto addr_varies = [&](const Inst& in) { return in.addr.kind == AddrBase::Reg && varies(in.addr.base); };
+    bool changed = true;
+    while (changed) {
+      changed = false;
+      for (std::uint32_t i = f.first; i < f.end; ++i) {
+        const Inst& in = p.insts[i];
+        bool v = in.guard.bank != Bank::None && varies(in.guard);
+        for (int k = 0; k < in.nsrc && !v; ++k) v = varies(p.regs[in.ops + in.ndst + k]);
+        switch (op_info(in.op).lanes) {
+          case Lanes::Sources: break;
+          case Lanes::Loaded: v = v || (in.space != Space::Param && addr_varies(in)) || in.addr.kind == AddrBase::FrameLocal ||
+                                  in.addr.kind == AddrBase::FrameParam; break;
+          case Lanes::Varying: v = true; break;
+          case Lanes::Uniform: v = false; break;  // same result in every lane
+        }
+        if (!v) continue;
+        for (int k = 0; k < in.ndst; ++k) {
+          int d = idx(p.regs[in.ops + k]);
+          if (d >= 0 && !varying[static_cast<std::size_t>(d)]) {
+            varying[static_cast<std::size_t>(d)] = 1;
+            changed = true;
+          }
+        }
+      }
+    }
+    for (std::uint32_t i = f.first; i < f.end; ++i) {
+      Inst& in = p.insts[i];
+      const bool mem = in.op == Op::Ld || in.op == Op::St || in.op == Op::Atom || in.op == Op::Red;
+      if (!mem || in.addr.kind == AddrBase::FrameLocal || in.addr.kind == AddrBase::FrameParam) continue;
+      if (addr_varies(in)) continue;
+      in.flags |= kUniformAddress;
+      const bool int_add = static_cast<AtomOp>(in.sub) == AtomOp::Add && !ty_is_float(in.type);
+      if ((in.op == Op::Atom || in.op == Op::Red) && int_add) in.flags |= kWarpAggregated;
+    }
+  }
+}
+
+namespace {
+
+bool is_global_load(const Inst& in) {
+  return in.op == Op::Ld && (in.space == Space::Global || in.space == Space::Generic) && in.addr.kind == AddrBase::Reg;
+}
+
+}  // namespace
+
+// Loop unrolling: see ptxas_passes.h.
+int mark_unrolled_loads(Program& p, const std::vector<int>& sass_loop_loads, const std::vector<int>& sass_loop_load_bytes) {
+  if (p.functions.empty()) return 0;
+  const Function& f = p.functions[0];
+  // innermost PTX loops of the kernel function: backward branches, [header, latch]
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> loops;
+  for (std::uint32_t i = f.first; i < f.end; ++i) {
+    const Inst& in = p.insts[i];
+    if (in.op == Op::Bra && in.target >= static_cast<std::int32_t>(f.first) && static_cast<std::uint32_t>(in.target) <= i)
+      loops.push_back({static_cast<std::uint32_t>(in.target), i});
+  }
+  std::sort(loops.begin(), loops.end());
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> inner;
+  for (std::size_t a = 0; a < loops.size(); ++a) {
+    bool contains = false;
+    for (std::size_t b = 0; b < loops.size() && !contains; ++b)
+      contains = b != a && loops[b] != loops[a] && loops[b].first >= loops[a].first && loops[b].second <= loops[a].second;
+    if (!contains) inner.push_back(loops[a]);
+  }
+  auto reg_index = [&](const Reg& r) -> int {
+    switch (r.bank) {
+      case Bank::R32: return static_cast<int>(r.idx);
+      case Bank::R64: return static_cast<int>(f.n32 + r.idx);
+      case Bank::Pred: return static_cast<int>(f.n32 + f.n64 + r.idx);
+      default: return -1;
+    }
+  };
+  // Which SASS loop is which PTX loop: ptxas may lay the loops out in another order, so a
+  // SASS loop matches a PTX loop when it loads a whole multiple of the PTX loop's loads and,
+  // where the widths are known, the same multiple of its bytes per lane. Each PTX loop takes the
+  // first such SASS loop from where the previous match left off (then from the start).
+  const std::size_t nsass = sass_loop_loads.size();
+  const bool widths = sass_loop_load_bytes.size() == nsass;
+  std::vector<char> used(nsass, 0);
+  auto factor_of = [&](std::size_t j, int ptx_loads, int ptx_bytes) {
+    const int n = sass_loop_loads[j];
+    if (used[j] || n <= 0 || n % ptx_loads) return 0;
+    const int f = n / ptx_loads;
+    if (widths && sass_loop_load_bytes[j] != f * ptx_bytes) return 0;
+    return f;
+  };
+  std::size_t cursor = 0;
+  int unrolled = 0;
+  for (const auto& [h, l] : inner) {
+    int ptx_loads = 0, ptx_bytes = 0;
+    for (std::uint32_t i = h; i <= l; ++i)
+      if (is_global_load(p.insts[i])) {
+        ++ptx_loads;
+        ptx_bytes += std::max(1, ty_bits(p.insts[i].type) / 8) * std::max<int>(1, p.insts[i].vec);
+      }
+    if (!ptx_loads) continue;
+    std::size_t j = nsass;
+    for (std::size_t k = 0; k < nsass && j == nsass; ++k) {
+      const std::size_t c = (cursor + k) % nsass;
+      if (factor_of(c, ptx_loads, ptx_bytes)) j = c;
+    }
+    if (j == nsass) continue;  // no SASS loop like it: assume nothing
+    const int factor = factor_of(j, ptx_loads, ptx_bytes);
+    used[j] = 1;
+    cursor = j + 1;
+    // a remainder loop ptxas keeps after the unrolled one carries the PTX loop's own count
+    if (factor > 1 && cursor < nsass && factor_of(cursor, ptx_loads, ptx_bytes) == 1) used[cursor++] = 1;
+    if (factor < 2) continue;
+    ++unrolled;
+    for (std::uint32_t i = h; i <= l; ++i) {
+      Inst& ld = p.insts[i];
+      if (!is_global_load(ld)) continue;
+      // registers that depend on this load's value anywhere in the loop (around the back edge too)
+      std::vector<char> tainted(static_cast<std::size_t>(f.n32 + f.n64 + f.npred), 0);
+      for (int k = 0; k < ld.ndst; ++k)
+        if (int d = reg_index(p.regs[ld.ops + k]); d >= 0) tainted[static_cast<std::size_t>(d)] = 1;
+      for (bool changed = true; changed;) {
+        changed = false;
+        for (std::uint32_t j = h; j <= l; ++j) {
+          const Inst& in = p.insts[j];
+          bool t = false;
+          for (int k = 0; k < in.nsrc && !t; ++k)
+            if (int x = reg_index(p.regs[in.ops + in.ndst + k]); x >= 0) t = tainted[static_cast<std::size_t>(x)];
+          if (!t && (in.op == Op::Ld || in.op == Op::St || in.op == Op::Atom) && in.addr.kind == AddrBase::Reg)
+            if (int x = reg_index(in.addr.base); x >= 0) t = tainted[static_cast<std::size_t>(x)];
+          if (!t) continue;
+          for (int k = 0; k < in.ndst; ++k)
+            if (int d = reg_index(p.regs[in.ops + k]); d >= 0 && !tainted[static_cast<std::size_t>(d)]) {
+              tainted[static_cast<std::size_t>(d)] = 1;
+              changed = true;
+            }
+        }
+      }
+      const int base = reg_index(ld.addr.base);
+      if (base >= 0 && tainted[static_cast<std::size_t>(base)]) continue;  // its address comes from its own value
+      ld.batch = static_cast<std::uint8_t>(std::min(factor, 255));
+      ld.batch_slot = p.n_batch_slots++;
+    }
+  }
+  return unrolled;
+}
+
+// Range reduction: ptxas puts an FMUL.RZ (x / 2 pi) ahead of the MUFU.SIN/COS of a sin/cos.f32,
+// in its dependency chain.
+void mark_range_reduction(Program& p) {
+  for (Inst& in : p.insts)
+    if ((in.op == Op::Sin || in.op == Op::Cos) && in.type == Ty::F32) in.flags |= kRangeReduced;
+}
+
+// The order: hoisting first, because it is the only pass that moves instructions (the others
+// mark them, and the marks travel with them; unrolled loads are numbered in their final order).
+// Folding and the uniform datapath look at whole functions, range reduction at single
+// instructions: their order among themselves does not matter. Unrolling comes last: it needs the
+// loops as they are after hoisting (hoisting never moves an instruction out of its block, so
+// loops keep their loads) and the SASS's loop facts, which only a launch with ptxas output has.
+void apply_ptxas_passes(Program& p, const SassLoops& sass) {
+  hoist_loads(p);
+  fold_operand_modifiers(p);
+  mark_uniform_addresses(p);
+  mark_range_reduction(p);
+  if (!sass.loads.empty()) mark_unrolled_loads(p, sass.loads, sass.load_bytes);
+}
+
+}  // namespace kernsim::isa::ptx

@@ -1,0 +1,51 @@
+// kernsim::isa::ptx — the passes that imitate what ptxas does to a kernel (instruction order
+// within basic blocks, operand folding, the uniform datapath, range reduction, loop unrolling),
+// run in one fixed order by apply_ptxas_passes(). decode_kernel() runs it on every program it
+// makes; the individual passes are public for their tests.
+#pragma once
+
+#include <vector>
+
+#include "isa/ptx/program.h"
+
+namespace kernsim::isa::ptx {
+
+// What ptxas's output (the SASS) says about a kernel's innermost loops, in address order: the
+// global/generic loads in each, and their bytes per lane. Empty when no SASS is available.
+struct SassLoops {
+  std::vector<int> loads;
+  std::vector<int> load_bytes;  // empty, or one per loop
+};
+
+// Runs every pass below on `program`, in the order (and for the reasons) given at its definition
+// in ptxas_passes.cpp: hoist_loads, fold_operand_modifiers, mark_uniform_addresses,
+// mark_range_reduction, then mark_unrolled_loads when `sass` has loops.
+void apply_ptxas_passes(Program& program, const SassLoops& sass);
+
+// Moves each load up within its basic block past instructions it does not depend on (never
+// across a fence-like instruction: ops.h fence_like()), as ptxas's scheduler does, so that loads
+// a warp can have in flight together are issued together.
+void hoist_loads(Program& program);
+
+// Marks float neg/abs instructions whose every reader takes the operand modifier for free
+// (kFoldedModifier): ptxas emits no instruction for them.
+void fold_operand_modifiers(Program& program);
+
+// Marks memory instructions whose address is provably the same for every lane of a warp
+// (computed only from parameters, constants, block indices and loads from such addresses), and
+// atomic adds on such addresses, which ptxas turns into one atomic per warp (kWarpAggregated).
+void mark_uniform_addresses(Program& program);
+
+// Marks sin/cos.f32 (kRangeReduced): ptxas precedes the MUFU with an FMUL.RZ in its chain.
+void mark_range_reduction(Program& program);
+
+// ptxas unrolls small loops (typically by 4) and issues the unrolled iterations' loads back
+// to back, so a warp has several of them in flight where the PTX has one. Given the number of
+// global/generic loads in each innermost loop of the kernel's SASS (address order), matches
+// them to the PTX's innermost loops in order and sets Inst::batch to the unroll factor on each
+// load whose address does not depend on a value loaded in the same loop (a pointer chase stays
+// serial). Returns the number of loops found unrolled.
+int mark_unrolled_loads(Program& program, const std::vector<int>& sass_loop_loads,
+                        const std::vector<int>& sass_loop_load_bytes = {});
+
+}  // namespace kernsim::isa::ptx
