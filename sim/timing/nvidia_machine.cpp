@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "base/error.h"
+#include "isa/ptx/ops.h"
 #include "isa/ptx/program.h"
 #include "memory_model/nvidia_memory.h"
 #include "sim/timing/sampler.h"
@@ -39,43 +40,9 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-// FMA pipe (FFMA, IMAD, VIADD, HFMA2) = 1, ALU pipe (LOP3, SHF, IADD3, FMNMX) = 2, other = 0:
-// a value crossing from one to the other pays sm.cross_pipe_latency_cycles.
-std::uint8_t pipe_group(Unit u) {
-  switch (u) {
-    case Unit::Fp32: case Unit::Fp16: case Unit::IntMul: return 1;
-    case Unit::IntAlu: return 2;
-    default: return 0;
-  }
-}
-
-// FLOPs one warp instruction performs (FMA = 2): per active lane, plus per instruction (matrix).
-std::pair<double, double> flops_of(const P::Inst& in) {
-  const bool fl = P::ty_is_float(in.type);
-  const double packed = (in.type == P::Ty::F16x2 || in.type == P::Ty::BF16x2) ? 2 : 1;
-  switch (in.op) {
-    case P::Op::Fma: case P::Op::Mad:
-      return {fl ? 2.0 * packed : 0.0, 0.0};
-    case P::Op::Add: case P::Op::Sub: case P::Op::Mul: case P::Op::Min: case P::Op::Max: case P::Op::Div:
-    case P::Op::Rcp: case P::Op::Sqrt: case P::Op::Rsqrt: case P::Op::Ex2: case P::Op::Lg2: case P::Op::Sin: case P::Op::Cos:
-      return {fl ? packed : 0.0, 0.0};
-    case P::Op::Mma: case P::Op::WmmaMma:
-      return {0.0, 2.0 * in.shape[0] * in.shape[1] * in.shape[2]};
-    default: return {0.0, 0.0};
-  }
-}
-
-// Canonical FLOPs of the matrix instruction each tensor pipe's timing refers to.
-double canonical_flops(Unit u) {
-  switch (u) {
-    case Unit::TensorF16: return 2.0 * 16 * 8 * 16;
-    case Unit::TensorTf32: return 2.0 * 16 * 8 * 8;
-    case Unit::TensorI8: return 2.0 * 16 * 8 * 32;
-    case Unit::TensorFp8: return 2.0 * 16 * 8 * 32;
-    case Unit::TensorF64: return 2.0 * 8 * 8 * 4;
-    default: return 1;
-  }
-}
+// The pipe group of a unit (isa/ptx/ops.h): a value crossing between the FMA and ALU pipes pays
+// sm.cross_pipe_latency_cycles.
+std::uint8_t pipe_group(Unit u) { return static_cast<std::uint8_t>(P::pipe_group(u)); }
 
 struct PipeTiming {
   double issue = 1, latency = 1;
@@ -335,26 +302,22 @@ void NvidiaMachine::describe_instructions() {
   itime_.resize(p_.insts.size());
   for (std::size_t i = 0; i < p_.insts.size(); ++i) {
     const P::Inst& in = p_.insts[i];
+    const P::TimingDesc desc = P::timing_desc(in);  // the table's facts (isa/ptx/ops.h)
     InstTiming& t = itime_[i];
     t.unit = in.unit;
-    // Integer add/subtract/move issue to the ALU pipe (IADD3/MOV) or, when that is busy, to the
-    // FMA pipe as IMAD.IADD/IMAD.MOV (VIADD on sm_90) — ptxas balances the two.
-    if (in.unit == Unit::IntAlu && P::ty_bits(in.type) <= 32 && (in.op == P::Op::Add || in.op == P::Op::Sub || in.op == P::Op::Mov))
-      t.alt = static_cast<int>(Unit::IntMul);
+    t.alt = desc.alt_unit;  // an integer add may go to the FMA pipe (IMAD.IADD, VIADD)
     for (int k = 0; k < 2; ++k) {
       const int u = k == 0 ? static_cast<int>(in.unit) : t.alt;
       if (u < 0) continue;
       const PipeTiming& pt = pipe_[u];
-      t.busy[k] = pt.issue * in.weight;
-      t.latency[k] = pt.latency + pt.issue * (in.weight - 1);
-      if (isa::is_tensor(in.unit)) {
-        const double scale = 2.0 * in.shape[0] * in.shape[1] * in.shape[2] / canonical_flops(in.unit);
-        t.busy[k] = pt.issue * scale;
-        t.latency[k] = pt.latency + pt.issue * std::max(0.0, scale - 1);
-      }
-      if (in.flags & P::kRangeReduced) t.latency[k] += pipe_[static_cast<int>(Unit::Fp32)].latency;  // FMUL.RZ ahead, in the chain
+      // a matrix instruction costs matrix_scale of its pipe's reference instruction
+      const double n = isa::is_tensor(in.unit) ? desc.matrix_scale : in.weight;
+      t.busy[k] = pt.issue * n;
+      t.latency[k] = pt.latency + pt.issue * std::max(0.0, n - 1);
+      if (desc.range_reduced) t.latency[k] += pipe_[static_cast<int>(Unit::Fp32)].latency;  // FMUL.RZ ahead, in the chain
     }
-    std::tie(t.flops_per_lane, t.flops_per_inst) = flops_of(in);
+    t.flops_per_lane = desc.flops_per_lane;
+    t.flops_per_inst = desc.flops_per_inst;
   }
 }
 
