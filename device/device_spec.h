@@ -98,6 +98,9 @@ struct ComputeUnit {
   std::int64_t scalar_registers = 0;     // AMD: SGPRs per SIMD; NVIDIA: 0
   std::int64_t issue_per_cycle = 0;      // instructions a scheduler issues per cycle
   double block_launch_cycles = 0;        // cycles from a CTA slot freeing to the next CTA's first issue
+  // The scheduler's choice among its ready warps (waves): NVIDIA "greedy_then_oldest" or
+  // "loose_round_robin"; AMD "oldest_first_by_priority" (sim/timing/warp_scheduler.h, amd_policies.h).
+  std::string warp_scheduler;
   // AMD only (zero on NVIDIA): the CU's sequencer and wave state.
   double issue_interval_cycles = 0;      // cycles between one SIMD's issue opportunities (one SIMD per cycle, round-robin)
   std::int64_t scalar_register_alloc_unit = 0;  // SGPR allocation granule

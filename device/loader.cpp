@@ -110,6 +110,9 @@ std::vector<Field> build_schema() {
     add_i("registers", "registers", true, "NVIDIA: 32-bit registers per SM; AMD: VGPRs per SIMD lane", [](DeviceSpec& d) -> std::int64_t& { return d.sm.registers; });
     add_i("register_alloc_unit", "registers", true, "NVIDIA: registers per warp allocation granule; AMD: VGPR granule", [](DeviceSpec& d) -> std::int64_t& { return d.sm.register_alloc_unit; });
     add_i("issue_per_cycle", "instructions", true, "instructions one scheduler/SIMD issues per cycle", [](DeviceSpec& d) -> std::int64_t& { return d.sm.issue_per_cycle; });
+    s.push_back({key("warp_scheduler"), Type::String, "", v, true,
+                 "which ready warp (wave) a scheduler issues from: greedy_then_oldest or loose_round_robin (NVIDIA), oldest_first_by_priority (AMD)",
+                 binder(+[](DeviceSpec& d) -> std::string& { return d.sm.warp_scheduler; })});
     s.push_back({key("block_launch_cycles"), Type::Double, "cycles", v, true, "cycles from a free CTA slot to the next CTA's first issue", binder(+[](DeviceSpec& d) -> double& { return d.sm.block_launch_cycles; })});
   }
   I("cu.scalar_registers", "registers", kAmd, true, "SGPRs per SIMD", [](DeviceSpec& d) -> std::int64_t& { return d.sm.scalar_registers; });
@@ -477,6 +480,8 @@ void check_model_limits(const DeviceSpec& d) {
   count(unit + "register_alloc_unit", d.sm.register_alloc_unit, "allocations round up to it");
   count(unit + "issue_per_cycle", d.sm.issue_per_cycle, "a scheduler issues");
   if (nv) {
+    if (d.sm.warp_scheduler != "greedy_then_oldest" && d.sm.warp_scheduler != "loose_round_robin")
+      reject("sm.warp_scheduler", "`" + d.sm.warp_scheduler + "` is not a policy the NVIDIA model has (greedy_then_oldest, loose_round_robin)");
     if (d.sm.warp_size != kNvidiaWarpSize)
       reject("sm.warp_size", "must be " + std::to_string(kNvidiaWarpSize) + " (the NVIDIA model's lane masks are 32 bits), got " +
                                  std::to_string(d.sm.warp_size));
@@ -534,6 +539,8 @@ void check_model_limits(const DeviceSpec& d) {
     if (d.l1.line_bytes != d.l2.line_bytes)
       reject("l1.line_bytes", "must equal l2.line_bytes (" + std::to_string(d.l2.line_bytes) + "): the AMD model moves whole lines between them, got " +
                                   std::to_string(d.l1.line_bytes));
+    if (d.sm.warp_scheduler != "oldest_first_by_priority")
+      reject("cu.warp_scheduler", "`" + d.sm.warp_scheduler + "` is not a policy the AMD model has (oldest_first_by_priority)");
     if (d.l2.channel_hash != "interleave" && d.l2.channel_hash != "xor")
       reject("l2.channel_hash", "`" + d.l2.channel_hash + "` is not one of interleave, xor");
     count("scalar_l1.bytes", d.scalar_l1.bytes, "a cache holds lines");

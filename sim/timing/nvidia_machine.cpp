@@ -3,7 +3,7 @@
 // limits; the memory hierarchy of memory_model/. NvidiaMachine::assemble() builds it from a
 // DeviceSpec; the Sampler (sampler.h) drives it.
 //
-//   SM ─┬─ sub-partition × sm.sub_partitions ── WarpScheduler (greedy-then-oldest) ── PipeSet
+//   SM ─┬─ sub-partition × sm.sub_partitions ── warp scheduler (sm.warp_scheduler) ── PipeSet
 //       │                                        (int_alu, int_mul, fp32, fp16, fp64, sfu, convert,
 //       │                                         branch, tensor_*; tensor shares the math pipes)
 //       ├─ warp slots × (blocks_per_sm × warps_per_block): Scoreboard, AsyncGroups
@@ -229,6 +229,7 @@ class NvidiaMachine final : public SampledMachine {
   KernelResources res_;
   Listener& lis_;
   Occupancy occ_;
+  WarpPolicy policy_ = WarpPolicy::GreedyThenOldest;
   PipeTiming pipe_[PipeSet::kUnits];
   std::vector<InstTiming> itime_;
   double param_latency_ = 0;
@@ -250,6 +251,7 @@ class NvidiaMachine final : public SampledMachine {
 // The SM as the device file describes it; see the diagram at the top of this file.
 void NvidiaMachine::assemble(int sms, double share, std::uint64_t ctas) {
   nsms_ = sms;
+  policy_ = warp_policy(d_.sm.warp_scheduler);
   occ_ = compute_occupancy(d_, res_);
   wpb_ = occ_.warps_per_block;
   describe_instructions();
@@ -567,7 +569,7 @@ void NvidiaMachine::pick_and_issue(int s, Sm& sm, Sub& sub, int si, double now) 
     if (it.alt >= 0) pf = std::min(pf, sub.pipes.free_at(it.alt));
     if (pf > t) { t = pf; why = Stall::PipeBusy; }
     if (t <= now) {
-      const std::uint64_t key = GreedyThenOldest::key(wi, sub.last, w.age);
+      const std::uint64_t key = warp_key(policy_, wi, sub.last, w.age);
       if (key < best_key) { best_key = key; best = wi; }
       if (key == 0) break;
     } else if (t < earliest) {

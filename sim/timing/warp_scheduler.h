@@ -1,8 +1,10 @@
 // Warp-scheduling policies: which eligible warp a scheduler issues from. Small classes; the
-// machine picks one in its assembly function.
+// device file names the one a part uses (sm.warp_scheduler) and the machine's assembly function
+// picks it.
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 namespace kernsim::sim {
 
@@ -19,5 +21,17 @@ struct LooseRoundRobin {
     return static_cast<std::uint64_t>((warp - last - 1 + 4096) % 4096);
   }
 };
+
+enum class WarpPolicy : std::uint8_t { GreedyThenOldest, LooseRoundRobin };
+
+// The policy sm.warp_scheduler names (the loader accepts only these names).
+inline WarpPolicy warp_policy(const std::string& name) {
+  return name == "loose_round_robin" ? WarpPolicy::LooseRoundRobin : WarpPolicy::GreedyThenOldest;
+}
+
+// Lower key = preferred; 0 is the best any warp can have.
+inline std::uint64_t warp_key(WarpPolicy p, int warp, int last, std::uint64_t age) {
+  return p == WarpPolicy::LooseRoundRobin ? LooseRoundRobin::key(warp, last, age) : GreedyThenOldest::key(warp, last, age);
+}
 
 }  // namespace kernsim::sim

@@ -278,5 +278,15 @@ TEST(DeviceFiles, ResolveDeviceRejectsBothArchAndFile) {
   EXPECT_EQ(resolve_device(std::nullopt, std::nullopt).name, "h200");
 }
 
+TEST(DeviceFiles, TheWarpSchedulerIsAPolicyTheModelHas) {
+  TempDir t;
+  auto f = t.write("lrr.yaml", "inherits: h200\nsm:\n  warp_scheduler: {value: loose_round_robin, source: a-b, confidence: estimated}\n");
+  EXPECT_EQ(load_device_file(f).sm.warp_scheduler, "loose_round_robin");
+  auto g = t.write("fifo.yaml", "inherits: h200\nsm:\n  warp_scheduler: {value: fifo, source: a-b, confidence: estimated}\n");
+  expect_error([&] { load_device_file(g); }, ErrorKind::DeviceFile, {"fifo.yaml:3", "`sm.warp_scheduler`", "greedy_then_oldest"});
+  auto h = t.write("amd_gto.yaml", "inherits: mi300x\ncu:\n  warp_scheduler: {value: greedy_then_oldest, source: a-b, confidence: estimated}\n");
+  expect_error([&] { load_device_file(h); }, ErrorKind::DeviceFile, {"amd_gto.yaml:3", "`cu.warp_scheduler`", "oldest_first_by_priority"});
+}
+
 }  // namespace
 }  // namespace kernsim::device
