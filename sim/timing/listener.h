@@ -28,13 +28,20 @@ enum class Stall : std::uint8_t {
 
 inline const char* to_string(Stall s) {
   switch (s) {
-    case Stall::MemoryDependency: return "memory_dependency";
-    case Stall::ExecutionDependency: return "execution_dependency";
-    case Stall::PipeBusy: return "pipe_busy";
-    case Stall::Barrier: return "barrier";
-    case Stall::AsyncWait: return "async_wait";
-    case Stall::Idle: return "idle";
-    case Stall::kCount: break;
+    case Stall::MemoryDependency:
+      return "memory_dependency";
+    case Stall::ExecutionDependency:
+      return "execution_dependency";
+    case Stall::PipeBusy:
+      return "pipe_busy";
+    case Stall::Barrier:
+      return "barrier";
+    case Stall::AsyncWait:
+      return "async_wait";
+    case Stall::Idle:
+      return "idle";
+    case Stall::kCount:
+      break;
   }
   return "?";
 }
@@ -44,14 +51,14 @@ inline constexpr std::uint32_t kNoPc = ~std::uint32_t{0};
 // One warp (wave) instruction issued on scheduler `sub` (AMD: SIMD) of `sm` (AMD: CU).
 struct IssueEvent {
   int sm = 0, sub = 0;
-  int warp = 0;               // the warp's slot on its SM
-  std::uint64_t cta = 0;      // linear CTA (workgroup) id
+  int warp = 0;           // the warp's slot on its SM
+  std::uint64_t cta = 0;  // linear CTA (workgroup) id
   std::uint32_t pc = 0;
   isa::Unit unit = isa::Unit::Nop;
-  int lanes = 0;              // active threads
-  double flops = 0;           // floating-point operations it performs (FMA = 2)
-  double issue_cycles = 0;    // cycles its pipe is busy
-  double cycle = 0;           // when it issued
+  int lanes = 0;            // active threads
+  double flops = 0;         // floating-point operations it performs (FMA = 2)
+  double issue_cycles = 0;  // cycles its pipe is busy
+  double cycle = 0;         // when it issued
 };
 
 // A scheduler issued nothing from `from` for `cycles` cycles because of `why`. `warp`/`pc`: the
@@ -72,8 +79,8 @@ struct MemAccessEvent {
   mem::Level level = mem::Level::L1;  // where it was sent first: L1 (global/local) or Shared
   bool write = false, atomic = false;
   int lanes = 0;
-  std::uint32_t bytes = 0;            // bytes the active lanes asked for
-  std::uint32_t units = 0;            // what it took: sectors (NVIDIA global), L1 lines (AMD vector), wavefronts (shared/LDS)
+  std::uint32_t bytes = 0;  // bytes the active lanes asked for
+  std::uint32_t units = 0;  // what it took: sectors (NVIDIA global), L1 lines (AMD vector), wavefronts (shared/LDS)
   double issue = 0, done = 0;
 };
 
@@ -96,13 +103,27 @@ class Listener {
 class ListenerSet final : public Listener {
  public:
   void add(Listener& l) { all_.push_back(&l); }
-  void on_issue(const IssueEvent& e) override { for (auto* l : all_) l->on_issue(e); }
-  void on_stall(const StallEvent& e) override { for (auto* l : all_) l->on_stall(e); }
-  void on_memory_access(const MemAccessEvent& e) override { for (auto* l : all_) l->on_memory_access(e); }
-  void on_cta(int sm, std::uint64_t cta, double start, double end) override { for (auto* l : all_) l->on_cta(sm, cta, start, end); }
-  void on_residency(int sm, int warps, double from, double to) override { for (auto* l : all_) l->on_residency(sm, warps, from, to); }
-  void on_memory(const mem::MemCounters& c, double d, double l2) override { for (auto* l : all_) l->on_memory(c, d, l2); }
-  void on_window(double cycles) override { for (auto* l : all_) l->on_window(cycles); }
+  void on_issue(const IssueEvent& e) override {
+    for (auto* l : all_) l->on_issue(e);
+  }
+  void on_stall(const StallEvent& e) override {
+    for (auto* l : all_) l->on_stall(e);
+  }
+  void on_memory_access(const MemAccessEvent& e) override {
+    for (auto* l : all_) l->on_memory_access(e);
+  }
+  void on_cta(int sm, std::uint64_t cta, double start, double end) override {
+    for (auto* l : all_) l->on_cta(sm, cta, start, end);
+  }
+  void on_residency(int sm, int warps, double from, double to) override {
+    for (auto* l : all_) l->on_residency(sm, warps, from, to);
+  }
+  void on_memory(const mem::MemCounters& c, double d, double l2) override {
+    for (auto* l : all_) l->on_memory(c, d, l2);
+  }
+  void on_window(double cycles) override {
+    for (auto* l : all_) l->on_window(cycles);
+  }
 
  private:
   std::vector<Listener*> all_;

@@ -120,15 +120,19 @@ void Sampler::extrapolate(TimingResult& r, double now, double dirty, double flus
   const double dirty_end = std::min(m_.l2_capacity_bytes(), dirty * total / std::max(1.0, timed));
   const double flush_end = dirty > 0 ? flush * std::max(dirty, dirty_end) / dirty : 0.0;
   r.cycles = std::max(cycles[0] + flush_end, cycles[1]);
-  const std::string bound = cycles[1] > cycles[0] + flush_end ? "; bounded by the write-backs its dirty lines commit HBM to" : "";
+  const std::string bound =
+      cycles[1] > cycles[0] + flush_end ? "; bounded by the write-backs its dirty lines commit HBM to" : "";
   const std::string inst = std::string(m_.inst_noun()) + " instructions";
   if (two_windows_)
-    r.sampling_note = "two windows: the first wave of " + std::string(m_.cta_noun()) + "s from the start (" + std::to_string(timed_a_) + " " +
-                      inst + ", cold) and the next wave (" + std::to_string(m_.timed_insts() - timed_a_) + ", warm) of ~" +
-                      std::to_string(static_cast<std::uint64_t>(total)) + "; extrapolated at their steady rates" + bound;
+    r.sampling_note = "two windows: the first wave of " + std::string(m_.cta_noun()) + "s from the start (" +
+                      std::to_string(timed_a_) + " " + inst + ", cold) and the next wave (" +
+                      std::to_string(m_.timed_insts() - timed_a_) + ", warm) of ~" +
+                      std::to_string(static_cast<std::uint64_t>(total)) + "; extrapolated at their steady rates" +
+                      bound;
   else
-    r.sampling_note = "timed " + std::to_string(m_.timed_insts()) + " of ~" + std::to_string(static_cast<std::uint64_t>(total)) + " " + inst +
-                      " in detail (" + std::to_string(m_.ctas_done()) + " of " + std::to_string(r.ctas_total) + " " + m_.cta_noun() +
+    r.sampling_note = "timed " + std::to_string(m_.timed_insts()) + " of ~" +
+                      std::to_string(static_cast<std::uint64_t>(total)) + " " + inst + " in detail (" +
+                      std::to_string(m_.ctas_done()) + " of " + std::to_string(r.ctas_total) + " " + m_.cta_noun() +
                       "s completed), extrapolated at the steady-state rate" + bound;
 }
 
@@ -137,11 +141,12 @@ void Sampler::extrapolate(TimingResult& r, double now, double dirty, double flus
 void Sampler::finish_slice(TimingResult& r) {
   const std::uint64_t grid = m_.grid_ctas();
   if (ctas_ >= grid) return;
-  const std::string slice = "SM slice: " + std::to_string(units_) + " of " + std::to_string(m_.part_units()) + " " + m_.unit_noun() + " ran " +
-                            m_.cta_noun() + "s 0-" + std::to_string(ctas_ - 1) + " of " + std::to_string(grid) +
-                            " with that share of L2 and HBM bandwidth, atomics and dispatch (L2 as the next " +
-                            std::to_string(warm_end_ - ctas_) + " leave it: " + m_.cta_noun() + "s " + std::to_string(warm_begin_) + "-" +
-                            std::to_string(warm_end_ - 1) + " ran, the last first, until every L2 set was full)";
+  const std::string slice =
+      "SM slice: " + std::to_string(units_) + " of " + std::to_string(m_.part_units()) + " " + m_.unit_noun() +
+      " ran " + m_.cta_noun() + "s 0-" + std::to_string(ctas_ - 1) + " of " + std::to_string(grid) +
+      " with that share of L2 and HBM bandwidth, atomics and dispatch (L2 as the next " +
+      std::to_string(warm_end_ - ctas_) + " leave it: " + m_.cta_noun() + "s " + std::to_string(warm_begin_) + "-" +
+      std::to_string(warm_end_ - 1) + " ran, the last first, until every L2 set was full)";
   r.sampling_note = slice + (r.extrapolated ? "; " + r.sampling_note : "");
   r.extrapolated = true;
   r.warp_insts_estimated /= share_;

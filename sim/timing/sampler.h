@@ -86,7 +86,7 @@ class SampledMachine {
   virtual double flush_at_end(double t) = 0;
   virtual void report_memory(Listener& l, double scale) const = 0;
   virtual bool reports_window() const = 0;  // its schedulers issue several instructions a cycle
-  virtual void complete_started() = 0;  // finishes in-flight, abandoned and queued CTAs untimed
+  virtual void complete_started() = 0;      // finishes in-flight, abandoned and queued CTAs untimed
   virtual void run_untimed(std::uint64_t id) = 0;
   virtual double core_mhz() const = 0;
   virtual double launch_overhead_us() const = 0;

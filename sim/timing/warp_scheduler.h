@@ -31,7 +31,8 @@ inline WarpPolicy warp_policy(const std::string& name) {
 
 // Lower key = preferred; 0 is the best any warp can have.
 inline std::uint64_t warp_key(WarpPolicy p, int warp, int last, std::uint64_t age) {
-  return p == WarpPolicy::LooseRoundRobin ? LooseRoundRobin::key(warp, last, age) : GreedyThenOldest::key(warp, last, age);
+  return p == WarpPolicy::LooseRoundRobin ? LooseRoundRobin::key(warp, last, age)
+                                          : GreedyThenOldest::key(warp, last, age);
 }
 
 }  // namespace kernsim::sim

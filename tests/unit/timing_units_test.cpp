@@ -55,7 +55,7 @@ TEST(PipeSet, MatrixAndMathPipesHoldEachOtherWhenTheyShare) {
   p.occupy(Unit::TensorF16, 10, 16);
   EXPECT_EQ(p.free_at(Unit::Fp32), 26);
   EXPECT_EQ(p.free_at(Unit::IntAlu), 26);
-  EXPECT_EQ(p.free_at(Unit::Sfu), 0);       // not a math pipe
+  EXPECT_EQ(p.free_at(Unit::Sfu), 0);        // not a math pipe
   EXPECT_EQ(p.free_at(Unit::TensorF64), 0);  // DMMA is left out
   p.occupy(Unit::Fp32, 30, 2);
   EXPECT_EQ(p.free_at(Unit::TensorI8), 32);
@@ -98,8 +98,8 @@ TEST(AsyncGroups, WaitingForAllButTheNewestGroupIgnoresIt) {
   g.commit(10);
   g.open_group().arrive(900);
   g.commit(20);
-  EXPECT_EQ(g.wait(1, 25), 300);  // the older group only
-  EXPECT_EQ(g.wait(0, 25), 900);  // the remaining one (and the empty open group)
+  EXPECT_EQ(g.wait(1, 25), 300);   // the older group only
+  EXPECT_EQ(g.wait(0, 25), 900);   // the remaining one (and the empty open group)
   EXPECT_EQ(g.wait(0, 950), 950);  // nothing left to wait for
 }
 
@@ -149,8 +149,8 @@ TEST(ClusterContext, MbarriersAreSharedByAddressAndClearedPerLaunch) {
 TEST(DispatchClock, OneCtaPerDispatchIntervalAndPerUnitLaunchInterval) {
   DispatchClock d(1, 2, /*dispatch*/ 10, /*launch*/ 100);
   EXPECT_EQ(d.start(0, 0, 0), 0);
-  EXPECT_EQ(d.start(0, 1, 0), 10);    // the dispatcher's next slot
-  EXPECT_EQ(d.start(0, 0, 0), 100);   // unit 0 launched at 0
+  EXPECT_EQ(d.start(0, 1, 0), 10);   // the dispatcher's next slot
+  EXPECT_EQ(d.start(0, 0, 0), 100);  // unit 0 launched at 0
   EXPECT_EQ(d.start(0, 1, 500), 500);
 }
 
@@ -238,6 +238,6 @@ TEST(SteadyRate, UsesTheSecondHalfOfTheCheckpoints) {
 TEST(SteadyRate, IsBoundedByTheBusiestSharedResource) {
   std::vector<Progress> p;
   for (int i = 0; i <= 8; ++i) p.push_back({i * 100.0, static_cast<std::uint64_t>(i * 1000), i * 200.0, i * 300.0});
-  EXPECT_DOUBLE_EQ(steady_rate(p, 0, p.back()), 4000.0 / 800.0);          // served work: 800 busy cycles
-  EXPECT_DOUBLE_EQ(steady_rate(p, 0, p.back(), true), 4000.0 / 1200.0);   // committed work
+  EXPECT_DOUBLE_EQ(steady_rate(p, 0, p.back()), 4000.0 / 800.0);         // served work: 800 busy cycles
+  EXPECT_DOUBLE_EQ(steady_rate(p, 0, p.back(), true), 4000.0 / 1200.0);  // committed work
 }

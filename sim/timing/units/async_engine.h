@@ -32,7 +32,7 @@ struct AsyncRequest {
   // the lanes' addresses, for engines that move data each lane addressed (cp.async)
   const std::uint64_t* addrs = nullptr;
   std::uint32_t mask = 0, bytes_per_lane = 0;
-  int warp = -1;                       // the warp's slot on its SM
+  int warp = -1;  // the warp's slot on its SM
 };
 
 struct AsyncAccepted {
@@ -52,8 +52,10 @@ class AsyncEngine {
  protected:
   static void complete(const AsyncRequest& r, double done) {
     if (!r.target) return;
-    if (r.counts_arrival) r.target->arrive(done);
-    else r.target->complete_bytes(done, r.bytes);
+    if (r.counts_arrival)
+      r.target->arrive(done);
+    else
+      r.target->complete_bytes(done, r.bytes);
   }
 };
 

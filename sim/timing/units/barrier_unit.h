@@ -12,7 +12,8 @@ namespace kernsim::sim {
 class BarrierUnit {
  public:
   BarrierUnit() = default;
-  BarrierUnit(double cycles_per_arrival, double release_latency) : per_arrival_(cycles_per_arrival), latency_(release_latency) {}
+  BarrierUnit(double cycles_per_arrival, double release_latency)
+      : per_arrival_(cycles_per_arrival), latency_(release_latency) {}
   void reset() { counted_ = 0; }
   void arrive(double now) { counted_ = std::max(now, counted_) + per_arrival_; }
   // When the warps released at `now` may issue again.

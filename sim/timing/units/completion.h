@@ -67,7 +67,8 @@ class AsyncGroups {
     double need = now;
     if (keep == 0) need = std::max(need, open_.ready_at());
     for (std::size_t g = 0; g + keep < committed_.size(); ++g) need = std::max(need, committed_[g]);
-    if (committed_.size() > keep) committed_.erase(committed_.begin(), committed_.end() - static_cast<std::ptrdiff_t>(keep));
+    if (committed_.size() > keep)
+      committed_.erase(committed_.begin(), committed_.end() - static_cast<std::ptrdiff_t>(keep));
     return need;
   }
 

@@ -19,7 +19,10 @@ class DispatchClock {
  public:
   DispatchClock() = default;
   DispatchClock(int domains, int units, double dispatch_cycles, double launch_cycles)
-      : next_(static_cast<std::size_t>(domains), 0.0), last_(static_cast<std::size_t>(units), -1e30), dispatch_(dispatch_cycles), launch_(launch_cycles) {}
+      : next_(static_cast<std::size_t>(domains), 0.0),
+        last_(static_cast<std::size_t>(units), -1e30),
+        dispatch_(dispatch_cycles),
+        launch_(launch_cycles) {}
   // The start of a CTA that unit `u` of dispatch domain `d` could start at `t`.
   double start(int d, int u, double t) {
     double& nd = next_[static_cast<std::size_t>(d)];
@@ -39,8 +42,10 @@ class DispatchClock {
 class RoundRobinToUnits {
  public:
   RoundRobinToUnits() = default;
-  RoundRobinToUnits(int units, std::uint64_t ctas) : q_(static_cast<std::size_t>(units)), pos_(static_cast<std::size_t>(units), 0) {
-    for (std::uint64_t c = 0; c < ctas; ++c) q_[static_cast<std::size_t>(c % static_cast<std::uint64_t>(units))].push_back(c);
+  RoundRobinToUnits(int units, std::uint64_t ctas)
+      : q_(static_cast<std::size_t>(units)), pos_(static_cast<std::size_t>(units), 0) {
+    for (std::uint64_t c = 0; c < ctas; ++c)
+      q_[static_cast<std::size_t>(c % static_cast<std::uint64_t>(units))].push_back(c);
   }
   bool empty(int u) const { return pos_[static_cast<std::size_t>(u)] >= q_[static_cast<std::size_t>(u)].size(); }
   std::uint64_t next(int u) { return q_[static_cast<std::size_t>(u)][pos_[static_cast<std::size_t>(u)]++]; }

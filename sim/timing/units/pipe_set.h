@@ -28,16 +28,20 @@ class PipeSet {
     if (!share_) return;
     // the double-precision DMMA is left out: no measurement
     static constexpr isa::Unit kMath[] = {isa::Unit::IntAlu, isa::Unit::IntMul, isa::Unit::Fp32, isa::Unit::Fp16};
-    static constexpr isa::Unit kMatrix[] = {isa::Unit::TensorF16, isa::Unit::TensorTf32, isa::Unit::TensorI8, isa::Unit::TensorFp8};
-    if (isa::is_math(u)) hold(kMatrix, now + busy);
-    else if (isa::is_tensor(u) && u != isa::Unit::TensorF64) hold(kMath, now + busy);
+    static constexpr isa::Unit kMatrix[] = {isa::Unit::TensorF16, isa::Unit::TensorTf32, isa::Unit::TensorI8,
+                                            isa::Unit::TensorFp8};
+    if (isa::is_math(u))
+      hold(kMatrix, now + busy);
+    else if (isa::is_tensor(u) && u != isa::Unit::TensorF64)
+      hold(kMath, now + busy);
   }
   // Unit u is busy until at least `until` (a helper instruction ahead of the real one).
   void hold(isa::Unit u, double until) { free_[index(u)] = std::max(free_[index(u)], until); }
 
  private:
   static std::size_t index(isa::Unit u) { return static_cast<std::size_t>(u); }
-  template <class L> void hold(const L& units, double until) {
+  template <class L>
+  void hold(const L& units, double until) {
     for (isa::Unit o : units) hold(o, until);
   }
   std::array<double, kUnits> free_{};

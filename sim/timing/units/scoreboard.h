@@ -24,7 +24,9 @@ class Scoreboard {
   // Every register available at t (a warp starting).
   void reset(double t) { std::fill(e_.begin(), e_.end(), Entry{t, false, 0}); }
   const Entry& at(int reg) const { return e_[static_cast<std::size_t>(reg)]; }
-  void write(int reg, double ready, bool from_memory, std::uint8_t pipe_group) { e_[static_cast<std::size_t>(reg)] = {ready, from_memory, pipe_group}; }
+  void write(int reg, double ready, bool from_memory, std::uint8_t pipe_group) {
+    e_[static_cast<std::size_t>(reg)] = {ready, from_memory, pipe_group};
+  }
   // dst gets src's pending value as it is (an instruction folded into its reader).
   void forward(int dst, int src) { e_[static_cast<std::size_t>(dst)] = e_[static_cast<std::size_t>(src)]; }
   // When the last pending value arrives (outstanding loads drain before a CTA ends).

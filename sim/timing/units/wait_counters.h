@@ -26,7 +26,7 @@ class WaitCounters {
   // A vector memory operation issued at `now` that completes at `done`.
   void push_vm(double now, double done) {
     const double eff = vm_.size() > vm_head_ ? std::max(done, vm_.back()) : done;  // decremented in issue order
-    while (vm_head_ < vm_.size() && vm_[vm_head_] <= now) ++vm_head_;  // drop completed entries
+    while (vm_head_ < vm_.size() && vm_[vm_head_] <= now) ++vm_head_;              // drop completed entries
     if (vm_head_ > kCompact) {
       vm_.erase(vm_.begin(), vm_.begin() + static_cast<std::ptrdiff_t>(vm_head_));
       vm_head_ = 0;
