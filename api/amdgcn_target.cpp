@@ -130,7 +130,6 @@ class AmdTargetKernel final : public TargetKernel {
     dims.dynamic_shared = shape.dynamic_shared;
     sim::AmdExecOptions eo;
     eo.kernel_name = shape.kernel_name;
-    eo.num_cus = static_cast<std::uint32_t>(dev.sm.count);
     eo.wall_time_limit_s = shape.wall_time_limit_s;
     if (shape.max_instructions) eo.max_wave_instructions = shape.max_instructions;
     sim::AmdKernel kernel(prog_, *k_, mem, code_base_, dims, std::move(params), eo);

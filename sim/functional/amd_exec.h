@@ -36,7 +36,6 @@ namespace kernsim::sim {
 struct AmdExecOptions {
   std::uint64_t max_wave_instructions = 4'000'000'000ull;  // per launch
   std::string kernel_name;                                // for messages (demangled if known)
-  std::uint32_t num_cus = 304;                            // reported through hw registers
   std::uint32_t dynamic_stack_bytes = 16384;              // per lane, for kernels with a dynamic stack
   double wall_time_limit_s = 0;                           // simulation wall time; 0 = none
 };

@@ -33,7 +33,7 @@ struct LaunchDims {
 
 struct ExecOptions {
   std::uint64_t max_warp_instructions = 4'000'000'000ull;  // per launch
-  std::uint32_t num_sms = 132;                            // %nsmid
+  std::uint32_t num_sms = 0;                              // %nsmid: the device's sm.count (the launch sets it)
   // %nwarpid: the device's warp slots per SM (DeviceSpec::sm.max_warps); the launcher sets it,
   // the default is the H200's (calibration/devices/h200.yaml) for callers without a device
   std::uint32_t max_warps_per_sm = 64;
