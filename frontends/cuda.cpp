@@ -29,7 +29,7 @@ using nlohmann::json;
 
 namespace {
 
-constexpr const char* kFrontendVersion = "cuda-frontend-3";
+constexpr const char* kFrontendVersion = "cuda-frontend-4";  // 4: CCCL on the include path
 
 std::string env_or(const char* name, const std::string& fallback) {
   const char* v = std::getenv(name);
@@ -37,6 +37,16 @@ std::string env_or(const char* name, const std::string& fallback) {
 }
 
 fs::path cuda_path() { return env_or("KERNSIM_CUDA_PATH", "/usr/local/cuda"); }
+
+// CUDA 13 keeps CCCL (CUB, Thrust, libcu++ — which <cooperative_groups.h> needs for
+// <cuda/std/type_traits>) under include/cccl, a directory nvcc adds itself and clang's driver
+// does not; older toolkits keep them in include/, which clang already searches.
+std::optional<fs::path> cccl_include_dir() {
+  const fs::path d = cuda_path() / "include" / "cccl";
+  std::error_code ec;
+  if (fs::is_directory(d / "cuda" / "std", ec)) return d;
+  return std::nullopt;
+}
 
 fs::path require_tool(const char* env, const std::vector<std::string>& names, const std::string& what) {
   std::vector<std::string> cands;
@@ -333,7 +343,10 @@ DeviceModule compile(const fs::path& source, const CompileOptions& opt) {
   Sha256 key;
   key.field(kFrontendVersion).field(ext).field(bytes).field(target);
   for (const auto& f : opt.extra_flags) key.field(f);
-  if (ext == ".cu") key.field(tool_version(clang())).field(fs::absolute(source).parent_path().string());
+  if (ext == ".cu") {
+    key.field(tool_version(clang())).field(fs::absolute(source).parent_path().string());
+    key.field(cccl_include_dir().value_or(fs::path()).string());
+  }
   if (ext == ".ll" || ext == ".bc") key.field(tool_version(llc()));
   const std::string hash = key.hex();
   const fs::path entry = cache_dir() / "v1" / hash.substr(0, 2) / hash;
@@ -378,6 +391,10 @@ DeviceModule compile(const fs::path& source, const CompileOptions& opt) {
     std::vector<std::string> argv = {clang().string(), "-x", "cuda", "--cuda-gpu-arch=" + target, "--cuda-device-only",
                                      "-S", "-O3", "-std=c++17", "--cuda-path=" + cuda_path().string(),
                                      "-Wno-unknown-cuda-version", "-MD", "-MF", dep.string(), "-o", out.string()};
+    if (auto cccl = cccl_include_dir()) {
+      argv.push_back("-isystem");
+      argv.push_back(cccl->string());
+    }
     for (const auto& f : opt.extra_flags) argv.push_back(f);
     argv.push_back(source.string());
     ProcessResult r = run_process(argv);
