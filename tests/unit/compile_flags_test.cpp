@@ -130,5 +130,29 @@ extern "C" __global__ void k(float* x) {
   EXPECT_THAT(compile_source(src, h200, CompileOutput::Object).bytes, ::testing::HasSubstr(".entry k"));
 }
 
+// nvcc leniency: a special register written with a single `%` in an extended asm template, as
+// nvcc-style headers do, compiles (clang alone rejects it); `%%`, operands and basic asm are kept.
+TEST(CompileSettings, SinglePercentSpecialRegistersInExtendedAsmCompile) {
+  TempDir dir;
+  const auto src = dir.write("k.cu", R"(#define CLUSTER_X(v) asm volatile("mov.u32 %0, %clusterid.x;" : "=r"(v))
+extern "C" __global__ void k(unsigned* out) {
+  unsigned c, s, l;
+  CLUSTER_X(c);
+  asm("mov.u32 %0, %%smid;" : "=r"(s));
+  asm volatile("mov.u32 %0, %laneid;"
+               : "=r"(l));
+  asm volatile("membar.gl;");
+  out[threadIdx.x] = c + s + l;
+}
+)");
+  const device::DeviceSpec h200 = device::load_builtin_device("h200");
+  const std::string ptx = compile_source(src, h200, CompileOutput::Object).bytes;
+  EXPECT_THAT(ptx, ::testing::HasSubstr("%clusterid.x;"));
+  EXPECT_THAT(ptx, ::testing::HasSubstr("%smid;"));
+  EXPECT_THAT(ptx, ::testing::HasSubstr("%laneid;"));
+  EXPECT_THAT(ptx, ::testing::HasSubstr("membar.gl;"));
+  EXPECT_THAT(ptx, ::testing::Not(::testing::HasSubstr("%%")));
+}
+
 }  // namespace
 }  // namespace kernsim::api
