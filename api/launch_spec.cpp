@@ -422,6 +422,17 @@ LaunchSpec parse_launch_spec_text(const std::string& text, const fs::path& base_
   return s;
 }
 
+CompileSettings parse_compile_settings_text(const std::string& text, const fs::path& base_dir, const std::string& origin) {
+  SpecReader r(origin);
+  json j;
+  try {
+    j = json::parse(text);
+  } catch (const json::parse_error& e) {
+    throw Error(ErrorKind::LaunchSpec, origin + ":" + line_column(text, e.byte) + ": JSON syntax error: " + e.what());
+  }
+  return r.compile(j, base_dir);
+}
+
 LaunchSpec parse_launch_spec(const fs::path& file) {
   std::string text = read_file(file, "launch spec");
   fs::path base = file.has_parent_path() ? file.parent_path() : fs::path(".");

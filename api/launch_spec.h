@@ -112,6 +112,9 @@ struct LaunchSpec {
 };
 
 LaunchSpec parse_launch_spec(const std::filesystem::path& file);
+// A `compile` object alone (what the Python package sends with a compile), checked as in a spec.
+CompileSettings parse_compile_settings_text(const std::string& json_text, const std::filesystem::path& base_dir,
+                                            const std::string& origin);
 // `base_dir` resolves relative `source` and `file:` paths; `origin` names the text in errors.
 LaunchSpec parse_launch_spec_text(const std::string& json_text, const std::filesystem::path& base_dir,
                                   const std::string& origin);
