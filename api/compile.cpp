@@ -5,9 +5,10 @@
 
 namespace kernsim::api {
 
-CompiledSource compile_source(const std::filesystem::path& source, const device::DeviceSpec& dev, CompileOutput what) {
+CompiledSource compile_source(const std::filesystem::path& source, const device::DeviceSpec& dev, CompileOutput what,
+                              const CompileSettings& settings) {
   const Target& t = target_for(dev);
-  const frontends::DeviceModule m = t.compile(source, dev.isa_target);
+  const frontends::DeviceModule m = t.compile(source, dev.isa_target, settings);
   CompiledSource c;
   c.target = m.target;
   c.producer = m.producer;
@@ -15,9 +16,10 @@ CompiledSource compile_source(const std::filesystem::path& source, const device:
   return c;
 }
 
-std::string kernel_listing(const std::filesystem::path& source, const device::DeviceSpec& dev) {
+std::string kernel_listing(const std::filesystem::path& source, const device::DeviceSpec& dev,
+                           const CompileSettings& settings) {
   const Target& t = target_for(dev);
-  return t.listing(t.compile(source, dev.isa_target));
+  return t.listing(t.compile(source, dev.isa_target, settings));
 }
 
 }  // namespace kernsim::api

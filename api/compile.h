@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <string>
 
+#include "api/launch_spec.h"
 #include "device/device_spec.h"
 
 namespace kernsim::api {
@@ -21,9 +22,11 @@ struct CompiledSource {
   std::string bytes;     // as `CompileOutput` asked
 };
 
-CompiledSource compile_source(const std::filesystem::path& source, const device::DeviceSpec& dev, CompileOutput what);
+CompiledSource compile_source(const std::filesystem::path& source, const device::DeviceSpec& dev, CompileOutput what,
+                              const CompileSettings& settings = {});
 
 // One block per kernel: name, mangled name, parameters, resources.
-std::string kernel_listing(const std::filesystem::path& source, const device::DeviceSpec& dev);
+std::string kernel_listing(const std::filesystem::path& source, const device::DeviceSpec& dev,
+                           const CompileSettings& settings = {});
 
 }  // namespace kernsim::api

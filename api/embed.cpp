@@ -43,9 +43,9 @@ fs::path source_from_text(std::string_view text, std::string_view extension) {
   return path;
 }
 
-ModuleDesc describe_module(const fs::path& source, const std::string& target) {
+ModuleDesc describe_module(const fs::path& source, const std::string& target, const CompileSettings& settings) {
   const Target& t = target_for(target);
-  frontends::DeviceModule m = t.compile(source, target);
+  frontends::DeviceModule m = t.compile(source, target, settings);
   ModuleDesc d;
   d.source = source;
   d.target = m.target;
@@ -130,12 +130,14 @@ std::vector<JobResult> run_jobs(const std::vector<Job>& jobs, int workers) {
 
 std::vector<CompileResult> describe_modules(const std::vector<CompileJob>& jobs, int workers) {
   std::vector<CompileResult> out(jobs.size());
-  // Distinct (source, target) pairs compile once: two threads must not compile the same source.
+  // Distinct (source, target, settings) compile once: two threads must not compile the same source.
   std::map<std::pair<std::string, std::string>, std::size_t> first;
   std::vector<std::size_t> distinct;
   std::vector<std::size_t> same_as(jobs.size());
   for (std::size_t i = 0; i < jobs.size(); ++i) {
-    auto [it, inserted] = first.emplace(std::make_pair(jobs[i].source.string(), jobs[i].target), i);
+    std::string key = jobs[i].target;
+    for (const auto& f : clang_flags(jobs[i].compile)) key += '\0' + f;
+    auto [it, inserted] = first.emplace(std::make_pair(jobs[i].source.string(), key), i);
     if (inserted) distinct.push_back(i);
     same_as[i] = it->second;
   }
@@ -143,7 +145,7 @@ std::vector<CompileResult> describe_modules(const std::vector<CompileJob>& jobs,
     std::size_t i = distinct[d];
     CompileResult& r = out[i];
     try {
-      r.module = describe_module(jobs[i].source, jobs[i].target);
+      r.module = describe_module(jobs[i].source, jobs[i].target, jobs[i].compile);
       r.ok = true;
     } catch (const std::exception& e) {
       record_error(r, e);

@@ -58,7 +58,8 @@ struct ModuleDesc {
   std::vector<KernelDesc> kernels;
 };
 
-ModuleDesc describe_module(const std::filesystem::path& source, const std::string& target);
+ModuleDesc describe_module(const std::filesystem::path& source, const std::string& target,
+                           const CompileSettings& settings = {});
 
 struct Job {
   LaunchSpec spec;
@@ -80,6 +81,7 @@ std::vector<JobResult> run_jobs(const std::vector<Job>& jobs, int workers);
 struct CompileJob {
   std::filesystem::path source;
   std::string target;
+  CompileSettings compile;  // flags, include directories, defines, standard
 };
 
 struct CompileResult {

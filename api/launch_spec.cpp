@@ -3,6 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cctype>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -60,6 +61,53 @@ std::size_t size_of(ElemType t) {
     case ElemType::U8: return 1;
   }
   return 0;
+}
+
+void CompileSettings::add(const CompileSettings& more) {
+  flags.insert(flags.end(), more.flags.begin(), more.flags.end());
+  include_dirs.insert(include_dirs.end(), more.include_dirs.begin(), more.include_dirs.end());
+  defines.insert(defines.end(), more.defines.begin(), more.defines.end());
+  if (!more.std.empty()) std = more.std;
+}
+
+std::vector<std::string> clang_flags(const CompileSettings& c) {
+  std::vector<std::string> out;
+  for (const auto& d : c.include_dirs) {
+    out.push_back("-I");
+    out.push_back(d.string());
+  }
+  for (const auto& [name, value] : c.defines) out.push_back("-D" + name + (value ? "=" + *value : ""));
+  if (!c.std.empty()) out.push_back("-std=" + c.std);
+  out.insert(out.end(), c.flags.begin(), c.flags.end());
+  return out;
+}
+
+void check_define_name(const std::string& name, const std::string& field) {
+  bool ok = !name.empty() && !std::isdigit(static_cast<unsigned char>(name[0]));
+  for (char ch : name) ok = ok && (std::isalnum(static_cast<unsigned char>(ch)) || ch == '_');
+  if (!ok) throw Error(ErrorKind::LaunchSpec, "`" + field + "`: `" + name + "` is not a macro name (letters, digits, _)");
+}
+
+void check_std(const std::string& s, const std::string& field) {
+  static const std::set<std::string> known = {"c++11", "c++14", "c++17", "c++20", "c++23", "c++2c",
+                                              "gnu++11", "gnu++14", "gnu++17", "gnu++20", "gnu++23", "gnu++2c"};
+  if (!known.count(s)) {
+    std::string list;
+    for (const auto& k : known) list += (list.empty() ? "" : " ") + k;
+    throw Error(ErrorKind::LaunchSpec, "`" + field + "`: unknown language standard `" + s + "` (one of " + list + ")");
+  }
+}
+
+void check_flag(const std::string& f, const std::string& field) {
+  auto fail = [&](const std::string& why) { throw Error(ErrorKind::LaunchSpec, "`" + field + "`: `" + f + "`: " + why); };
+  if (f.empty()) fail("an empty flag");
+  if (f[0] != '-') fail("not a flag (flags start with `-`; the source is the spec's `source`)");
+  // kernsim decides the output, the dependency file, the target and the language
+  for (const char* own : {"-o", "-MF", "-MD", "-MMD", "-x", "-S", "-c", "-E"})
+    if (f == own) fail("kernsim sets this itself");
+  for (const char* own : {"--cuda-gpu-arch", "--offload-arch", "--cuda-path", "-march", "-mcpu", "-target", "--target"})
+    if (f.rfind(own, 0) == 0) fail("kernsim sets the target from the device");
+  if (f.rfind("-std=", 0) == 0) fail("give the standard as `std`");
 }
 
 namespace {
@@ -247,6 +295,59 @@ class SpecReader {
     return b;
   }
 
+  CompileSettings compile(const json& c, const fs::path& base_dir) const {
+    if (!c.is_object()) fail("compile", "must be an object {\"flags\": [...], \"include_dirs\": [...], \"defines\": {...}, \"std\": \"c++20\"}");
+    only_keys(c, "compile", {"flags", "include_dirs", "defines", "std"});
+    CompileSettings out;
+    auto strings = [&](const char* key) {
+      std::vector<std::string> v;
+      if (!c.contains(key)) return v;
+      const std::string field = std::string("compile.") + key;
+      const json& a = c.at(key);
+      if (!a.is_array()) fail(field, "must be an array of strings");
+      for (std::size_t i = 0; i < a.size(); ++i) {
+        if (!a[i].is_string()) fail(field + "[" + std::to_string(i) + "]", "must be a string, got " + a[i].dump());
+        v.push_back(a[i].get<std::string>());
+      }
+      return v;
+    };
+    try {
+      out.flags = strings("flags");
+      for (std::size_t i = 0; i < out.flags.size(); ++i) check_flag(out.flags[i], "compile.flags[" + std::to_string(i) + "]");
+      const std::vector<std::string> dirs = strings("include_dirs");
+      for (std::size_t i = 0; i < dirs.size(); ++i) {
+        const std::string field = "compile.include_dirs[" + std::to_string(i) + "]";
+        if (dirs[i].empty()) fail(field, "must not be empty");
+        fs::path d = fs::path(dirs[i]).is_absolute() ? fs::path(dirs[i]) : base_dir / dirs[i];
+        std::error_code ec;
+        if (!fs::is_directory(d, ec)) fail(field, "not a directory: " + d.string());
+        out.include_dirs.push_back(fs::absolute(d).lexically_normal());
+      }
+      if (c.contains("defines")) {
+        const json& d = c.at("defines");
+        if (!d.is_object()) fail("compile.defines", "must be an object {\"NAME\": VALUE} (VALUE a string, a number or null)");
+        for (auto it = d.begin(); it != d.end(); ++it) {
+          const std::string field = "compile.defines." + it.key();
+          check_define_name(it.key(), field);
+          const json& v = it.value();
+          if (v.is_null()) out.defines.push_back({it.key(), std::nullopt});
+          else if (v.is_string()) out.defines.push_back({it.key(), v.get<std::string>()});
+          else if (v.is_number()) out.defines.push_back({it.key(), v.dump()});
+          else if (v.is_boolean()) out.defines.push_back({it.key(), v.get<bool>() ? "1" : "0"});
+          else fail(field, "must be a string, a number, a boolean or null, got " + v.dump());
+        }
+      }
+      if (c.contains("std")) {
+        out.std = str(c, "std", "compile.std");
+        check_std(out.std, "compile.std");
+      }
+    } catch (const Error& e) {
+      if (std::string(e.what()).rfind(origin_, 0) == 0) throw;
+      throw Error(ErrorKind::LaunchSpec, origin_ + ": " + e.what());
+    }
+    return out;
+  }
+
  private:
   std::string origin_;
 };
@@ -263,7 +364,7 @@ LaunchSpec parse_launch_spec_text(const std::string& text, const fs::path& base_
   }
   if (!j.is_object()) r.fail("", "a launch spec must be a JSON object");
   r.only_keys(j, "", {"spec_version", "source", "kernel", "grid", "block", "dynamic_shared_bytes", "args", "id",
-                      "family", "notes", "flops", "min_bytes", "seed"});
+                      "family", "notes", "flops", "min_bytes", "seed", "compile"});
   LaunchSpec s;
   if (j.contains("spec_version")) {
     s.spec_version = static_cast<int>(r.integer(j.at("spec_version"), "spec_version"));
@@ -317,7 +418,19 @@ LaunchSpec parse_launch_spec_text(const std::string& text, const fs::path& base_
     if (seed < 0) r.fail("seed", "must not be negative");
     s.seed = static_cast<std::uint64_t>(seed);
   }
+  if (j.contains("compile")) s.compile = r.compile(j.at("compile"), base_dir);
   return s;
+}
+
+CompileSettings parse_compile_settings_text(const std::string& text, const fs::path& base_dir, const std::string& origin) {
+  SpecReader r(origin);
+  json j;
+  try {
+    j = json::parse(text);
+  } catch (const json::parse_error& e) {
+    throw Error(ErrorKind::LaunchSpec, origin + ":" + line_column(text, e.byte) + ": JSON syntax error: " + e.what());
+  }
+  return r.compile(j, base_dir);
 }
 
 LaunchSpec parse_launch_spec(const fs::path& file) {

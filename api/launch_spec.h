@@ -5,7 +5,9 @@
 //    "args": [ {"type": "u64", "value": 1048576}, {"type": "f32", "value": 2.0},
 //              {"buffer": "f32", "count": 1048576, "init": "uniform"}, ... ],
 //    "id": "...", "family": "...", "notes": "...", "flops": 2097152, "min_bytes": 12582912,
-//    "seed": 0}
+//    "seed": 0,
+//    "compile": {"flags": ["-ffast-math"], "include_dirs": ["include"], "defines": {"TILE": 32},
+//                "std": "c++20"}}
 //
 // parse_launch_spec() checks everything that can be checked without the kernel or the device:
 // JSON syntax (with line and column), unknown keys, types, sizes, init strings, files. The
@@ -20,6 +22,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace kernsim::device { class DeviceSpec; }
@@ -66,6 +69,30 @@ struct Arg {
   BufferArg buffer;
 };
 
+// How the source is compiled beyond kernsim's defaults: the spec's `compile` object, to which the
+// CLI's -I/-D/--std/--flag and Python's flags=/include_dirs= add. Every setting is part of the
+// compile-cache key (frontends/compile.h), through clang_flags().
+struct CompileSettings {
+  std::vector<std::string> flags;                  // passed to clang as written, after kernsim's own
+  std::vector<std::filesystem::path> include_dirs; // absolute (the spec's resolved against the spec file)
+  std::vector<std::pair<std::string, std::optional<std::string>>> defines;  // NAME, or NAME=VALUE
+  std::string std;                                 // "c++20"; empty: the frontend's (c++17)
+
+  bool empty() const { return flags.empty() && include_dirs.empty() && defines.empty() && std.empty(); }
+  // `more` after this: its flags, directories and defines come later, its std (if any) wins.
+  void add(const CompileSettings& more);
+};
+
+// The clang driver arguments of `c`: -I DIR..., -DNAME[=VALUE]..., -std=..., then the flags.
+std::vector<std::string> clang_flags(const CompileSettings& c);
+
+// Checks one setting (used by the spec parser, the CLI and Python); throws Error(LaunchSpec)
+// naming `field`: an identifier for a define's name, a known standard, a flag that does not take
+// over what kernsim decides (the output, the target, the language).
+void check_define_name(const std::string& name, const std::string& field);
+void check_std(const std::string& std, const std::string& field);
+void check_flag(const std::string& flag, const std::string& field);
+
 struct LaunchSpec {
   int spec_version = kLaunchSpecVersion;
   std::filesystem::path spec_file;   // where it was read from (empty for in-memory specs)
@@ -78,12 +105,16 @@ struct LaunchSpec {
   std::string id, family, notes;
   std::optional<double> flops, min_bytes;
   std::uint64_t seed = 0;
+  CompileSettings compile;
 
   std::int64_t threads_per_block() const { return block[0] * block[1] * block[2]; }
   std::int64_t num_blocks() const { return grid[0] * grid[1] * grid[2]; }
 };
 
 LaunchSpec parse_launch_spec(const std::filesystem::path& file);
+// A `compile` object alone (what the Python package sends with a compile), checked as in a spec.
+CompileSettings parse_compile_settings_text(const std::string& json_text, const std::filesystem::path& base_dir,
+                                            const std::string& origin);
 // `base_dir` resolves relative `source` and `file:` paths; `origin` names the text in errors.
 LaunchSpec parse_launch_spec_text(const std::string& json_text, const std::filesystem::path& base_dir,
                                   const std::string& origin);

@@ -97,7 +97,7 @@ RunResult run_launch(const LaunchSpec& spec, const device::DeviceSpec& dev, cons
   validate_against_device(spec, dev);
   const Target& target = target_for(dev);
   const std::uint64_t budget = detail_budget(opts, target.default_detail_budget());
-  const frontends::DeviceModule mod = target.compile(spec.source, dev.isa_target);
+  const frontends::DeviceModule mod = target.compile(spec.source, dev.isa_target, spec.compile);
   const frontends::KernelInfo& ki = mod.find_kernel(spec.kernel);
   const std::unique_ptr<TargetKernel> kernel = target.load(mod, ki, spec.source.string());
   const KernelTraits& traits = kernel->traits();

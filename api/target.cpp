@@ -11,9 +11,11 @@ const Target& target_for(const std::string& isa_target) {
   return isa_target.rfind("gfx", 0) == 0 ? amdgcn_target() : ptx_target();
 }
 
-frontends::DeviceModule Target::compile(const std::filesystem::path& source, const std::string& isa_target) const {
+frontends::DeviceModule Target::compile(const std::filesystem::path& source, const std::string& isa_target,
+                                        const CompileSettings& settings) const {
   frontends::CompileOptions co;
   co.target = isa_target;
+  co.extra_flags = clang_flags(settings);
   frontends::DeviceModule m = frontends::compile(source, co);
   // the frontend compiles for the target it is given, or fails naming the mismatch
   KERNSIM_ASSERT(m.kind == isa(), "`" + source.string() + "` compiled for " + isa_target + " to the other ISA");

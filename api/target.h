@@ -93,8 +93,10 @@ class Target {
   // Warp (wave) instructions timed in detail when neither RunOptions::detail_budget nor
   // KERNSIM_DETAIL_BUDGET says otherwise.
   virtual std::uint64_t default_detail_budget() const = 0;
-  // `source` compiled (through the compile cache) for `isa_target` (a device's: sm_90a, gfx942).
-  frontends::DeviceModule compile(const std::filesystem::path& source, const std::string& isa_target) const;
+  // `source` compiled (through the compile cache) for `isa_target` (a device's: sm_90a, gfx942),
+  // with the spec's (and the caller's) compile settings.
+  frontends::DeviceModule compile(const std::filesystem::path& source, const std::string& isa_target,
+                                  const CompileSettings& settings = {}) const;
   // Decodes kernel `k` of `module`; `origin` names the source in errors.
   virtual std::unique_ptr<TargetKernel> load(const frontends::DeviceModule& module, const frontends::KernelInfo& k,
                                              const std::string& origin) const = 0;

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <fstream>
 #include <map>
@@ -29,7 +30,7 @@ using nlohmann::json;
 
 namespace {
 
-constexpr const char* kFrontendVersion = "cuda-frontend-3";
+constexpr const char* kFrontendVersion = "cuda-frontend-4";  // 4: CCCL on the include path
 
 std::string env_or(const char* name, const std::string& fallback) {
   const char* v = std::getenv(name);
@@ -37,6 +38,16 @@ std::string env_or(const char* name, const std::string& fallback) {
 }
 
 fs::path cuda_path() { return env_or("KERNSIM_CUDA_PATH", "/usr/local/cuda"); }
+
+// CUDA 13 keeps CCCL (CUB, Thrust, libcu++ — which <cooperative_groups.h> needs for
+// <cuda/std/type_traits>) under include/cccl, a directory nvcc adds itself and clang's driver
+// does not; older toolkits keep them in include/, which clang already searches.
+std::optional<fs::path> cccl_include_dir() {
+  const fs::path d = cuda_path() / "include" / "cccl";
+  std::error_code ec;
+  if (fs::is_directory(d / "cuda" / "std", ec)) return d;
+  return std::nullopt;
+}
 
 fs::path require_tool(const char* env, const std::vector<std::string>& names, const std::string& what) {
   std::vector<std::string> cands;
@@ -155,6 +166,107 @@ json module_to_json(const DeviceModule& m, const std::vector<Dep>& deps) {
   for (const auto& x : deps) d.push_back({{"path", x.path}, {"size", x.size}, {"mtime", x.mtime}});
   j["deps"] = d;
   return j;
+}
+
+// nvcc leniency: nvcc passes `%clusterid.x` in an extended asm template through as the special
+// register; clang rejects it ("invalid % escape in inline assembly string") and wants `%%`. This
+// doubles a `%` followed by a register name (two or more letters, or one letter not followed by
+// an operand number: `%c0` and `%c[name]` stay modifiers) inside the string literals of extended
+// asm statements (those with a `:`) only; basic asm, where `%` is literal, is left alone, as is
+// everything outside asm. Returns the number of `%` doubled.
+int double_register_percents(std::string& text) {
+  std::string out;
+  out.reserve(text.size() + 64);
+  int doubled = 0;
+  const std::size_t n = text.size();
+  auto ident_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  auto skip_space = [&](std::size_t j) {
+    while (j < n && std::isspace(static_cast<unsigned char>(text[j]))) ++j;
+    return j;
+  };
+  auto literal_end = [&](std::size_t j) {  // j at the opening quote; returns one past the closing
+    const char q = text[j];
+    for (++j; j < n && text[j] != q; ++j)
+      if (text[j] == '\\') ++j;
+    return std::min(j + 1, n);
+  };
+  std::size_t i = 0;
+  while (i < n) {
+    const char c = text[i];
+    if (c == '/' && i + 1 < n && (text[i + 1] == '/' || text[i + 1] == '*')) {
+      const std::size_t e = text[i + 1] == '/' ? text.find('\n', i) : text.find("*/", i + 2);
+      const std::size_t end = e == std::string::npos ? n : (text[i + 1] == '/' ? e : e + 2);
+      out.append(text, i, end - i);
+      i = end;
+      continue;
+    }
+    if (c == '"' || c == '\'') {
+      const std::size_t e = literal_end(i);
+      out.append(text, i, e - i);
+      i = e;
+      continue;
+    }
+    if (!ident_char(c) || (i > 0 && ident_char(text[i - 1]))) {
+      out += c;
+      ++i;
+      continue;
+    }
+    std::size_t j = i;
+    while (j < n && ident_char(text[j])) ++j;
+    const std::string word = text.substr(i, j - i);
+    if (word != "asm" && word != "__asm__" && word != "__asm") {
+      out.append(text, i, j - i);
+      i = j;
+      continue;
+    }
+    // asm [volatile|goto|inline]* ( "..." "..." : ...
+    for (j = skip_space(j); j < n && ident_char(text[j]);) {
+      std::size_t k = j;
+      while (k < n && ident_char(text[k])) ++k;
+      const std::string q = text.substr(j, k - j);
+      if (q != "volatile" && q != "__volatile__" && q != "__volatile" && q != "goto" && q != "inline" && q != "__inline__") break;
+      j = skip_space(k);
+    }
+    if (j >= n || text[j] != '(') {
+      out.append(text, i, j - i);
+      i = j;
+      continue;
+    }
+    std::vector<std::pair<std::size_t, std::size_t>> lits;
+    for (j = skip_space(j + 1); j < n && text[j] == '"'; j = skip_space(j)) {
+      const std::size_t e = literal_end(j);
+      lits.push_back({j, e});
+      j = e;
+    }
+    const bool extended = j < n && text[j] == ':';
+    std::size_t pos = i;
+    for (const auto& [b, e] : lits) {
+      out.append(text, pos, b - pos);
+      for (std::size_t k = b; k < e; ++k) {
+        out += text[k];
+        if (!extended || text[k] != '%' || k + 1 >= e) continue;
+        const char next = text[k + 1];
+        if (next == '%') {
+          out += text[++k];
+          continue;
+        }
+        if (!std::isalpha(static_cast<unsigned char>(next))) continue;
+        std::size_t letters = k + 1;
+        while (letters < e && std::isalpha(static_cast<unsigned char>(text[letters]))) ++letters;
+        const char after = letters < e ? text[letters] : '"';
+        const bool modifier = letters - (k + 1) == 1 && (std::isdigit(static_cast<unsigned char>(after)) || after == '[');
+        if (!modifier) {
+          out += '%';
+          ++doubled;
+        }
+      }
+      pos = e;
+    }
+    out.append(text, pos, j - pos);
+    i = j;
+  }
+  if (doubled) text = std::move(out);
+  return doubled;
 }
 
 std::string target_for_ptx(const std::string& target) {
@@ -333,7 +445,10 @@ DeviceModule compile(const fs::path& source, const CompileOptions& opt) {
   Sha256 key;
   key.field(kFrontendVersion).field(ext).field(bytes).field(target);
   for (const auto& f : opt.extra_flags) key.field(f);
-  if (ext == ".cu") key.field(tool_version(clang())).field(fs::absolute(source).parent_path().string());
+  if (ext == ".cu") {
+    key.field(tool_version(clang())).field(fs::absolute(source).parent_path().string());
+    key.field(cccl_include_dir().value_or(fs::path()).string());
+  }
   if (ext == ".ll" || ext == ".bc") key.field(tool_version(llc()));
   const std::string hash = key.hex();
   const fs::path entry = cache_dir() / "v1" / hash.substr(0, 2) / hash;
@@ -378,9 +493,36 @@ DeviceModule compile(const fs::path& source, const CompileOptions& opt) {
     std::vector<std::string> argv = {clang().string(), "-x", "cuda", "--cuda-gpu-arch=" + target, "--cuda-device-only",
                                      "-S", "-O3", "-std=c++17", "--cuda-path=" + cuda_path().string(),
                                      "-Wno-unknown-cuda-version", "-MD", "-MF", dep.string(), "-o", out.string()};
+    if (auto cccl = cccl_include_dir()) {
+      argv.push_back("-isystem");
+      argv.push_back(cccl->string());
+    }
     for (const auto& f : opt.extra_flags) argv.push_back(f);
     argv.push_back(source.string());
     ProcessResult r = run_process(argv);
+    if (r.exit_code != 0 && r.err.find("invalid % escape in inline assembly string") != std::string::npos) {
+      // nvcc leniency (see double_register_percents): preprocess, double the `%` of special
+      // registers in extended asm templates, compile the result without the CUDA headers again.
+      // Only a source clang rejects takes this path, so every other compile is unchanged.
+      std::vector<std::string> pre = argv;
+      std::replace(pre.begin(), pre.end(), std::string("-S"), std::string("-E"));
+      const fs::path pp = tmpdir / "pp.cu";
+      *std::find(pre.begin(), pre.end(), out.string()) = pp.string();
+      ProcessResult e = run_process(pre);
+      std::string text = e.exit_code == 0 ? read_file(pp) : std::string();
+      if (e.exit_code == 0 && double_register_percents(text) > 0) {
+        write_file_atomic(pp, text);
+        std::vector<std::string> again;
+        for (std::size_t i = 0; i + 1 < argv.size(); ++i) {
+          if (argv[i] == "-MD") continue;
+          if (argv[i] == "-MF") { ++i; continue; }
+          again.push_back(argv[i]);
+        }
+        again.push_back("-nocudainc");  // pp.cu already holds the wrapper headers
+        again.push_back(pp.string());
+        r = run_process(again);
+      }
+    }
     if (r.exit_code != 0) {
       std::error_code ec;
       fs::remove_all(tmpdir, ec);

@@ -90,6 +90,7 @@ class Module:
     from_cache: bool
     kernels: list[Kernel]
     extra: dict = field(default_factory=dict)  # frontend extras (Triton metadata)
+    compile_settings: dict | None = None  # the launch spec's `compile` object it was compiled with
 
     def kernel(self, name: str | None = None) -> Kernel:
         """By mangled name, full demangled signature, unique short name ("scale<float>") or unique
@@ -167,8 +168,25 @@ def _module_from_desc(desc: dict, arch: str, device_file) -> Module:
     return m
 
 
+def _compile_settings(flags, include_dirs, defines, std) -> dict | None:
+    """The launch spec's `compile` object for these keywords (include directories made absolute,
+    relative to the current directory), or None when none is given."""
+    c = {}
+    if flags:
+        c["flags"] = [flags] if isinstance(flags, str) else list(flags)
+    if include_dirs:
+        dirs = [include_dirs] if isinstance(include_dirs, (str, os.PathLike)) else list(include_dirs)
+        c["include_dirs"] = [os.path.abspath(os.fspath(d)) for d in dirs]
+    if defines:
+        c["defines"] = dict(defines)
+    if std:
+        c["std"] = std
+    return c or None
+
+
 def compile(source: str | bytes | os.PathLike, arch: str = DEFAULT_ARCH, *, lang: str | None = None,
-            device_file: str | os.PathLike | None = None) -> Module:
+            device_file: str | os.PathLike | None = None, flags=None, include_dirs=None, defines=None,
+            std: str | None = None) -> Module:
     """Compiles a kernel source for the part ``arch`` (h200, b200, mi300x, ... or sm_90a-style
     aliases) and returns the module with its kernels, their parameters and resource usage.
 
@@ -176,18 +194,28 @@ def compile(source: str | bytes | os.PathLike, arch: str = DEFAULT_ARCH, *, lang
     source text itself (CUDA unless it looks like PTX or LLVM IR; ``lang=`` decides:
     cuda, ptx, llvm, hip, amdgcn, hsaco). Only device code is compiled (clang --cuda-device-only):
     no host code in the source is ever compiled or run. Results are cached by content hash.
+
+    ``flags`` (clang flags), ``include_dirs``, ``defines`` ({name: value or None}) and ``std``
+    ("c++20") are the launch spec's `compile` object (docs/compile.md); they are part of the
+    cache key, and launch() runs the kernel compiled with them.
     """
-    return compile_many([source], arch, lang=lang, device_file=device_file)[0]
+    return compile_many([source], arch, lang=lang, device_file=device_file, flags=flags, include_dirs=include_dirs,
+                        defines=defines, std=std)[0]
 
 
 def compile_many(sources: Sequence, arch: str = DEFAULT_ARCH, *, lang: str | None = None,
-                 device_file=None, workers: int = 1, raise_errors: bool = True) -> list:
+                 device_file=None, workers: int = 1, raise_errors: bool = True, flags=None, include_dirs=None,
+                 defines=None, std: str | None = None) -> list:
     """compile() for several sources at once, in parallel; with raise_errors=False an entry that
     failed is the KernsimError instead of a Module."""
     device_file = os.fspath(device_file) if device_file else None
     target = _target_of(arch, device_file)
     paths = [resolve_source(s, lang) for s in sources]
-    descs = _core.describe_modules([(p, target) for p in paths], max(1, int(workers)))
+    settings = _compile_settings(flags, include_dirs, defines, std)
+    jobs = [(p, target) if settings is None else (p, target, json.dumps(settings)) for p in paths]
+    descs = _core.describe_modules(jobs, max(1, int(workers)))
+    if len(descs) != len(jobs):  # a bad setting: one error for the call
+        raise error_from(descs[0])
     out = []
     for d in descs:
         if not d["ok"]:
@@ -196,7 +224,9 @@ def compile_many(sources: Sequence, arch: str = DEFAULT_ARCH, *, lang: str | Non
                 raise e
             out.append(e)
         else:
-            out.append(_module_from_desc(d["module"], arch, device_file))
+            m = _module_from_desc(d["module"], arch, device_file)
+            m.compile_settings = settings
+            out.append(m)
     return out
 
 
@@ -279,6 +309,8 @@ class _PreparedLaunch:
                 spec_args.append(scalar_for_param(a, {"name": p.name, "type": p.type, "bytes": p.bytes}, where).to_json())
         spec = {"spec_version": 1, "source": m.source, "kernel": kernel.name, "grid": _dims(grid, "grid"),
                 "block": _dims(block, "block"), "dynamic_shared_bytes": int(dynamic_shared_bytes), "args": spec_args}
+        if m.compile_settings:
+            spec["compile"] = m.compile_settings
         if flops is not None:
             spec["flops"] = float(flops)
         if min_bytes is not None:

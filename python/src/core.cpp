@@ -79,12 +79,22 @@ nb::dict module_dict(const api::ModuleDesc& m) {
   return kw({{"source", nb::cast(m.source.string())}, {"target", nb::cast(m.target)}, {"producer", nb::cast(m.producer)}, {"isa", nb::cast(m.isa)}, {"text", nb::cast(m.text)}, {"from_cache", nb::cast(m.from_cache)}, {"kernels", nb::cast(kernels)}});
 }
 
-// jobs: list of (source path, target) tuples.
+// jobs: list of (source path, target[, compile object as JSON text]) tuples.
 nb::list describe_modules(const nb::list& jobs, int workers) {
   std::vector<api::CompileJob> cj;
   for (nb::handle h : jobs) {
     nb::tuple t = nb::cast<nb::tuple>(h);
-    cj.push_back({nb::cast<std::string>(t[0]), nb::cast<std::string>(t[1])});
+    api::CompileJob j{nb::cast<std::string>(t[0]), nb::cast<std::string>(t[1]), {}};
+    if (nb::len(t) > 2) {
+      try {
+        j.compile = api::parse_compile_settings_text(nb::cast<std::string>(t[2]), ".", "compile settings");
+      } catch (const Error& e) {  // a bad setting fails the whole call, as a bad argument does
+        nb::list out;
+        out.append(error_dict(e.kind(), e.what()));
+        return out;
+      }
+    }
+    cj.push_back(std::move(j));
   }
   std::vector<api::CompileResult> res;
   {

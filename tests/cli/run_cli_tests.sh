@@ -38,11 +38,25 @@ check list_no_file   2 "list needs exactly one source FILE" -- list --arch h200
 check compile_cu     0 ".entry triad_f32" -- compile "$CU" --arch h200
 check compile_hip    0 "triad_f32:"      -- compile "$HIP" --arch mi355x
 check compile_wrong  4 "AMD source"      -- compile "$HIP" --arch h200
+TMP=$(mktemp -d); trap 'rm -rf "$TMP"' EXIT
+# compile settings: -D/-I/--std/--flag reach clang; the spec's `compile` object is checked field by field
+printf '#include "scale.h"\nextern "C" __global__ void k(float* x) { x[threadIdx.x] *= SCALE * kBase; }\n' > "$TMP/k.cu"
+mkdir -p "$TMP/inc"; echo 'constexpr float kBase = 1.0f;' > "$TMP/inc/scale.h"
+check compile_define 0 "0f40A00000"      -- compile "$TMP/k.cu" --arch h200 -I "$TMP/inc" -D SCALE=5.0f --std c++20 --flag -ffast-math
+check compile_glued  0 "0f40400000"      -- compile "$TMP/k.cu" --arch h200 "-I$TMP/inc" -DSCALE=3.0f
+check compile_no_def 4 "SCALE"           -- compile "$TMP/k.cu" --arch h200 -I "$TMP/inc"
+check compile_bad_std 3 "unknown language standard" -- compile "$TMP/k.cu" --arch h200 --std c++99
+check compile_bad_flag 3 "kernsim sets this itself" -- compile "$TMP/k.cu" --arch h200 --flag -o
+check compile_bad_inc 2 "not a directory" -- compile "$TMP/k.cu" --arch h200 -I "$TMP/nowhere"
+printf '{"source": "k.cu", "kernel": "k", "grid": [1], "block": [32], "args": [{"buffer": "f32", "count": 32}],\n "compile": {"defines": {"SCALE": "2.0f"}, "include_dirs": ["inc"], "std": "c++2x"}}\n' > "$TMP/bad_std.json"
+check spec_bad_std   3 "compile.std"     -- run "$TMP/bad_std.json" --arch h200
+sed 's/"c++2x"/"c++20"/' "$TMP/bad_std.json" > "$TMP/good.json"
+check spec_compile   0 "time"            -- run "$TMP/good.json" --arch h200
+check run_cli_define 0 "time"            -- run "$TMP/good.json" --arch h200 -D EXTRA
 KERNSIM_DETAIL_BUDGET=lots check budget_env_bad 2 "KERNSIM_DETAIL_BUDGET must be a positive integer" -- run "$SPEC" --arch mi300x
 KERNSIM_DETAIL_BUDGET=lots check budget_env_bad_nv 2 "got \`lots\`" -- run "$DATA/../kernels/cuda/specs/triad_f32.json" --arch h200
 # calibrate: a perturbed L1 latency comes back to the measured 32 cycles; bad input names itself
 MEAS="$DATA/../../calibration/data/h200/cuda_microbench.json"
-TMP=$(mktemp -d); trap 'rm -rf "$TMP"' EXIT
 check cal_unknown_param 2 "unknown parameter \`l1.hit_latncy_cycles\`" -- calibrate "$MEAS" --base h200 --params l1.hit_latncy_cycles
 check cal_int_param  2 "integer"         -- calibrate "$MEAS" --base h200 --params sm.count
 check cal_bad_json   3 "bad_measurement.json:3:" -- calibrate "$DATA/calibration/bad_measurement.json" --base h200

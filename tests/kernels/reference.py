@@ -227,6 +227,20 @@ def _block_sum_t(L):
     return {1: Expect(out, exact(why))}
 
 
+@ref("cub_block_sum_f32", "cg_tile_sum_f32")
+def _group_sum(L):
+    """One sum per group of `size` consecutive elements (128 for the CUB block, 16 for the cg
+    tile), zero past n."""
+    x, n = L.f(0), L.s(2)
+    size = 128 if L.spec["kernel"] == "cub_block_sum_f32" else 16
+    groups = L.grid[0] * L.block[0] // size
+    padded = np.zeros(groups * size)
+    padded[:n] = x[:n]
+    out = L.f(1).copy()
+    out[:groups] = padded.reshape(groups, size).sum(axis=1)
+    return {1: Expect(out, exact("integer-valued floats, partial sums below 2^24: exact in any order"))}
+
+
 # -------------------------------------------------------------------------------------- transpose
 
 

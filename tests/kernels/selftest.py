@@ -201,6 +201,16 @@ def e_dot(L):
     return {2: np.array([L.f(2)[0] + math.fsum(x[i] * y[i] for i in range(n))])}
 
 
+@emu("cub_block_sum_f32", "cg_tile_sum_f32")
+def e_group_sum(L):
+    x, out, n = L.f(0), L.f(1).copy(), L.s(2)
+    size = 128 if L.spec["kernel"] == "cub_block_sum_f32" else 16
+    for b, t, i in threads_1d(L):
+        if i % size == 0:
+            out[i // size] = sum(x[j] if j < n else 0.0 for j in range(i, i + size))
+    return {1: out}
+
+
 @emu("_Z11block_sum_tIfLi256EEvPKT_PS0_i", "_Z11block_sum_tIiLi128EEvPKT_PS0_i")
 def e_tsum(L):
     x, out, n = L.a(0), L.a(1).copy(), L.s(2)

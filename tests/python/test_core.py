@@ -171,3 +171,26 @@ def test_hip_kernel_runs_on_amd_parts():
         r = kernsim.launch(m["k"], 4, 256, [x, 1000], keep_outputs=True)
         np.testing.assert_array_equal(r.outputs[0], 2 * x + 1)
         assert r.time_us > 0
+
+
+SCALED = r'''
+#include "base.h"
+extern "C" __global__ void scaled(float* x, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) x[i] *= SCALE * kBase;
+}'''
+
+
+def test_compile_settings_reach_clang_and_the_launch(tmp_path):
+    (tmp_path / "inc").mkdir()
+    (tmp_path / "inc" / "base.h").write_text("constexpr float kBase = 2.0f;\n")
+    x = np.arange(100, dtype=np.float32)
+    for scale in (3, 5):
+        m = kernsim.compile(SCALED, "h200", include_dirs=[tmp_path / "inc"], defines={"SCALE": scale}, std="c++20",
+                            flags=["-ffast-math"])
+        r = kernsim.launch(m["scaled"], 1, 128, [x.copy(), 100], full=True)
+        np.testing.assert_array_equal(r[0], x * 2 * scale)
+    with pytest.raises(kernsim.LaunchSpecError, match="compile.std"):
+        kernsim.compile(SCALED, "h200", std="c++99")
+    with pytest.raises(kernsim.CompileError, match="SCALE"):
+        kernsim.compile(SCALED, "h200", include_dirs=[tmp_path / "inc"])

@@ -40,6 +40,8 @@ const char* kUsage =
     "                                  --json adds `by_pc` (issues and stall cycles per instruction);\n"
     "                                  --trace writes a Chrome/Perfetto trace of the timed window\n"
     "                                  (open it in ui.perfetto.dev)\n"
+    "  compile options (run, compile, list; added to the spec's `compile`):\n"
+    "    -I DIR  -D NAME[=VALUE]  --std c++20  --flag X\n"
     "  kernsim validate DIR [--arch NAME | --device FILE] [--measured CSV] [--json] [--threads N]\n"
     "                        [--only SUBSTRING]\n"
     "                                  predicted vs measured times for every launch spec under DIR\n"
@@ -64,7 +66,40 @@ struct Args {
   int threads = 0;
   bool json = false, full = false, schema = false, no_launches = false;
   std::uint64_t max_instructions = 0;
+  api::CompileSettings compile;  // -I -D --std --flag, added to the spec's
 };
+
+// -I DIR, -D NAME[=VALUE], --std STD, --flag X (also -IDIR, -DNAME=V): true if argv[i] was one.
+bool parse_compile_arg(int argc, char** argv, int& i, api::CompileSettings& c) {
+  const std::string s = argv[i];
+  auto value = [&](const std::string& flag, std::size_t glued) -> std::string {
+    if (s.size() > glued) return s.substr(glued);
+    if (i + 1 >= argc) throw Error(ErrorKind::Usage, flag + " needs a value");
+    return argv[++i];
+  };
+  if (s.rfind("-I", 0) == 0) {
+    const std::string d = value("-I", 2);
+    std::error_code ec;
+    if (!std::filesystem::is_directory(d, ec)) throw Error(ErrorKind::Usage, "-I " + d + ": not a directory");
+    c.include_dirs.push_back(std::filesystem::absolute(d).lexically_normal());
+  } else if (s.rfind("-D", 0) == 0) {
+    const std::string d = value("-D", 2);
+    const auto eq = d.find('=');
+    const std::string name = d.substr(0, eq);
+    api::check_define_name(name, "-D");
+    c.defines.push_back({name, eq == std::string::npos ? std::nullopt : std::optional<std::string>(d.substr(eq + 1))});
+  } else if (s == "--std" || s.rfind("--std=", 0) == 0) {
+    c.std = value("--std", s == "--std" ? s.size() : 6);
+    api::check_std(c.std, "--std");
+  } else if (s == "--flag" || s.rfind("--flag=", 0) == 0) {
+    const std::string f = value("--flag", s == "--flag" ? s.size() : 7);
+    api::check_flag(f, "--flag");
+    c.flags.push_back(f);
+  } else {
+    return false;
+  }
+  return true;
+}
 
 Args parse_args(int argc, char** argv, int first) {
   Args a;
@@ -74,6 +109,7 @@ Args parse_args(int argc, char** argv, int first) {
       if (i + 1 >= argc) throw Error(ErrorKind::Usage, std::string(flag) + " needs a value");
       return argv[++i];
     };
+    if (parse_compile_arg(argc, argv, i, a.compile)) continue;
     if (s == "--arch") a.arch = value("--arch");
     else if (s == "--device") a.device_file = value("--device");
     else if (s == "--dump-buffers") a.dump_dir = value("--dump-buffers");
@@ -113,6 +149,7 @@ int cmd_run(const Args& a) {
   if (a.positional.size() != 1) throw Error(ErrorKind::Usage, "run needs exactly one SPEC.json");
   auto dev = api::resolve_device(a.arch, a.device_file);
   auto spec = api::parse_launch_spec(a.positional[0]);
+  spec.compile.add(a.compile);
   api::RunOptions opts;
   opts.full = a.full;
   if (a.dump_dir) opts.dump_dir = *a.dump_dir;
@@ -192,7 +229,8 @@ int cmd_compile(const Args& a) {
   const auto source = source_arg(a, "compile");
   auto dev = api::resolve_device(a.arch, a.device_file);
   // -o writes what kernsim simulates (PTX, the AMD code object); stdout gets it as text
-  auto c = api::compile_source(source, dev, a.output ? api::CompileOutput::Object : api::CompileOutput::Text);
+  auto c = api::compile_source(source, dev, a.output ? api::CompileOutput::Object : api::CompileOutput::Text,
+                              a.compile);
   if (a.output) {
     api::write_file_atomic(*a.output, c.bytes);
     std::fprintf(stderr, "kernsim: wrote %s (%s, %s)\n", a.output->c_str(), c.target.c_str(), c.producer.c_str());
@@ -205,7 +243,7 @@ int cmd_compile(const Args& a) {
 int cmd_list(const Args& a) {
   const auto source = source_arg(a, "list");
   auto dev = api::resolve_device(a.arch, a.device_file);
-  std::fputs(api::kernel_listing(source, dev).c_str(), stdout);
+  std::fputs(api::kernel_listing(source, dev, a.compile).c_str(), stdout);
   return 0;
 }
 

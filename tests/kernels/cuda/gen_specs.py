@@ -253,6 +253,15 @@ def all_specs():
     add("pointer_chase", "compute.cu", "pointer_chase", [4], [128],
         [buf("u32", 1024, "randint:0:1023", "next"), buf("u32", 512, "zeros", "out"), sc("i32", 100, "steps"),
          sc("i32", 1024, "n")], "latency")
+
+    # --- CCCL from the CUDA toolkit: CUB and cooperative groups
+    nc = 1000
+    add("cub_block_sum_f32", "cccl.cu", "cub_block_sum_f32", [cdiv(nc, 128)], [128],
+        [buf("f32", nc, "randint:-1000:1000", "in"), buf("f32", cdiv(nc, 128), "zeros", "out"), sc("i32", nc, "n")],
+        "reduction", "cub::BlockReduce<float, 128>::Sum; integer-valued floats: exact in any order")
+    add("cg_tile_sum_f32", "cccl.cu", "cg_tile_sum_f32", [cdiv(nc, 96)], [96],
+        [buf("f32", nc, "randint:-1000:1000", "in"), buf("f32", cdiv(nc, 96) * 6, "zeros", "out"), sc("i32", nc, "n")],
+        "reduction", "cg::tiled_partition<16> + cg::reduce; tiles past n write 0; exact (integer-valued)")
     return S
 
 
