@@ -110,6 +110,9 @@ class PtxKernel {
   std::uint64_t warp_instructions() const { return warp_insts_; }
   std::uint64_t thread_instructions() const { return thread_insts_; }
   void count(std::uint32_t active_lanes);
+  // Steps of warps that are not suspected of an endless loop (SpinWatch in ptx_impl.h).
+  void note_progress() { ++progress_; }
+  std::uint64_t progress() const { return progress_; }
 
  private:
   const isa::ptx::Program& prog_;
@@ -117,7 +120,7 @@ class PtxKernel {
   LaunchDims dims_;
   std::vector<std::uint8_t> params_;
   ExecOptions opts_;
-  std::uint64_t warp_insts_ = 0, thread_insts_ = 0;
+  std::uint64_t warp_insts_ = 0, thread_insts_ = 0, progress_ = 0;
   std::chrono::steady_clock::time_point deadline_ = std::chrono::steady_clock::time_point::max();
 };
 
