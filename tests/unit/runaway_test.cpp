@@ -2,12 +2,12 @@
 // (sampled and --full), loops that progress or wait on another warp's store are left alone, a
 // barrier that can never complete is a named deadlock, and the wall-time limit fires with its
 // message. The kernels are PTX text written here (no clang needed).
-#include <chrono>
-#include <filesystem>
-#include <cstring>
-#include <fstream>
-
 #include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
 
 #include "api/launch_spec.h"
 #include "api/run.h"
@@ -102,7 +102,8 @@ $L_out:
 
 std::filesystem::path kernel_dir() {
   static const std::filesystem::path dir = [] {
-    std::filesystem::path d = std::filesystem::temp_directory_path() / ("kernsim_runaway_" + std::to_string(::getpid()));
+    std::filesystem::path d =
+        std::filesystem::temp_directory_path() / ("kernsim_runaway_" + std::to_string(::getpid()));
     std::filesystem::create_directories(d);
     std::ofstream(d / "runaway.ptx") << kPtx;
     return d;
@@ -127,7 +128,8 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 TEST(Runaway, SpinOnAFlagNobodyWritesIsAnEndlessLoopWhenSampled) {
   const auto t0 = std::chrono::steady_clock::now();
   expect_error([] { run_spec(kSpin, false); }, ErrorKind::KernelFault,
-               {"kernel `spin`", "block (0,0,0) warp 0", "endless loop at", "bra", "waits on address", "arg0", "nothing writes"});
+               {"kernel `spin`", "block (0,0,0) warp 0", "endless loop at", "bra", "waits on address", "arg0",
+                "nothing writes"});
   EXPECT_LT(seconds_since(t0), 10.0);
 }
 
@@ -147,7 +149,8 @@ TEST(Runaway, SpinIsCaughtWithoutOutputsToo) {
 TEST(Runaway, LongFiniteLoopIsNotFlagged) {
   for (bool full : {false, true}) {
     auto r = run_spec(R"({"source": "runaway.ptx", "kernel": "count", "grid": 1, "block": 32,
-                          "args": [{"buffer": "u32", "count": 1}, {"type": "u32", "value": 200000}]})", full);
+                          "args": [{"buffer": "u32", "count": 1}, {"type": "u32", "value": 200000}]})",
+                      full);
     ASSERT_EQ(r.outputs.size(), 1u);
     std::uint32_t v = 0;
     std::memcpy(&v, r.outputs[0].bytes.data(), 4);
@@ -171,9 +174,13 @@ TEST(Runaway, SpinOnAFlagAnotherWarpSetsIsNotFlagged) {
 TEST(Runaway, BarrierThatCannotCompleteIsANamedDeadlock) {
   for (bool full : {false, true}) {
     const auto t0 = std::chrono::steady_clock::now();
-    expect_error([&] { run_spec(R"({"source": "runaway.ptx", "kernel": "deadlock", "grid": 1, "block": 64,
-                                    "args": [{"buffer": "u32", "count": 1}]})", full); },
-                 ErrorKind::KernelFault, {"deadlock", "barrier 1", "warp 0"});
+    expect_error(
+        [&] {
+          run_spec(R"({"source": "runaway.ptx", "kernel": "deadlock", "grid": 1, "block": 64,
+                                    "args": [{"buffer": "u32", "count": 1}]})",
+                   full);
+        },
+        ErrorKind::KernelFault, {"deadlock", "barrier 1", "warp 0"});
     EXPECT_LT(seconds_since(t0), 10.0);
   }
 }
@@ -182,9 +189,13 @@ TEST(Runaway, WallTimeLimitFiresWithItsMessage) {
   api::RunOptions o;
   o.wall_time_limit_s = 0.2;
   const auto t0 = std::chrono::steady_clock::now();
-  expect_error([&] { run_spec(R"({"source": "runaway.ptx", "kernel": "count", "grid": 1, "block": 32,
-                                  "args": [{"buffer": "u32", "count": 1}, {"type": "u32", "value": 4000000000}]})", true, o); },
-               ErrorKind::KernelFault, {"kernel `count`", "wall-time limit of 0.2 s", "--time-limit", "wall_time_limit_s"});
+  expect_error(
+      [&] {
+        run_spec(R"({"source": "runaway.ptx", "kernel": "count", "grid": 1, "block": 32,
+                                  "args": [{"buffer": "u32", "count": 1}, {"type": "u32", "value": 4000000000}]})",
+                 true, o);
+      },
+      ErrorKind::KernelFault, {"kernel `count`", "wall-time limit of 0.2 s", "--time-limit", "wall_time_limit_s"});
   EXPECT_LT(seconds_since(t0), 5.0);
 }
 
