@@ -298,10 +298,9 @@ StepInfo PtxCta::step(int wi) {
   }
   info.active = gm;
   c.k.count(gm);
-  if (!w.spin.suspect) c.k.note_progress();
-  else if (pc < w.spin.head || pc > w.spin.pc) {  // it left the loop it was suspected in
-    w.spin.suspect = false;
-    c.k.note_progress();
+  if (w.spin.suspect) [[unlikely]] {
+    if (pc >= w.spin.head && pc <= w.spin.pc) c.k.note_suspect_step();
+    else w.spin.suspect = false;  // it left the loop it was suspected in
   }
 
   switch (in.op) {
@@ -310,7 +309,7 @@ StepInfo PtxCta::step(int wi) {
       std::uint32_t not_taken = mask & ~taken;
       if (not_taken == 0) {
         top.pc = static_cast<std::uint32_t>(in.target);
-        if (top.pc <= pc && (++w.spin.backedges & (kSpinSampleEvery - 1)) == 0) {
+        if (top.pc <= pc && (++w.spin.backedges & (kSpinSampleEvery - 1)) == 0) [[unlikely]] {
           pop_done(c, w);
           c.watch_backedge(w, pc, static_cast<std::uint32_t>(in.target));
           break;
@@ -562,7 +561,7 @@ bool same_state(const Warp& w, const SpinWatch& s) {
 
 }  // namespace
 
-void PtxCta::Impl::watch_backedge(Warp& w, std::uint32_t pc, std::uint32_t head) {
+[[gnu::noinline]] void PtxCta::Impl::watch_backedge(Warp& w, std::uint32_t pc, std::uint32_t head) {
   SpinWatch& s = w.spin;
   const std::uint64_t stores = k.memory().stores();
   if (s.pc != pc || s.stores != stores || !same_state(w, s)) {
