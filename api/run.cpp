@@ -127,7 +127,7 @@ RunResult run_launch(const LaunchSpec& spec, const device::DeviceSpec& dev, cons
   shape.shared_per_block = shared;
   shape.kernel_name = ki.demangled;
   shape.max_instructions = opts.max_instructions;
-  shape.wall_time_limit_s = opts.wall_time_limit_s;
+  shape.wall_time_limit_s = opts.wall_time_limit_s < 0 ? kDefaultWallTimeLimitS : opts.wall_time_limit_s;
   sim::TimingOptions to;
   to.full = opts.full;
   to.detail_budget = budget;

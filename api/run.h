@@ -18,6 +18,14 @@
 
 namespace kernsim::api {
 
+// The wall-clock limit of one launch's simulation unless the caller sets one. The slowest
+// launch spec of the validation suite simulates in seconds (--full in tens of seconds), and a
+// runaway kernel (an endless loop the detector cannot prove, a huge grid) must not hold a
+// scoring worker for the 4x10^9-instruction limit's many minutes. Raise it with
+// `kernsim run --time-limit SECONDS` or RunOptions::wall_time_limit_s (Python:
+// wall_time_limit_s); 0 turns it off. docs/limits.md.
+inline constexpr double kDefaultWallTimeLimitS = 120;
+
 // Each field means the same on every part (tests/unit/run_options_test.cpp); "warp
 // instructions" are wave instructions on AMD parts.
 struct RunOptions {
@@ -25,7 +33,8 @@ struct RunOptions {
   std::optional<std::filesystem::path> dump_dir;   // write arg<N>.in.bin / arg<N>.out.bin
   std::uint64_t max_instructions = 0;              // per launch, warp instructions; 0 = default
   bool keep_outputs = false;                       // return output buffers (Python)
-  double wall_time_limit_s = 0;                    // per launch, simulation only; 0 = none
+  // per launch, simulation only; 0 = none, negative = kDefaultWallTimeLimitS
+  double wall_time_limit_s = kDefaultWallTimeLimitS;
   // warp instructions timed in detail; 0 = KERNSIM_DETAIL_BUDGET, else the ISA's default
   std::uint64_t detail_budget = 0;
   std::optional<std::filesystem::path> trace_path;  // write a Chrome/Perfetto trace of the timed window

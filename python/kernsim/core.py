@@ -318,7 +318,7 @@ class _PreparedLaunch:
         keep = full if keep_outputs is None else bool(keep_outputs)
         self.job = {"spec_json": json.dumps(spec), "base_dir": "/", "origin": "launch", "host": host,
                     "arch": self.arch, "device_file": self.device_file or "", "full": bool(full), "keep_outputs": keep,
-                    "max_instructions": int(max_instructions or 0), "wall_time_limit_s": float(wall_time_limit_s or 0)}
+                    "max_instructions": int(max_instructions or 0), "wall_time_limit_s": -1.0 if wall_time_limit_s is None else float(wall_time_limit_s)}
 
     def result(self, r: dict) -> LaunchResult:
         raise_if_error(r)
@@ -342,6 +342,9 @@ def launch(kernel: Kernel, grid, block, args: Sequence[Any], *, arch: str | None
     kernel was compiled for. ``full=True`` executes and times every CTA and returns the buffers
     in ``outputs``; without it the timing model samples CTAs and extrapolates, and outputs are
     returned only when ``keep_outputs=True`` (the rest of the grid then runs untimed).
+    ``wall_time_limit_s`` bounds the simulation's wall time (None: the default of 120 s, 0: none;
+    docs/limits.md); past it, or when a warp is proven to loop endlessly, the launch raises a
+    kernel fault instead of returning a time.
     """
     p = _PreparedLaunch(kernel, grid, block, args, arch=arch, device_file=device_file, full=full,
                         keep_outputs=keep_outputs, dynamic_shared_bytes=dynamic_shared_bytes,

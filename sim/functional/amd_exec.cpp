@@ -6,6 +6,16 @@
 
 namespace kernsim::sim {
 
+namespace {
+// "120" or "0.5": a limit as the user wrote it
+std::string limit_text(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", s);
+  return buf;
+}
+}  // namespace
+
+
 using namespace amd;
 using isa::amdgcn::KernelArg;
 
@@ -163,8 +173,8 @@ void AmdKernel::check_limits() const {
                                             " wave instructions (an endless loop?); raise it with --max-instructions");
   if (opts_.wall_time_limit_s > 0 && std::chrono::steady_clock::now() > deadline_)
     throw Error(ErrorKind::KernelFault, "kernel `" + opts_.kernel_name + "` exceeded the wall-time limit of " +
-                                            std::to_string(opts_.wall_time_limit_s) + " s after " + std::to_string(wave_insts_) +
-                                            " wave instructions");
+                                            limit_text(opts_.wall_time_limit_s) + " s after " + std::to_string(wave_insts_) +
+                                            " wave instructions; raise the limit with --time-limit SECONDS (Python: wall_time_limit_s), 0 for none");
 }
 
 void AmdKernel::run_all() {

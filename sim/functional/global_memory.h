@@ -50,12 +50,19 @@ class GlobalMemory {
   // Undo journal: while recording, every write the executor is about to make saves the bytes
   // it overwrites (note_write), and rollback() restores them, newest first. Lets the timing
   // model run one CTA ahead to measure its work without changing what the launch computes.
+  // Store epoch: the executors bump it for every instruction that may change memory (a store,
+  // an atomic, a barrier arrival), and rollback() bumps it too. The endless-loop detector reads
+  // it: a warp whose state repeats while the epoch stands still can never see anything new.
+  void note_store() { ++stores_; }
+  std::uint64_t stores() const { return stores_; }
+
   void begin_journal() { journal_.clear(); journaling_ = true; }
   bool journaling() const { return journaling_; }
   void note_write(std::uint8_t* p, std::uint32_t bytes) {
     if (journaling_) journal_.push_back({p, std::vector<std::uint8_t>(p, p + bytes)});
   }
   void rollback() {
+    ++stores_;
     for (auto it = journal_.rbegin(); it != journal_.rend(); ++it) std::copy(it->old.begin(), it->old.end(), it->at);
     journal_.clear();
     journaling_ = false;
@@ -68,6 +75,7 @@ class GlobalMemory {
     std::vector<std::uint8_t> old;
   };
   std::vector<Undo> journal_;
+  std::uint64_t stores_ = 0;
   bool journaling_ = false;
   std::vector<std::unique_ptr<Allocation>> allocs_;  // sorted by base
   Allocation* last_ = nullptr;

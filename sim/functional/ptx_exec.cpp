@@ -6,6 +6,16 @@
 
 namespace kernsim::sim {
 
+namespace {
+// "120" or "0.5": a limit as the user wrote it
+std::string limit_text(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", s);
+  return buf;
+}
+}  // namespace
+
+
 using isa::ptx::AddrBase;
 using isa::ptx::BarKind;
 
@@ -52,8 +62,8 @@ void PtxKernel::count(std::uint32_t active) {
                                             " warp instructions (an endless loop?); raise it with --max-instructions");
   if ((warp_insts_ & 0x3fff) == 0 && opts_.wall_time_limit_s > 0 && std::chrono::steady_clock::now() > deadline_)
     throw Error(ErrorKind::KernelFault, "kernel `" + opts_.kernel_name + "` exceeded the wall-time limit of " +
-                                            std::to_string(opts_.wall_time_limit_s) + " s after " + std::to_string(warp_insts_) +
-                                            " warp instructions");
+                                            limit_text(opts_.wall_time_limit_s) + " s after " + std::to_string(warp_insts_) +
+                                            " warp instructions; raise the limit with --time-limit SECONDS (Python: wall_time_limit_s), 0 for none");
 }
 
 void PtxKernel::run_all() {
@@ -246,6 +256,7 @@ namespace {
 
 void release(PtxCta::Impl& c, int id) {
   Barrier& b = c.barriers[id];
+  c.waiting_warps -= static_cast<int>(b.waiting.size());
   for (int wi : b.waiting) {
     c.warps[wi].waiting = false;
     c.warps[wi].barrier_id = -1;
@@ -287,6 +298,10 @@ StepInfo PtxCta::step(int wi) {
   }
   info.active = gm;
   c.k.count(gm);
+  if (w.spin.suspect) [[unlikely]] {
+    if (pc >= w.spin.head && pc <= w.spin.pc) c.k.note_suspect_step();
+    else w.spin.suspect = false;  // it left the loop it was suspected in
+  }
 
   switch (in.op) {
     case Op::Bra: {
@@ -294,6 +309,11 @@ StepInfo PtxCta::step(int wi) {
       std::uint32_t not_taken = mask & ~taken;
       if (not_taken == 0) {
         top.pc = static_cast<std::uint32_t>(in.target);
+        if (top.pc <= pc && (++w.spin.backedges & (kSpinSampleEvery - 1)) == 0) [[unlikely]] {
+          pop_done(c, w);
+          c.watch_backedge(w, pc, static_cast<std::uint32_t>(in.target));
+          break;
+        }
       } else if (taken == 0) {
         top.pc = pc + 1;
       } else {
@@ -346,6 +366,7 @@ StepInfo PtxCta::step(int wi) {
       bool leaves_kernel = in.op == Op::Exit || w.frames.size() == 1;
       if (gm != mask) top.pc = pc + 1;
       if (leaves_kernel) {
+        if (gm) c.k.memory().note_store();  // fewer live threads may complete a barrier
         w.exited |= gm;
         remove_lanes(w, gm, 0);
         c.live_threads -= static_cast<std::uint32_t>(std::popcount(gm));
@@ -362,6 +383,7 @@ StepInfo PtxCta::step(int wi) {
         --c.live_warps;
         info.kind = StepInfo::Kind::Exited;
       }
+      if (c.live_warps > 0 && c.waiting_warps == c.live_warps) c.deadlock();
       break;
     }
     case Op::Trap:
@@ -407,6 +429,7 @@ StepInfo PtxCta::step(int wi) {
     }
     case Op::Bar: {
       top.pc = pc + 1;
+      c.k.memory().note_store();  // barrier state is shared: an arrival is progress
       const auto kind = static_cast<BarKind>(in.sub);
       std::uint32_t id = c.row32(w, c.p.src(in, 0))[std::countr_zero(mask | 1u)];
       if (id >= 16) c.fault(w, in, std::countr_zero(mask | 1u), "barrier id " + std::to_string(id) + " (0-15 exist)");
@@ -434,6 +457,7 @@ StepInfo PtxCta::step(int wi) {
       w.waiting = true;
       w.barrier_id = static_cast<int>(id);
       b.waiting.push_back(wi);
+      ++c.waiting_warps;
       info.kind = StepInfo::Kind::BarrierWait;
       // reduction result is delivered when the barrier completes
       std::uint32_t popc = b.red_popc;
@@ -454,6 +478,7 @@ StepInfo PtxCta::step(int wi) {
           }
         }
       }
+      if (c.waiting_warps == c.live_warps) c.deadlock();
       break;
     }
     case Op::Unsupported:
@@ -479,6 +504,7 @@ StepInfo PtxCta::step(int wi) {
         }
         switch (in.unit) {
           case isa::Unit::Mem:
+            if (in.op != Op::Ld && in.op != Op::Ldmatrix && in.op != Op::Prefetch && in.op != Op::WmmaLoad) c.k.memory().note_store();
             info.space = (in.op == Op::WmmaLoad || in.op == Op::WmmaStore) ? c.exec_mma(w, in, gm) : c.exec_mem(w, in, gm);
             break;
           case isa::Unit::TensorF16: case isa::Unit::TensorTf32: case isa::Unit::TensorI8: case isa::Unit::TensorFp8:
@@ -503,6 +529,97 @@ StepInfo PtxCta::step(int wi) {
   return info;
 }
 
+// ---------------------------------------------------------------------------------------------
+// endless loops
+
+namespace {
+
+void snapshot(const Warp& w, SpinWatch& s) {
+  s.r32 = w.r32;
+  s.r64 = w.r64;
+  s.pred = w.pred;
+  s.s32 = w.s32;
+  s.s64 = w.s64;
+  s.stack.clear();
+  for (const SimtEntry& e : w.stack) {
+    s.stack.push_back(e.pc);
+    s.stack.push_back(static_cast<std::uint32_t>(e.reconv));
+    s.stack.push_back(e.mask);
+  }
+  s.exited = w.exited;
+  s.carry = w.carry;
+}
+
+bool same_state(const Warp& w, const SpinWatch& s) {
+  if (w.exited != s.exited || w.carry != s.carry || w.stack.size() * 3 != s.stack.size()) return false;
+  for (std::size_t i = 0; i < w.stack.size(); ++i)
+    if (w.stack[i].pc != s.stack[3 * i] || static_cast<std::uint32_t>(w.stack[i].reconv) != s.stack[3 * i + 1] ||
+        w.stack[i].mask != s.stack[3 * i + 2])
+      return false;
+  return w.pred == s.pred && w.r32 == s.r32 && w.r64 == s.r64 && w.s32 == s.s32 && w.s64 == s.s64;
+}
+
+}  // namespace
+
+[[gnu::noinline]] void PtxCta::Impl::watch_backedge(Warp& w, std::uint32_t pc, std::uint32_t head) {
+  SpinWatch& s = w.spin;
+  const std::uint64_t stores = k.memory().stores();
+  if (s.pc != pc || s.stores != stores || !same_state(w, s)) {
+    s.pc = pc;
+    s.head = head;
+    s.stores = stores;
+    s.suspect = false;
+    snapshot(w, s);
+    return;
+  }
+  if (!s.suspect || s.progress != k.progress()) {
+    // the first repeat, or other warps moved since: watch one more round, letting them run
+    s.suspect = true;
+    s.progress = k.progress();
+    s.yield = true;
+    return;
+  }
+  endless_loop(w);
+}
+
+void PtxCta::Impl::endless_loop(const Warp& w) {
+  const Inst& br = p.insts[w.spin.pc];
+  std::string msg = "kernel `" + k.options().kernel_name + "`, block (" + std::to_string(ctaid[0]) + "," + std::to_string(ctaid[1]) +
+                    "," + std::to_string(ctaid[2]) + ") warp " + std::to_string(w.index) + ": endless loop at " + p.describe(br) +
+                    " (the loop from " + p.describe(p.insts[w.spin.head]) + "): the warp's registers and predicates repeat every " +
+                    std::to_string(kSpinSampleEvery) + " iterations while no thread of the launch stores to memory or makes progress";
+  // the address it waits on: the last load in the loop (w.addrs holds the last memory access)
+  for (std::uint32_t i = w.spin.head; i <= w.spin.pc; ++i)
+    if (p.insts[i].op == Op::Ld) {
+      const std::uint32_t m = w.stack.empty() ? 1u : w.stack.back().mask;
+      const std::uint64_t a = w.addrs[std::countr_zero(m | (1u << 31))];
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(a));
+      msg += "; it waits on address " + std::string(buf);
+      if (const Allocation* al = k.memory().find(a, 1)) msg += " (" + al->label + " + " + std::to_string(a - al->base) + ")";
+      msg += ", which nothing writes";
+      break;
+    }
+  throw Error(ErrorKind::KernelFault, msg);
+}
+
+void PtxCta::Impl::deadlock() {
+  // every live warp waits at a barrier that cannot complete
+  std::string detail;
+  for (const Warp& w : warps) {
+    if (w.stack.empty()) continue;
+    const Inst& in = p.insts[w.stack.back().pc - 1];
+    const Barrier& b = barriers[static_cast<std::size_t>(std::max(w.barrier_id, 0))];
+    detail += " warp " + std::to_string(w.index) + " waits at barrier " + std::to_string(w.barrier_id) + " (" + p.describe(in) +
+              ", " + std::to_string(b.arrived) + " of " + std::to_string(b.expected ? b.expected : live_threads) +
+              " threads arrived);";
+  }
+  throw Error(ErrorKind::KernelFault, "kernel `" + k.options().kernel_name + "`, block (" + std::to_string(ctaid[0]) + "," +
+                                          std::to_string(ctaid[1]) + "," + std::to_string(ctaid[2]) + "): barrier deadlock:" +
+                                          detail + " " + std::to_string(live_threads) +
+                                          " threads are live and none can arrive");
+}
+
 void PtxCta::run() {
   Impl& c = *impl_;
   const int nw = static_cast<int>(c.warps.size());
@@ -513,22 +630,13 @@ void PtxCta::run() {
       while (!w.stack.empty() && !w.waiting) {
         step(wi);
         progress = true;
+        if (w.spin.yield) {  // suspected of an endless loop: the other warps may free it
+          w.spin.yield = false;
+          break;
+        }
       }
     }
-    if (!progress && c.live_warps > 0) {
-      // every live warp waits at a barrier that cannot complete
-      std::string detail;
-      for (const Warp& w : c.warps) {
-        if (w.stack.empty()) continue;
-        const Inst& in = c.p.insts[w.stack.back().pc - 1];
-        detail += " warp " + std::to_string(w.index) + " waits at barrier " + std::to_string(w.barrier_id) + " (" +
-                  c.p.describe(in) + ");";
-      }
-      throw Error(ErrorKind::KernelFault, "kernel `" + c.k.options().kernel_name + "`, block (" + std::to_string(c.ctaid[0]) +
-                                              "," + std::to_string(c.ctaid[1]) + "," + std::to_string(c.ctaid[2]) +
-                                              "): barrier deadlock:" + detail + " " + std::to_string(c.live_threads) +
-                                              " threads are live");
-    }
+    if (!progress && c.live_warps > 0) c.deadlock();
   }
 }
 

@@ -110,6 +110,10 @@ class PtxKernel {
   std::uint64_t warp_instructions() const { return warp_insts_; }
   std::uint64_t thread_instructions() const { return thread_insts_; }
   void count(std::uint32_t active_lanes);
+  // Progress: the steps of warps that are not suspected of an endless loop (SpinWatch in
+  // ptx_impl.h), counted as all steps less the suspects' so that the common step pays nothing.
+  void note_suspect_step() { ++suspect_insts_; }
+  std::uint64_t progress() const { return warp_insts_ - suspect_insts_; }
 
  private:
   const isa::ptx::Program& prog_;
@@ -117,7 +121,7 @@ class PtxKernel {
   LaunchDims dims_;
   std::vector<std::uint8_t> params_;
   ExecOptions opts_;
-  std::uint64_t warp_insts_ = 0, thread_insts_ = 0;
+  std::uint64_t warp_insts_ = 0, thread_insts_ = 0, suspect_insts_ = 0;
   std::chrono::steady_clock::time_point deadline_ = std::chrono::steady_clock::time_point::max();
 };
 

@@ -39,6 +39,29 @@ struct Frame {
   std::int32_t call_site = -1;                // Program::calls index (callee frames)
 };
 
+// Endless-loop watch of one warp (PtxCta::Impl::watch_backedge). Every kSpinSampleEvery-th
+// uniform backward branch taken, the warp's whole register state is compared with the copy
+// taken at the previous sample. Equal state at the same branch while the launch's store epoch
+// (GlobalMemory::stores) stood still makes the warp a suspect: its steps stop counting as the
+// launch's progress and a functional driver gives the other warps a turn. A suspect whose state
+// repeats once more while no other warp of the launch made progress and nothing was stored can
+// never leave its loop: execution from an identical state over identical memory is identical.
+inline constexpr std::uint32_t kSpinSampleEvery = 1024;  // backward branches between samples (power of 2)
+
+struct SpinWatch {
+  std::uint32_t backedges = 0;      // uniform backward branches taken
+  std::uint32_t pc = 0xffffffffu;   // the sampled branch
+  std::uint32_t head = 0;           // its target: the loop is [head, pc]
+  std::uint64_t stores = 0;         // store epoch at the last sample
+  std::uint64_t progress = 0;       // the launch's progress when the warp became a suspect
+  bool suspect = false;
+  bool yield = false;               // a functional driver should run other warps now
+  std::vector<std::uint32_t> r32, pred, s32;
+  std::vector<std::uint64_t> r64, s64;
+  std::vector<std::uint32_t> stack;  // pc, reconv, mask of each SIMT entry
+  std::uint32_t exited = 0, carry = 0;
+};
+
 struct Warp {
   int index = 0;                      // warp within the CTA
   std::uint32_t valid = 0;            // lanes that exist (partial last warp)
@@ -67,6 +90,7 @@ struct Warp {
   std::uint32_t cp_async_pending = 0;  // committed groups (functional copies complete at once)
   std::array<std::uint64_t, 32> addrs{};  // last memory instruction's lane addresses
   std::uint64_t frag_pitch = 0;           // wmma.load/store: bytes between the fragment's strided lines
+  SpinWatch spin;
   // cached row bases of the current frame
   std::uint32_t* cur32 = nullptr;
   std::uint64_t* cur64 = nullptr;
@@ -99,6 +123,8 @@ struct PtxCta::Impl {
   std::array<Barrier, 16> barriers;
   std::uint32_t live_threads = 0;
   int live_warps = 0;
+  int waiting_warps = 0;  // at a barrier; == live_warps (> 0) is a deadlock, since a barrier
+                          // completes in the step of its last arrival or of the exit it waits for
 
   Impl(PtxCta& s, PtxKernel& kernel, std::uint64_t cta_linear);
 
@@ -152,6 +178,11 @@ struct PtxCta::Impl {
   [[noreturn]] void fault(const Warp& w, const Inst& in, int lane, const std::string& what);
   [[noreturn]] void unsupported(const Inst& in, const std::string& what);
   std::string thread_name(const Warp& w, int lane) const;
+  // a uniform backward branch at pc to head was taken: sample the warp's state now and then,
+  // and throw KernelFault when it is an endless loop (see SpinWatch)
+  void watch_backedge(Warp& w, std::uint32_t pc, std::uint32_t head);
+  [[noreturn]] void endless_loop(const Warp& w);
+  [[noreturn]] void deadlock();
 
   // ---- semantics (ptx_alu.cpp, ptx_mem.cpp, ptx_warp.cpp, ptx_mma.cpp) --------------------
   void exec_alu(Warp& w, const Inst& in, std::uint32_t mask);

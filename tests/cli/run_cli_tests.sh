@@ -70,6 +70,45 @@ if ! grep -q 'source: "KERNSIM_FIT", confidence: fitted' <<<"$line" || ! awk -v 
 else
   echo "ok   cal_fit_value"
 fi
+# runaway launches: a spin on a flag nobody writes is an endless loop, a long loop meets --time-limit
+cat >"$TMP/runaway.ptx" <<'PTX'
+.version 8.0
+.target sm_90a
+.address_size 64
+.visible .entry spin(.param .u64 flag)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<2>;
+  .reg .b64 %rd<2>;
+  ld.param.u64 %rd1, [flag];
+  cvta.to.global.u64 %rd1, %rd1;
+$L_spin:
+  ld.volatile.global.u32 %r1, [%rd1];
+  setp.eq.u32 %p1, %r1, 0;
+  @%p1 bra $L_spin;
+  ret;
+}
+.visible .entry count(.param .u64 flag)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<2>;
+  mov.u32 %r1, 0;
+$L_count:
+  add.u32 %r1, %r1, 1;
+  setp.lt.u32 %p1, %r1, -1;
+  @%p1 bra $L_count;
+  ret;
+}
+PTX
+for k in spin count; do
+  echo "{\"source\": \"runaway.ptx\", \"kernel\": \"$k\", \"grid\": 1, \"block\": 32, \"args\": [{\"buffer\": \"u32\", \"count\": 1}]}" >"$TMP/$k.json"
+done
+check endless_loop   6 "endless loop at" -- run "$TMP/spin.json" --arch h200
+check endless_full   6 "which nothing writes" -- run "$TMP/spin.json" --arch h200 --full
+check time_limit     6 "wall-time limit of 0.5 s" -- run "$TMP/count.json" --arch h200 --time-limit 0.5
+check time_limit_how 6 "--time-limit SECONDS" -- run "$TMP/count.json" --arch h200 --full --time-limit 0.3
+check time_limit_bad 2 "--time-limit needs a number of seconds" -- run "$TMP/count.json" --arch h200 --time-limit soon
+check time_limit_neg 2 "--time-limit needs a number of seconds" -- run "$TMP/count.json" --arch h200 --time-limit -1
 # views: --trace writes a Chrome/Perfetto trace, --json has by_pc; an unwritable trace path is bad input
 SAXPY="$DATA/../../examples/saxpy/saxpy.json"
 check trace_bad_path 3 "$TMP/no_dir/t.json" -- run "$SAXPY" --arch h200 --trace "$TMP/no_dir/t.json"

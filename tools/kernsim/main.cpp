@@ -36,7 +36,9 @@ using api::ErrorKind;
 const char* kUsage =
     "usage:\n"
     "  kernsim run SPEC.json [--arch NAME | --device FILE] [--json] [--full] [--dump-buffers DIR]\n"
-    "                        [--max-instructions N] [--trace FILE]\n"
+    "                        [--max-instructions N] [--time-limit SECONDS] [--trace FILE]\n"
+    "                                  --time-limit stops the simulation after SECONDS of wall time\n"
+    "                                  (default 120, 0 for none; docs/limits.md)\n"
     "                                  --json adds `by_pc` (issues and stall cycles per instruction);\n"
     "                                  --trace writes a Chrome/Perfetto trace of the timed window\n"
     "                                  (open it in ui.perfetto.dev)\n"
@@ -67,6 +69,7 @@ struct Args {
   bool json = false, full = false, schema = false, no_launches = false;
   std::uint64_t max_instructions = 0;
   api::CompileSettings compile;  // -I -D --std --flag, added to the spec's
+  std::optional<double> time_limit;  // seconds; unset: api::kDefaultWallTimeLimitS
 };
 
 // -I DIR, -D NAME[=VALUE], --std STD, --flag X (also -IDIR, -DNAME=V): true if argv[i] was one.
@@ -136,6 +139,13 @@ Args parse_args(int argc, char** argv, int first) {
     else if (s == "--json") a.json = true;
     else if (s == "--full") a.full = true;
     else if (s == "--schema") a.schema = true;
+    else if (s == "--time-limit") {
+      std::string v = value("--time-limit");
+      double t = -1;
+      try { t = std::stod(v); } catch (...) {}
+      if (!(t >= 0)) throw Error(ErrorKind::Usage, "--time-limit needs a number of seconds (0 for none), got " + v);
+      a.time_limit = t;
+    }
     else if (s == "--max-instructions") {
       std::string v = value("--max-instructions");
       try { a.max_instructions = std::stoull(v); } catch (...) { throw Error(ErrorKind::Usage, "--max-instructions needs a positive integer, got " + v); }
@@ -155,6 +165,7 @@ int cmd_run(const Args& a) {
   if (a.dump_dir) opts.dump_dir = *a.dump_dir;
   if (a.trace) opts.trace_path = *a.trace;
   opts.max_instructions = a.max_instructions;
+  if (a.time_limit) opts.wall_time_limit_s = *a.time_limit;
   auto r = api::run_launch(spec, dev, opts);
   if (a.json) std::cout << r.report_json << "\n";
   else std::cout << r.report_text;
