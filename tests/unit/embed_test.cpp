@@ -53,6 +53,22 @@ LOOP:
   @%p1 bra LOOP;
   ret;
 }
+// Counts while it waits: its registers never repeat (within 2^32 iterations), so no endless-loop
+// check can tell; only a limit stops it.
+.visible .entry count_forever(.param .u64 flag)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<3>;
+  .reg .b64 %rd<2>;
+  ld.param.u64 %rd1, [flag];
+  mov.u32 %r2, 0;
+COUNT:
+  ld.volatile.global.u32 %r1, [%rd1];
+  add.u32 %r2, %r2, 1;
+  setp.eq.u32 %p1, %r1, 0;
+  @%p1 bra COUNT;
+  ret;
+}
 )";
 
 Arg host_buffer(const std::vector<float>& v) {
@@ -188,7 +204,7 @@ TEST(Embed, WallTimeLimitStopsAnEndlessKernel) {
   auto ptx = dir.write("k.ptx", kDoublePtx);
   Job j;
   j.spec.source = ptx;
-  j.spec.kernel = "spin";
+  j.spec.kernel = "count_forever";
   j.spec.args = {host_buffer({0.0f})};
   j.arch = "h200";
   j.options.full = true;
@@ -199,6 +215,12 @@ TEST(Embed, WallTimeLimitStopsAnEndlessKernel) {
   EXPECT_EQ(r[0].error_kind, ErrorKind::KernelFault);
   EXPECT_THAT(r[0].error, ::testing::HasSubstr("wall-time limit"));
   EXPECT_LT(r[0].wall_s, 5.0);
+  // a spin whose state repeats is stopped sooner, as an endless loop
+  j.spec.kernel = "spin";
+  auto e = run_jobs({j}, 1);
+  ASSERT_FALSE(e[0].ok);
+  EXPECT_EQ(e[0].error_kind, ErrorKind::KernelFault);
+  EXPECT_THAT(e[0].error, ::testing::HasSubstr("endless loop"));
 }
 
 }  // namespace
