@@ -122,12 +122,7 @@ class AmdTargetKernel final : public TargetKernel {
 
   TimedLaunch time(const device::DeviceSpec& dev, sim::GlobalMemory& mem, std::vector<std::uint8_t> params, const LaunchShape& shape,
                    const sim::TimingOptions& opts, sim::Listener& listener) override {
-    sim::LaunchDims dims;
-    for (int d = 0; d < 3; ++d) {
-      dims.grid[d] = shape.grid[d];
-      dims.block[d] = shape.block[d];
-    }
-    dims.dynamic_shared = shape.dynamic_shared;
+    const sim::LaunchDims dims = shape.dims();
     sim::AmdExecOptions eo;
     eo.kernel_name = shape.kernel_name;
     eo.wall_time_limit_s = shape.wall_time_limit_s;

@@ -95,12 +95,7 @@ class PtxTargetKernel final : public TargetKernel {
 
   TimedLaunch time(const device::DeviceSpec& dev, sim::GlobalMemory& mem, std::vector<std::uint8_t> params, const LaunchShape& shape,
                    const sim::TimingOptions& opts, sim::Listener& listener) override {
-    sim::LaunchDims dims;
-    for (int d = 0; d < 3; ++d) {
-      dims.grid[d] = shape.grid[d];
-      dims.block[d] = shape.block[d];
-    }
-    dims.dynamic_shared = shape.dynamic_shared;
+    const sim::LaunchDims dims = shape.dims();
     sim::ExecOptions eo;
     eo.kernel_name = shape.kernel_name;
     eo.num_sms = static_cast<std::uint32_t>(dev.sm.count);

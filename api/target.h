@@ -54,6 +54,17 @@ struct LaunchShape {
   std::string kernel_name;             // demangled, for messages
   std::uint64_t max_instructions = 0;  // warp (wave) instructions; 0: the executor's default
   double wall_time_limit_s = 0;        // 0: none
+
+  // The grid, block and dynamic shared bytes as both executors take them.
+  sim::LaunchDims dims() const {
+    sim::LaunchDims d;
+    for (int i = 0; i < 3; ++i) {
+      d.grid[i] = grid[static_cast<std::size_t>(i)];
+      d.block[i] = block[static_cast<std::size_t>(i)];
+    }
+    d.dynamic_shared = dynamic_shared;
+    return d;
+  }
 };
 
 // What the timed launch gives back beyond the timing result.
