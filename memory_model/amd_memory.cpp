@@ -13,7 +13,8 @@ namespace {
 constexpr int lvl(Level l) { return static_cast<int>(l); }
 }  // namespace
 
-AmdMemorySystem::AmdMemorySystem(const device::DeviceSpec& d, int num_cus, int cus_per_xcd) : dev_(d), hbm_cost_(d.dram) {
+AmdMemorySystem::AmdMemorySystem(const device::DeviceSpec& d, int num_cus, int cus_per_xcd, double share)
+    : dev_(d), hbm_cost_(d.dram) {
   cus_per_xcd_ = std::max(1, cus_per_xcd);
   xcds_ = std::max(1, (num_cus + cus_per_xcd_ - 1) / cus_per_xcd_);
   channels_ = static_cast<int>(std::max<std::int64_t>(1, d.l2.slices));
@@ -30,15 +31,16 @@ AmdMemorySystem::AmdMemorySystem(const device::DeviceSpec& d, int num_cus, int c
   lds_lat_ = d.shared.latency_cycles;
   lds_conflict_lat_ = d.shared.conflict_latency_cycles;
   atomic_lat_ = d.l2.atomic_latency_cycles;
-  same_addr_cycles_ = d.l2.atomic_same_address_cycles;
-  float_same_addr_cycles_ = d.l2.atomic_float_same_address_cycles;
+  // a slice sends its share of the operations to one address: each stands for 1/share of them
+  same_addr_cycles_ = d.l2.atomic_same_address_cycles / share;
+  float_same_addr_cycles_ = d.l2.atomic_float_same_address_cycles / share;
   burst_ = static_cast<std::uint32_t>(std::max<std::int64_t>(4, d.dram.access_bytes));
   const double hz = d.clocks.core_mhz * 1e6;
-  dram_ = CalendarServer(d.dram.bandwidth_gbps * 1e9 / hz);
-  fabric_ = CalendarServer(d.mall.bandwidth_gbps * 1e9 / hz);
-  mall_ = TagCache(static_cast<std::uint64_t>(d.mall.bytes), static_cast<std::uint32_t>(d.mall.line_bytes),
+  dram_ = CalendarServer(d.dram.bandwidth_gbps * 1e9 / hz * share);
+  fabric_ = CalendarServer(d.mall.bandwidth_gbps * 1e9 / hz * share);
+  mall_ = TagCache(static_cast<std::uint64_t>(static_cast<double>(d.mall.bytes) * share), static_cast<std::uint32_t>(d.mall.line_bytes),
                    static_cast<std::uint32_t>(d.mall.ways));
-  atomic_units_.assign(static_cast<std::size_t>(std::max<std::int64_t>(1, d.dram.channels)), Server(d.l2.atomic_ops_per_cycle));
+  atomic_units_.assign(static_cast<std::size_t>(std::max<std::int64_t>(1, d.dram.channels)), Server(d.l2.atomic_ops_per_cycle * share));
 
   const auto n = static_cast<std::size_t>(num_cus);
   l1_.reserve(n);
@@ -64,6 +66,22 @@ AmdMemorySystem::AmdMemorySystem(const device::DeviceSpec& d, int num_cus, int c
   l2_channels_.assign(static_cast<std::size_t>(xcds_ * channels_), CalendarServer(d.l2.bytes_per_cycle / channels_));
   hash_ = channel_hash(d.l2.channel_hash, d.file.string());
   bank_words_.assign(static_cast<std::size_t>(std::max<std::int64_t>(1, d.shared.banks)), 0);
+}
+
+void AmdMemorySystem::warm(const std::uint64_t* addrs, std::uint64_t mask, std::uint32_t bytes) {
+  const std::uint64_t line_mask = ~static_cast<std::uint64_t>(line_ - 1);
+  for (std::uint64_t m = mask; m; m &= m - 1) {
+    const std::uint64_t a = addrs[std::countr_zero(m)];
+    for (std::uint64_t l = a & line_mask; l < a + std::max<std::uint32_t>(bytes, 1); l += line_)
+      if (warm_lines_.empty() || warm_lines_.back() != l) warm_lines_.push_back(l);
+  }
+}
+
+bool AmdMemorySystem::warm_workgroup_done() {
+  for (auto it = warm_lines_.rbegin(); it != warm_lines_.rend(); ++it)
+    if (mall_.backfill(*it)) break;
+  warm_lines_.clear();
+  return mall_.backfill_full();
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -113,6 +131,15 @@ double AmdMemorySystem::memory_read(double at, std::uint64_t line) {
   const double f = fabric_.serve(at, bytes);
   const double fabric_wait = std::max(0.0, f - at - bytes / fabric_.rate());
   const TagCache::Result r = mall_.access(line, false);
+  if (r.hit && r.ready < 0) {
+    // put there by a slice's warm-up: another XCD reads the line at about the same time (the
+    // XCDs run the same code in step), so its HBM read brings it; the slice waits the HBM
+    // latency but takes none of the bandwidth
+    c_.hits[lvl(Level::Mall)] += 1;
+    const double done = at + dram_lat_ + fabric_wait;
+    mall_.set_ready(line, done);
+    return done;
+  }
   if (r.hit) {
     c_.hits[lvl(Level::Mall)] += 1;
     return std::max(at + mall_lat_ + fabric_wait, r.ready);

@@ -54,7 +54,16 @@ struct AmdMemTiming {
 class AmdMemorySystem {
  public:
   // `cus_per_xcd`: CUs c and c' share an L2 when c / cus_per_xcd == c' / cus_per_xcd.
-  AmdMemorySystem(const device::DeviceSpec& dev, int num_cus, int cus_per_xcd);
+  // `share`: the fraction of the chip's MALL, fabric and HBM bandwidth and memory-side atomic
+  // units this model has (a CU slice of whole XCDs: each XCD's L2 is its own and complete).
+  AmdMemorySystem(const device::DeviceSpec& dev, int num_cus, int cus_per_xcd, double share = 1.0);
+
+  // A slice's MALL warm-up: what the loads of workgroups on the other XCDs leave in the MALL.
+  // Call with each workgroup's global loads in program order, its last workgroup first:
+  // warm() for each access, warm_workgroup_done() after each workgroup (true once every MALL
+  // set is full: earlier workgroups could change nothing).
+  void warm(const std::uint64_t* addrs, std::uint64_t mask, std::uint32_t bytes);
+  bool warm_workgroup_done();
 
   // A vector memory instruction (global, flat to global, buffer, scratch with swizzled
   // addresses): `bytes` per lane at addrs[lane] for the lanes in `mask`.
@@ -103,6 +112,7 @@ class AmdMemorySystem {
   void coalesce(const std::uint64_t* addrs, std::uint64_t mask, std::uint32_t bytes);
 
   const device::DeviceSpec& dev_;
+  std::vector<std::uint64_t> warm_lines_;  // the current warm-up workgroup's lines, in access order
   int cus_per_xcd_ = 1, xcds_ = 1, channels_ = 1;
   std::uint32_t line_ = 128, full_words_ = 0xffffffffu;
   double l1_lat_ = 0, l2_lat_ = 0, mall_lat_ = 0, dram_lat_ = 0, lds_lat_ = 0, lds_conflict_lat_ = 0;

@@ -71,6 +71,32 @@ class TagCache {
     return r;
   }
 
+  // Warm-up of an empty cache from accesses seen newest first (an SM/CU slice's share of a
+  // memory-side cache, as the rest of the chip leaves it): backfill() puts `line` in as older
+  // than every line already there, if its set has a free way and it is not there yet; later
+  // access()es are newer than every backfilled line. A backfilled line's `ready` is kPending
+  // until set_ready(): the caller decides when its first use sees the data. Returns whether
+  // every set is full.
+  static constexpr double kPending = -1;
+  bool backfill(std::uint64_t line) {
+    if (!sets_ || filled_ >= sets_ * ways_) return true;
+    if (clock_ < kBackfillBase) clock_ = back_ = kBackfillBase;
+    const std::size_t base = set_base(line);
+    std::uint64_t* tags = tag_.get() + base;
+    for (std::size_t i = 0; i < ways_; ++i) {
+      if (tags[i] == line + 1) return false;
+      if (tags[i] == 0) {
+        tags[i] = line + 1;
+        stamp_.get()[base + i] = --back_;
+        ready_.get()[base + i] = kPending;
+        ++filled_;
+        return false;
+      }
+    }
+    return false;
+  }
+  bool backfill_full() const { return !sets_ || filled_ >= sets_ * ways_; }
+
   // Records when the fill of `line` (allocated by a miss) arrives.
   void set_ready(std::uint64_t line, double t) {
     if (!sets_) return;
@@ -98,7 +124,9 @@ class TagCache {
   std::uint32_t line_shift_ = 7;
   std::size_t ways_ = 1;
   std::uint64_t sets_ = 0;
-  std::uint64_t clock_ = 0;
+  // backfilled lines get stamps counting down from here; access() counts up from it
+  static constexpr std::uint64_t kBackfillBase = std::uint64_t{1} << 48;
+  std::uint64_t clock_ = 0, back_ = 0, filled_ = 0;
   Array<std::uint64_t> tag_;  // line + 1; 0 = invalid
   Array<std::uint64_t> stamp_;
   Array<double> ready_;

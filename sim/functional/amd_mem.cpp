@@ -140,6 +140,15 @@ U64 data_value(Wave& w, const Operand& s, int l, int dwords, int first = 0) {
   return v;
 }
 
+// The timing model's probe of one workgroup undoes its writes: the global bytes a store or an
+// atomic is about to overwrite go to the memory's journal (LDS and scratch die with the workgroup).
+void journal_global(GlobalMemory& gm, const Wave& w, std::uint8_t* const* ptr, int n) {
+  for (U64 m = w.lanes_global; m; m &= m - 1) {
+    const int l = std::countr_zero(m);
+    if (ptr[l]) gm.note_write(ptr[l], static_cast<std::uint32_t>(n));
+  }
+}
+
 void put_value(Wave& w, const Operand& d, int l, U64 v, int dwords) {
   U32* row = d.kind == Kind::Agpr ? w.arow(d.reg) : w.vrow(d.reg);
   row[l] = static_cast<U32>(v);
@@ -194,6 +203,7 @@ void AmdWorkgroup::Impl::smem(Wave& w, const Inst& in) {
       if (store) {
         for (int i = 0; i < n / 4; ++i) std::memcpy(buf + 4 * i, &w.s[in.src[0].reg + i], 4);
         if (a->read_only) fault(w, in, -1, "scalar write to read-only " + a->label);
+        k.memory().note_write(a->data() + (r.base + o - a->base), static_cast<std::uint32_t>(n));
         std::memcpy(a->data() + (r.base + o - a->base), buf, static_cast<std::size_t>(n));
         return;
       }
@@ -214,6 +224,7 @@ void AmdWorkgroup::Impl::smem(Wave& w, const Inst& in) {
   std::uint8_t* p = a->data() + (addr - a->base);
   if (store) {
     if (a->read_only) fault(w, in, -1, "scalar write to read-only " + a->label);
+    k.memory().note_write(p, static_cast<std::uint32_t>(n));
     for (int i = 0; i < n / 4; ++i) std::memcpy(p + 4 * i, &w.s[in.src[0].reg + i], 4);
     return;
   }
@@ -500,6 +511,7 @@ perform:
       });
       return;
     case MemKind::Store:
+      if (gm.journaling()) journal_global(gm, w, ptr, n);
       for_lanes(exec, [&](int l) {
         if (!ptr[l]) return;
         std::uint8_t buf[16];
@@ -510,6 +522,7 @@ perform:
     case MemKind::Atomic: {
       const int dw = n / 4;
       const bool cmpswap = m.aop == AtomicOp::CmpSwap;
+      if (gm.journaling()) journal_global(gm, w, ptr, n);
       for_lanes(exec, [&](int l) {
         U64 old = 0;
         if (ptr[l]) std::memcpy(&old, ptr[l], static_cast<std::size_t>(n));

@@ -167,13 +167,19 @@ class AmdMachine final : public SampledMachine {
   AmdMachine(const device::DeviceSpec& d, AmdKernel& k, const AmdResources& res, Listener& l)
       : d_(d), k_(k), p_(k.program()), res_(res), lis_(l) {}
 
-  // set-up: the AMD memory system models the whole chip (no share of it), so no CU slice
+  // set-up: a CU slice is whole XCDs (each with its own L2) and their share of the MALL, fabric
+  // and HBM; it runs the workgroups the dispatcher sends to its XCDs
   std::uint64_t grid_ctas() const override { return k_.dims().num_blocks(); }
   int part_units() const override { return static_cast<int>(d_.sm.count); }
-  std::uint64_t probe_cta(std::uint64_t) override { return 0; }
-  bool can_slice() const override { return false; }
+  std::uint64_t probe_cta(std::uint64_t id) override;
+  bool can_slice() const override { return true; }
+  int slice_granule() const override { return static_cast<int>(std::max<std::int64_t>(1, d_.topology.units_per_die)); }
+  std::uint64_t slice_ctas(int units) const override;
+  bool in_slice(std::uint64_t id) const override { return static_cast<int>(id % static_cast<std::uint64_t>(part_xcds())) < nxcd_; }
   void assemble(int units, double share, std::uint64_t ctas) override;
-  std::uint64_t warm_l2(std::uint64_t, std::uint64_t to) override { return to; }
+  void warm_up() override;
+  bool warmed(std::uint64_t id) const override { return id >= warm_begin_ && warm_xcd(id); }
+  std::string slice_text(int units) const override;
   std::uint64_t slots() const override { return static_cast<std::uint64_t>(ncus_) * static_cast<std::uint64_t>(occ_.blocks_per_unit); }
   Occupancy occupancy() const override { return occ_; }
   void fill(double t) override;
@@ -198,11 +204,15 @@ class AmdMachine final : public SampledMachine {
   double last_cta_end() const override { return std::max(last_end_, drain_); }
   void close_window(double end, bool stopped) override;
   double l2_dirty_bytes() const override { return static_cast<double>(mem_->l2_dirty_bytes()); }
-  double l2_capacity_bytes() const override { return static_cast<double>(d_.l2.bytes * d_.l2.instances); }
+  double l2_capacity_bytes() const override { return static_cast<double>(d_.l2.bytes * d_.l2.instances) * share_; }
   // The kernel's end releases its writes to the device: dirty L2 lines of every XCD are written
   // back (the XCDs' L2s are not coherent with each other).
   double flush_at_end(double t) override { return std::max(0.0, mem_->write_back_l2(-1, t) - t); }
-  void report_memory(Listener& l, double) const override { l.on_memory(mem_->counters(), mem_->dram_busy_cycles(), mem_->l2_busy_cycles()); }
+  void report_memory(Listener& l, double scale) const override {
+    mem::MemCounters c = mem_->counters();
+    if (scale != 1.0) c.scale(scale);
+    l.on_memory(c, mem_->dram_busy_cycles(), mem_->l2_busy_cycles());
+  }
   bool reports_window() const override { return true; }
   void complete_started() override;
   void run_untimed(std::uint64_t id) override { k_.make_workgroup(id)->run(); }
@@ -213,6 +223,12 @@ class AmdMachine final : public SampledMachine {
   const char* unit_noun() const override { return "CUs"; }
 
  private:
+  int part_xcds() const { return static_cast<int>(std::max<std::int64_t>(1, d_.topology.dies)); }
+  // the XCDs whose workgroups warm the MALL up: as many as the slice has, the next ones
+  bool warm_xcd(std::uint64_t id) const {
+    const int x = static_cast<int>(id % static_cast<std::uint64_t>(part_xcds()));
+    return x >= nxcd_ && x - nxcd_ < nxcd_;
+  }
   static constexpr double kMinWindowRoundTrips = 4;
   static constexpr std::uint64_t kLinesPerInstruction = 2;
   void describe_instructions();
@@ -247,7 +263,10 @@ class AmdMachine final : public SampledMachine {
   Listener& lis_;
   AmdOccupancy occ_;
   std::vector<ITime> itime_;
-  int ncus_ = 0, nxcd_ = 1, cus_per_xcd_ = 1, nsimd_ = 4, wpb_ = 0, slots_per_simd_ = 8;
+  int ncus_ = 0, cus_per_xcd_ = 1, nsimd_ = 4, wpb_ = 0, slots_per_simd_ = 8;
+  int nxcd_ = std::numeric_limits<int>::max();  // XCDs assembled (the slice's; all of them before assemble())
+  double share_ = 1.0;
+  std::uint64_t warm_begin_ = std::numeric_limits<std::uint64_t>::max();  // the first workgroup the MALL warm-up ran
   int vgpr_base_ = 128, agpr_base_ = 128;  // scoreboard numbering: SGPRs, then VGPRs, then AGPRs
   double interval_ = 4;
   DispatchClock dispatch_clock_;  // per XCD: its workgroup manager
@@ -460,13 +479,14 @@ void AmdMachine::resolve_mfma(std::uint32_t pc, ITime& t) {
 }
 
 // The CU as the device file describes it; see the diagram at the top of this file.
-void AmdMachine::assemble(int, double, std::uint64_t) {
-  ncus_ = static_cast<int>(d_.sm.count);
-  nxcd_ = static_cast<int>(std::max<std::int64_t>(1, d_.topology.dies));
+void AmdMachine::assemble(int units, double share, std::uint64_t) {
   cus_per_xcd_ = static_cast<int>(d_.topology.units_per_die);
-  if (cus_per_xcd_ <= 0 || static_cast<std::int64_t>(cus_per_xcd_) * nxcd_ != d_.sm.count)
-    throw Error(ErrorKind::DeviceFile, d_.file.string() + ": topology.dies x topology.units_per_die (" + std::to_string(nxcd_) + " x " +
+  if (cus_per_xcd_ <= 0 || static_cast<std::int64_t>(cus_per_xcd_) * part_xcds() != d_.sm.count)
+    throw Error(ErrorKind::DeviceFile, d_.file.string() + ": topology.dies x topology.units_per_die (" + std::to_string(part_xcds()) + " x " +
                                            std::to_string(cus_per_xcd_) + ") must equal cu.count (" + std::to_string(d_.sm.count) + ")");
+  ncus_ = units;
+  nxcd_ = units / cus_per_xcd_;
+  share_ = share;
   nsimd_ = static_cast<int>(std::max<std::int64_t>(1, d_.sm.sub_partitions));
   interval_ = std::max(1.0, d_.sm.issue_interval_cycles);
   sleep_unit_ = d_.sm.sleep_unit_cycles;
@@ -481,7 +501,7 @@ void AmdMachine::assemble(int, double, std::uint64_t) {
   order_.reserve(static_cast<std::size_t>(slots_per_simd_));
   describe_instructions();
   scratch_stride_ = ((static_cast<std::uint64_t>(k_.private_bytes()) + 3) / 4) * 4 * 64;
-  mem_ = std::make_unique<mem::AmdMemorySystem>(d_, ncus_, cus_per_xcd_);
+  mem_ = std::make_unique<mem::AmdMemorySystem>(d_, ncus_, cus_per_xcd_, share);
   cus_.resize(static_cast<std::size_t>(ncus_));
   for (auto& cu : cus_) {
     cu.simds.resize(static_cast<std::size_t>(nsimd_));
@@ -491,7 +511,7 @@ void AmdMachine::assemble(int, double, std::uint64_t) {
     cu.waves.resize(static_cast<std::size_t>(nsimd_ * slots_per_simd_));
     for (std::size_t w = 0; w < cu.waves.size(); ++w) cu.waves[w].simd = static_cast<int>(w) / slots_per_simd_;
   }
-  dispatch_ = std::make_unique<XcdRoundRobin>(nxcd_, k_.dims().num_blocks());
+  dispatch_ = std::make_unique<XcdRoundRobin>(part_xcds(), k_.dims().num_blocks(), nxcd_);
   dispatch_clock_ = DispatchClock(nxcd_, ncus_, d_.launch.cta_dispatch_cycles, d_.sm.block_launch_cycles);
 }
 
@@ -505,6 +525,70 @@ void AmdMachine::describe_instructions() {
     if (in.op == A::Op::Unknown || in.op == A::Op::Invalid || in.fmt == A::Fmt::None) continue;  // executing it is the functional model's error
     itime_[i] = describe(in);
   }
+}
+
+std::uint64_t AmdMachine::slice_ctas(int units) const {
+  const auto x = static_cast<std::uint64_t>(part_xcds());
+  const auto k = static_cast<std::uint64_t>(units / slice_granule());
+  return grid_ctas() / x * k + std::min(grid_ctas() % x, k);
+}
+
+std::uint64_t AmdMachine::probe_cta(std::uint64_t id) {
+  GlobalMemory& gm = k_.memory();
+  gm.begin_journal();
+  const std::uint64_t before = k_.wave_instructions();
+  try {
+    k_.make_workgroup(id)->run();
+  } catch (...) {
+    gm.rollback();
+    throw;
+  }
+  gm.rollback();
+  return k_.wave_instructions() - before;
+}
+
+// A slice's XCDs would fetch the data every workgroup shares (a GEMM operand, a table) from HBM
+// at the slice's share of its bandwidth, where on the chip the first XCD to read a line brings it
+// into the MALL for the others. So the MALL starts as the workgroups of as many other XCDs as
+// the slice has leave it: run functionally (untimed), the last first, until every MALL set is
+// full. The slice's L2s need no warm-up: only the slice's own workgroups use them.
+void AmdMachine::warm_up() {
+  const std::uint64_t grid = grid_ctas();
+  warm_begin_ = grid;
+  for (std::uint64_t id = grid; id-- > 0;) {
+    if (!warm_xcd(id)) continue;
+    warm_begin_ = id;
+    auto wg = k_.make_workgroup(id);
+    const int nw = wg->num_waves();
+    for (bool progressed = true; progressed && !wg->done();) {
+      progressed = false;
+      for (int w = 0; w < nw; ++w)
+        for (int n = 0; n < 256 && !wg->wave_done(w) && !wg->wave_waiting(w); ++n) {
+          const AmdStepInfo info = wg->step(w);
+          progressed = true;
+          if (info.kind != AmdStepInfo::Kind::Executed || !(info.spaces & AmdStepInfo::kGlobal)) continue;
+          const A::Inst& in = p_.insts[info.pc];
+          if (itime_[info.pc].kind != Kind::Vmem || in.mem.kind == A::MemKind::Store) continue;
+          std::uint64_t global = 0, lds = 0, scratch = 0;
+          wg->lane_spaces(w, global, lds, scratch);
+          mem_->warm(wg->lane_addresses(w), global, in.mem.bytes);
+        }
+    }
+    if (mem_->warm_workgroup_done()) break;
+  }
+}
+
+std::string AmdMachine::slice_text(int units) const {
+  const int x = part_xcds();
+  std::uint64_t warmed_n = 0;
+  for (std::uint64_t id = warm_begin_; id < grid_ctas(); ++id) warmed_n += warmed(id) ? 1 : 0;
+  const std::string xcds = nxcd_ == 1 ? "XCD 0" : "XCDs 0-" + std::to_string(nxcd_ - 1);
+  const std::string others = nxcd_ == 1 ? "XCD " + std::to_string(nxcd_) : "XCDs " + std::to_string(nxcd_) + "-" + std::to_string(2 * nxcd_ - 1);
+  return "CU slice: " + std::to_string(units) + " of " + std::to_string(d_.sm.count) + " CUs (" + xcds + " of " + std::to_string(x) +
+         ", each XCD with its own L2) ran the " + std::to_string(slice_ctas(units)) + " of " + std::to_string(grid_ctas()) +
+         " workgroups dispatched to them (workgroup i goes to XCD i mod " + std::to_string(x) +
+         ") with that share of MALL capacity and bandwidth, HBM bandwidth and atomics (MALL as " + std::to_string(warmed_n) +
+         " workgroups of " + others + " leave it: they ran, the last first, stopping once every MALL set was full)";
 }
 
 // The first round: workgroup slots in order, each XCD's CUs in turn, XCD by XCD.

@@ -1,6 +1,7 @@
 // Policies of the AMD timing model: small classes the machine picks in its assembly function.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -18,8 +19,13 @@ struct OldestFirstByPriority {
 // the XCD's CUs).
 class XcdRoundRobin {
  public:
-  XcdRoundRobin(int xcds, std::uint64_t workgroups) : queues_(static_cast<std::size_t>(xcds)), pos_(static_cast<std::size_t>(xcds), 0) {
-    for (std::uint64_t i = 0; i < workgroups; ++i) queues_[static_cast<std::size_t>(i % static_cast<std::uint64_t>(xcds))].push_back(i);
+  // `used`: the first XCDs a CU slice has (the others' workgroups are not dispatched here).
+  XcdRoundRobin(int xcds, std::uint64_t workgroups, int used)
+      : queues_(static_cast<std::size_t>(std::min(xcds, used))), pos_(queues_.size(), 0) {
+    for (std::uint64_t i = 0; i < workgroups; ++i) {
+      const auto x = static_cast<std::size_t>(i % static_cast<std::uint64_t>(xcds));
+      if (x < queues_.size()) queues_[x].push_back(i);
+    }
   }
   bool empty(int xcd) const { return pos_[static_cast<std::size_t>(xcd)] >= queues_[static_cast<std::size_t>(xcd)].size(); }
   std::uint64_t next(int xcd) { return queues_[static_cast<std::size_t>(xcd)][pos_[static_cast<std::size_t>(xcd)]++]; }

@@ -172,8 +172,17 @@ class NvidiaMachine final : public SampledMachine {
   int part_units() const override { return static_cast<int>(d_.sm.count); }
   std::uint64_t probe_cta(std::uint64_t id) override;
   bool can_slice() const override { return true; }
+  int slice_granule() const override { return 1; }
+  // a slice runs the first CTAs of the grid (neighbouring CTAs that share data keep sharing it)
+  std::uint64_t slice_ctas(int sms) const override {
+    const double share = static_cast<double>(sms) / static_cast<double>(d_.sm.count);
+    return std::max<std::uint64_t>(1, static_cast<std::uint64_t>(std::llround(static_cast<double>(grid_ctas()) * share)));
+  }
+  bool in_slice(std::uint64_t id) const override { return id < slice_ctas_; }
   void assemble(int sms, double share, std::uint64_t ctas) override;
-  std::uint64_t warm_l2(std::uint64_t from, std::uint64_t to) override;
+  void warm_up() override;
+  bool warmed(std::uint64_t id) const override { return id >= warm_begin_ && id < warm_end_; }
+  std::string slice_text(int sms) const override;
   std::uint64_t slots() const override { return static_cast<std::uint64_t>(nsms_) * static_cast<std::uint64_t>(occ_.blocks_per_unit); }
   Occupancy occupancy() const override { return occ_; }
   void fill(double t) override;
@@ -234,6 +243,8 @@ class NvidiaMachine final : public SampledMachine {
   std::vector<InstTiming> itime_;
   double param_latency_ = 0;
   int nsms_ = 0, wpb_ = 0;
+  std::uint64_t slice_ctas_ = 0;                   // CTAs 0..slice_ctas_-1 run on the assembled SMs
+  std::uint64_t warm_begin_ = 0, warm_end_ = 0;  // the CTAs the L2 warm-up ran
   std::uint32_t n32_ = 0, n64_ = 0, npred_ = 0;
   std::vector<Sm> sms_;
   std::unique_ptr<mem::NvMemorySystem> mem_;
@@ -251,6 +262,7 @@ class NvidiaMachine final : public SampledMachine {
 // The SM as the device file describes it; see the diagram at the top of this file.
 void NvidiaMachine::assemble(int sms, double share, std::uint64_t ctas) {
   nsms_ = sms;
+  slice_ctas_ = ctas;
   policy_ = warp_policy(d_.sm.warp_scheduler);
   occ_ = compute_occupancy(d_, res_);
   wpb_ = occ_.warps_per_block;
@@ -349,11 +361,13 @@ std::uint64_t NvidiaMachine::probe_cta(std::uint64_t id) {
 // A slice's few CTAs would fetch the data all CTAs share (a GEMM operand, a table) from HBM at
 // the slice's share of its bandwidth, a cost the chip pays once for every CTA. So the L2 starts
 // as the next CTAs, run functionally (untimed), leave it. The L2 keeps what was used last, so
-// those CTAs run from the last one back and stop once earlier ones could change nothing.
-std::uint64_t NvidiaMachine::warm_l2(std::uint64_t from, std::uint64_t to) {
-  std::uint64_t begin = to;
-  for (std::uint64_t id = to; id-- > from;) {
-    begin = id;
+// those CTAs (as many as the slice has, after it) run from the last one back and stop once
+// earlier ones could change nothing.
+void NvidiaMachine::warm_up() {
+  warm_end_ = std::min(grid_ctas(), 2 * slice_ctas_);
+  warm_begin_ = warm_end_;
+  for (std::uint64_t id = warm_end_; id-- > slice_ctas_;) {
+    warm_begin_ = id;
     auto cta = k_.make_cta(id);
     const int nw = cta->num_warps();
     for (bool progressed = true; progressed && !cta->done();) {
@@ -372,7 +386,14 @@ std::uint64_t NvidiaMachine::warm_l2(std::uint64_t from, std::uint64_t to) {
     if (mem_->warm_cta_done()) break;
   }
   mem_->warm_finish();
-  return begin;
+}
+
+std::string NvidiaMachine::slice_text(int sms) const {
+  return "SM slice: " + std::to_string(sms) + " of " + std::to_string(d_.sm.count) + " SMs ran CTAs 0-" +
+         std::to_string(slice_ctas_ - 1) + " of " + std::to_string(grid_ctas()) +
+         " with that share of L2 and HBM bandwidth, atomics and dispatch (L2 as the next " +
+         std::to_string(warm_end_ - slice_ctas_) + " leave it: CTAs " + std::to_string(warm_begin_) + "-" +
+         std::to_string(warm_end_ - 1) + " ran, the last first, until every L2 set was full)";
 }
 
 // The first wave: each SM's first CTA in slot order, SM by SM.

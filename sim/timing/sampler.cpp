@@ -32,11 +32,13 @@ void Sampler::choose_slice() {
   const double work = per_cta * static_cast<double>(total);
   if (work <= static_cast<double>(opts_.detail_budget)) return;
   const double n = static_cast<double>(m_.part_units());
-  const int k = std::clamp(static_cast<int>(std::ceil(n * static_cast<double>(opts_.detail_budget) / work)), 1, units_);
+  const int g = std::max(1, m_.slice_granule());
+  int k = std::clamp(static_cast<int>(std::ceil(n * static_cast<double>(opts_.detail_budget) / work)), 1, units_);
+  k = std::max(g, k / g * g);  // whole granules, within the budget where one granule is
   if (k >= units_) return;
   units_ = k;
   share_ = static_cast<double>(k) / n;
-  ctas_ = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(std::llround(static_cast<double>(total) * share_)));
+  ctas_ = m_.slice_ctas(k);
 }
 
 // Simulates until `budget` more units of work are done and the window has lasted the machine's
@@ -140,30 +142,22 @@ void Sampler::extrapolate(TimingResult& r, double now, double dirty, double flus
 // untimed when outputs are wanted.
 void Sampler::finish_slice(TimingResult& r) {
   const std::uint64_t grid = m_.grid_ctas();
-  if (ctas_ >= grid) return;
-  const std::string slice =
-      "SM slice: " + std::to_string(units_) + " of " + std::to_string(m_.part_units()) + " " + m_.unit_noun() +
-      " ran " + m_.cta_noun() + "s 0-" + std::to_string(ctas_ - 1) + " of " + std::to_string(grid) +
-      " with that share of L2 and HBM bandwidth, atomics and dispatch (L2 as the next " +
-      std::to_string(warm_end_ - ctas_) + " leave it: " + m_.cta_noun() + "s " + std::to_string(warm_begin_) + "-" +
-      std::to_string(warm_end_ - 1) + " ran, the last first, until every L2 set was full)";
+  if (share_ >= 1.0) return;
+  const std::string slice = m_.slice_text(units_);
   r.sampling_note = slice + (r.extrapolated ? "; " + r.sampling_note : "");
   r.extrapolated = true;
   r.warp_insts_estimated /= share_;
   r.sampled_fraction *= share_;
   r.ctas_total = grid;
   if (opts_.complete_functionally)
-    for (std::uint64_t c = ctas_; c < grid; ++c)
-      if (c < warm_begin_ || c >= warm_end_) m_.run_untimed(c);
+    for (std::uint64_t c = 0; c < grid; ++c)
+      if (!m_.in_slice(c) && !m_.warmed(c)) m_.run_untimed(c);
 }
 
 TimingResult Sampler::run() {
   choose_slice();
   m_.assemble(units_, share_, ctas_);
-  if (share_ < 1.0) {
-    warm_end_ = std::min(m_.grid_ctas(), 2 * ctas_);
-    warm_begin_ = m_.warm_l2(ctas_, warm_end_);
-  }
+  if (share_ < 1.0) m_.warm_up();
   m_.fill(0);
   TimingResult r;
   r.occupancy = m_.occupancy();

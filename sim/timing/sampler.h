@@ -45,12 +45,23 @@ class SampledMachine {
   // machine cannot slice: the sampler then times the whole chip).
   virtual std::uint64_t probe_cta(std::uint64_t id) = 0;
   virtual bool can_slice() const = 0;
-  // Assembles the machine: `units` SMs/CUs with `share` of the chip-wide resources, running CTAs
-  // [0, ctas).
+  // A slice is a multiple of this many units (AMD: whole XCDs, each with its own L2).
+  virtual int slice_granule() const = 0;
+  // The CTAs a slice of `units` runs: how many, and whether CTA `id` is one of them (NVIDIA: the
+  // first CTAs of the grid; AMD: the workgroups the dispatcher sends to the slice's XCDs).
+  virtual std::uint64_t slice_ctas(int units) const = 0;
+  virtual bool in_slice(std::uint64_t id) const = 0;
+  // Assembles the machine: `units` SMs/CUs with `share` of the chip-wide resources, running the
+  // slice's `ctas` CTAs.
   virtual void assemble(int units, double share, std::uint64_t ctas) = 0;
-  // Runs CTAs [from, to) functionally, the last first, recording the L2 lines they leave, and
-  // stops once no earlier CTA could change the L2; returns the first CTA it ran.
-  virtual std::uint64_t warm_l2(std::uint64_t from, std::uint64_t to) = 0;
+  // The warm-up of the cache the slice shares with the rest of the chip: some CTAs outside the
+  // slice run functionally (untimed), the last first, and what they leave in that cache is where
+  // the slice starts; it stops once earlier CTAs could change nothing. `warmed`: whether the
+  // warm-up ran CTA `id`. `slice_text` says in words what the slice of `units` ran, for the
+  // sampling note.
+  virtual void warm_up() = 0;
+  virtual bool warmed(std::uint64_t id) const = 0;
+  virtual std::string slice_text(int units) const = 0;
   virtual std::uint64_t slots() const = 0;  // CTAs resident at once on the assembled machine
   virtual Occupancy occupancy() const = 0;
   // Starts the first wave of CTAs at `t` (also used for window B).
@@ -113,7 +124,7 @@ class Sampler {
   // the slice
   int units_ = 0;
   double share_ = 1.0;
-  std::uint64_t ctas_ = 0, warm_begin_ = 0, warm_end_ = 0;
+  std::uint64_t ctas_ = 0;
   // the windows
   std::vector<Progress> progress_;
   std::uint64_t timed_a_ = 0;

@@ -247,12 +247,19 @@ TEST(AmdOccupancy, VgprsAgprsSgprsAndLdsLimitTheWorkgroupsPerCu) {
 // dispatch
 
 TEST(AmdDispatch, XcdRoundRobinHandsWorkgroupsToXcdsInTurn) {
-  sim::XcdRoundRobin rr(8, 20);
+  sim::XcdRoundRobin rr(8, 20, 8);
   for (int x = 0; x < 8; ++x) EXPECT_EQ(rr.next(x), static_cast<std::uint64_t>(x));
   EXPECT_EQ(rr.next(3), 11u);
   EXPECT_EQ(rr.next(3), 19u);
   EXPECT_TRUE(rr.empty(3));
   EXPECT_FALSE(rr.empty(4));
+}
+
+TEST(AmdDispatch, ASliceOfTwoXcdsGetsOnlyTheirWorkgroups) {
+  sim::XcdRoundRobin rr(8, 20, 2);
+  std::vector<std::uint64_t> got;
+  rr.for_each_remaining([&](std::uint64_t id) { got.push_back(id); });
+  EXPECT_EQ(got, (std::vector<std::uint64_t>{0, 8, 16, 1, 9, 17}));  // XCD 0's, then XCD 1's
 }
 
 // Records which CU ran each workgroup.
