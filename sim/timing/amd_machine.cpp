@@ -186,8 +186,7 @@ class AmdMachine final : public SampledMachine {
   // running
   int units() const override { return ncus_; }
   double next_event(int c) const override { return cus_[static_cast<std::size_t>(c)].next; }
-  void step(int c, double now) override;
-  std::uint64_t timed_insts() const override { return timed_insts_; }
+  double step(int c, double now) override;
   // The budget counts simulation work: a wave instruction, or kLinesPerInstruction cache lines
   // its memory accesses look up (a gather of 64 lines costs the simulator as much as several
   // instructions).
@@ -276,7 +275,7 @@ class AmdMachine final : public SampledMachine {
   std::vector<Cu> cus_;
   std::unique_ptr<mem::AmdMemorySystem> mem_;
   std::unique_ptr<XcdRoundRobin> dispatch_;
-  std::uint64_t age_ = 0, timed_insts_ = 0, wgs_done_ = 0, done_wg_insts_ = 0;
+  std::uint64_t age_ = 0, wgs_done_ = 0, done_wg_insts_ = 0;
   double last_end_ = 0, drain_ = 0;
   bool stop_ = false;
   std::vector<WgSlot> abandoned_;
@@ -760,7 +759,7 @@ double AmdMachine::unit_free(const Cu& cu, const Simd& s, const Wave& w, Stall& 
   }
 }
 
-void AmdMachine::step(int c, double now) {
+double AmdMachine::step(int c, double now) {
   Cu& cu = cus_[static_cast<std::size_t>(c)];
   double cu_next = kInf;
   for (int si = 0; si < nsimd_; ++si) {
@@ -770,12 +769,13 @@ void AmdMachine::step(int c, double now) {
       continue;
     }
     arbitrate(c, cu, s, si, now);
-    if (stop_) return;
+    if (stop_) return cu.next;
     // the CU may have launched a workgroup on another SIMD while issuing
     cu_next = std::min(cu_next, s.next);
   }
   for (const auto& s : cu.simds) cu_next = std::min(cu_next, s.next);
   cu.next = cu_next;
+  return cu_next;
 }
 
 // One issue opportunity of SIMD s: its waves in arbitration order, at most one instruction per

@@ -189,8 +189,7 @@ class NvidiaMachine final : public SampledMachine {
   // running
   int units() const override { return nsms_; }
   double next_event(int s) const override { return sms_[static_cast<std::size_t>(s)].next; }
-  void step(int s, double now) override;
-  std::uint64_t timed_insts() const override { return timed_insts_; }
+  double step(int s, double now) override;
   std::uint64_t work() const override { return timed_insts_; }
   double min_window_cycles() const override { return 0; }
   Progress checkpoint(double now) const override { return {now, timed_insts_, mem_->shared_busy_cycles(), 0}; }
@@ -250,7 +249,7 @@ class NvidiaMachine final : public SampledMachine {
   std::unique_ptr<mem::NvMemorySystem> mem_;
   RoundRobinToUnits queue_;
   DispatchClock dispatch_;
-  std::uint64_t age_ = 0, timed_insts_ = 0, ctas_done_ = 0, done_cta_insts_ = 0;
+  std::uint64_t age_ = 0, ctas_done_ = 0, done_cta_insts_ = 0;
   double last_end_ = 0;
   bool stop_ = false;
   std::vector<CtaSlot> abandoned_;  // first-wave CTAs stopped for the second window
@@ -558,16 +557,17 @@ void NvidiaMachine::refresh(Warp& w) {
   w.dep_why = why;
 }
 
-void NvidiaMachine::step(int s, double now) {
+double NvidiaMachine::step(int s, double now) {
   Sm& sm = sms_[static_cast<std::size_t>(s)];
   double sm_next = kInf;
   for (std::size_t si = 0; si < sm.subs.size(); ++si) {
     Sub& sub = sm.subs[si];
     if (sub.next <= now) pick_and_issue(s, sm, sub, static_cast<int>(si), now);
-    if (stop_) return;
+    if (stop_) return sm.next;
     sm_next = std::min(sm_next, sub.next);
   }
   sm.next = sm_next;
+  return sm_next;
 }
 
 // The scheduler's choice among its warps (greedy-then-oldest), or why it issues nothing.

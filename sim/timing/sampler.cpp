@@ -55,8 +55,8 @@ bool Sampler::simulate(std::uint64_t budget, double& now) {
     pq.pop();
     if (t != m_.next_event(u)) continue;  // stale
     now = t;
-    m_.step(u, t);
-    if (m_.next_event(u) < kInf) pq.push({m_.next_event(u), u});
+    const double next = m_.step(u, t);
+    if (next < kInf) pq.push({next, u});
     if (m_.timed_insts() >= next_check) {
       next_check += kCheckpointInsts;
       progress_.push_back(m_.checkpoint(now));

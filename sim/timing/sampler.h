@@ -70,8 +70,9 @@ class SampledMachine {
   // --- running
   virtual int units() const = 0;
   virtual double next_event(int unit) const = 0;  // kInf when it has nothing to do
-  virtual void step(int unit, double now) = 0;
-  virtual std::uint64_t timed_insts() const = 0;
+  // Runs `unit`'s events at `now`; returns its next event (the sampler's loop, once per event).
+  virtual double step(int unit, double now) = 0;
+  std::uint64_t timed_insts() const { return timed_insts_; }  // read once per event: not virtual
   virtual std::uint64_t work() const = 0;
   // A window lasts at least this long (a shorter one sees only the burst before the first loads return).
   virtual double min_window_cycles() const = 0;
@@ -104,6 +105,9 @@ class SampledMachine {
   virtual const char* inst_noun() const = 0;  // "warp" / "wave"
   virtual const char* cta_noun() const = 0;   // "CTA" / "workgroup"
   virtual const char* unit_noun() const = 0;  // "SMs" / "CUs"
+
+ protected:
+  std::uint64_t timed_insts_ = 0;  // instructions timed in detail so far
 };
 
 class Sampler {
