@@ -208,3 +208,26 @@ def numel(shape):
     for s in shape:
         n *= s
     return n
+
+
+def spec_buffer_index(launch):
+    """{buffer name: index of the spec argument holding it} -- the index kernsim's initialisers are
+    keyed by. A Triton tensor-descriptor kernel takes no pointer: its buffers live inline in the
+    descriptor's tensor map, which with the shape and strides after it fills 1 + 2 * rank slots."""
+    out, k = {}, 0
+    tma = launch["kind"] == "triton" and launch["kernel"] == "matmul_tma"
+    by_name = {a["name"]: a for a in launch["args"]}
+    for a in launch["args"]:
+        if a["kind"] == "buf":
+            if not tma:
+                out[a["name"]] = k
+                k += 1
+        elif a["kind"] == "desc":
+            if tma:
+                out[a["buffer"]] = k
+                k += 1 + 2 * len(by_name[a["buffer"]]["shape"])
+            else:
+                k += 1
+        else:
+            k += 1
+    return out

@@ -1,0 +1,103 @@
+"""The numpy references (reference.py) against hand computations on tiny shapes, and the checks
+they feed (a wrong or unwritten output must fail).   python3 -m pytest calibration/validation/hopper"""
+import math
+import os
+import sys
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import launches as hl  # noqa: E402
+import reference as ref  # noqa: E402
+
+
+def test_e4m3_table_known_values():
+    t = ref.e4m3_table()
+    assert t[0x38] == 1.0 and t[0x40] == 2.0 and t[0xB8] == -1.0
+    assert t[0x7E] == 448.0 and t[0x01] == 2.0 ** -9 and t[0x20] == 0.125 and t[0x3F] == 1.875
+    assert np.isnan(t[0x7F]) and np.isnan(t[0xFF])
+
+
+def test_decode_bf16_bits():
+    bits = np.array([0x3F80, 0xC000, 0x3E80], dtype=np.uint16)  # 1, -2, 0.25
+    assert ref.decode("bf16", bits, [3]).tolist() == [1.0, -2.0, 0.25]
+
+
+def _loops_matmul(a, b):
+    M, K = a.shape
+    N = b.shape[1]
+    return np.array([[sum(float(a[i, k]) * float(b[k, j]) for k in range(K)) for j in range(N)] for i in range(M)])
+
+
+def test_matmul_reference_both_layouts():
+    rng = np.random.default_rng(1)
+    L = hl._matmul("bf16", 8, 6, 4, 64, 64, 64, 4, 3, "t")
+    a, b = rng.standard_normal((8, 4)).astype(np.float32), rng.standard_normal((4, 6)).astype(np.float32)
+    got = ref.reference(L, {"a_ptr": a, "b_ptr": b}, np.arange(8))
+    assert np.allclose(got, _loops_matmul(a, b), rtol=1e-5, atol=1e-5)
+    Lk = hl._matmul("bf16", 8, 6, 4, 64, 64, 64, 4, 3, "t", b_kmajor=True)
+    got = ref.reference(Lk, {"a_ptr": a, "b_ptr": np.ascontiguousarray(b.T)}, np.arange(8))
+    assert np.allclose(got, _loops_matmul(a, b), rtol=1e-5, atol=1e-5)
+
+
+def _loops_attention(q, k, v, scale, causal):
+    S, D = q.shape
+    out = np.zeros((S, D))
+    for i in range(S):
+        js = range(i + 1) if causal else range(S)
+        s = [scale * sum(q[i, d] * k[j, d] for d in range(D)) for j in js]
+        m = max(s)
+        w = [math.exp(x - m) for x in s]
+        for jj, j in enumerate(js):
+            out[i] += w[jj] / sum(w) * v[j]
+    return out
+
+
+def test_attention_reference_causal_and_full():
+    rng = np.random.default_rng(2)
+    for causal in (False, True):
+        L = hl._attn(4, causal, B=1, H=2, S=6)
+        q, k, v = (rng.standard_normal((1, 2, 6, 4)).astype(np.float32) for _ in range(3))
+        got = ref.reference(L, {"q_ptr": q, "k_ptr": k, "v_ptr": v}, np.arange(2))
+        for h in range(2):
+            want = _loops_attention(q[0, h], k[0, h], v[0, h], 0.5, causal)
+            assert np.allclose(got[h], want, rtol=1e-4, atol=1e-5)
+
+
+def test_moe_reference_uses_each_rows_expert():
+    rng = np.random.default_rng(3)
+    offsets = np.array([0, 3, 3, 7], dtype=np.int32)  # expert 1 gets no rows
+    x = rng.standard_normal((7, 5)).astype(np.float32)
+    w = rng.standard_normal((3, 4, 5)).astype(np.float32)
+    L = {"ref": "moe", "args": [{"name": "y_ptr", "out": True, "shape": [7, 4], "dtype": "bf16"}]}
+    rows = np.arange(7)
+    got = ref.reference(L, {"x_ptr": x, "w_ptr": w, "offsets_ptr": offsets}, rows)
+    for r in rows:
+        e = 0 if r < 3 else 2
+        assert np.allclose(got[r], _loops_matmul(x[r:r + 1], w[e].T)[0], rtol=1e-5, atol=1e-5)
+
+
+def test_check_fails_on_wrong_and_unwritten_outputs():
+    rng = np.random.default_rng(4)
+    L = hl._matmul("bf16", 16, 8, 32, 64, 64, 64, 4, 3, "t")
+    a, b = rng.standard_normal((16, 32)).astype(np.float32), rng.standard_normal((32, 8)).astype(np.float32)
+    good = a @ b
+    assert ref.check(L, {"a_ptr": a, "b_ptr": b}, {"c_ptr": good})["c_ptr"]["ok"]
+    assert not ref.check(L, {"a_ptr": a, "b_ptr": b}, {"c_ptr": a @ b[:, ::-1]})["c_ptr"]["ok"]
+    nan = good.copy()
+    nan[3, 2] = np.nan
+    r = ref.check(L, {"a_ptr": a, "b_ptr": b}, {"c_ptr": nan})["c_ptr"]
+    assert not r["ok"] and r["nonfinite"] == 1
+
+
+def test_moe_tables_cover_every_row_once():
+    offsets, tiles = hl.moe_tables(hl.MOE_COUNTS, 128)
+    covered = []
+    for e, r0 in tiles:
+        covered += list(range(r0, min(r0 + 128, offsets[e + 1])))
+    assert covered == list(range(sum(hl.MOE_COUNTS)))
+
+
+def test_set_size_and_ids():
+    L = hl.all_launches()
+    assert len(L) >= 24 and len({x["id"] for x in L}) == len(L)
