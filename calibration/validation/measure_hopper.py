@@ -5,8 +5,9 @@ Per launch: the inputs are kernsim's own initial buffers (launch_inputs.py, buil
 cupy when it is there), the output is poisoned with NaN, the kernel runs once and its output is
 checked against torch in fp32 (TF32 off; whole output) and against the numpy reference
 (hopper/reference.py; a subset of the output). Then `--warmup` launches and `--reps` timed ones,
-each after a `--flush-mib` MiB device write (torch zero_) that flushes the 50 MiB L2, with CUDA
-events around the single launch; median, min, p10, p90.
+each after a `--flush-mib` MiB flush of the 50 MiB L2 -- a device write (torch zero_, the default,
+as the brief for the 2026-12-02 measurement asked) or with `--flush-mode read` a read that leaves the
+L2 clean (measure_h200.py's way) -- with CUDA events around the single launch; median, min, p10, p90.
 
   Triton launches: the @triton.jit kernels of hopper/triton_kernels.py through Triton's own JIT
   (the H200's Triton); the PTX and metadata it compiled are kept (ptx_triton.tar.gz), since that
@@ -88,7 +89,7 @@ def stats_us(samples_ms):
 
 
 class Gpu:
-    def __init__(self, flush_mib):
+    def __init__(self, flush_mib, flush_mode="write"):
         import torch
         self.torch = torch
         torch.backends.cuda.matmul.allow_tf32 = False
@@ -98,7 +99,8 @@ class Gpu:
             self.cp = cupy
         except ImportError:
             self.cp = None
-        self.flush_buf = torch.empty(flush_mib << 20, dtype=torch.uint8, device="cuda")
+        self.flush_buf = torch.zeros(flush_mib << 20, dtype=torch.uint8, device="cuda")
+        self.flush_mode = flush_mode
         self.cache = {}
 
     def tensor(self, a, k, storage):
@@ -125,7 +127,10 @@ class Gpu:
         return t
 
     def flush(self):
-        self.flush_buf.zero_()  # a 256 MiB write: the L2 holds none of the launch's data afterwards
+        if self.flush_mode == "read":  # leaves the L2 clean (measure_h200.py's way)
+            self.flush_sink = self.flush_buf.view(self.torch.float32).sum()
+        else:  # a write (the 2026-12-02 measurement): the L2 holds none of the launch's data afterwards
+            self.flush_buf.zero_()
 
     def time(self, launch_fn, reps, warmup):
         torch = self.torch
@@ -287,7 +292,7 @@ def run_ladder(gpu, launch, reps, warmup, ladder, cache, timeout_s):
     c_path = os.path.join(cache, f"ladder_c_{launch['id']}.bin")
     variant = int(launch["notes"].split("variant=")[1].split(";")[0])
     cmd = [exe, str(variant), paths["a_ptr"], paths["b_ptr"], str(M), str(N), str(K), c_path, str(reps), str(warmup),
-           str(ladder["flush_mib"])]
+           f"{ladder['flush_mode']}:{ladder['flush_mib']}"]
     out = next(a for a in launch["args"] if a.get("out"))
 
     def load_c():
@@ -372,6 +377,8 @@ def main():
     ap.add_argument("--reps", type=int, default=30)
     ap.add_argument("--warmup", type=int, default=3)
     ap.add_argument("--flush-mib", type=int, default=256)
+    ap.add_argument("--flush-mode", choices=("write", "read"), default="write",
+                    help="write (as measured on 2026-12-02) or read (leaves the L2 clean, as measure_h200.py)")
     ap.add_argument("--cache-dir", default="/tmp/kernsim_hopper_cache")
     ap.add_argument("--step-timeout-s", type=int, default=40)
     ap.add_argument("--budget-s", type=float, default=420.0, help="stop starting launches after this many seconds")
@@ -379,17 +386,18 @@ def main():
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
     os.makedirs(a.cache_dir, exist_ok=True)
+    os.makedirs(os.path.join(HOPPER, "specs"), exist_ok=True)  # file: inits are relative to it
     selected = [L for L in hl.all_launches() if not a.only or any(fnmatch.fnmatch(L["id"], p) for p in a.only)]
     selected.sort(key=lambda L: L["kind"] != "ladder")  # the ladder first: hand-written, the likeliest to need a second look
     if a.dry_run:
         return dry_run(selected)
     t_start = time.time()
     import torch
-    gpu = Gpu(a.flush_mib)
+    gpu = Gpu(a.flush_mib, a.flush_mode)
     doc = {"what": "Hopper wgmma/TMA validation set (calibration/validation/hopper), measured", "date_utc":
            time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "command": " ".join([sys.executable] + sys.argv),
-           "method": {"reps": a.reps, "warmup": a.warmup, "flush": f"{a.flush_mib} MiB device write (zero_ / cudaMemsetAsync) "
-                      "before each timed launch", "timer": "CUDA events around the single launch", "statistic": "median",
+           "method": {"reps": a.reps, "warmup": a.warmup, "flush": f"{a.flush_mib} MiB device {a.flush_mode} "
+                      "(write: zero_ / cudaMemsetAsync; read: sum / a read kernel) before each timed launch", "timer": "CUDA events around the single launch", "statistic": "median",
                       "inputs": "kernsim's initial buffers (launch_inputs.py, seed 0)", "tf32": False},
            "nvidia_smi_before": nvidia_smi(), "versions": versions(), "device": device_props(torch), "launches": []}
     ladder = None
@@ -406,7 +414,7 @@ def main():
             else:
                 if ladder is None:
                     exe, cubin, facts = build_ladder(a.cache_dir)
-                    ladder = {"exe": exe, "cubin": cubin, "flush_mib": a.flush_mib}
+                    ladder = {"exe": exe, "cubin": cubin, "flush_mib": a.flush_mib, "flush_mode": a.flush_mode}
                     doc["ladder_build"] = facts
                 res = run_ladder(gpu, L, a.reps, a.warmup, ladder, a.cache_dir, a.step_timeout_s)
         except Exception as e:  # one failing launch must not cost the others

@@ -52,7 +52,8 @@ def _matmul(dt, M, N, K, bm, bn, bk, w, s, notes, b_kmajor=False):
     tag = f"{M}x{N}x{K}" if not (M == N == K) else f"{M}"
     lid = f"tmm_{dt}_{tag}_{bm}x{bn}x{bk}_w{w}s{s}"
     return {"id": lid, "family": "triton_matmul", "kind": "triton", "kernel": "matmul",
-            "constexprs": {"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk, "GROUP_M": 8, "B_KMAJOR": b_kmajor},
+            "constexprs": {"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk, "GROUP_M": 8, "B_KMAJOR": b_kmajor,
+                           "FP8_ACC": bk if dt == "e4m3" else None},
             "num_warps": w, "num_stages": s, "grid": [cdiv(M, bm) * cdiv(N, bn)],
             "args": [buf("a_ptr", dt, [M, K], init), buf("b_ptr", dt, b_shape, init), buf("c_ptr", out, [M, N], out=True),
                      scalar("M", "i32", M), scalar("N", "i32", N), scalar("K", "i32", K),
@@ -68,7 +69,8 @@ def _matmul_tma(dt, M, N, K, bm, bn, bk, w, s, notes):
     tag = f"{M}x{N}x{K}" if not (M == N == K) else f"{M}"
     lid = f"tmm_tma_{dt}_{tag}_{bm}x{bn}x{bk}_w{w}s{s}"
     return {"id": lid, "family": "triton_matmul_tma", "kind": "triton", "kernel": "matmul_tma",
-            "constexprs": {"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk, "GROUP_M": 8},
+            "constexprs": {"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk, "GROUP_M": 8,
+                           "FP8_ACC": bk if dt == "e4m3" else None},
             "num_warps": w, "num_stages": s, "grid": [cdiv(M, bm) * cdiv(N, bn)],
             "args": [buf("a_ptr", dt, [M, K], init), buf("b_ptr", dt, [N, K], init), buf("c_ptr", out, [M, N], out=True),
                      desc("a_desc", "a_ptr", [bm, bk]), desc("b_desc", "b_ptr", [bn, bk]), desc("c_desc", "c_ptr", [bm, bn]),

@@ -101,3 +101,20 @@ def test_moe_tables_cover_every_row_once():
 def test_set_size_and_ids():
     L = hl.all_launches()
     assert len(L) >= 24 and len({x["id"] for x in L}) == len(L)
+
+
+def test_check_dump_reads_kernsim_dump_layout(tmp_path):
+    import check_dump
+    rng = np.random.default_rng(5)
+    L = hl._ladder(1, "ladder_mma_sync", 256, 0, None, (128, 128), "t", M=32, N=16, K=8)
+    a = rng.integers(0x3C00, 0x3F80, (32, 8)).astype(np.uint16)  # bf16 bits 0.0078 .. 1
+    b = rng.integers(0x3C00, 0x3F80, (16, 8)).astype(np.uint16)
+    af, bf = ref.decode("bf16", a, [32, 8]), ref.decode("bf16", b, [16, 8])
+    c = ((af @ bf.T).astype(np.float32).view(np.uint32) >> 16).astype(np.uint16)  # truncated to bf16
+    a.tofile(tmp_path / "arg0.in.bin")
+    b.tofile(tmp_path / "arg1.in.bin")
+    c.tofile(tmp_path / "arg2.out.bin")
+    assert check_dump.check_dir(L, str(tmp_path))["c_ptr"]["ok"]
+    c[:, ::2] = c[:, 1::2]  # columns swapped in pairs
+    c.tofile(tmp_path / "arg2.out.bin")
+    assert not check_dump.check_dir(L, str(tmp_path))["c_ptr"]["ok"]

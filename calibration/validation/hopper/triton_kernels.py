@@ -35,9 +35,12 @@ def _tile_coords(pid, M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, GROUP_
 
 @triton.jit
 def matmul(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_b, stride_cm, BLOCK_M: tl.constexpr,
-           BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr, B_KMAJOR: tl.constexpr):
+           BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr, B_KMAJOR: tl.constexpr,
+           FP8_ACC: tl.constexpr):
     """A [M, K] and C [M, N] row-major (rows stride_am, stride_cm apart); B [K, N] row-major with
-    rows stride_b apart, or with B_KMAJOR [N, K] row-major (B^T stored). K % BLOCK_K == 0."""
+    rows stride_b apart, or with B_KMAJOR [N, K] row-major (B^T stored). K % BLOCK_K == 0.
+    FP8_ACC (fp8 only; None otherwise): products summed in the tensor core's own fp8 accumulator
+    before each addition into the fp32 one (tl.dot's max_num_imprecise_acc)."""
     tile_m, tile_n = _tile_coords(tl.program_id(0), M, N, BLOCK_M, BLOCK_N, GROUP_M)
     rm = tile_m * BLOCK_M + tl.arange(0, BLOCK_M)
     rn = tile_n * BLOCK_N + tl.arange(0, BLOCK_N)
@@ -55,7 +58,7 @@ def matmul(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_b, stride_cm, BLOCK_M
     for k0 in range(0, K // BLOCK_K):
         a = tl.load(a_tile)
         b = tl.load(b_tile)
-        acc = tl.dot(a, b, acc)
+        acc = tl.dot(a, b, acc, max_num_imprecise_acc=FP8_ACC)
         a_tile += BLOCK_K
         b_tile += b_step
     c = acc.to(c_ptr.dtype.element_ty)
@@ -65,7 +68,7 @@ def matmul(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_b, stride_cm, BLOCK_M
 
 @triton.jit
 def matmul_tma(a_desc, b_desc, c_desc, M, N, K, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
-               BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr):
+               BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr, FP8_ACC: tl.constexpr):
     tile_m, tile_n = _tile_coords(tl.program_id(0), M, N, BLOCK_M, BLOCK_N, GROUP_M)
     off_m = tile_m * BLOCK_M
     off_n = tile_n * BLOCK_N
@@ -73,7 +76,7 @@ def matmul_tma(a_desc, b_desc, c_desc, M, N, K, BLOCK_M: tl.constexpr, BLOCK_N: 
     for k0 in range(0, tl.cdiv(K, BLOCK_K)):
         a = a_desc.load([off_m, k0 * BLOCK_K])
         b = b_desc.load([off_n, k0 * BLOCK_K])
-        acc = tl.dot(a, b.T, acc)
+        acc = tl.dot(a, b.T, acc, max_num_imprecise_acc=FP8_ACC)
     c_desc.store([off_m, off_n], acc.to(c_desc.dtype))
 
 

@@ -1,10 +1,12 @@
 // Runs one step of the bf16 GEMM ladder (gemm_ladder.cu) on the GPU: reads A [M, K] and B [N, K]
 // (raw bf16 files, as measure_hopper.py writes them from kernsim's initialisers), builds the tensor
 // maps with cuTensorMapEncodeTiled, runs the step once on a NaN-poisoned C and writes C, then times
-// it: `warmup` launches, then `reps` launches each after a `flush_mib` MiB device write (cudaMemset)
-// that flushes the L2, CUDA events around the single launch. Prints one JSON line.
+// it: `warmup` launches, then `reps` launches each after an L2 flush, CUDA events around the single
+// launch. Prints one JSON line. FLUSH is `write:MIB` (cudaMemsetAsync of MIB MiB, as measured on
+// 2026-12-02) or `read:MIB` (a kernel reads MIB MiB: the L2 is left clean, as measure_h200.py does);
+// a bare number means write.
 //   nvcc -gencode=arch=compute_90a,code=sm_90a -O3 -o ladder_host ladder_host.cu -lcuda
-//   ladder_host VARIANT A.bin B.bin M N K C_OUT.bin REPS WARMUP FLUSH_MIB [CUBIN]
+//   ladder_host VARIANT A.bin B.bin M N K C_OUT.bin REPS WARMUP FLUSH [CUBIN]
 // With CUBIN (ptxas of the PTX clang wrote for kernsim, ptx_clang/gemm_ladder.ptx) the step's kernel
 // is taken from that module instead and launched with cuLaunchKernelEx (the 2x1 cluster as a launch
 // attribute: clang's PTX carries no .reqnctapercluster), so the code kernsim simulates is timed too.
@@ -27,6 +29,16 @@
       std::exit(2);                                                                            \
     }                                                                                          \
   } while (0)
+
+// Reads n 16-byte words (the L2 then holds clean lines only); the sum is never true, so nothing is written.
+__global__ void flush_read_kernel(const int4* p, size_t n, int* sink) {
+  int acc = 0;
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+    const int4 v = p[i];
+    acc ^= v.x ^ v.y ^ v.z ^ v.w;
+  }
+  if (acc == 0x7F3A5C1E) sink[0] = acc;
+}
 
 static std::vector<unsigned short> read_file(const char* path, size_t count) {
   std::vector<unsigned short> v(count);
@@ -96,12 +108,14 @@ static CUfunction load_kernel(const char* cubin, const char* name, int smem) {
 
 int main(int argc, char** argv) {
   if (argc != 11 && argc != 12) {
-    std::fprintf(stderr, "usage: %s VARIANT A.bin B.bin M N K C_OUT.bin REPS WARMUP FLUSH_MIB [CUBIN]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s VARIANT A.bin B.bin M N K C_OUT.bin REPS WARMUP FLUSH [CUBIN]\n", argv[0]);
     return 2;
   }
   const int v = std::atoi(argv[1]), M = std::atoi(argv[4]), N = std::atoi(argv[5]), K = std::atoi(argv[6]);
   const int reps = std::atoi(argv[8]), warmup = std::atoi(argv[9]);
-  const size_t flush_bytes = (size_t)std::atoi(argv[10]) << 20;
+  const bool flush_read = std::strncmp(argv[10], "read:", 5) == 0;
+  const char* mib = std::strchr(argv[10], ':') ? std::strchr(argv[10], ':') + 1 : argv[10];
+  const size_t flush_bytes = (size_t)std::atoi(mib) << 20;
   const Step st = step_of(v);
   std::vector<unsigned short> ha = read_file(argv[2], (size_t)M * K), hb = read_file(argv[3], (size_t)N * K);
   bf16_t *A, *B, *C;
@@ -169,7 +183,12 @@ int main(int argc, char** argv) {
               "\"samples_ms\": [",
               v, cf ? "clang PTX (ptxas)" : "nvcc", grid.x, block.x, st.smem);
   for (int r = 0; r < reps; ++r) {
-    CK(cudaMemsetAsync(flush, r & 0xFF, flush_bytes));
+    if (flush_read) {
+      flush_read_kernel<<<1056, 256>>>(static_cast<const int4*>(flush), flush_bytes / 16, static_cast<int*>(flush));
+      CK(cudaGetLastError());
+    } else {
+      CK(cudaMemsetAsync(flush, r & 0xFF, flush_bytes));
+    }
     CK(cudaEventRecord(e0));
     launch();
     CK(cudaEventRecord(e1));
