@@ -137,16 +137,17 @@ def _moe(name, N, K, bm=128, bn=128, bk=64, w=8, s=4):
             "ref": "moe", "notes": f"single=compute; grouped GEMM, 8 experts, rows {MOE_COUNTS}, BLOCK {bm}x{bn}x{bk} w{w} s{s}"}
 
 
-LADDER = [  # (variant, kernel, block, dynamic shared bytes, cluster, tile M x N, what)
+LADDER = [  # (variant, kernel, block, dynamic shared bytes, cluster, tile M x N, what); the shared bytes
+    # are ladder_host.cu's: tiles + 2048 (1024-byte alignment of the base, then the mbarriers)
     (1, "ladder_mma_sync", 256, 2 * (128 * 40 + 128 * 40) * 2, None, (128, 128),
      "mma.sync m16n8k16 + ldmatrix + cp.async double buffer, 128x128x32 tile, 8 warps"),
-    (2, "ladder_wgmma_sync", 256, 128 * 64 * 2 * 2 + 1024, None, (128, 128),
+    (2, "ladder_wgmma_sync", 256, 128 * 64 * 2 * 2 + 2048, None, (128, 128),
      "wgmma m64n128k16 (2 warpgroups), tiles loaded by ld.global/st.shared with the 128B swizzle, one stage"),
-    (3, "ladder_wgmma_tma", 256, 4 * 128 * 64 * 2 * 2 + 1024, None, (128, 128),
+    (3, "ladder_wgmma_tma", 256, 4 * 128 * 64 * 2 * 2 + 2048, None, (128, 128),
      "wgmma m64n128k16 + TMA (128B swizzle) into a 4-stage ring on mbarriers, one thread issues"),
-    (4, "ladder_wgmma_ws", 384, 4 * (128 + 256) * 64 * 2 + 1024, None, (128, 256),
+    (4, "ladder_wgmma_ws", 384, 4 * (128 + 256) * 64 * 2 + 2048, None, (128, 256),
      "warp-specialised: 1 producer warpgroup (TMA), 2 consumer warpgroups m64n256k16, full/empty mbarriers, setmaxnreg"),
-    (5, "ladder_wgmma_ws_mc", 384, 4 * (128 + 256) * 64 * 2 + 1024, (2, 1, 1), (128, 256),
+    (5, "ladder_wgmma_ws_mc", 384, 4 * (128 + 256) * 64 * 2 + 2048, (2, 1, 1), (128, 256),
      "as 4 in a 2x1 cluster: the B tile is loaded half by each CTA and multicast to both"),
 ]
 

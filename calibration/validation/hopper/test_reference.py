@@ -118,3 +118,15 @@ def test_check_dump_reads_kernsim_dump_layout(tmp_path):
     c[:, ::2] = c[:, 1::2]  # columns swapped in pairs
     c.tofile(tmp_path / "arg2.out.bin")
     assert not check_dump.check_dir(L, str(tmp_path))["c_ptr"]["ok"]
+
+
+def test_ladder_launches_match_what_was_measured():
+    """grid, block and dynamic shared bytes of each ladder step as ladder_host.cu launched them."""
+    import json
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "data", "h200", "hopper_validation.json")
+    measured = {r["id"]: r for r in json.load(open(path))["launches"]}
+    for L in hl.all_launches():
+        if L["kind"] == "ladder":
+            host = measured[L["id"]]["host"]
+            assert (host["grid"], host["block"], host["dynamic_shared_bytes"]) == \
+                (L["grid"][0], L["block"][0], L["dynamic_shared_bytes"]), L["id"]
