@@ -883,6 +883,11 @@ def main():
         rc, out = run_cmd([sys.executable, os.path.join(CUDA_DIR, "make_specs.py"), "--check"], timeout=60)
         if rc != 0:
             problems.append("specs out of date (run cuda/make_specs.py): " + out.strip()[:500])
+        for tool in (["gen_hopper_wgmma.py", "--check"], ["make_specs_hopper.py", "--check"],
+                     ["make_specs_hopper.py", "--ptx-check", args.nvcc_path]):
+            rc, out = run_cmd([sys.executable, os.path.join(CUDA_DIR, tool[0])] + tool[1:], timeout=600)
+            if rc != 0:
+                problems.append("%s: %s" % (" ".join(tool[:2]), out.strip()[-500:]))
         doc["spec_checks"] = problems
         doc["clang"] = clang_check(logf, args.arch)
         rc, out = run_cmd([exe, "--groups", "clock"], timeout=60)
