@@ -58,11 +58,10 @@ static __device__ __forceinline__ void mbar_expect_tx(unsigned bar, unsigned byt
 
 static __device__ __forceinline__ bool mbar_try(unsigned bar, unsigned parity) {
   unsigned ok;
-  asm volatile(
-      "{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
-      : "=r"(ok)
-      : "r"(bar), "r"(parity)
-      : "memory");
+  asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
+               : "=r"(ok)
+               : "r"(bar), "r"(parity)
+               : "memory");
   return ok != 0;
 }
 
@@ -122,8 +121,8 @@ static __device__ __forceinline__ unsigned mapa(unsigned addr, unsigned rank) {
 }
 
 static __device__ __forceinline__ void block_record(unsigned long long* out, unsigned long long t0,
-                                                    unsigned long long t1, unsigned long long g0,
-                                                    unsigned long long g1, unsigned long long v) {
+                                                    unsigned long long t1, unsigned long long g0, unsigned long long g1,
+                                                    unsigned long long v) {
   unsigned long long* o = out + 6ull * blockIdx.x;
   o[0] = t0;
   o[1] = t1;
@@ -265,8 +264,8 @@ extern "C" __global__ void __launch_bounds__(128, 1)
         const unsigned t = tile % ntiles;
         mbar_expect_tx(b, 8192);
         if (mode == 0)
-          tma_load_2d(base + 8192u * s, &map, static_cast<int>((t % tiles_x) * 64), static_cast<int>((t / tiles_x) * 64),
-                      b);
+          tma_load_2d(base + 8192u * s, &map, static_cast<int>((t % tiles_x) * 64),
+                      static_cast<int>((t / tiles_x) * 64), b);
         else
           bulk_load(base + 8192u * s, src + 8192ull * t, 8192, b);
         tile += gridDim.x;
@@ -329,7 +328,8 @@ extern "C" __global__ void __launch_bounds__(128, 1)
 
 // Chase through `target`'s shared memory: word i holds the shared::cluster address of word
 // (i + 97) mod 4096 (16 KiB; every load a different bank group and line).
-extern "C" __global__ void __launch_bounds__(32, 1) dsmem_lat(unsigned long long* out, unsigned steps, unsigned target) {
+extern "C" __global__ void __launch_bounds__(32, 1)
+    dsmem_lat(unsigned long long* out, unsigned steps, unsigned target) {
   __shared__ __align__(16) unsigned chase[4096];
   const unsigned rank = cluster_rank();
   const unsigned mine = mapa(hw_smem_addr(chase), rank);

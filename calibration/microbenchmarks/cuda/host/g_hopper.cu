@@ -38,8 +38,7 @@ const void* find_kernel(const std::string& name) {
 }
 
 // One launch of `fn` with optional cluster size; args as for cudaLaunchKernelEx.
-void launch(Context& ctx, const void* fn, unsigned grid, unsigned block, unsigned smem, unsigned cluster,
-            void** args) {
+void launch(Context& ctx, const void* fn, unsigned grid, unsigned block, unsigned smem, unsigned cluster, void** args) {
   cudaLaunchConfig_t cfg = {};
   cfg.gridDim = dim3(grid);
   cfg.blockDim = dim3(block);
@@ -105,9 +104,12 @@ struct WgType {
   const char* sass;
 };
 
-const WgType kWgTypes[] = {{"f16f32", 16, 32, "HGMMA.64xNx16.F32"},    {"bf16f32", 16, 32, "HGMMA.64xNx16.F32.BF16"},
-                           {"f16f16", 16, 16, "HGMMA.64xNx16.F16"},    {"tf32f32", 8, 32, "HGMMA.64xNx8.F32.TF32"},
-                           {"e4m3f32", 32, 32, "QGMMA.64xNx32.F32.E4M3.E4M3"}, {"s8s32", 32, 32, "IGMMA.64xNx32.S8.S8"}};
+const WgType kWgTypes[] = {{"f16f32", 16, 32, "HGMMA.64xNx16.F32"},
+                           {"bf16f32", 16, 32, "HGMMA.64xNx16.F32.BF16"},
+                           {"f16f16", 16, 16, "HGMMA.64xNx16.F16"},
+                           {"tf32f32", 8, 32, "HGMMA.64xNx8.F32.TF32"},
+                           {"e4m3f32", 32, 32, "QGMMA.64xNx32.F32.E4M3.E4M3"},
+                           {"s8s32", 32, 32, "IGMMA.64xNx32.S8.S8"}};
 const int kWgN[] = {8, 16, 32, 64, 128, 256};
 
 int max_warpgroups(const WgType& t, int n) {
@@ -118,7 +120,8 @@ int max_warpgroups(const WgType& t, int n) {
 void wgmma_issue(Context& ctx, const WgType& t, int n, bool rs, int wg) {
   const std::string form = rs ? "rs" : "ss";
   const std::string kname = "wgmma_issue_" + form + "_" + t.name + "_n" + std::to_string(n);
-  const std::string rname = "wgmma.issue_" + form + "_" + t.name + "_n" + std::to_string(n) + "_wg" + std::to_string(wg);
+  const std::string rname =
+      "wgmma.issue_" + form + "_" + t.name + "_n" + std::to_string(n) + "_wg" + std::to_string(wg);
   guarded(ctx, rname, [&] {
     const void* fn = find_kernel(kname);
     const unsigned grid = static_cast<unsigned>(ctx.sm_count), block = 128u * wg;
@@ -367,7 +370,6 @@ void tma_multicast(Context& ctx, TmaBufs& tb, unsigned csize, bool mcast, bool h
   });
 }
 
-
 // ---- mbarrier, DSMEM, cluster barrier, setmaxnreg ---------------------------------------------
 
 void mbar_bench(Context& ctx, int mode, const char* name, const char* what) {
@@ -409,8 +411,9 @@ void dsmem_latency(Context& ctx, unsigned csize, unsigned target) {
                 JObj()
                     .num("cluster", csize)
                     .num("target_rank", target)
-                    .str("formula", "rank 0, one thread: dependent ld.shared::cluster.u32 chase in the target "
-                                    "CTA's shared memory (target 0: its own, through the cluster window)"));
+                    .str("formula",
+                         "rank 0, one thread: dependent ld.shared::cluster.u32 chase in the target "
+                         "CTA's shared memory (target 0: its own, through the cluster window)"));
   });
 }
 
@@ -434,8 +437,9 @@ void dsmem_bandwidth(Context& ctx, unsigned csize, unsigned peer) {
                 JObj()
                     .num("cluster", csize)
                     .num("grid", grid)
-                    .str("formula", "256 threads x 8 independent ld.shared::cluster.v4.u32 per step from the "
-                                    "CTA rank^1 (remote) or its own rank (self); bytes per CTA / (t1 - t0)"));
+                    .str("formula",
+                         "256 threads x 8 independent ld.shared::cluster.v4.u32 per step from the "
+                         "CTA rank^1 (remote) or its own rank (self); bytes per CTA / (t1 - t0)"));
   });
 }
 
@@ -455,11 +459,12 @@ void cluster_barrier(Context& ctx, unsigned csize, bool relaxed) {
       const Blocks b = read_blocks(out, csize);
       cyc.push_back(median(b.span) / (8.0 * iters));
     }
-    emit_result(rname, "cycles", cyc,
-                JObj()
-                    .num("cluster", csize)
-                    .str("formula", "128 threads per CTA, barrier.cluster.arrive" + std::string(relaxed ? ".relaxed" : "") +
-                                        ".aligned + barrier.cluster.wait.aligned in a loop; cycles per barrier"));
+    emit_result(
+        rname, "cycles", cyc,
+        JObj()
+            .num("cluster", csize)
+            .str("formula", "128 threads per CTA, barrier.cluster.arrive" + std::string(relaxed ? ".relaxed" : "") +
+                                ".aligned + barrier.cluster.wait.aligned in a loop; cycles per barrier"));
   });
 }
 
@@ -472,7 +477,8 @@ int max_resident(const std::vector<unsigned long long>& rec, unsigned grid) {
   }
   int best = 0;
   for (auto& [sm, e] : ev) {
-    std::sort(e.begin(), e.end(), [](auto& a, auto& b) { return a.first < b.first || (a.first == b.first && a.second < b.second); });
+    std::sort(e.begin(), e.end(),
+              [](auto& a, auto& b) { return a.first < b.first || (a.first == b.first && a.second < b.second); });
     int cur = 0;
     for (auto& x : e) best = std::max(best, cur += x.second);
   }
@@ -547,7 +553,8 @@ void tensor_clock(Context& ctx) {
                     .str("kernel", "wgmma_issue_ss_bf16f32_n256, 2 warpgroups per SM, all SMs")
                     .raw("t_s", ts)
                     .str("formula", "per launch (~40 ms): block 0's d clock64 / d globaltimer; samples in time order"));
-    emit_result("tclock.wgmma_tflops", "TFLOP/s", tflops, JObj().raw("t_s", ts).str("formula", "dense FLOP / event time"));
+    emit_result("tclock.wgmma_tflops", "TFLOP/s", tflops,
+                JObj().raw("t_s", ts).str("formula", "dense FLOP / event time"));
     emit_result("tclock.wgmma_cycles", "cycles/wgmma/SM", cyc,
                 JObj().str("formula", "per SM span / (2 warpgroups x iters x 8); samples in time order"));
   });

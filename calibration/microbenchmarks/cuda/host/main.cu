@@ -342,8 +342,8 @@ void group_specs(Context& ctx, const std::string& file) {
 // ---- the run ---------------------------------------------------------------------------------
 
 struct Args {
-  std::vector<std::string> groups = {"clock",  "latency", "shared", "alu",   "mma",   "bandwidth",
-                                     "atomics", "launch", "wgmma",  "tma",   "hsync", "tclock"};
+  std::vector<std::string> groups = {"clock",   "latency", "shared", "alu", "mma",   "bandwidth",
+                                     "atomics", "launch",  "wgmma",  "tma", "hsync", "tclock"};
   Options opt;
   double sm_mhz = 0;
   std::string specs;
