@@ -105,6 +105,7 @@ SASS_EXPECT = {
     "mbar_ops": ([(r"^SYNCS\.ARRIVE\.TRANS64", 32), (r"^SYNCS\.PHASECHK\.TRANS64", 32)], []),
     "tma_lat": ([(r"^UTMALDG\.2D$", 1), (r"^UBLKCP\.S\.G$", 1), (r"^SYNCS\.PHASECHK\.TRANS64", 1)], []),
     "tma_bw": ([(r"^UTMALDG\.2D$", 1), (r"^UBLKCP\.S\.G$", 1), (r"^SYNCS\.ARRIVE\.TRANS64", 1)], []),
+    "tma_bw_box": ([(r"^UTMALDG\.2D$", 1), (r"^SYNCS\.PHASECHK\.TRANS64", 1)], []),
     "tma_mc": ([(r"^UTMALDG\.2D\.MULTICAST$", 1), (r"^UTMALDG\.2D$", 1), (r"^UCGABAR_ARV$", 1)], []),
     "dsmem_lat": ([(r"^LD\.E$", 16), (r"^UCGABAR_WAIT$", 1)], []),
     "dsmem_bw": ([(r"^LD\.E\.128$", 8)], []),

@@ -22,6 +22,8 @@
 //   tma_bw(map,src,out,iters,stages,ntiles,tiles_x,mode) grid of CTAs, thread 0 keeps `stages` 8 KiB
 //                                                         loads in flight; out per block: t0,t1,smid,
 //                                                         g0,g1,bytes
+//   tma_bw_box(map,out,iters,stages,ntiles,tiles_x,box_rows) as tma_bw, 2D tiles of 64 x box_rows
+//                                                         (16/32 KiB; not yet measured)
 //   tma_mc(map,out,iters,stages,tiles_x,ntiles,mcast) cluster C: 8 KiB per stage delivered to every
 //                                                         CTA, by multicast (each CTA loads 1/C of the
 //                                                         tile to all) or each CTA alone; same out
@@ -277,6 +279,43 @@ extern "C" __global__ void __launch_bounds__(128, 1)
   if (threadIdx.x == 0) block_record(out, t0, mb_clock64(), g0, mb_globaltimer(), bytes);
 }
 
+// Bigger boxes (not yet measured): the same ring as tma_bw with a box of 64 x box_rows bf16
+// (128 x box_rows bytes per load), to separate a per-instruction from a per-byte limit.
+extern "C" __global__ void __launch_bounds__(128, 1)
+    tma_bw_box(const __grid_constant__ HwTmap map, unsigned long long* out, unsigned iters, unsigned stages,
+               unsigned ntiles, unsigned tiles_x, unsigned box_rows) {
+  extern __shared__ __align__(1024) unsigned char tx_smem[];
+  __shared__ __align__(8) unsigned long long bars[16];
+  const unsigned base = (hw_smem_addr(tx_smem) + 1023u) & ~1023u;
+  const unsigned bytes = 128u * box_rows;
+  if (threadIdx.x == 0) {
+    for (unsigned s = 0; s < stages; ++s) mbar_init(hw_smem_addr(&bars[s]), 1);
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  }
+  __syncthreads();
+  const unsigned long long t0 = mb_clock64(), g0 = mb_globaltimer();
+  unsigned long long moved = 0;
+  if (threadIdx.x == 0) {
+    unsigned tile = blockIdx.x;
+    const unsigned total = iters * stages;
+    for (unsigned i = 0; i < total + stages; ++i) {
+      const unsigned s = i % stages;
+      const unsigned b = hw_smem_addr(&bars[s]);
+      if (i >= stages) mbar_wait(b, ((i / stages) - 1) & 1u);
+      if (i < total) {
+        const unsigned t = tile % ntiles;
+        mbar_expect_tx(b, bytes);
+        tma_load_2d(base + bytes * s, &map, static_cast<int>((t % tiles_x) * 64),
+                    static_cast<int>((t / tiles_x) * box_rows), b);
+        tile += gridDim.x;
+        moved += bytes;
+      }
+    }
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) block_record(out, t0, mb_clock64(), g0, mb_globaltimer(), moved);
+}
+
 // ---- TMA multicast -----------------------------------------------------------------------------
 // map: box {64, 64 / C} when mcast (each CTA loads its 1/C of the 64 rows to all CTAs of the
 // cluster), box {64, 64} otherwise (each CTA loads the whole tile for itself). Every CTA receives
@@ -421,6 +460,9 @@ static __device__ __forceinline__ void nreg_body(unsigned long long* out, unsign
 #pragma unroll
       for (int j = 0; j < 192; ++j) asm volatile("fma.rn.f32 %0, %0, 0f3F7FFFFF, 0f3A83126F;" : "+f"(v[j]));
     }
+    // The first consumer thread stamps the end of its loop (out[6 x grid + 1 + block]): the
+    // producer's block-0 span alone did not cover the consumers' work on the H200 (2026-12-02).
+    if (threadIdx.x == 128) out[6ull * gridDim.x + 1 + blockIdx.x] = mb_clock64();
 #pragma unroll
     for (int j = 0; j < 192; ++j) acc += v[j];
   }

@@ -117,6 +117,12 @@ def async_specs():
                              u32(stages, "stages"), u32(512, "ntiles"), u32(64, "tiles_x"), i32(mode, "mode")],
                             "tma.bw_%s_l2_%s_s%d" % ("sm" if grid == 1 else "chip", what, stages),
                             "bytes per CTA = out[6b+5], cycles = out[6b+1] - out[6b]"))
+    for rows in (128, 256):
+        out.append(spec("tma_bw_box_sm_l2_r%d_s2" % rows, "hopper_async.cu", "tma_bw_box", 1, 128,
+                        128 * rows * 2 + 1024,
+                        [tmap(None, 512, rows), out_buf(16), u32(4, "iters"), u32(2, "stages"),
+                         u32(64 * 512 // rows, "ntiles"), u32(64, "tiles_x"), u32(rows, "box_rows")],
+                        "tma.bw_box_sm_l2_r%d_s2" % rows, "8 loads of %d KiB (not yet measured on the GPU)" % (rows // 8)))
     for c, mc in ((2, 0), (2, 1), (4, 0), (4, 1)):
         out.append(spec("tma_mc_l2_c%d_%s" % (c, "multicast" if mc else "separate"), "hopper_async.cu", "tma_mc",
                         SMS // c * c, 128, 8192 * 4 + 1024,
@@ -143,8 +149,9 @@ def async_specs():
                             "64 barriers (measured 1024); cycles per barrier = (out[1] - out[0]) / 64",
                             cluster=c if c > 1 else None))
     for k, name in (("nreg_ws_set", "setmaxnreg.with"), ("nreg_ws_plain", "setmaxnreg.without")):
-        out.append(spec(k, "hopper_async.cu", k, 2 * SMS, 384, 0, [out_buf(12 * SMS + 8), u32(4, "iters")], name,
-                        "2 x SMs blocks of 3 warpgroups (measured iters 256); residency from out[6b+3..4]"))
+        out.append(spec(k, "hopper_async.cu", k, 2 * SMS, 384, 0, [out_buf(7 * 2 * SMS + 8), u32(4, "iters")], name,
+                        "2 x SMs blocks of 3 warpgroups (measured iters 256); residency from out[6b+3..4]; "
+                        "consumer loop end of block b in out[6 x grid + 1 + b]"))
     return out
 
 

@@ -18,6 +18,7 @@ void kernels_hopper(std::vector<KernelEntry>& k) {
   HW_REG(mbar_ops)
   HW_REG(tma_lat)
   HW_REG(tma_bw)
+  HW_REG(tma_bw_box)
   HW_REG(tma_mc)
   HW_REG(dsmem_lat)
   HW_REG(dsmem_bw)
@@ -231,7 +232,7 @@ constexpr unsigned long long kSmallRows = 512;   // 4 MiB: L2-resident
 
 struct TmaBufs {
   DevBuf data{kBigRows * 8192, false};
-  HwTmap big, small, small_box32, small_box16, big_box32, big_box16;
+  HwTmap big, small, small_box32, small_box16, big_box32, big_box16, small_box128, small_box256, big_box128, big_box256;
   TmaBufs() {
     MB_CHECK(cudaMemset(data.p, 0x3c, data.bytes));  // bf16 0x3c3c: 0.0115, finite and non-zero
     MB_CHECK(cudaDeviceSynchronize());
@@ -241,6 +242,10 @@ struct TmaBufs {
     small_box16 = make_map(data.p, kSmallRows, 16);
     big_box32 = make_map(data.p, kBigRows, 32);
     big_box16 = make_map(data.p, kBigRows, 16);
+    small_box128 = make_map(data.p, kSmallRows, 128);
+    small_box256 = make_map(data.p, kSmallRows, 256);
+    big_box128 = make_map(data.p, kBigRows, 128);
+    big_box256 = make_map(data.p, kBigRows, 256);
   }
 };
 
@@ -326,6 +331,43 @@ void tma_bandwidth(Context& ctx, TmaBufs& tb, const BwCase& c) {
                     .str("formula",
                          "thread 0 of each CTA keeps `stages` 8 KiB loads in flight (wait stage, reissue); "
                          "bytes per CTA / (t1 - t0); chip_GBps = all bytes / (max g1 - min g0)"));
+  });
+}
+
+// 64 x rows boxes (16 or 32 KiB), `stages` in flight; 1 CTA (L2) or every SM (HBM, 1 GiB once).
+void tma_bandwidth_box(Context& ctx, TmaBufs& tb, unsigned rows, unsigned stages, bool chip) {
+  const std::string rname = std::string("tma.bw_box_") + (chip ? "chip_hbm" : "sm_l2") + "_r" + std::to_string(rows) +
+                            "_s" + std::to_string(stages);
+  guarded(ctx, rname, [&] {
+    const void* fn = find_kernel("tma_bw_box");
+    const unsigned bytes = 128 * rows, smem = bytes * stages + 1024, grid = chip ? ctx.sm_count : 1;
+    allow_smem(fn, smem);
+    DevBuf out(6ull * grid * 8 + 64);
+    HwTmap map =
+        chip ? (rows == 128 ? tb.big_box128 : tb.big_box256) : (rows == 128 ? tb.small_box128 : tb.small_box256);
+    unsigned tiles_x = 64, box_rows = rows, st = stages;
+    unsigned ntiles = 64u * static_cast<unsigned>((chip ? kBigRows : kSmallRows) / rows);
+    const unsigned long long want = chip ? (1ull << 30) : (16ull << 20);  // bytes per launch
+    unsigned iters = static_cast<unsigned>(std::max<unsigned long long>(1, want / (1ull * bytes * grid * stages)));
+    void* args[] = {&map, &out.p, &iters, &st, &ntiles, &tiles_x, &box_rows};
+    std::vector<double> bpc, gbs;
+    for (int r = 0; r <= reps(ctx); ++r) {
+      if (chip) ctx.flush_l2();
+      launch(ctx, fn, grid, 128, smem, 1, args);
+      ctx.sync();
+      if (r == 0) continue;
+      const Blocks b = read_blocks(out, grid);
+      const double per_block = static_cast<double>(bytes) * iters * stages;
+      bpc.push_back(per_block / median(b.span));
+      gbs.push_back(per_block * grid / b.gspan_ns);
+    }
+    emit_result(rname, "bytes/cycle/SM", bpc,
+                JObj()
+                    .num("grid", grid)
+                    .num("stages_in_flight", stages)
+                    .num("bytes_per_load", bytes)
+                    .num("chip_GBps", median(gbs))
+                    .str("formula", "as tma.bw_*_tile with a 64 x rows box: bytes per CTA / (t1 - t0)"));
   });
 }
 
@@ -495,17 +537,18 @@ void setmaxnreg_bench(Context& ctx, bool set) {
     int occ = 0;
     MB_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, fn, 384, 0));
     const unsigned grid = 2u * static_cast<unsigned>(ctx.sm_count);
-    DevBuf out(6ull * grid * 8 + 64);
+    DevBuf out(7ull * grid * 8 + 64);
     unsigned iters = 256;
     void* args[] = {&out.p, &iters};
-    std::vector<double> cyc, resident;
+    std::vector<double> cyc, resident, consumer;
     for (int r = 0; r <= reps(ctx); ++r) {
       launch(ctx, fn, grid, 384, 0, 1, args);
       ctx.sync();
       if (r == 0) continue;
-      const auto rec = out.u64(6ull * grid);
+      const auto rec = out.u64(7ull * grid + 1);
       resident.push_back(max_resident(rec, grid));
       cyc.push_back(static_cast<double>(rec[1] - rec[0]));
+      consumer.push_back(static_cast<double>(rec[6ull * grid + 1]) - static_cast<double>(rec[0]));
     }
     emit_result(rname, "cycles", cyc,
                 JObj()
@@ -514,8 +557,10 @@ void setmaxnreg_bench(Context& ctx, bool set) {
                     .num("local_bytes_per_thread", static_cast<double>(fa.localSizeBytes))
                     .num("occupancy_api_blocks_per_sm", occ)
                     .num("max_resident_blocks_per_sm", median(resident))
+                    .num("consumer_loop_end_cycles", median(consumer))
                     .str("formula",
-                         "block 0's t1 - t0: producer WG (setmaxnreg.dec 40) idles, 2 consumer WGs "
+                         "block 0's t1 - t0 (consumer_loop_end_cycles: t0 to thread 128's stamp after its loop): "
+                         "producer WG (setmaxnreg.dec 40) idles, 2 consumer WGs "
                          "(setmaxnreg.inc 232) run 192 live FFMA chains x iters; residency from globaltimer "
                          "intervals of 2 x SMs blocks"));
   });
@@ -587,6 +632,10 @@ void group_tma(Context& ctx) {
       for (unsigned s : {1u, 2u, 4u, 8u, 16u}) tma_bandwidth(ctx, tb, BwCase{1, s, hbm, mode});
       for (unsigned s : {2u, 4u, 8u}) tma_bandwidth(ctx, tb, BwCase{sms, s, hbm, mode});
     }
+  }
+  for (unsigned rows : {128u, 256u}) {
+    for (unsigned st : {1u, 2u, 4u}) tma_bandwidth_box(ctx, tb, rows, st, false);
+    tma_bandwidth_box(ctx, tb, rows, 4, true);
   }
   for (bool hbm : {false, true}) {
     tma_multicast(ctx, tb, 1, false, hbm);
