@@ -33,15 +33,19 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 CUDA_DIR = os.path.join(HERE, "cuda")
 HOST_DIR = os.path.join(CUDA_DIR, "host")
 SPEC_DIR = os.path.join(CUDA_DIR, "specs")
-KERNEL_FILES = ["lat_chase.cu", "lat_shared.cu", "alu.cu", "mma.cu", "bw.cu", "atomics.cu", "launch.cu"]
-HOST_TUS = ["common", "main", "pipe_bench", "g_chase", "g_shared", "g_alu", "g_mma", "g_bw", "g_atomics", "g_launch"]
-ALL_GROUPS = ["clock", "latency", "shared", "alu", "mma", "bandwidth", "atomics", "launch", "specs"]
+KERNEL_FILES = ["lat_chase.cu", "lat_shared.cu", "alu.cu", "mma.cu", "bw.cu", "atomics.cu", "launch.cu",
+                "hopper_wgmma.cu", "hopper_async.cu"]
+HOST_TUS = ["common", "main", "pipe_bench", "g_chase", "g_shared", "g_alu", "g_mma", "g_bw", "g_atomics", "g_launch",
+            "g_hopper"]
+# The Hopper groups (wgmma, tma, hsync, tclock) need sm_90a; tclock runs the tensor cores for 8 s.
+ALL_GROUPS = ["clock", "latency", "shared", "alu", "mma", "bandwidth", "atomics", "launch", "wgmma", "tma", "hsync",
+              "tclock", "specs"]
 OUT_NAME = "cuda_microbench.json"
 SCHEMA = "kernsim-cuda-microbench/1"
 
 # Per-group wall-time limits (s) for the watchdog; a group over its limit is killed and skipped.
 GROUP_LIMIT_S = {"clock": 30, "latency": 120, "shared": 30, "alu": 60, "mma": 60, "bandwidth": 60,
-                 "atomics": 60, "launch": 60, "specs": 90}
+                 "atomics": 60, "launch": 60, "wgmma": 120, "tma": 90, "hsync": 60, "tclock": 30, "specs": 90}
 
 # SASS expectations per kernel: (opcode regex, minimum count) that must appear, and opcode regexes
 # that must not. Counts are static instruction counts in the kernel (loop bodies are unrolled).
@@ -97,13 +101,47 @@ SASS_EXPECT = {
     "atom_shared_u32": ([(r"^ATOMS\.ADD$", 8)], [r"^REDUX", r"^VOTEU?\."]),
     "atom_lat_global": ([(r"^ATOMG\.E\.ADD", 8)], [r"^VOTEU?\.", r"^SHFL"]),
     "atom_lat_shared": ([(r"^ATOMS\.ADD$", 8)], []),
+    # Hopper (hopper_async.cu); the wgmma kernels are added below from gen_hopper_wgmma.py's tables.
+    "mbar_ops": ([(r"^SYNCS\.ARRIVE\.TRANS64", 32), (r"^SYNCS\.PHASECHK\.TRANS64", 32)], []),
+    "tma_lat": ([(r"^UTMALDG\.2D$", 1), (r"^UBLKCP\.S\.G$", 1), (r"^SYNCS\.PHASECHK\.TRANS64", 1)], []),
+    "tma_bw": ([(r"^UTMALDG\.2D$", 1), (r"^UBLKCP\.S\.G$", 1), (r"^SYNCS\.ARRIVE\.TRANS64", 1)], []),
+    "tma_bw_box": ([(r"^UTMALDG\.2D$", 1), (r"^SYNCS\.PHASECHK\.TRANS64", 1)], []),
+    "tma_mc": ([(r"^UTMALDG\.2D\.MULTICAST$", 1), (r"^UTMALDG\.2D$", 1), (r"^UCGABAR_ARV$", 1)], []),
+    "dsmem_lat": ([(r"^LD\.E$", 16), (r"^UCGABAR_WAIT$", 1)], []),
+    "dsmem_bw": ([(r"^LD\.E\.128$", 8)], []),
+    "cluster_bar": ([(r"^UCGABAR_ARV$", 16), (r"^UCGABAR_WAIT$", 16)], []),
+    "nreg_ws_set": ([(r"^USETMAXREG\.DEALLOC", 1), (r"^USETMAXREG\.TRY_ALLOC", 1), (r"^FFMA$", 192)], [r"^STL", r"^LDL"]),
+    "nreg_ws_plain": ([(r"^FFMA$", 192)], [r"^USETMAXREG"]),
 }
+
+
+def _wgmma_sass_expect():
+    """HGMMA/QGMMA/IGMMA of the right shape in every generated wgmma kernel; no local memory."""
+    sys.path.insert(0, CUDA_DIR)
+    import gen_hopper_wgmma as g  # noqa: E402 - the generator owns the kernel list
+    sys.path.pop(0)
+    op = {"f16f32": "HGMMA\\.64x%dx16\\.F32$", "bf16f32": "HGMMA\\.64x%dx16\\.F32\\.BF16$",
+          "f16f16": "HGMMA\\.64x%dx16\\.F16$", "tf32f32": "HGMMA\\.64x%dx8\\.F32\\.TF32$",
+          "e4m3f32": "QGMMA\\.64x%dx32\\.F32\\.E4M3\\.E4M3$", "s8s32": "IGMMA\\.64x%dx32\\.S8\\.S8$"}
+    out = {}
+    for t in g.TYPES:
+        for n in g.NS:
+            for form in ("ss", "rs"):
+                for mode, cnt in (("issue", g.U_ISSUE), ("lat", g.U_LAT)):
+                    out["wgmma_%s_%s_%s_n%d" % (mode, form, t, n)] = (
+                        [("^" + op[t] % n, cnt), (r"^WARPGROUP\.ARRIVE$", 1)], [r"^STL", r"^LDL"])
+    return out
+
+
+SASS_EXPECT.update(_wgmma_sass_expect())
 
 # Opcodes worth reporting per kernel in the JSON (the rest is summed as "other").
 SASS_REPORT = re.compile(r"^(FFMA|FADD|FMUL|IMAD|IADD3|VIADD|LOP3|MUFU|DFMA|DADD|HFMA2|F2I|I2F|F2FP|HMMA|IMMA|DMMA|"
-                         r"LDG|STG|LDS|STS|ATOM|RED|LD|ST|CS2R|BAR|VOTE|POPC|REDUX|SHFL|LEA|BRA)")
+                         r"LDG|STG|LDS|STS|ATOM|RED|LD|ST|CS2R|BAR|VOTE|POPC|REDUX|SHFL|LEA|BRA|"
+                         r"HGMMA|QGMMA|IGMMA|WARPGROUP|UTMALDG|UBLKCP|SYNCS|UCGABAR|USETMAXREG|MEMBAR|FENCE)")
 
-UNIT_SHORT = {"cycles": "cyc", "cycles/instr/SMSP": "cyc/i/smsp", "cycles/warp-instr/SM": "cyc/wi/sm",
+UNIT_SHORT = {"cycles/wgmma/SM": "cyc/wgmma", "bytes/cycle/SM": "B/cyc/SM", "TFLOP/s": "TFLOP/s",
+              "cycles": "cyc", "cycles/instr/SMSP": "cyc/i/smsp", "cycles/warp-instr/SM": "cyc/wi/sm",
               "GB/s": "GB/s", "Gop/s": "Gop/s", "us": "us", "ns": "ns", "MHz": "MHz"}
 
 
@@ -202,10 +240,17 @@ def parse_ptxas(text):
     return info
 
 
+def arch_flag(arch):
+    """nvcc target flag. `-arch=sm_90a` also runs a plain compute_90 pass, which rejects wgmma and
+    setmaxnreg (CUDA 13.0); the -gencode form compiles for the arch-specific target only."""
+    m = re.match(r"^sm_(\d+a)$", arch)
+    return "-gencode=arch=compute_%s,code=%s" % (m.group(1), arch) if m else "-arch=" + arch
+
+
 def build(args, logf):
     """Compiles cuda/host/*.cu (one TU per kernel file) and links mb_host. Returns (path, info)."""
     nvcc = args.nvcc_path
-    flags = ["-O3", "-std=c++17", "-arch=" + args.arch, "-Xptxas", "-v"]
+    flags = ["-O3", "-std=c++17", arch_flag(args.arch), "-Xptxas", "-v"]
     os.makedirs(args.build_dir, exist_ok=True)
     stamp = os.path.join(args.build_dir, "stamp")
     exe = os.path.join(args.build_dir, "mb_host")
@@ -250,7 +295,7 @@ def build(args, logf):
                 say("build: %s.cu ok (%.1f s)" % (tu, time.time() - ts), logf)
     if failed:
         raise RuntimeError("compilation failed: " + ", ".join(failed))
-    cmd = [nvcc, "-arch=" + args.arch, "-o", exe] + [os.path.join(args.build_dir, t + ".o") for t in HOST_TUS]
+    cmd = [nvcc, arch_flag(args.arch), "-o", exe] + [os.path.join(args.build_dir, t + ".o") for t in HOST_TUS]
     rc, out = run_cmd(cmd, timeout=300)
     log_line(logf, "$ " + " ".join(cmd) + "\n" + out)
     if rc != 0:
@@ -692,6 +737,10 @@ FAKE = {
   "bandwidth": [("bandwidth.hbm_read", "GB/s", 4300.0), ("bandwidth.l2_read", "GB/s", 10000.0)],
   "atomics": [("atomic.global_u32_1addr", "Gop/s", 1.4)],
   "launch": [("launch.empty_event_us", "us", 4.0), ("launch.cta_dispatch_cycles_per_sm", "cycles", 150.0)],
+  "wgmma": [("wgmma.issue_ss_bf16f32_n256_wg2", "cycles/wgmma/SM", 128.0), ("wgmma.lat_ss_bf16f32_n256", "cycles", 150.0)],
+  "tma": [("tma.lat_l2_tile", "cycles", 900.0), ("tma.bw_chip_hbm_tile_s4", "bytes/cycle/SM", 16.0)],
+  "hsync": [("mbar.arrive", "cycles", 8.0), ("dsmem.lat_c2_remote", "cycles", 200.0)],
+  "tclock": [("tclock.wgmma_mhz", "MHz", 1755.0)],
 }
 crash_once = "--fake-crash" in args
 for g in groups:
@@ -835,6 +884,11 @@ def main():
         rc, out = run_cmd([sys.executable, os.path.join(CUDA_DIR, "make_specs.py"), "--check"], timeout=60)
         if rc != 0:
             problems.append("specs out of date (run cuda/make_specs.py): " + out.strip()[:500])
+        for tool in (["gen_hopper_wgmma.py", "--check"], ["make_specs_hopper.py", "--check"],
+                     ["make_specs_hopper.py", "--ptx-check", args.nvcc_path]):
+            rc, out = run_cmd([sys.executable, os.path.join(CUDA_DIR, tool[0])] + tool[1:], timeout=600)
+            if rc != 0:
+                problems.append("%s: %s" % (" ".join(tool[:2]), out.strip()[-500:]))
         doc["spec_checks"] = problems
         doc["clang"] = clang_check(logf, args.arch)
         rc, out = run_cmd([exe, "--groups", "clock"], timeout=60)

@@ -29,6 +29,7 @@ void register_kernels(std::vector<KernelEntry>& k) {
   kernels_bw(k);
   kernels_atomics(k);
   kernels_launch(k);
+  kernels_hopper(k);
 }
 
 namespace {
@@ -341,7 +342,8 @@ void group_specs(Context& ctx, const std::string& file) {
 // ---- the run ---------------------------------------------------------------------------------
 
 struct Args {
-  std::vector<std::string> groups = {"clock", "latency", "shared", "alu", "mma", "bandwidth", "atomics", "launch"};
+  std::vector<std::string> groups = {"clock",   "latency", "shared", "alu", "mma",   "bandwidth",
+                                     "atomics", "launch",  "wgmma",  "tma", "hsync", "tclock"};
   Options opt;
   double sm_mhz = 0;
   std::string specs;
@@ -469,6 +471,14 @@ int run(const Args& a) {
         group_atomics(ctx);
       else if (g == "launch")
         group_launch(ctx);
+      else if (g == "wgmma")
+        group_wgmma(ctx);
+      else if (g == "tma")
+        group_tma(ctx);
+      else if (g == "hsync")
+        group_hsync(ctx);
+      else if (g == "tclock")
+        group_tclock(ctx);
       else if (g == "specs") {
         if (a.specs.empty())
           emit_error(ctx, "specs", "no --specs file given");

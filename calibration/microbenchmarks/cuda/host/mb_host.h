@@ -155,6 +155,10 @@ void group_mma(Context&);
 void group_bandwidth(Context&);
 void group_atomics(Context&);
 void group_launch(Context&);
+void group_wgmma(Context&);
+void group_tma(Context&);
+void group_hsync(Context&);
+void group_tclock(Context&);
 void kernels_chase(std::vector<KernelEntry>&);
 void kernels_shared(std::vector<KernelEntry>&);
 void kernels_alu(std::vector<KernelEntry>&);
@@ -162,6 +166,7 @@ void kernels_mma(std::vector<KernelEntry>&);
 void kernels_bw(std::vector<KernelEntry>&);
 void kernels_atomics(std::vector<KernelEntry>&);
 void kernels_launch(std::vector<KernelEntry>&);
+void kernels_hopper(std::vector<KernelEntry>&);
 
 // Cross-file launch helpers (kernels live in one translation unit each).
 void launch_spin_ns(cudaStream_t s, unsigned long long ns, unsigned blocks = 1);
