@@ -1143,6 +1143,8 @@ class Decoder {
   void decode_wgmma(Inst& inst, const ast::Instr& in, const Parts& P) {
     const int L = in.line;
     if (P.has("sp")) return unsupported(inst, in, "sparse wgmma");
+    if (p_.target.find("sm_90a") == std::string::npos)
+      fail(L, "wgmma.mma_async needs .target sm_90a (the module targets " + (p_.target.empty() ? std::string("none") : p_.target) + ")");
     int m = 0, n = 0, k = 0;
     for (const auto& mod : P.ordered)
       if (mod.size() > 1 && mod[0] == 'm' && std::sscanf(mod.c_str(), "m%dn%dk%d", &m, &n, &k) == 3) break;

@@ -18,11 +18,17 @@
 #include "api/launch_spec.h"
 #include "api/run.h"
 #include "device/loader.h"
+#include "sim/timing/units/tensor_engine.h"
 #include "test_util.h"
 
 namespace kernsim {
 namespace {
 
+using sim::AsyncRequest;
+using sim::CompletionObject;
+using sim::TensorEngine;
+using sim::wgmma_service_cycles;
+using sim::WgmmaWork;
 using test::expect_error;
 
 // The values the float inputs take, and their bits in each format (hand-encoded).
@@ -538,6 +544,93 @@ TEST(Wgmma, NeedsAWholeWarpgroup) {
                 64);
       },
       ErrorKind::KernelFault, {"whole warpgroup"});
+}
+
+// ---- timing: the SM's tensor engine ---------------------------------------------------------
+
+// One warpgroup issues `reps` wgmma m64nNk16 (f16 -> f32) chained on one accumulator, one group
+// each, a wait at the end; A from shared memory or registers.
+std::string wgmma_loop_ptx(int n, int reps, bool rs) {
+  std::ostringstream s;
+  s << ".version 8.0\n.target sm_90a\n.address_size 64\n.visible .entry k(.param .u64 out)\n{\n"
+    << " .reg .pred %p<2>;\n .reg .f32 %f<" << n / 2 << ">;\n .reg .b32 %r<8>;\n .reg .b64 %rd<4>;\n"
+    << " mov.b64 %rd1, 0;\n mov.u32 %r1, 0;\n";
+  for (int i = 0; i < 4; ++i) s << " mov.b32 %r" << 4 + i << ", 0;\n";
+  for (int i = 0; i < n / 2; ++i) s << " mov.f32 %f" << i << ", 0f00000000;\n";
+  s << " wgmma.fence.sync.aligned;\n$L_loop:\n wgmma.mma_async.sync.aligned.m64n" << n << "k16.f32.f16.f16 {";
+  for (int i = 0; i < n / 2; ++i) s << (i ? "," : "") << "%f" << i;
+  s << "}, " << (rs ? "{%r4,%r5,%r6,%r7}" : "%rd1") << ", %rd1, 1, 1, 1" << (rs ? "" : ", 0") << ", 0;\n"
+    << " wgmma.commit_group.sync.aligned;\n add.u32 %r1, %r1, 1;\n setp.lt.u32 %p1, %r1, " << reps
+    << ";\n @%p1 bra $L_loop;\n"
+    << " wgmma.wait_group.sync.aligned 0;\n ld.param.u64 %rd2, [out];\n cvta.to.global.u64 %rd2, %rd2;\n mov.u32 %r2, "
+       "%tid.x;\n"
+    << " mul.wide.u32 %rd3, %r2, 4;\n add.s64 %rd2, %rd2, %rd3;\n st.global.f32 [%rd2], %f0;\n ret;\n}\n";
+  return s.str();
+}
+
+double loop_cycles(int n, int reps, bool rs) {
+  const auto dir = case_dir() / ("loop_" + std::to_string(n) + "_" + std::to_string(reps) + (rs ? "_rs" : "_ss"));
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "k.ptx") << wgmma_loop_ptx(n, reps, rs);
+  auto spec = api::parse_launch_spec_text(
+      R"({"source": "k.ptx", "kernel": "k", "grid": 1, "block": 128, "dynamic_shared_bytes": 4096,
+                                              "args": [{"buffer": "f32", "count": 128}]})",
+      dir, "test");
+  api::RunOptions o;
+  o.full = true;
+  return api::run_launch(spec, device::load_builtin_device("h200"), o).cycles;
+}
+
+TEST(WgmmaTiming, EachWgmmaCostsItsFlopsAtTheEnginesRateAndScalesWithN) {
+  const auto dev = device::load_builtin_device("h200");
+  const int reps = 48;
+  double prev = 0;
+  for (int n : {64, 128, 256}) {
+    // the cost of `reps` more wgmmas: the engine serves 2*64*N*16 FLOP each at its f16 rate
+    const double per = (loop_cycles(n, 2 * reps, false) - loop_cycles(n, reps, false)) / reps;
+    const double engine = 2.0 * 64 * n * 16 / dev.sm.wgmma_flops_per_cycle_f16;
+    EXPECT_NEAR(per, engine, 0.1 * engine) << "N " << n;
+    if (prev > 0) EXPECT_NEAR(per / prev, 2.0, 0.2) << "N " << n << " against N / 2";
+    prev = per;
+  }
+}
+
+TEST(WgmmaTiming, AFromSharedMemoryCostsMoreThanFromRegistersWhenTheSharedPortLimits) {
+  // m64n32k16: computing takes 2*16*32*16/rate per warp; with A in shared memory its quarter
+  // (16x16 f16) and a quarter of B come through the shared-memory port, with A in registers only B
+  const auto dev = device::load_builtin_device("h200");
+  const double port = static_cast<double>(dev.shared.banks) * dev.shared.bank_width_bytes;
+  const double compute = 2.0 * 16 * 32 * 16 / dev.sm.wgmma_flops_per_cycle_f16;
+  const double ss = 4 * std::max(compute, (16 * 16 * 2 + 32 * 16 * 2 / 4.0) / port);
+  const double rs = 4 * std::max(compute, (32 * 16 * 2 / 4.0) / port);
+  ASSERT_GT(ss, rs * 1.2) << "the device's numbers should make this shape port-bound with A in shared memory";
+  const int reps = 64;
+  const double per_ss = (loop_cycles(32, 2 * reps, false) - loop_cycles(32, reps, false)) / reps;
+  const double per_rs = (loop_cycles(32, 2 * reps, true) - loop_cycles(32, reps, true)) / reps;
+  EXPECT_NEAR(per_ss, ss, 0.15 * ss);
+  EXPECT_NEAR(per_rs, rs, 0.15 * rs);
+  EXPECT_GT(per_ss, per_rs);
+}
+
+TEST(WgmmaTiming, TheEngineServesInOrderAndCompletesOntoItsTarget) {
+  TensorEngine e(10);
+  CompletionObject a, b;
+  a.expect(0, 0);
+  b.expect(0, 0);
+  AsyncRequest r;
+  r.issue = 5;
+  r.work_cycles = 32;
+  r.target = &a;
+  EXPECT_DOUBLE_EQ(e.accept(r).done, 5 + 32 + 10);
+  r.issue = 6;  // behind the first: served after it
+  r.target = &b;
+  EXPECT_DOUBLE_EQ(e.accept(r).done, 5 + 32 + 32 + 10);
+  EXPECT_DOUBLE_EQ(a.ready_at(), 47);
+  EXPECT_DOUBLE_EQ(b.ready_at(), 79);
+  WgmmaWork w{2.0 * 16 * 8 * 16, 16 * 16 * 2 + 8 * 16 * 2 / 4.0, 4096, 128};
+  EXPECT_DOUBLE_EQ(wgmma_service_cycles(w), (512 + 64) / 128.0);  // port-bound
+  w.smem_bytes = 64;
+  EXPECT_DOUBLE_EQ(wgmma_service_cycles(w), 1.0);  // compute-bound
 }
 
 }  // namespace
