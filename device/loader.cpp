@@ -491,7 +491,6 @@ void check_model_limits(const DeviceSpec& d) {
     rate("sm.wgmma_flops_per_cycle_tf32", d.sm.wgmma_flops_per_cycle_tf32, "the tensor engine's service time divides by it");
     rate("sm.wgmma_flops_per_cycle_fp8", d.sm.wgmma_flops_per_cycle_fp8, "the tensor engine's service time divides by it");
     rate("sm.wgmma_flops_per_cycle_i8", d.sm.wgmma_flops_per_cycle_i8, "the tensor engine's service time divides by it");
-    if (d.sm.wgmma_latency_cycles < 0) reject("sm.wgmma_latency_cycles", "must not be negative, got " + number_text(d.sm.wgmma_latency_cycles));
     if (d.sm.warp_size != kNvidiaWarpSize)
       reject("sm.warp_size", "must be " + std::to_string(kNvidiaWarpSize) + " (the NVIDIA model's lane masks are 32 bits), got " +
                                  std::to_string(d.sm.warp_size));
