@@ -160,7 +160,14 @@ void PtxCta::Impl::exec_wgmma(Warp& w, const Inst& in, std::uint32_t mask) {
         w.wgmma.erase(w.wgmma.begin(), w.wgmma.begin() + n);
         w.wgmma_groups.erase(w.wgmma_groups.begin());
       }
-      if (w.wgmma.empty()) w.wgmma_regs.assign(w.wgmma_regs.size(), false);
+      // the accumulators still in flight are those of the wgmmas left
+      w.wgmma_regs.assign(w.wgmma_regs.size(), false);
+      for (const WgmmaOp& op : w.wgmma) {
+        const Inst& pending = p.insts[op.pc];
+        for (int i = 0; i < pending.ndst; ++i)
+          if (const Reg d = p.dst(pending, i); d.bank == Bank::R32 && d.idx < w.wgmma_regs.size())
+            w.wgmma_regs[d.idx] = true;
+      }
       return;
     }
     default:

@@ -471,6 +471,93 @@ TEST(Wgmma, TwoGroupsInFlight) {
   run_case(c);
 }
 
+// Two groups in flight: group 1 reads A from X, group 2 from Y (B common). After wait_group 1
+// (and a barrier, so every warp's group 1 is done) the kernel overwrites X, which the ISA allows;
+// group 2 is waited for after. D1 = 16 x 1 x 1 and D2 = 16 x 2 x 1 only if wait_group 1 performed
+// group 1 (and only it) before X changed.
+const char* kTwoGroupsPtx = R"(
+.version 8.0
+.target sm_90a
+.address_size 64
+.extern .shared .align 1024 .b8 smem[];
+.visible .entry k(.param .u64 out)
+{
+ .reg .pred %p<2>;
+ .reg .f32 %f<8>;
+ .reg .b32 %r<8>;
+ .reg .b64 %rd<8>;
+ mov.u32 %r1, %tid.x;
+ mov.u32 %r5, smem;
+ mov.u32 %r2, %r1;
+$L_fill:
+ shl.b32 %r3, %r2, 2;
+ setp.lt.u32 %p1, %r3, 2048;
+ selp.b32 %r4, 0x3C003C00, 0x40004000, %p1;
+ setp.ge.u32 %p1, %r3, 4096;
+ selp.b32 %r4, 0x3C003C00, %r4, %p1;
+ add.u32 %r6, %r5, %r3;
+ st.shared.u32 [%r6], %r4;
+ add.u32 %r2, %r2, 128;
+ setp.lt.u32 %p1, %r2, 1088;
+ @%p1 bra $L_fill;
+ bar.sync 0;
+ cvt.u64.u32 %rd1, %r5;
+ shr.u64 %rd1, %rd1, 4;
+ or.b64 %rd1, %rd1, 0x0000001000080000;
+ add.s64 %rd2, %rd1, 128;
+ add.s64 %rd3, %rd1, 256;
+ mov.f32 %f0, 0f00000000;
+ mov.f32 %f1, 0f00000000;
+ mov.f32 %f2, 0f00000000;
+ mov.f32 %f3, 0f00000000;
+ mov.f32 %f4, 0f00000000;
+ mov.f32 %f5, 0f00000000;
+ mov.f32 %f6, 0f00000000;
+ mov.f32 %f7, 0f00000000;
+ wgmma.fence.sync.aligned;
+ wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%f0,%f1,%f2,%f3}, %rd1, %rd3, 0, 1, 1, 0, 0;
+ wgmma.commit_group.sync.aligned;
+ wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%f4,%f5,%f6,%f7}, %rd2, %rd3, 0, 1, 1, 0, 0;
+ wgmma.commit_group.sync.aligned;
+ wgmma.wait_group.sync.aligned 1;
+ bar.sync 0;
+ mov.u32 %r2, %r1;
+$L_zero:
+ shl.b32 %r3, %r2, 2;
+ add.u32 %r6, %r5, %r3;
+ st.shared.u32 [%r6], 0;
+ add.u32 %r2, %r2, 128;
+ setp.lt.u32 %p1, %r2, 512;
+ @%p1 bra $L_zero;
+ wgmma.wait_group.sync.aligned 0;
+ ld.param.u64 %rd4, [out];
+ cvta.to.global.u64 %rd4, %rd4;
+ mul.wide.u32 %rd5, %r1, 32;
+ add.s64 %rd4, %rd4, %rd5;
+ st.global.v4.f32 [%rd4], {%f0, %f1, %f2, %f3};
+ st.global.v4.f32 [%rd4+16], {%f4, %f5, %f6, %f7};
+ ret;
+}
+)";
+
+TEST(Wgmma, WaitGroupOnePerformsTheOlderGroupOnly) {
+  const auto dir = case_dir() / "two_groups_ptx";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "k.ptx") << kTwoGroupsPtx;
+  api::RunOptions o;
+  o.keep_outputs = true;
+  auto spec = api::parse_launch_spec_text(
+      R"({"source": "k.ptx", "kernel": "k", "grid": 1, "block": 128, "dynamic_shared_bytes": 4352,
+                                              "args": [{"buffer": "f32", "count": 1024}]})",
+      dir, "test");
+  auto r = api::run_launch(spec, device::load_builtin_device("h200"), o);
+  std::vector<float> d(1024);
+  std::memcpy(d.data(), r.outputs[0].bytes.data(), 4096);
+  for (int t = 0; t < 128; ++t)
+    for (int i = 0; i < 8; ++i)
+      ASSERT_EQ(d[static_cast<std::size_t>(t * 8 + i)], i < 4 ? 16.0f : 32.0f) << "thread " << t << " value " << i;
+}
+
 // ---- decode errors and what stops with its name ----------------------------------------------
 
 std::string one_inst_ptx(const std::string& body) {
