@@ -478,6 +478,7 @@ void NvidiaMachine::abandon_in_flight(double now) {
       c.active = false;
     }
     for (auto& w : sm.warps) w.live = false;
+    sm.tensor->reset(now);  // the abandoned CTAs' queued wgmmas go with them
     for (std::size_t si = 0; si < sm.subs.size(); ++si) {
       Sub& sub = sm.subs[si];
       if (now > sub.idle_since)  // close window A's interval
