@@ -118,6 +118,14 @@ struct ComputeUnit {
   // 1: a matrix instruction and the FMA/ALU pipes' instructions occupy each other's pipes for
   // their issue intervals (an HMMA and the instructions around it do not overlap); 0: independent
   std::int64_t tensor_shares_math_pipes = 0;
+  // NVIDIA sm_90a: the SM's tensor engine that serves wgmma.mma_async for its four sub-partitions
+  // (sim/timing/units/tensor_engine.h): dense FLOP per SM cycle per input type, and the latency
+  // from the end of an operation's service to its completion.
+  double wgmma_flops_per_cycle_f16 = 0;   // f16/bf16 inputs
+  double wgmma_flops_per_cycle_tf32 = 0;
+  double wgmma_flops_per_cycle_fp8 = 0;   // e4m3/e5m2
+  double wgmma_flops_per_cycle_i8 = 0;    // s8/u8
+  double wgmma_latency_cycles = 0;
   // a result read by an instruction of the other pipe (FMA pipe: FFMA, IMAD, VIADD, HFMA2; ALU
   // pipe: LOP3, SHF, IADD3, FMNMX) arrives this many cycles later than on its own pipe
   double cross_pipe_latency_cycles = 0;

@@ -128,6 +128,11 @@ std::vector<Field> build_schema() {
   D("sm.vote_latency_cycles", "cycles", kNv, true, "vote.sync (VOTE): issue to dependent issue", [](DeviceSpec& d) -> double& { return d.sm.vote_latency_cycles; });
   D("sm.redux_latency_cycles", "cycles", kNv, true, "redux.sync (REDUX): issue to dependent issue", [](DeviceSpec& d) -> double& { return d.sm.redux_latency_cycles; });
   D("sm.cross_pipe_latency_cycles", "cycles", kNv, true, "extra latency when the FMA pipe's result feeds the ALU pipe or the reverse", [](DeviceSpec& d) -> double& { return d.sm.cross_pipe_latency_cycles; });
+  D("sm.wgmma_flops_per_cycle_f16", "FLOP/cycle", kNv, true, "wgmma.mma_async with f16/bf16 inputs: dense FLOP the SM's tensor engine does per cycle", [](DeviceSpec& d) -> double& { return d.sm.wgmma_flops_per_cycle_f16; });
+  D("sm.wgmma_flops_per_cycle_tf32", "FLOP/cycle", kNv, true, "wgmma.mma_async with tf32 inputs: dense FLOP per SM cycle", [](DeviceSpec& d) -> double& { return d.sm.wgmma_flops_per_cycle_tf32; });
+  D("sm.wgmma_flops_per_cycle_fp8", "FLOP/cycle", kNv, true, "wgmma.mma_async with e4m3/e5m2 inputs: dense FLOP per SM cycle", [](DeviceSpec& d) -> double& { return d.sm.wgmma_flops_per_cycle_fp8; });
+  D("sm.wgmma_flops_per_cycle_i8", "FLOP/cycle", kNv, true, "wgmma.mma_async with s8/u8 inputs: dense operations per SM cycle", [](DeviceSpec& d) -> double& { return d.sm.wgmma_flops_per_cycle_i8; });
+  D("sm.wgmma_latency_cycles", "cycles", kNv, true, "wgmma.mma_async: from the end of its service on the tensor engine to its completion (wgmma.wait_group may return)", [](DeviceSpec& d) -> double& { return d.sm.wgmma_latency_cycles; });
   I("sm.tensor_shares_math_pipes", "flag", kNv, true, "1: a matrix instruction and FMA/ALU instructions occupy each other's pipes for their issue intervals", [](DeviceSpec& d) -> std::int64_t& { return d.sm.tensor_shares_math_pipes; });
   D("cu.mfma_read_extra_cycles", "cycles", kAmd, true, "after an MFMA's last pass until a VALU/memory instruction may read its result", [](DeviceSpec& d) -> double& { return d.sm.mfma_read_extra_cycles; });
 
@@ -482,6 +487,10 @@ void check_model_limits(const DeviceSpec& d) {
   if (nv) {
     if (d.sm.warp_scheduler != "greedy_then_oldest" && d.sm.warp_scheduler != "loose_round_robin")
       reject("sm.warp_scheduler", "`" + d.sm.warp_scheduler + "` is not a policy the NVIDIA model has (greedy_then_oldest, loose_round_robin)");
+    rate("sm.wgmma_flops_per_cycle_f16", d.sm.wgmma_flops_per_cycle_f16, "the tensor engine's service time divides by it");
+    rate("sm.wgmma_flops_per_cycle_tf32", d.sm.wgmma_flops_per_cycle_tf32, "the tensor engine's service time divides by it");
+    rate("sm.wgmma_flops_per_cycle_fp8", d.sm.wgmma_flops_per_cycle_fp8, "the tensor engine's service time divides by it");
+    rate("sm.wgmma_flops_per_cycle_i8", d.sm.wgmma_flops_per_cycle_i8, "the tensor engine's service time divides by it");
     if (d.sm.warp_size != kNvidiaWarpSize)
       reject("sm.warp_size", "must be " + std::to_string(kNvidiaWarpSize) + " (the NVIDIA model's lane masks are 32 bits), got " +
                                  std::to_string(d.sm.warp_size));

@@ -600,6 +600,7 @@ class Decoder {
       case Form::NoOperands: return push_ops(inst, {}, {});
       case Form::Mma: return decode_mma(inst, in, P);
       case Form::Wmma: return decode_wmma(inst, in, P);
+      case Form::Wgmma: return decode_wgmma(inst, in, P);
       case Form::Derived: break;
     }
     throw Error(ErrorKind::Internal, "kernsim bug: ops.def row `" + std::string(to_string(inst.op)) + "` has no operand form");
@@ -899,7 +900,7 @@ class Decoder {
 
   void decode_wait_group(Inst& inst, const ast::Instr& in) {
     need(in, 1, 1);
-    if (in.operands[0].kind != ast::Operand::Kind::Imm) fail(in.line, "cp.async.wait_group needs an immediate");
+    if (in.operands[0].kind != ast::Operand::Kind::Imm) fail(in.line, "`" + in.opcode + "` needs an immediate group count");
     inst.imm = static_cast<std::uint32_t>(in.operands[0].ival);
     push_ops(inst, {}, {});
   }
@@ -1132,6 +1133,70 @@ class Decoder {
     S.insert(S.end(), B.begin(), B.end());
     S.insert(S.end(), C.begin(), C.end());
     inst.imm = static_cast<std::uint32_t>(A.size() | (B.size() << 8) | (C.size() << 16));
+    push_ops(inst, D, S);
+  }
+
+  // wgmma.mma_async.sync.aligned.m64nNkK{.satfinite}.dtype.atype.btype d, a-desc|{a}, b-desc, scale-d
+  // {, imm-scale-a, imm-scale-b{, imm-trans-a}{, imm-trans-b}}: the PTX ISA's forms per type. Inst:
+  // type D, type2 A, shape {64, N, K, B type}, sub 1 when A is in registers, imm kWgmma* bits;
+  // destinations the D list, sources A (descriptor or 4 registers), the B descriptor, scale-d.
+  void decode_wgmma(Inst& inst, const ast::Instr& in, const Parts& P) {
+    const int L = in.line;
+    if (P.has("sp")) return unsupported(inst, in, "sparse wgmma");
+    if (p_.target.find("sm_90a") == std::string::npos)
+      fail(L, "wgmma.mma_async needs .target sm_90a (the module targets " + (p_.target.empty() ? std::string("none") : p_.target) + ")");
+    int m = 0, n = 0, k = 0;
+    for (const auto& mod : P.ordered)
+      if (mod.size() > 1 && mod[0] == 'm' && std::sscanf(mod.c_str(), "m%dn%dk%d", &m, &n, &k) == 3) break;
+    if (P.types.size() != 3) fail(L, "wgmma.mma_async: expects .dtype.atype.btype");
+    const Ty td = P.types[0], ta = P.types[1], tb = P.types[2];
+    const bool half = ta == Ty::F16 || ta == Ty::BF16, fp8 = ta == Ty::E4M3 || ta == Ty::E5M2;
+    const bool integer = ta == Ty::S8 || ta == Ty::U8;
+    const int want_k = half ? 16 : ta == Ty::TF32 ? 8 : 32;
+    const bool types_ok = half ? tb == ta && (td == Ty::F32 || (td == Ty::F16 && ta == Ty::F16))
+                          : ta == Ty::TF32 ? tb == ta && td == Ty::F32
+                          : fp8 ? (tb == Ty::E4M3 || tb == Ty::E5M2) && (td == Ty::F32 || td == Ty::F16)
+                          : integer && (tb == Ty::S8 || tb == Ty::U8) && td == Ty::S32;
+    if (!types_ok)
+      fail(L, "wgmma.mma_async: ." + std::string(to_string(td)) + "." + to_string(ta) + "." + to_string(tb) +
+                  " is not a type combination of the PTX ISA");
+    const bool n_ok = integer ? (n >= 8 && n <= 24 && n % 8 == 0) || (n >= 32 && n <= 256 && n % 16 == 0)
+                              : n >= 8 && n <= 256 && n % 8 == 0;
+    if (m != 64 || k != want_k || !n_ok)
+      fail(L, "wgmma.mma_async: shape ." + (m ? "m" + std::to_string(m) + "n" + std::to_string(n) + "k" + std::to_string(k) : std::string("(none)")) +
+                  " is not legal for ." + to_string(ta) + " (m64nNk" + std::to_string(want_k) + ", N " +
+                  (integer ? "8, 16, 24 or 32..256 in steps of 16" : "8..256 in steps of 8") + ")");
+    if (P.has("satfinite") && !integer) fail(L, "wgmma.mma_async: .satfinite is for the integer types");
+    if (P.has("satfinite")) inst.flags |= kSatFinite;
+    inst.type = td;
+    inst.type2 = ta;
+    inst.shape = {64, static_cast<std::int16_t>(n), static_cast<std::int16_t>(k), static_cast<std::int16_t>(tb)};
+    const bool rs = in.operands.size() > 1 && in.operands[1].kind == ast::Operand::Kind::Vec;
+    inst.sub = rs ? 1 : 0;
+    // immediates after scale-d: scale-a, scale-b (floats), trans-a (f16/bf16 with A in shared memory), trans-b (f16/bf16)
+    const std::size_t nimm = integer ? 0 : half ? (rs ? 3 : 4) : 2;
+    need(in, 4 + nimm, 4 + nimm);
+    auto imm = [&](std::size_t i, bool scale) {
+      const ast::Operand& o = in.operands[i];
+      if (o.kind != ast::Operand::Kind::Imm) fail(L, "wgmma.mma_async: operand " + std::to_string(i + 1) + " must be an immediate");
+      if (scale ? o.ival != 1 && o.ival != -1 : o.ival != 0 && o.ival != 1)
+        fail(L, "wgmma.mma_async: operand " + std::to_string(i + 1) + (scale ? " (imm-scale) must be 1 or -1" : " (imm-trans) must be 0 or 1"));
+      return scale ? o.ival == -1 : o.ival == 1;
+    };
+    std::uint32_t bits = 0;
+    if (nimm >= 2) bits |= (imm(4, true) ? kWgmmaNegA : 0u) | (imm(5, true) ? kWgmmaNegB : 0u);
+    if (nimm == 4) bits |= (imm(6, false) ? kWgmmaTransA : 0u) | (imm(7, false) ? kWgmmaTransB : 0u);
+    if (nimm == 3) bits |= imm(6, false) ? kWgmmaTransB : 0u;
+    inst.imm = bits;
+    const int dregs = td == Ty::F16 ? n / 4 : n / 2;
+    std::vector<Reg> D = vec_regs(in.operands[0], 32, L, true);
+    if (static_cast<int>(D.size()) != dregs)
+      fail(L, "wgmma.mma_async: D has " + std::to_string(D.size()) + " registers, ." + to_string(td) + " m64n" + std::to_string(n) +
+                  " needs " + std::to_string(dregs));
+    std::vector<Reg> S = rs ? vec_regs(in.operands[1], 32, L, false) : std::vector<Reg>{src(in.operands[1], 64, L)};
+    if (rs && S.size() != 4) fail(L, "wgmma.mma_async: A in registers takes 4 registers, got " + std::to_string(S.size()));
+    S.push_back(src(in.operands[2], 64, L));
+    S.push_back(src(in.operands[3], 1, L));  // scale-d: a predicate, or an immediate (non-zero: true)
     push_ops(inst, D, S);
   }
 

@@ -149,7 +149,8 @@ double flops(const Inst& in, int lanes) {
     case Flops::None: return 0;
     case Flops::One: return ty_is_float(in.type) ? 1.0 * lanes * per_lane : 0;
     case Flops::Two: return ty_is_float(in.type) ? 2.0 * lanes * per_lane : 0;
-    case Flops::Matrix: return 2.0 * in.shape[0] * in.shape[1] * in.shape[2];
+    case Flops::Matrix:  // a wgmma's four warps each issue it: a quarter each
+      return 2.0 * in.shape[0] * in.shape[1] * in.shape[2] / (in.op == Op::WgmmaMma ? 4 : 1);
   }
   return 0;
 }

@@ -39,6 +39,7 @@ enum class Form : std::uint8_t {
   NoOperands,  // operands, if any, are ignored (fences, prefetches, ret, exit)
   Mma,         // mma: D, A, B, C register lists, shape and types
   Wmma,        // wmma.load/store/mma
+  Wgmma,       // wgmma.mma_async: D list, A descriptor or register list, B descriptor, scale-d, immediates
   Derived,     // never selected by mnemonic: another form produces it
 };
 

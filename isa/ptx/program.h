@@ -71,6 +71,9 @@ enum : std::uint32_t {
   kRangeReduced = 1u << 27,     // sin/cos: ptxas puts an FMUL.RZ (x / 2 pi) ahead of the MUFU, in its dependency chain
 };
 
+// wgmma.mma_async's immediate operands, in Inst::imm.
+enum : std::uint32_t { kWgmmaNegA = 1u << 0, kWgmmaNegB = 1u << 1, kWgmmaTransA = 1u << 2, kWgmmaTransB = 1u << 3 };
+
 // Operation variants kept in Inst::sub (meaning depends on op).
 enum class AtomOp : std::uint8_t { Add, Min, Max, Inc, Dec, And, Or, Xor, Exch, Cas };
 enum class ShflMode : std::uint8_t { Up, Down, Bfly, Idx };

@@ -303,6 +303,8 @@ StepInfo PtxCta::step(int wi) {
     else w.spin.suspect = false;  // it left the loop it was suspected in
   }
 
+  if (!w.wgmma.empty()) [[unlikely]] c.wgmma_hazard(w, in);
+
   switch (in.op) {
     case Op::Bra: {
       std::uint32_t taken = gm;
@@ -509,10 +511,12 @@ StepInfo PtxCta::step(int wi) {
             break;
           case isa::Unit::TensorF16: case isa::Unit::TensorTf32: case isa::Unit::TensorI8: case isa::Unit::TensorFp8:
           case isa::Unit::TensorF64:
-            c.exec_mma(w, in, gm);
+            if (in.op == Op::WgmmaMma) c.exec_wgmma(w, in, gm);
+            else c.exec_mma(w, in, gm);
             break;
           case isa::Unit::Sync:
             if (in.op == Op::CpAsync) info.space = c.exec_mem(w, in, gm);
+            else if (in.op == Op::WgmmaFence || in.op == Op::WgmmaCommit || in.op == Op::WgmmaWait) c.exec_wgmma(w, in, gm);
             else c.exec_warp(w, in, gm);
             break;
           default:

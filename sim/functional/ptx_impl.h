@@ -62,6 +62,17 @@ struct SpinWatch {
   std::uint32_t exited = 0, carry = 0;
 };
 
+// A wgmma.mma_async a warp has issued and not yet performed (sim/functional/ptx_wgmma.cpp): it is
+// performed when a wgmma.wait_group lets its group complete, reading shared memory and the
+// accumulators then, as the asynchronous hardware may.
+struct WgmmaOp {
+  std::uint32_t pc = 0;
+  std::size_t frame = 0;                  // Warp::frames.size() at issue: D lives in that frame
+  std::uint64_t desc_a = 0, desc_b = 0;   // shared-memory matrix descriptors (desc_a unused with A in registers)
+  bool scale_d = true;                    // false: D = A*B, the accumulators' old values ignored
+  std::array<std::uint32_t, 4 * 32> a{};  // A in registers: its four registers at issue, register-major
+};
+
 struct Warp {
   int index = 0;                      // warp within the CTA
   std::uint32_t valid = 0;            // lanes that exist (partial last warp)
@@ -88,6 +99,9 @@ struct Warp {
   bool waiting = false;               // at a barrier
   int barrier_id = -1;
   std::uint32_t cp_async_pending = 0;  // committed groups (functional copies complete at once)
+  std::vector<WgmmaOp> wgmma;              // issued wgmma.mma_async, oldest first
+  std::vector<std::uint32_t> wgmma_groups;  // sizes of the committed wgmma groups in flight, oldest first
+  std::vector<bool> wgmma_regs;             // R32 registers (of the issuing frame) that pending wgmmas write
   std::array<std::uint64_t, 32> addrs{};  // last memory instruction's lane addresses
   std::uint64_t frag_pitch = 0;           // wmma.load/store: bytes between the fragment's strided lines
   SpinWatch spin;
@@ -190,6 +204,12 @@ struct PtxCta::Impl {
   Space exec_mem(Warp& w, const Inst& in, std::uint32_t mask);
   void exec_warp(Warp& w, const Inst& in, std::uint32_t mask);
   Space exec_mma(Warp& w, const Inst& in, std::uint32_t mask);
+  void exec_wgmma(Warp& w, const Inst& in, std::uint32_t mask);  // ptx_wgmma.cpp
+  void perform_wgmma(Warp& w, const WgmmaOp& op);
+  // an instruction other than wgmma touching a pending wgmma's accumulators: ptxas serializes
+  // (performs the pending wgmmas first); so does kernsim
+  void wgmma_hazard(Warp& w, const Inst& in);
+  void perform_all_wgmma(Warp& w);
 
   // memory helpers
   std::uint64_t lane_address(Warp& w, const isa::ptx::Addr& a, int lane);

@@ -6,7 +6,8 @@
 //   SM ─┬─ sub-partition × sm.sub_partitions ── warp scheduler (sm.warp_scheduler) ── PipeSet
 //       │                                        (int_alu, int_mul, fp32, fp16, fp64, sfu, convert,
 //       │                                         branch, tensor_*; tensor shares the math pipes)
-//       ├─ warp slots × (blocks_per_sm × warps_per_block): Scoreboard, AsyncGroups
+//       ├─ tensor engine (wgmma.mma_async of all four sub-partitions, sm.wgmma_*)
+//       ├─ warp slots × (blocks_per_sm × warps_per_block): Scoreboard, AsyncGroups (cp.async, wgmma)
 //       ├─ CTA slots × blocks_per_sm: BarrierUnit, ClusterContext
 //       └─ memory front: NvMemorySystem (coalescer, L1/shared banks, L2 slice share, HBM)
 //   chip: CtaDispatcher (round-robin to SMs, DispatchClock), NvMemorySystem's L2/HBM/atomics
@@ -29,6 +30,7 @@
 #include "sim/timing/units/cta_dispatcher.h"
 #include "sim/timing/units/pipe_set.h"
 #include "sim/timing/units/scoreboard.h"
+#include "sim/timing/units/tensor_engine.h"
 #include "sim/timing/warp_scheduler.h"
 
 namespace kernsim::sim {
@@ -55,6 +57,7 @@ struct InstTiming {
   double busy[2] = {1, 1};       // issue cycles on unit / on alt
   double latency[2] = {1, 1};    // issue to dependent issue on unit / on alt
   double flops_per_lane = 0, flops_per_inst = 0;
+  double engine_cycles = 0;      // wgmma.mma_async: its service on the SM's tensor engine
 };
 
 struct Warp {
@@ -68,6 +71,7 @@ struct Warp {
   bool ready_is_async = false;
   Scoreboard sb;
   AsyncGroups groups;  // cp.async
+  AsyncGroups wgmma;   // wgmma.commit_group / wait_group
   double drain = 0;    // when its stores and reductions have been accepted
   // loads ptxas unrolled (Inst::batch > 1): executions so far and when the current group of
   // `batch` iterations began; the SASS issues a group's loads together
@@ -158,6 +162,7 @@ struct Sm {
   std::vector<CtaSlot> ctas;
   std::vector<Sub> subs;
   std::unique_ptr<AsyncEngine> copies;  // cp.async
+  std::unique_ptr<TensorEngine> tensor;  // wgmma.mma_async of the four sub-partitions
   double next = kInf;
   Residency residency;
 };
@@ -216,6 +221,7 @@ class NvidiaMachine final : public SampledMachine {
 
  private:
   void describe_instructions();
+  double wgmma_service(const P::Inst& in) const;
   void launch_cta(int s, int slot, std::uint64_t id, double t);
   void finish_cta(int s, int slot, double t, double next_start);
   void pick_and_issue(int s, Sm& sm, Sub& sub, int si, double now);
@@ -278,6 +284,7 @@ void NvidiaMachine::assemble(int sms, double share, std::uint64_t ctas) {
   const double wavefront = static_cast<double>(d_.shared.banks) * d_.shared.bank_width_bytes;
   for (auto& sm : sms_) {
     sm.copies = std::make_unique<CpAsyncCopies>(*mem_, static_cast<int>(&sm - sms_.data()), wavefront);
+    sm.tensor = std::make_unique<TensorEngine>(d_.sm.wgmma_latency_cycles);
     sm.subs.assign(static_cast<std::size_t>(subs), Sub(d_.sm.tensor_shares_math_pipes));
     sm.ctas.resize(static_cast<std::size_t>(occ_.blocks_per_unit));
     for (auto& c : sm.ctas) c.barrier = BarrierUnit(d_.sm.barrier_cycles_per_warp, d_.sm.barrier_latency_cycles);
@@ -331,7 +338,29 @@ void NvidiaMachine::describe_instructions() {
     }
     t.flops_per_lane = desc.flops_per_lane;
     t.flops_per_inst = desc.flops_per_inst;
+    if (in.op == P::Op::WgmmaMma) {  // one issue slot; the math is the tensor engine's
+      t.busy[0] = t.latency[0] = 1;
+      t.engine_cycles = wgmma_service(in);
+    }
   }
+}
+
+// A warp's quarter of a wgmma.mma_async on the SM's tensor engine (units/tensor_engine.h): its
+// FLOP at the device's dense rate for the input type, or the shared-memory bytes it reads.
+double NvidiaMachine::wgmma_service(const P::Inst& in) const {
+  const P::Ty a = in.type2, b = static_cast<P::Ty>(in.shape[3]);
+  const double n = in.shape[1], k = in.shape[2];
+  auto bytes = [](P::Ty t) { return t == P::Ty::F16 || t == P::Ty::BF16 ? 2.0 : t == P::Ty::TF32 ? 4.0 : 1.0; };
+  const double rate = a == P::Ty::F16 || a == P::Ty::BF16 ? d_.sm.wgmma_flops_per_cycle_f16
+                      : a == P::Ty::TF32                  ? d_.sm.wgmma_flops_per_cycle_tf32
+                      : a == P::Ty::S8 || a == P::Ty::U8  ? d_.sm.wgmma_flops_per_cycle_i8
+                                                          : d_.sm.wgmma_flops_per_cycle_fp8;
+  WgmmaWork w;
+  w.flops = 2.0 * 16 * n * k;
+  w.flops_per_cycle = rate;
+  w.smem_bytes = (in.sub == 1 ? 0.0 : 16 * k * bytes(a)) + n * k * bytes(b) / 4;  // A's quarter (SS), a quarter of B
+  w.smem_bytes_per_cycle = static_cast<double>(d_.shared.banks) * d_.shared.bank_width_bytes;
+  return wgmma_service_cycles(w);
 }
 
 int NvidiaMachine::sb_index(P::Reg r) const {
@@ -430,6 +459,7 @@ void NvidiaMachine::launch_cta(int s, int slot, std::uint64_t id, double t) {
     w.ready_is_async = false;
     w.sb.reset(t);
     w.groups.reset(t);
+    w.wgmma.reset(t);
     w.batch.assign(p_.n_batch_slots, {0u, 0.0});
     w.drain = t;
     w.pc = c.cta->next_pc(wi);
@@ -468,6 +498,7 @@ void NvidiaMachine::abandon_in_flight(double now) {
       c.active = false;
     }
     for (auto& w : sm.warps) w.live = false;
+    sm.tensor->reset(now);  // the abandoned CTAs' queued wgmmas go with them
     for (std::size_t si = 0; si < sm.subs.size(); ++si) {
       Sub& sub = sm.subs[si];
       if (now > sub.idle_since)  // close window A's interval
@@ -640,7 +671,9 @@ void NvidiaMachine::issue(int s, Sm& sm, Sub& sub, int wi, double now) {
   bool from_mem = false;
   const double done = execute(s, sm, w, in, info, now, now + it.latency[k], from_mem);
   const std::uint8_t produced_by = from_mem ? 0 : pipe_group(u);
-  for (int i = 0; i < in.ndst; ++i)
+  // a wgmma's accumulators are the tensor engine's until wgmma.wait_group: wgmmas chained on them
+  // are served in order, and the wait stands for every other reader
+  for (int i = 0; i < in.ndst && in.op != P::Op::WgmmaMma; ++i)
     if (const int idx = sb_index(p_.dst(in, i)); idx >= 0) w.sb.write(idx, done, from_mem, produced_by);
   lis_.on_issue({s, w.sub, wi, c.id, pc, in.unit, lanes, it.flops_per_lane * lanes + it.flops_per_inst, it.busy[k], now});
   after_step(sm, w, c, in, info, now);
@@ -660,12 +693,26 @@ double NvidiaMachine::execute(int s, Sm& sm, Warp& w, const P::Inst& in, const S
     return t;
   }
   if (in.unit == Unit::Sync) return sync_op(s, w, in, done, now, from_mem);
+  if (in.op == P::Op::WgmmaMma) {  // to the tensor engine; completes onto the warp's open wgmma group
+    AsyncRequest r;
+    r.issue = now;
+    r.work_cycles = itime_[static_cast<std::size_t>(&in - p_.insts.data())].engine_cycles;
+    r.target = &w.wgmma.open_group();
+    r.warp = static_cast<int>(&w - sm.warps.data());
+    sm.tensor->accept(r);
+  }
   return done;
 }
 
 double NvidiaMachine::sync_op(int s, Warp& w, const P::Inst& in, double done, double now, bool& from_mem) {
   switch (in.op) {
     case P::Op::CpAsyncCommit: w.groups.commit(now); return done;
+    case P::Op::WgmmaCommit: w.wgmma.commit(now); return done;
+    case P::Op::WgmmaWait: {
+      const double need = w.wgmma.wait(in.imm, now);
+      if (need > w.ready) { w.ready = need; w.ready_is_async = true; }
+      return done;
+    }
     case P::Op::CpAsyncWait: {
       // wait until all but the newest `imm` groups are complete
       const double need = w.groups.wait(in.imm, now);

@@ -125,6 +125,16 @@ TEST(DeviceFiles, MissingRequiredKeyNamesFileAndKey) {
   expect_error([&] { load_device_file(f); }, ErrorKind::DeviceFile, {"nocount.yaml", "missing required key `sm.count`"});
 }
 
+TEST(DeviceFiles, TheTensorEngineKeysAreRequiredAndChecked) {
+  TempDir t;
+  auto f = t.write("nowgmma.yaml", replace_line_containing(h200_text(), "  wgmma_flops_per_cycle_f16:", ""));
+  expect_error([&] { load_device_file(f); }, ErrorKind::DeviceFile, {"nowgmma.yaml", "missing required key `sm.wgmma_flops_per_cycle_f16`"});
+  auto g = t.write("zero.yaml", "inherits: h200\nname: zero\nsm:\n  wgmma_flops_per_cycle_tf32: {value: 0, source: a-b, confidence: estimated}\n");
+  expect_error([&] { load_device_file(g); }, ErrorKind::DeviceFile, {"zero.yaml:4", "`sm.wgmma_flops_per_cycle_tf32`", "must be positive"});
+  auto h = t.write("neg.yaml", "inherits: h200\nname: neg\nsm:\n  wgmma_latency_cycles: {value: -1, source: a-b, confidence: estimated}\n");
+  expect_error([&] { load_device_file(h); }, ErrorKind::DeviceFile, {"`sm.wgmma_latency_cycles`", "non-negative"});
+}
+
 TEST(DeviceFiles, UnknownKeyNamesKeyLineAndSuggestion) {
   TempDir t;
   std::string text = replace_line_containing(h200_text(), "  count: {value: 132",
