@@ -177,7 +177,7 @@ class AmdMachine final : public SampledMachine {
   std::uint64_t slice_ctas(int units) const override;
   bool in_slice(std::uint64_t id) const override { return static_cast<int>(id % static_cast<std::uint64_t>(part_xcds())) < nxcd_; }
   void assemble(int units, double share, std::uint64_t ctas) override;
-  void warm_up() override;
+  void warm_up(std::uint64_t max_insts) override;
   bool warmed(std::uint64_t id) const override { return id >= warm_begin_ && warm_xcd(id); }
   std::string slice_text(int units) const override;
   std::uint64_t slots() const override { return static_cast<std::uint64_t>(ncus_) * static_cast<std::uint64_t>(occ_.blocks_per_unit); }
@@ -198,7 +198,6 @@ class AmdMachine final : public SampledMachine {
   std::uint64_t done_cta_insts() const override { return done_wg_insts_; }
   void stop() override { stop_ = true; }
   void abandon_in_flight(double now) override;
-  std::pair<double, std::uint64_t> finish_some_in_flight(int max) override;
   // closing
   double last_cta_end() const override { return std::max(last_end_, drain_); }
   void close_window(double end, bool stopped) override;
@@ -550,11 +549,13 @@ std::uint64_t AmdMachine::probe_cta(std::uint64_t id) {
 // at the slice's share of its bandwidth, where on the chip the first XCD to read a line brings it
 // into the MALL for the others. So the MALL starts as the workgroups of as many other XCDs as
 // the slice has leave it: run functionally (untimed), the last first, until every MALL set is
-// full. The slice's L2s need no warm-up: only the slice's own workgroups use them.
-void AmdMachine::warm_up() {
+// full or they have run `max_insts` wave instructions (one XCD's work can be many times the
+// budget). The slice's L2s need no warm-up: only the slice's own workgroups use them.
+void AmdMachine::warm_up(std::uint64_t max_insts) {
   const std::uint64_t grid = grid_ctas();
+  const std::uint64_t start = k_.wave_instructions();
   warm_begin_ = grid;
-  for (std::uint64_t id = grid; id-- > 0;) {
+  for (std::uint64_t id = grid; id-- > 0 && k_.wave_instructions() - start < max_insts;) {
     if (!warm_xcd(id)) continue;
     warm_begin_ = id;
     auto wg = k_.make_workgroup(id);
@@ -587,7 +588,7 @@ std::string AmdMachine::slice_text(int units) const {
          ", each XCD with its own L2) ran the " + std::to_string(slice_ctas(units)) + " of " + std::to_string(grid_ctas()) +
          " workgroups dispatched to them (workgroup i goes to XCD i mod " + std::to_string(x) +
          ") with that share of MALL capacity and bandwidth, HBM bandwidth and atomics (MALL as " + std::to_string(warmed_n) +
-         " workgroups of " + others + " leave it: they ran, the last first, stopping once every MALL set was full)";
+         " workgroups of " + others + " leave it: they ran, the last first, stopping once every MALL set was full or they had run the detail budget)";
 }
 
 // The first round: workgroup slots in order, each XCD's CUs in turn, XCD by XCD.
@@ -1052,22 +1053,6 @@ void AmdMachine::abandon_in_flight(double now) {
     cu.vmem_free = now;
     cu.next = kInf;
   }
-}
-
-std::pair<double, std::uint64_t> AmdMachine::finish_some_in_flight(int max) {
-  double sum = 0;
-  std::uint64_t n = 0;
-  auto finish = [&](WgSlot& g) {
-    if (!g.active || !g.wg || n >= static_cast<std::uint64_t>(max)) return;
-    const std::uint64_t before = k_.wave_instructions();
-    g.wg->run();
-    sum += static_cast<double>(g.insts + (k_.wave_instructions() - before));
-    ++n;
-  };
-  for (auto& g : abandoned_) finish(g);
-  for (auto& cu : cus_)
-    for (auto& g : cu.wgs) finish(g);
-  return {sum, n};
 }
 
 void AmdMachine::complete_started() {

@@ -185,7 +185,7 @@ class NvidiaMachine final : public SampledMachine {
   }
   bool in_slice(std::uint64_t id) const override { return id < slice_ctas_; }
   void assemble(int sms, double share, std::uint64_t ctas) override;
-  void warm_up() override;
+  void warm_up(std::uint64_t) override;
   bool warmed(std::uint64_t id) const override { return id >= warm_begin_ && id < warm_end_; }
   std::string slice_text(int sms) const override;
   std::uint64_t slots() const override { return static_cast<std::uint64_t>(nsms_) * static_cast<std::uint64_t>(occ_.blocks_per_unit); }
@@ -202,7 +202,6 @@ class NvidiaMachine final : public SampledMachine {
   std::uint64_t done_cta_insts() const override { return done_cta_insts_; }
   void stop() override { stop_ = true; }
   void abandon_in_flight(double now) override;
-  std::pair<double, std::uint64_t> finish_some_in_flight(int max) override;
   // closing
   double last_cta_end() const override { return last_end_; }
   void close_window(double end, bool stopped) override;
@@ -391,7 +390,7 @@ std::uint64_t NvidiaMachine::probe_cta(std::uint64_t id) {
 // as the next CTAs, run functionally (untimed), leave it. The L2 keeps what was used last, so
 // those CTAs (as many as the slice has, after it) run from the last one back and stop once
 // earlier ones could change nothing.
-void NvidiaMachine::warm_up() {
+void NvidiaMachine::warm_up(std::uint64_t) {
   warm_end_ = std::min(grid_ctas(), 2 * slice_ctas_);
   warm_begin_ = warm_end_;
   for (std::uint64_t id = warm_end_; id-- > slice_ctas_;) {
@@ -510,22 +509,6 @@ void NvidiaMachine::abandon_in_flight(double now) {
     }
     sm.next = kInf;
   }
-}
-
-std::pair<double, std::uint64_t> NvidiaMachine::finish_some_in_flight(int max) {
-  double sum = 0;
-  std::uint64_t n = 0;
-  auto finish = [&](CtaSlot& c) {
-    if (!c.active || !c.cta || n >= static_cast<std::uint64_t>(max)) return;
-    const std::uint64_t before = k_.warp_instructions();
-    c.cta->run();
-    sum += static_cast<double>(c.insts + (k_.warp_instructions() - before));
-    ++n;
-  };
-  for (auto& c : abandoned_) finish(c);
-  for (auto& sm : sms_)
-    for (auto& c : sm.ctas) finish(c);
-  return {sum, n};
 }
 
 void NvidiaMachine::complete_started() {

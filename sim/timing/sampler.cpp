@@ -13,9 +13,9 @@ namespace {
 constexpr double kInf = std::numeric_limits<double>::infinity();
 // Checkpoints of a window: every this many timed instructions (sampling.h's steady rate reads them).
 constexpr std::uint64_t kCheckpointInsts = 4096;
-// CTAs whose work is averaged before the rest is estimated from it (a few in-flight CTAs are
-// finished functionally when fewer completed under timing).
-constexpr int kWorkSampleCtas = 4;
+// CTAs whose work is averaged before the rest of the grid is estimated from it (work_per_cta).
+constexpr std::uint64_t kWorkSampleCtas = 8;
+constexpr double kGoldenRatioFraction = 0.6180339887498949;
 }  // namespace
 
 // SM slice. k is chosen so that the slice's work fits the detail budget, measured by running
@@ -90,18 +90,26 @@ void Sampler::run_windows(double& now) {
   }
 }
 
+// Work per CTA from kWorkSampleCtas CTAs spread over the grid (golden-ratio steps, so a grid
+// whose work repeats with some period is not sampled in step with it), each run ahead
+// functionally with its writes undone. Not from the CTAs the windows completed: those are the
+// short ones first (a causal attention's first query blocks), and their mean underestimates.
+double Sampler::work_per_cta() {
+  const std::uint64_t grid = m_.grid_ctas();
+  const std::uint64_t n = std::min<std::uint64_t>(kWorkSampleCtas, grid);
+  double sum = 0;
+  for (std::uint64_t k = 0; k < n; ++k) {
+    const double f = std::fmod(static_cast<double>(k) * kGoldenRatioFraction, 1.0);
+    sum += static_cast<double>(m_.probe_cta(std::min(grid - 1, static_cast<std::uint64_t>(f * static_cast<double>(grid)))));
+  }
+  return n ? sum / static_cast<double>(n) : 1.0;
+}
+
 // The kernel's time from the windows' rates. At the served rate the dirty L2 lines left at the
 // end are written back after it; at the committed rate every write-back is already paid for; the
 // kernel takes the longer.
 void Sampler::extrapolate(TimingResult& r, double now, double dirty, double flush) {
-  double sum = static_cast<double>(m_.done_cta_insts());
-  double counted = static_cast<double>(m_.ctas_done());
-  if (m_.ctas_done() < static_cast<std::uint64_t>(kWorkSampleCtas)) {
-    const auto [insts, n] = m_.finish_some_in_flight(kWorkSampleCtas);
-    sum += insts;
-    counted += static_cast<double>(n);
-  }
-  const double per_cta = counted > 0 ? sum / counted : 1.0;
+  const double per_cta = work_per_cta();
   const double total = per_cta * static_cast<double>(r.ctas_total);
   const double timed = static_cast<double>(m_.timed_insts());
   r.extrapolated = true;
@@ -157,7 +165,7 @@ void Sampler::finish_slice(TimingResult& r) {
 TimingResult Sampler::run() {
   choose_slice();
   m_.assemble(units_, share_, ctas_);
-  if (share_ < 1.0) m_.warm_up();
+  if (share_ < 1.0) m_.warm_up(opts_.detail_budget);
   m_.fill(0);
   TimingResult r;
   r.occupancy = m_.occupancy();

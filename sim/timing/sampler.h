@@ -41,8 +41,8 @@ class SampledMachine {
   // --- set-up
   virtual std::uint64_t grid_ctas() const = 0;
   virtual int part_units() const = 0;  // SMs/CUs of the part
-  // Warp instructions of CTA `id` run functionally on its own, its writes undone (0 when the
-  // machine cannot slice: the sampler then times the whole chip).
+  // Warp instructions of CTA `id` run functionally on its own, its writes undone (the slice's
+  // size and the extrapolation's work per CTA come from it).
   virtual std::uint64_t probe_cta(std::uint64_t id) = 0;
   virtual bool can_slice() const = 0;
   // A slice is a multiple of this many units (AMD: whole XCDs, each with its own L2).
@@ -56,10 +56,12 @@ class SampledMachine {
   virtual void assemble(int units, double share, std::uint64_t ctas) = 0;
   // The warm-up of the cache the slice shares with the rest of the chip: some CTAs outside the
   // slice run functionally (untimed), the last first, and what they leave in that cache is where
-  // the slice starts; it stops once earlier CTAs could change nothing. `warmed`: whether the
+  // the slice starts; it stops once earlier CTAs could change nothing, or once it has run
+  // `max_insts` instructions (the detail budget: a warm-up costs no more than the timing it
+  // serves; NVIDIA's, as many CTAs as the budget-sized slice, stays within it). `warmed`: whether the
   // warm-up ran CTA `id`. `slice_text` says in words what the slice of `units` ran, for the
   // sampling note.
-  virtual void warm_up() = 0;
+  virtual void warm_up(std::uint64_t max_insts) = 0;
   virtual bool warmed(std::uint64_t id) const = 0;
   virtual std::string slice_text(int units) const = 0;
   virtual std::uint64_t slots() const = 0;  // CTAs resident at once on the assembled machine
@@ -83,9 +85,6 @@ class SampledMachine {
   // Stops every CTA in flight (kept for a later functional completion) and clears the units'
   // timing state, so that window B starts from fresh CTAs.
   virtual void abandon_in_flight(double now) = 0;
-  // Runs up to `max` in-flight or abandoned CTAs to their end functionally; returns their warp
-  // instructions (timed and run) and how many it finished.
-  virtual std::pair<double, std::uint64_t> finish_some_in_flight(int max) = 0;
 
   // --- closing
   virtual double last_cta_end() const = 0;  // when the last completed CTA's work was done
@@ -120,6 +119,7 @@ class Sampler {
   bool simulate(std::uint64_t budget, double& now);
   void run_windows(double& now);
   void extrapolate(TimingResult& r, double now, double dirty, double flush);
+  double work_per_cta();
   void finish_slice(TimingResult& r);
 
   SampledMachine& m_;
