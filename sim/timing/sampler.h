@@ -12,9 +12,9 @@
 // - Steady-state rate: instructions per cycle over the second half of a window's checkpoints,
 //   bounded by the busiest shared resource's served work and by the work committed to it
 //   (sampling.h).
-// - Extrapolation: the work per CTA (from completed CTAs, or a few in-flight ones finished
-//   functionally) times the CTAs, at the windows' rates; dirty L2 data the kernel's end writes
-//   back scales with the work.
+// - Extrapolation: the work per CTA (the mean of a few CTAs spread over the grid, run ahead
+//   with their writes undone) times the CTAs, at the windows' rates; dirty L2 data the kernel's
+//   end writes back scales with the work.
 // - Functional completion: when outputs are wanted, every CTA not timed runs untimed.
 //
 // A machine (NvidiaMachine, AmdMachine) offers the small interface below; it knows its units
