@@ -2,6 +2,8 @@
 // hand computation of the PTX ISA's rules or a reference computed here, never against kernsim.
 // The kernels are PTX in tests/data/kernels (no clang needed).
 #include <cstring>
+#include <fstream>
+#include <iterator>
 
 #include "api/launch_spec.h"
 #include "api/run.h"
@@ -86,6 +88,54 @@ TEST(Mbarrier, AWaitOnMemoryThatIsNoMbarrierIsNamed) {
                                  "args": [{"buffer": "u32", "count": 1}]})");
       },
       ErrorKind::KernelFault, {"not initialised", "mbarrier.try_wait", "thread (0,0,0)"});
+}
+
+}  // namespace
+}  // namespace kernsim
+
+namespace kernsim {
+namespace {
+
+TEST(BulkCopy, GlobalSharedClusterAndReductionCopiesMoveEveryByte) {
+  auto r = run_spec(R"({"source": "bulk_copy.ptx", "kernel": "bulk_copy", "grid": 1, "block": 32,
+                        "args": [{"buffer": "u32", "count": 64, "init": "randint:0:100000"}, {"buffer": "u32", "count": 64},
+                                 {"buffer": "u32", "count": 64}, {"buffer": "u32", "count": 64, "init": "iota"},
+                                 {"buffer": "u32", "count": 64}]})");
+  const auto* in = words<std::uint32_t>(r, 0);
+  const auto* out = words<std::uint32_t>(r, 1);
+  const auto* out2 = words<std::uint32_t>(r, 2);
+  const auto* out3 = words<std::uint32_t>(r, 3);
+  const auto* out4 = words<std::uint32_t>(r, 4);
+  for (int i = 0; i < 64; ++i) {
+    EXPECT_EQ(out[i], in[i]) << "global -> shared, word " << i;
+    EXPECT_EQ(out4[i], in[i]) << "shared -> shared::cluster, word " << i;
+    EXPECT_EQ(out2[i], in[i]) << "shared -> global, word " << i;
+    EXPECT_EQ(out3[i], static_cast<std::uint32_t>(i) + in[i]) << "add-reduction into iota, word " << i;
+  }
+}
+
+TEST(BulkCopy, ASizeThatIsNoMultipleOf16IsNamed) {
+  expect_error(
+      [] {
+        run_spec(R"({"source": "bulk_copy.ptx", "kernel": "bulk_bad_size", "grid": 1, "block": 1,
+                                 "args": [{"buffer": "u32", "count": 64}]})");
+      },
+      ErrorKind::KernelFault, {"bulk copy size 100 is not a multiple of 16 bytes", "cp.async.bulk"});
+}
+
+TEST(Mbarrier, TheFunctionalDriverNamesADeadlockToo) {
+  std::ifstream f(kData + "/kernels/mbarrier.ptx");
+  const std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  auto ast = isa::ptx::parse_module(text, "mbarrier.ptx");
+  auto prog = isa::ptx::decode_kernel(ast, "mbar_deadlock", text, "mbarrier.ptx");
+  sim::GlobalMemory mem;
+  std::vector<std::uint8_t> params(8, 0);
+  sim::LaunchDims dims;
+  dims.block = {64, 1, 1};
+  sim::ExecOptions o;
+  o.kernel_name = "mbar_deadlock";
+  sim::PtxKernel k(prog, mem, dims, params, o);
+  expect_error([&] { k.run_all(); }, ErrorKind::KernelFault, {"mbarrier deadlock", "1 of 2 arrivals pending"});
 }
 
 }  // namespace
