@@ -1026,8 +1026,8 @@ class Decoder {
     for (const auto& [n, op] : ops)
       if (P.has(n)) { inst.sub = static_cast<std::uint8_t>(op); found = true; }
     if (!found) fail(in.line, "`" + in.opcode + "`: missing the reduction (.add, .min, .max, .inc, .dec, .and, .or, .xor)");
-    inst.type3 = P.type(0);
-    if (inst.type3 == Ty::None) fail(in.line, "`" + in.opcode + "`: missing the element type");
+    inst.type3 = P.type(0);  // a tensor reduction's type is its tensor map's
+    if (inst.type3 == Ty::None && inst.op != Op::TensorReduce) fail(in.line, "`" + in.opcode + "`: missing the element type");
   }
 
   // cp.async.bulk.tensor.Nd.dst.src{.load_mode}.completion{.multicast::cluster}{.L2::cache_hint}

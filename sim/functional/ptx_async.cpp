@@ -14,6 +14,7 @@
 
 #include "isa/ptx/ops.h"
 #include "sim/functional/ptx_impl.h"
+#include "sim/functional/tensor_map.h"
 
 namespace kernsim::sim {
 
@@ -292,8 +293,7 @@ void complete_tx(PtxCta::Impl& c, Warp& w, const Inst& in, int l, std::uint64_t 
 }
 
 void reduce_into(PtxCta::Impl& c, Warp& w, const Inst& in, int l, std::uint8_t* dst, const std::uint8_t* src,
-                 std::uint32_t size) {
-  const Ty t = in.type3;
+                 std::uint32_t size, Ty t) {
   const std::uint32_t eb = static_cast<std::uint32_t>(std::max(1, P::ty_bits(t) / 8));
   if (size % eb)
     c.fault(w, in, l, "bulk reduction size " + std::to_string(size) + " is not a multiple of the element size");
@@ -336,13 +336,167 @@ void exec_bulk_lane(PtxCta::Impl& c, Warp& w, const Inst& in, int l) {
         w, in, l,
         "the " + std::to_string(size) + "-byte bulk copy from " + hex(src) + " to " + hex(dst) + " leaves its memory");
   if (a.reduce)
-    reduce_into(c, w, in, l, d, s, size);
+    reduce_into(c, w, in, l, d, s, size, in.type3);
   else
     std::memmove(d, s, size);
   c.k.memory().note_store();
   a.bytes += size;
   if (dir != BulkDir::SharedToCluster) a.ranges.push_back({to_global ? dst : src, size});
   if (!to_global) complete_tx(c, w, in, l, size);
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// tensor copies (TMA, tile mode)
+
+namespace {
+
+// The 128-byte tensor map the instruction names (a kernel parameter or its generic address).
+TensorMap read_tensor_map(PtxCta::Impl& c, Warp& w, const Inst& in, int l) {
+  const std::uint64_t a = c.lane_address(w, in.addr2, l);
+  if (a % 64) c.fault(w, in, l, "the tensor map at " + hex(a) + " is not 64-byte aligned");
+  const Space sp = in.shape[3] == static_cast<std::int16_t>(Space::Param) ? Space::Param : Space::Generic;
+  const std::uint8_t* p0 = c.resolve(w, in, sp, a, 1, l, false, nullptr);
+  const std::uint8_t* p1 = c.resolve(w, in, sp, a + TensorMap::kBytes - 1, 1, l, false, nullptr);
+  if (p1 != p0 + TensorMap::kBytes - 1)
+    c.fault(w, in, l, "the 128-byte tensor map at " + hex(a) + " is not in one piece of memory");
+  const std::optional<TensorMap> m = decode_tensor_map(p0);
+  if (!m)
+    c.fault(
+        w, in, l,
+        "the operand at " + hex(a) + " is no tensor map kernsim made (pass it as a launch-spec `tensor_map` argument)");
+  if (m->rank != in.shape[0])
+    c.fault(
+        w, in, l,
+        "a " + std::to_string(in.shape[0]) + "d tensor copy with a rank-" + std::to_string(m->rank) + " tensor map");
+  return *m;
+}
+
+// The PTX type of a tensor map's elements (a tensor reduction's operation type).
+Ty element_type(const TensorMap& m) {
+  switch (m.dtype) {
+    case TmapType::U8:
+      return Ty::U8;
+    case TmapType::U16:
+      return Ty::U16;
+    case TmapType::U32:
+      return Ty::U32;
+    case TmapType::I32:
+      return Ty::S32;
+    case TmapType::U64:
+      return Ty::U64;
+    case TmapType::I64:
+      return Ty::S64;
+    case TmapType::F16:
+      return Ty::F16;
+    case TmapType::BF16:
+      return Ty::BF16;
+    case TmapType::F64:
+      return Ty::F64;
+    default:
+      return Ty::F32;  // f32, f32_ftz, tf32, tf32_ftz
+  }
+}
+
+// The fill of an out-of-bounds element: zeros, or (oob_fill nan_request_zero_fma, float types) the
+// type's canonical NaN.
+void oob_fill(const TensorMap& m, std::uint8_t* d) {
+  const int eb = m.elem_bytes();
+  std::memset(d, 0, static_cast<std::size_t>(eb));
+  if (m.oob != TmapOobFill::NanRequestZeroFma) return;
+  const std::uint64_t nan = eb == 2 ? 0x7fff : eb == 4 ? 0x7fffffffu : 0x7fffffffffffffffull;
+  std::memcpy(d, &nan, static_cast<std::size_t>(eb));
+}
+
+// Every element of the box, innermost dimension fastest: f(shared offset before the swizzle,
+// global byte offset or -1 when out of bounds).
+template <class F>
+void for_box(const TensorMap& m, const std::array<std::int64_t, 5>& coord, F&& f) {
+  std::array<std::uint32_t, 5> n{1, 1, 1, 1, 1}, i{};
+  std::uint64_t total = 1;
+  for (int d = 0; d < m.rank; ++d) total *= (n[d] = m.box_elems(d));
+  const std::uint64_t eb = static_cast<std::uint64_t>(m.elem_bytes());
+  for (std::uint64_t lin = 0; lin < total; ++lin) {
+    std::int64_t g = 0;
+    bool in = true;
+    for (int d = 0; d < m.rank; ++d) {
+      const std::int64_t x = coord[d] + static_cast<std::int64_t>(i[d]) * m.estride[d];
+      in = in && x >= 0 && x < static_cast<std::int64_t>(m.dims[d]);
+      g += x * static_cast<std::int64_t>(m.strides[d]);
+    }
+    f(lin * eb, in ? g : -1);
+    for (int d = 0; d < m.rank && ++i[d] == n[d]; ++d) i[d] = 0;
+  }
+}
+
+// The global pieces a box touches, merged where contiguous (for the timing model).
+class Ranges {
+ public:
+  Ranges(AsyncStep& a, std::uint64_t base) : a_(a), base_(base) {}
+  void add(std::int64_t g, int eb) {
+    if (g != end_) flush();
+    if (start_ < 0) start_ = g;
+    end_ = g + eb;
+  }
+  void flush() {
+    if (start_ >= 0)
+      a_.ranges.push_back({base_ + static_cast<std::uint64_t>(start_), static_cast<std::uint32_t>(end_ - start_)});
+    start_ = -1;
+  }
+
+ private:
+  AsyncStep& a_;
+  std::uint64_t base_;
+  std::int64_t start_ = -1, end_ = -1;
+};
+
+void exec_tensor_lane(PtxCta::Impl& c, Warp& w, const Inst& in, int l) {
+  const TensorMap m = read_tensor_map(c, w, in, l);
+  std::array<std::int64_t, 5> coord{};
+  for (int d = 0; d < m.rank; ++d) coord[d] = static_cast<std::int32_t>(c.get(w, c.p.src(in, d), l));
+  AsyncStep& a = w.async;
+  a.copy = true;
+  a.prefetch = in.op == Op::TensorPrefetch;
+  a.reduce = in.op == Op::TensorReduce;
+  const bool load = static_cast<BulkDir>(in.shape[1]) == BulkDir::GlobalToShared && !a.prefetch;
+  a.dir = load || a.prefetch ? BulkDir::GlobalToShared : BulkDir::SharedToGlobal;
+  if (in.shape[2]) {  // .multicast::cluster: the own CTA is rank 0 of a cluster of one
+    const std::uint32_t mask = static_cast<std::uint32_t>(c.get(w, c.p.src(in, m.rank + 1), l)) & 0xffffu;
+    if (mask & ~1u)
+      c.unsupported(in, "a multicast to other CTAs of a cluster (ctaMask " + hex(mask) + "): needs clusters");
+  }
+  std::uint8_t* gbase = c.resolve_run(w, in, Space::Global, m.address, 1, static_cast<std::uint32_t>(m.extent_bytes()),
+                                      l, !load && !a.prefetch, nullptr);
+  if (!gbase) c.fault(w, in, l, "the tensor map's tensor at " + hex(m.address) + " leaves its buffer");
+  const std::uint64_t sh = a.prefetch ? 0 : c.lane_address(w, in.addr, l);
+  if (!a.prefetch && sh % 128) c.fault(w, in, l, "the shared-memory box at " + hex(sh) + " is not 128-byte aligned");
+  const int eb = m.elem_bytes();
+  Ranges ranges(a, m.address);
+  for_box(m, coord, [&](std::uint64_t off, std::int64_t g) {
+    if (g >= 0) ranges.add(g, eb);
+    if (a.prefetch) return;
+    const std::uint64_t s_addr = swizzle_offset(sh + off, m.swizzle);
+    std::uint8_t* sp = (in.flags & P::kClusterSpace)
+                           ? c.cluster_shared(w, in, s_addr, static_cast<std::uint32_t>(eb), l)
+                           : c.resolve(w, in, Space::Shared, s_addr, static_cast<std::uint32_t>(eb), l, load, nullptr);
+    if (load) {
+      if (g >= 0)
+        std::memcpy(sp, gbase + g, static_cast<std::size_t>(eb));
+      else
+        oob_fill(m, sp);
+    } else if (g >= 0) {
+      if (a.reduce)
+        reduce_into(c, w, in, l, gbase + g, sp, static_cast<std::uint32_t>(eb), element_type(m));
+      else
+        std::memcpy(gbase + g, sp, static_cast<std::size_t>(eb));
+    }
+  });
+  ranges.flush();
+  if (a.prefetch) return;
+  c.k.memory().note_store();
+  a.bytes += m.box_bytes();
+  if (load) complete_tx(c, w, in, l, m.box_bytes());
 }
 
 }  // namespace
@@ -361,13 +515,16 @@ Space PtxCta::Impl::exec_async(Warp& w, const Inst& in, std::uint32_t m) {
     case P::Form::Bulk:
       for_lanes(m, [&](int l) { exec_bulk_lane(*this, w, in, l); });
       return Space::Global;
+    case P::Form::BulkTensor:
+      for_lanes(m, [&](int l) { exec_tensor_lane(*this, w, in, l); });
+      return Space::Global;
     case P::Form::NoOperands:
     case P::Form::WaitGroup:
       return Space::Global;  // bulk groups: functional copies are complete
     default:
       break;
   }
-  unsupported(in, std::string("`") + to_string(in.op) + "` (tensor copies)");
+  unsupported(in, std::string("`") + to_string(in.op) + "` in the asynchronous-copy path");
 }
 
 }  // namespace kernsim::sim

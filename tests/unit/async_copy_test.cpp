@@ -140,3 +140,99 @@ TEST(Mbarrier, TheFunctionalDriverNamesADeadlockToo) {
 
 }  // namespace
 }  // namespace kernsim
+
+namespace kernsim {
+namespace {
+
+// The raw bytes of argument `arg` (outputs are listed by argument index).
+template <class T>
+const T* arg_words(const api::RunResult& r, std::size_t arg) {
+  for (const auto& o : r.outputs)
+    if (o.arg_index == arg) return reinterpret_cast<const T*>(o.bytes.data());
+  ADD_FAILURE() << "no output for argument " << arg;
+  return nullptr;
+}
+
+// A 40 x 20 f32 tensor (rows of 160 bytes), boxes of 32 x 8 at (x, y) = (20, 16): the box runs
+// past the tensor's right and bottom edges.
+std::string tma_spec(const std::string& swizzle, const std::string& oob, const std::string& box = "[32, 8]",
+                     const std::string& strides = "[160]", int bytes = 1024) {
+  auto map = [&](int buffer) {
+    return R"({"tensor_map": {"buffer": )" + std::to_string(buffer) +
+           R"(, "dtype": "f32", "dims": [40, 20], "strides_bytes": )" + strides + R"(, "box": )" + box +
+           R"(, "swizzle": ")" + swizzle + R"(", "oob_fill": ")" + oob + R"(", "l2_promotion": "256B"}})";
+  };
+  return R"({"spec_version": 2, "source": "tma.ptx", "kernel": "tma_2d", "grid": 1, "block": 32, "args": [)" + map(3) +
+         ", " + map(5) + ", " + map(6) +
+         R"(, {"buffer": "f32", "count": 800, "init": "uniform"}, {"buffer": "u32", "count": 256},
+         {"buffer": "f32", "count": 800}, {"buffer": "f32", "count": 800, "init": "iota"},
+         {"type": "u32", "value": 20}, {"type": "u32", "value": 16}, {"type": "u32", "value": 16}, {"type": "u32", "value": 14},
+         {"type": "u32", "value": )" +
+         std::to_string(bytes) + "}]}";
+}
+
+// The shared-memory offset of box element (row r, column c) of 4-byte elements, 32 per row: the
+// CUDA guide's swizzle XORs the 16-byte chunk index (address bits 4..6) with bits 7..9 (128B),
+// 7..8 (64B) or 7 (32B).
+std::uint32_t swizzled(int r, int c, int bits) {
+  const std::uint32_t lin = static_cast<std::uint32_t>(r * 32 + c) * 4;
+  const std::uint32_t chunk = (lin >> 4) & 7, row = (lin >> 7) & 7, mask = (1u << bits) - 1;
+  return (lin & ~0x70u) | (((chunk & ~mask) | ((chunk ^ row) & mask)) << 4);
+}
+
+TEST(Tma, TileLoadsWriteTheBoxSwizzledWithOutOfBoundsZerosAndStoresClipAtTheEdges) {
+  for (const auto& [name, bits] :
+       std::vector<std::pair<std::string, int>>{{"none", 0}, {"32B", 1}, {"64B", 2}, {"128B", 3}}) {
+    SCOPED_TRACE(name);
+    const int cols = bits == 1 ? 8 : bits == 2 ? 16 : 32;  // the widest box each swizzle span allows
+    auto r = run_spec(tma_spec(name, "zero", "[" + std::to_string(cols) + ", 8]", "[160]", cols * 8 * 4));
+    const auto* src = arg_words<float>(r, 3);
+    const auto* out = arg_words<float>(r, 4);
+    const auto* dst = arg_words<float>(r, 5);
+    const auto* acc = arg_words<float>(r, 6);
+    for (int y = 0; y < 8; ++y)
+      for (int x = 0; x < cols; ++x) {
+        const bool in = 20 + x < 40 && 16 + y < 20;
+        const float want = in ? src[(16 + y) * 40 + 20 + x] : 0.0f;
+        const std::uint32_t lin = static_cast<std::uint32_t>(y * cols + x) * 4;
+        const std::uint32_t at = cols == 32 ? swizzled(y, x, bits) : (lin ^ (((lin >> 7) & ((1u << bits) - 1)) << 4));
+        ASSERT_EQ(out[at / 4], want) << "box element (" << x << "," << y << ")";
+      }
+    for (int y = 0; y < 20; ++y)
+      for (int x = 0; x < 40; ++x) {
+        const int bx = x - 16, by = y - 14;  // the stored box's element
+        const bool in_box = bx >= 0 && bx < cols && by >= 0 && by < 8;
+        const bool loaded = in_box && 20 + bx < 40 && 16 + by < 20;
+        const float v = loaded ? src[(16 + by) * 40 + 20 + bx] : 0.0f;
+        ASSERT_EQ(dst[y * 40 + x], in_box ? v : 0.0f) << "stored tensor (" << x << "," << y << ")";
+        ASSERT_EQ(acc[y * 40 + x], static_cast<float>(y * 40 + x) + (in_box ? v : 0.0f))
+            << "reduced tensor (" << x << "," << y << ")";
+      }
+  }
+}
+
+TEST(Tma, NanRequestZeroFmaFillsOutOfBoundsElementsWithNaN) {
+  auto r = run_spec(tma_spec("128B", "nan_request_zero_fma"));
+  const auto* out = arg_words<std::uint32_t>(r, 4);
+  EXPECT_EQ(out[swizzled(7, 31, 3) / 4], 0x7fffffffu) << "element (51, 23) is outside the 40 x 20 tensor";
+  EXPECT_NE(out[swizzled(0, 0, 3) / 4], 0x7fffffffu) << "element (20, 16) is inside";
+}
+
+TEST(Tma, BadTensorMapsAreNamedAsTheDriverWouldRejectThem) {
+  auto bad = [](const std::string& spec, std::initializer_list<std::string> needles) {
+    expect_error([&] { run_spec(spec); }, ErrorKind::LaunchSpec, needles);
+  };
+  bad(tma_spec("128B", "zero", "[300, 8]"), {"args[0].tensor_map.box[0]", "1 to 256"});
+  bad(tma_spec("none", "zero", "[32, 8]", "[100]"), {"args[0].tensor_map.strides_bytes[0]", "not a multiple of 16"});
+  bad(tma_spec("64B", "zero"), {"args[0].tensor_map.box[0]", "128 bytes, more than the 64-byte swizzle span"});
+  bad(tma_spec("none", "zero", "[32]"), {"args[0].tensor_map.box", "needs 2 extents"});
+  std::string v1 = tma_spec("none", "zero");
+  v1.replace(v1.find("\"spec_version\": 2"), 17, "\"spec_version\": 1");
+  bad(v1, {"args[0]", "tensor_map argument needs \"spec_version\": 2"});
+  std::string dtype = tma_spec("none", "zero");
+  dtype.replace(dtype.find("\"f32\""), 5, "\"f8\"");
+  bad(dtype, {"args[0].tensor_map.dtype", "unknown tensor-map type `f8`"});
+}
+
+}  // namespace
+}  // namespace kernsim
