@@ -236,3 +236,30 @@ TEST(Tma, BadTensorMapsAreNamedAsTheDriverWouldRejectThem) {
 
 }  // namespace
 }  // namespace kernsim
+
+namespace kernsim {
+namespace {
+
+// Cycles of tma_time over a 256 x 1024 f32 tensor: two boxes of `rows` x 64 loaded one after the other.
+double tma_cycles(int rows, int x1, int y1) {
+  const std::string spec =
+      R"({"spec_version": 2, "source": "tma.ptx", "kernel": "tma_time", "grid": 1, "block": 1, "args": [
+      {"tensor_map": {"buffer": 1, "dtype": "f32", "dims": [256, 1024], "strides_bytes": [1024], "box": [32, )" +
+      std::to_string(rows) + R"(]}},
+      {"buffer": "f32", "count": 262144}, {"type": "u32", "value": 0}, {"type": "u32", "value": 0},
+      {"type": "u32", "value": )" +
+      std::to_string(x1) + R"(}, {"type": "u32", "value": )" + std::to_string(y1) + R"(},
+      {"type": "u32", "value": )" +
+      std::to_string(rows * 32 * 4) + "}]}";
+  return run_spec(spec).cycles;
+}
+
+TEST(TmaTiming, MoreBytesTakeLongerAndAnL2HitBeatsHbm) {
+  const double small = tma_cycles(32, 0, 512), large = tma_cycles(128, 0, 512);
+  EXPECT_GT(large, small) << "a box of 4x the bytes (16 KiB against 4 KiB) takes longer";
+  const double again = tma_cycles(32, 0, 0), fresh = tma_cycles(32, 0, 512);
+  EXPECT_LT(again, fresh) << "loading the same box again (from L2) is faster than a new one (from HBM)";
+}
+
+}  // namespace
+}  // namespace kernsim
