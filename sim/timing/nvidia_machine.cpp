@@ -887,6 +887,11 @@ double NvidiaMachine::async_op(int s, Sm& sm, Warp& w, const P::Inst& in, double
     else c.mbars.record(e.addr, e.what == MbarEvent::What::CopyTx ? copy_done : now + d_.tma.mbarrier_arrive_cycles);
     if (e.completed_phase) wake_sleepers(sm, c, e.addr);
   }
+  // try_wait suspends the thread until the phase it found complete has completed in time
+  if (in.op == P::Op::MbarTryWait && failed == kNoMbarrier && result > w.ready) {
+    w.ready = result;
+    w.ready_is_async = true;
+  }
   if (failed != kNoMbarrier && a.try_wait) {
     sleep_on(c, w, a, failed, now);
     check_cta_deadlock(sm, c, w);
