@@ -603,6 +603,7 @@ class Decoder {
       case Form::Mbarrier: return decode_mbarrier(inst, in, P);
       case Form::Bulk: return decode_bulk(inst, in, P);
       case Form::BulkTensor: return decode_bulk_tensor(inst, in, P);
+      case Form::Tensormap: return decode_tensormap(inst, in, P);
       case Form::Derived: break;
     }
     throw Error(ErrorKind::Internal, "kernsim bug: ops.def row `" + std::string(to_string(inst.op)) + "` has no operand form");
@@ -1028,6 +1029,38 @@ class Decoder {
     if (!found) fail(in.line, "`" + in.opcode + "`: missing the reduction (.add, .min, .max, .inc, .dec, .and, .or, .xor)");
     inst.type3 = P.type(0);  // a tensor reduction's type is its tensor map's
     if (inst.type3 == Ty::None && inst.op != Op::TensorReduce) fail(in.line, "`" + in.opcode + "`: missing the element type");
+  }
+
+  // tensormap.replace.mode.field{.space}.b1024.type [map], {ord,} value (Inst::sub the field, sources
+  // the ordinal (0 when the field has none) and the value); tensormap.cp_fenceproxy.global.
+  // shared::cta.tensormap::generic.release.gpu.sync.aligned [dst], [src], size
+  void decode_tensormap(Inst& inst, const ast::Instr& in, const Parts& P) {
+    const int L = in.line;
+    const auto& o = in.operands;
+    if (inst.op == Op::TensormapCopy) {
+      need(in, 3, 3);
+      inst.addr = addr(o[0], Space::Global, L);
+      inst.addr2 = addr(o[1], Space::Shared, L);
+      return push_ops(inst, {}, {src(o[2], 32, L)});
+    }
+    static const std::pair<const char*, TmapField> fields[] = {
+        {"global_address", TmapField::GlobalAddress}, {"rank", TmapField::Rank}, {"box_dim", TmapField::BoxDim},
+        {"global_dim", TmapField::GlobalDim}, {"global_stride", TmapField::GlobalStride}, {"element_stride", TmapField::ElementStride},
+        {"elemtype", TmapField::ElemType}, {"interleave_layout", TmapField::InterleaveLayout}, {"swizzle_mode", TmapField::SwizzleMode},
+        {"swizzle_atomicity", TmapField::SwizzleAtomicity}, {"fill_mode", TmapField::FillMode}};
+    bool found = false;
+    for (const auto& [n, f] : fields)
+      if (P.has(n)) { inst.sub = static_cast<std::uint8_t>(f); found = true; }
+    if (!found) fail(L, "`" + in.opcode + "`: unknown tensor-map field");
+    if (!P.has("tile")) return unsupported(inst, in, "tensormap.replace of an im2col map");
+    inst.space = P.has("global") ? Space::Global : P.has("shared::cta") || P.has("shared") ? Space::Shared : Space::Generic;
+    const Ty vt = P.types.empty() ? Ty::B32 : P.types.back();
+    const auto f = static_cast<TmapField>(inst.sub);
+    const bool ordinal = f == TmapField::BoxDim || f == TmapField::GlobalDim || f == TmapField::GlobalStride || f == TmapField::ElementStride;
+    need(in, ordinal ? 3 : 2, ordinal ? 3 : 2);
+    memory_operand(inst, o[0], L);
+    const Reg ord = ordinal ? src(o[1], 32, L) : const32(0);
+    push_ops(inst, {}, {ord, src(o[ordinal ? 2 : 1], ty_bits(vt) == 64 ? 64 : 32, L)});
   }
 
   // cp.async.bulk.tensor.Nd.dst.src{.load_mode}.completion{.multicast::cluster}{.L2::cache_hint}

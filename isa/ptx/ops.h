@@ -42,6 +42,7 @@ enum class Form : std::uint8_t {
   Mbarrier,    // mbarrier.*: [d,] [mbar][, count|tx|state|parity][, hint]; cp.async.mbarrier.arrive [mbar]
   Bulk,        // cp.async.bulk / cp.reduce.async.bulk / cp.async.bulk.prefetch: [dst], [src], size[, [mbar]]
   BulkTensor,  // cp.async.bulk.tensor / cp.reduce.async.bulk.tensor / prefetch: [dst], [tmap, {coords}], [mbar]
+  Tensormap,   // tensormap.replace.tile.field [map], {ord,} value; tensormap.cp_fenceproxy [global], [shared], size
   Derived,     // never selected by mnemonic: another form produces it
 };
 

@@ -81,6 +81,9 @@ enum : std::uint8_t {
   kMbarNoInc = 1u << 3,       // cp.async.mbarrier.arrive.noinc
   kMbarHint = 1u << 4,        // try_wait with a suspend-time hint
 };
+// The field tensormap.replace sets (Inst::sub), as the PTX ISA names them.
+enum class TmapField : std::uint8_t { GlobalAddress, Rank, BoxDim, GlobalDim, GlobalStride, ElementStride, ElemType, InterleaveLayout,
+                                      SwizzleMode, SwizzleAtomicity, FillMode };
 // The direction of a bulk copy (Inst::type3 holds the reduction type; Inst::imm the AtomOp).
 enum class BulkDir : std::uint8_t { GlobalToShared, SharedToGlobal, SharedToCluster };
 

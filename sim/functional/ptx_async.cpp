@@ -366,6 +366,8 @@ TensorMap read_tensor_map(PtxCta::Impl& c, Warp& w, const Inst& in, int l) {
     c.fault(
         w, in, l,
         "the operand at " + hex(a) + " is no tensor map kernsim made (pass it as a launch-spec `tensor_map` argument)");
+  if (const std::string why = check_tensor_map(*m); !why.empty())
+    c.fault(w, in, l, "the tensor map at " + hex(a) + " is invalid: " + why);
   if (m->rank != in.shape[0])
     c.fault(
         w, in, l,
@@ -451,6 +453,40 @@ class Ranges {
   std::int64_t start_ = -1, end_ = -1;
 };
 
+// The 128-byte tensor-map object at `a` in `space` (checked: 128-byte aligned, in one piece).
+std::uint8_t* tensor_map_object(PtxCta::Impl& c, Warp& w, const Inst& in, int l, Space space, std::uint64_t a,
+                                bool write) {
+  if (a % 128) c.fault(w, in, l, "the tensor-map object at " + hex(a) + " is not 128-byte aligned");
+  std::uint8_t* p0 = c.resolve(w, in, space, a, 1, l, write, nullptr);
+  const std::uint8_t* p1 = c.resolve(w, in, space, a + TensorMap::kBytes - 1, 1, l, write, nullptr);
+  if (p1 != p0 + TensorMap::kBytes - 1)
+    c.fault(w, in, l, "the 128-byte tensor-map object at " + hex(a) + " is not in one piece of memory");
+  return p0;
+}
+
+// tensormap.replace: one field of a map a kernel builds; tensormap.cp_fenceproxy: its copy to
+// global memory (the fence is a no-op: functional memory is coherent).
+void exec_tensormap_lane(PtxCta::Impl& c, Warp& w, const Inst& in, int l) {
+  if (in.op == Op::TensormapCopy) {
+    if (c.get(w, c.p.src(in, 0), l) != TensorMap::kBytes) c.fault(w, in, l, "tensormap.cp_fenceproxy copies 128 bytes");
+    std::uint8_t* d = tensor_map_object(c, w, in, l, Space::Global, c.lane_address(w, in.addr, l), true);
+    const std::uint8_t* s = tensor_map_object(c, w, in, l, Space::Shared, c.lane_address(w, in.addr2, l), false);
+    std::memcpy(d, s, TensorMap::kBytes);
+    c.k.memory().note_store();
+    return;
+  }
+  std::uint8_t* m = tensor_map_object(c, w, in, l, in.space, c.lane_address(w, in.addr, l), true);
+  const int ord = static_cast<int>(c.get(w, c.p.src(in, 0), l));
+  if (ord < 0 || ord >= TensorMap::kMaxRank)
+    c.fault(w, in, l, "tensor-map dimension " + std::to_string(ord) + " (0 to 4 exist)");
+  const auto f = static_cast<P::TmapField>(in.sub);
+  if (f == P::TmapField::GlobalStride && ord > 3)
+    c.fault(w, in, l, "tensor-map stride ordinal " + std::to_string(ord) + " (0 to 3 exist)");
+  if (!replace_field(m, f, ord, c.get(w, c.p.src(in, 1), l)))
+    c.unsupported(in, "the tensor-map field swizzle_atomicity (sm_100)");
+  c.k.memory().note_store();
+}
+
 void exec_tensor_lane(PtxCta::Impl& c, Warp& w, const Inst& in, int l) {
   const TensorMap m = read_tensor_map(c, w, in, l);
   std::array<std::int64_t, 5> coord{};
@@ -517,6 +553,9 @@ Space PtxCta::Impl::exec_async(Warp& w, const Inst& in, std::uint32_t m) {
       return Space::Global;
     case P::Form::BulkTensor:
       for_lanes(m, [&](int l) { exec_tensor_lane(*this, w, in, l); });
+      return Space::Global;
+    case P::Form::Tensormap:
+      for_lanes(m, [&](int l) { exec_tensormap_lane(*this, w, in, l); });
       return Space::Global;
     case P::Form::NoOperands:
     case P::Form::WaitGroup:

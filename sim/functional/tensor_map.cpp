@@ -120,6 +120,50 @@ std::array<std::uint8_t, TensorMap::kBytes> encode(const TensorMap& m) {
   return b;
 }
 
+bool replace_field(std::uint8_t* b, isa::ptx::TmapField f, int ord, std::uint64_t v) {
+  using F = isa::ptx::TmapField;
+  std::memcpy(b, &kMagic, 4);
+  const std::uint32_t v32 = static_cast<std::uint32_t>(v);
+  switch (f) {
+    case F::GlobalAddress:
+      std::memcpy(b + 16, &v, 8);
+      return true;
+    case F::Rank:
+      b[4] = static_cast<std::uint8_t>(v32 + 1);
+      return true;
+    case F::BoxDim:
+      std::memcpy(b + 96 + 4 * ord, &v32, 4);
+      return true;
+    case F::GlobalDim: {
+      const std::uint64_t d = v32;
+      std::memcpy(b + 24 + 8 * ord, &d, 8);
+      return true;
+    }
+    case F::GlobalStride:
+      std::memcpy(b + 64 + 8 * ord, &v, 8);
+      return true;
+    case F::ElementStride:
+      b[116 + ord] = static_cast<std::uint8_t>(v32);
+      return true;
+    case F::ElemType:
+      b[5] = static_cast<std::uint8_t>(v32);
+      if (v32 <= static_cast<std::uint32_t>(TmapType::TF32Ftz)) b[6] = static_cast<std::uint8_t>(kTypes[v32].bytes);
+      return true;
+    case F::InterleaveLayout:
+      b[8] = static_cast<std::uint8_t>(v32);
+      return true;
+    case F::SwizzleMode:
+      b[7] = static_cast<std::uint8_t>(v32);
+      return true;
+    case F::FillMode:
+      b[10] = static_cast<std::uint8_t>(v32);
+      return true;
+    case F::SwizzleAtomicity:
+      return false;
+  }
+  return false;
+}
+
 std::optional<TensorMap> decode_tensor_map(const std::uint8_t* b) {
   std::uint32_t magic;
   std::memcpy(&magic, b, 4);

@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "isa/ptx/program.h"
+
 namespace kernsim::sim {
 
 enum class TmapType : std::uint8_t { U8, U16, U32, I32, U64, I64, F16, F32, F64, BF16, F32Ftz, TF32, TF32Ftz };
@@ -59,6 +61,13 @@ std::array<std::uint8_t, TensorMap::kBytes> encode(const TensorMap& m);
 // nullopt when the bytes are no kernsim tensor map (not one kernsim built: a driver's map, a copy
 // gone wrong).
 std::optional<TensorMap> decode_tensor_map(const std::uint8_t* bytes);
+
+// tensormap.replace: sets one field of the 128-byte map at `bytes` (and marks it a kernsim map, so
+// that a zeroed object a kernel fills field by field becomes one). The values are the PTX
+// instruction's: rank - 1, the CUtensorMapDataType / swizzle / interleave / fill enums, and the
+// plain extents, strides and address. Returns false for a field kernsim's maps do not hold
+// (swizzle_atomicity, sm_100).
+bool replace_field(std::uint8_t* bytes, isa::ptx::TmapField f, int ord, std::uint64_t v);
 
 // The shared-memory byte offset the hardware's swizzle moves the 16-byte chunk of `offset` to:
 // 32B swaps bit 4 with bit 7's XOR, 64B bits 4-5 with 7-8, 128B bits 4-6 with 7-9.

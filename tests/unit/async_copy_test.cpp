@@ -7,6 +7,7 @@
 
 #include "api/launch_spec.h"
 #include "api/run.h"
+#include "base/float16.h"
 #include "device/loader.h"
 #include "isa/ptx/decode.h"
 #include "isa/ptx/parser.h"
@@ -259,6 +260,26 @@ TEST(TmaTiming, MoreBytesTakeLongerAndAnL2HitBeatsHbm) {
   EXPECT_GT(large, small) << "a box of 4x the bytes (16 KiB against 4 KiB) takes longer";
   const double again = tma_cycles(32, 0, 0), fresh = tma_cycles(32, 0, 512);
   EXPECT_LT(again, fresh) << "loading the same box again (from L2) is faster than a new one (from HBM)";
+}
+
+}  // namespace
+}  // namespace kernsim
+
+namespace kernsim {
+namespace {
+
+// Triton's device-side descriptors (tl.make_tensor_descriptor): the kernel zeroes a 128-byte map
+// in shared memory, fills it with tensormap.replace, copies it to its global scratch with
+// tensormap.cp_fenceproxy, and loads and stores 64 x 64 f16 boxes through it.
+TEST(Tma, TritonDeviceSideTensorDescriptorsRun) {
+  auto r = run_spec(
+      R"({"source": "triton_tensor_desc.ptx", "kernel": "copy_desc", "grid": 2, "block": 128, "dynamic_shared_bytes": 8200,
+                        "args": [{"buffer": "f16", "count": 8192, "init": "uniform"}, {"buffer": "f16", "count": 8192},
+                                 {"type": "u32", "value": 128}, {"type": "u32", "value": 64}, {"buffer": "u8", "count": 512},
+                                 {"type": "u64", "value": 0}]})");
+  const auto* a = arg_words<std::uint16_t>(r, 0);
+  const auto* b = arg_words<std::uint16_t>(r, 1);
+  for (int i = 0; i < 8192; ++i) ASSERT_EQ(half_to_float(b[i]), 2.0f * half_to_float(a[i])) << "element " << i;
 }
 
 }  // namespace

@@ -96,7 +96,8 @@ TEST(PtxTable, TheLongestLeadingPartsSelectTheRow) {
   EXPECT_EQ(find({"cp", "async", "bulk", "tensor", "2d", "shared::cluster"})->op, P::Op::TensorCopy);
   EXPECT_EQ(find({"cp", "reduce", "async", "bulk", "tensor", "1d"})->op, P::Op::TensorReduce) << "five leading parts";
   EXPECT_EQ(find({"mbarrier", "try_wait", "parity"})->op, P::Op::MbarTryWait);
-  const P::Mnemonic* tmap = find({"tensormap", "replace", "tile"});
+  EXPECT_EQ(find({"tensormap", "replace", "tile", "rank"})->op, P::Op::TensormapReplace);
+  const P::Mnemonic* tmap = find({"tensormap", "other"});
   ASSERT_NE(tmap, nullptr);
   EXPECT_NE(tmap->unsupported, nullptr) << "known, not implemented";
   EXPECT_EQ(find({"tex", "1d"}), nullptr);
