@@ -298,17 +298,22 @@ class SpecReader {
     fail(field + "." + key, "`" + v + "` is not one of " + all);
   }
 
-  TensorMapArg tensor_map(const json& outer, const std::string& f0, std::size_t nargs) const {
+  TensorMapArg tensor_map(const json& outer, const std::string& f0, std::size_t nargs, std::size_t self) const {
     only_keys(outer, f0, {"tensor_map", "name"});
     const json& a = outer.at("tensor_map");
     const std::string field = f0 + ".tensor_map";
     if (!a.is_object()) fail(field, "must be an object");
     only_keys(a, field, {"buffer", "dtype", "dims", "strides_bytes", "box", "element_strides", "swizzle", "interleave", "l2_promotion", "oob_fill"});
     TensorMapArg t;
-    if (!a.contains("buffer")) fail(field + ".buffer", "missing (the index of the buffer argument the map describes)");
-    const std::int64_t b = integer(a.at("buffer"), field + ".buffer");
-    if (b < 0 || static_cast<std::size_t>(b) >= nargs) fail(field + ".buffer", "argument index " + std::to_string(b) + " does not exist");
-    t.buffer = static_cast<std::size_t>(b);
+    if (!a.contains("buffer")) fail(field + ".buffer", "missing (the index of the buffer argument the map describes, or a buffer)");
+    if (a.at("buffer").is_object()) {  // an inline buffer: the caller parses it into Arg::buffer
+      t.owns_buffer = true;
+      t.buffer = self;
+    } else {
+      const std::int64_t b = integer(a.at("buffer"), field + ".buffer");
+      if (b < 0 || static_cast<std::size_t>(b) >= nargs) fail(field + ".buffer", "argument index " + std::to_string(b) + " does not exist");
+      t.buffer = static_cast<std::size_t>(b);
+    }
     t.dtype = str(a, "dtype", field + ".dtype");
     if (!sim::tmap_type(t.dtype)) fail(field + ".dtype", "unknown tensor-map type `" + t.dtype + "` (one of " + sim::tmap_type_names() + ")");
     t.dims = ints(a, "dims", field);
@@ -447,7 +452,8 @@ LaunchSpec parse_launch_spec_text(const std::string& text, const fs::path& base_
     if (a.contains("tensor_map")) {
       if (s.spec_version < 2) r.fail(field, "a tensor_map argument needs \"spec_version\": 2");
       arg.is_tensor_map = true;
-      arg.tensor_map = r.tensor_map(a, field, args.size());
+      arg.tensor_map = r.tensor_map(a, field, args.size(), i);
+      if (arg.tensor_map.owns_buffer) arg.buffer = r.buffer(a.at("tensor_map").at("buffer"), field + ".tensor_map.buffer", base_dir);
     } else if (a.contains("buffer")) {
       arg.is_buffer = true;
       arg.buffer = r.buffer(a, field, base_dir);
@@ -459,7 +465,7 @@ LaunchSpec parse_launch_spec_text(const std::string& text, const fs::path& base_
     s.args.push_back(arg);
   }
   for (std::size_t i = 0; i < s.args.size(); ++i)
-    if (s.args[i].is_tensor_map && !s.args[s.args[i].tensor_map.buffer].is_buffer)
+    if (s.args[i].is_tensor_map && !s.args[s.args[i].tensor_map.buffer].has_buffer())
       r.fail("args[" + std::to_string(i) + "].tensor_map.buffer", "argument " + std::to_string(s.args[i].tensor_map.buffer) + " is not a buffer");
   for (const char* k : {"id", "family", "notes"})
     if (j.contains(k)) {

@@ -70,7 +70,8 @@ struct BufferArg {
 // make (dims innermost first). The names are checked here; the driver's numeric rules at launch,
 // when the buffer's address is known (sim/functional/tensor_map.h).
 struct TensorMapArg {
-  std::size_t buffer = 0;
+  std::size_t buffer = 0;   // the described buffer's argument index (its own for an inline buffer)
+  bool owns_buffer = false; // "buffer": {"buffer": T, "count": N, ...}: a buffer no other parameter takes (Triton's host-side descriptors)
   std::string dtype;
   std::vector<std::int64_t> dims, strides_bytes, box, element_strides;
   std::string swizzle = "none", interleave = "none", l2_promotion = "none", oob_fill = "zero";
@@ -82,6 +83,9 @@ struct Arg {
   ScalarArg scalar;
   BufferArg buffer;
   TensorMapArg tensor_map;
+  // whether the launch allocates a device buffer for it (Arg::buffer): a buffer argument, or a
+  // tensor map with an inline buffer
+  bool has_buffer() const { return is_buffer || (is_tensor_map && tensor_map.owns_buffer); }
 };
 
 // How the source is compiled beyond kernsim's defaults: the spec's `compile` object, to which the

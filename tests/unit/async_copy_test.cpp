@@ -284,3 +284,26 @@ TEST(Tma, TritonDeviceSideTensorDescriptorsRun) {
 
 }  // namespace
 }  // namespace kernsim
+
+namespace kernsim {
+namespace {
+
+// Triton's host-side TensorDescriptor arguments: a 128-byte map, its shape and strides per
+// descriptor; the maps own their buffers (no other parameter takes them).
+TEST(Tma, TritonHostSideTensorDescriptorsTakeMapsWithInlineBuffers) {
+  const std::string map =
+      R"("dtype": "f16", "dims": [64, 128], "strides_bytes": [128], "box": [64, 64], "swizzle": "128B"}},
+      {"type": "u32", "value": 128}, {"type": "u32", "value": 64}, {"type": "u64", "value": 64}, {"type": "u64", "value": 1})";
+  auto r =
+      run_spec(R"({"spec_version": 2, "source": "triton_host_desc.ptx", "kernel": "copy_host", "grid": 2, "block": 128,
+      "dynamic_shared_bytes": 8200, "args": [
+      {"tensor_map": {"buffer": {"buffer": "f16", "count": 8192, "init": "uniform"}, )" +
+               map + R"(, {"tensor_map": {"buffer": {"buffer": "f16", "count": 8192}, )" + map +
+               R"(, {"type": "u64", "value": 0}, {"type": "u64", "value": 0}]})");
+  const auto* a = arg_words<std::uint16_t>(r, 0);
+  const auto* b = arg_words<std::uint16_t>(r, 5);
+  for (int i = 0; i < 8192; ++i) ASSERT_EQ(half_to_float(b[i]), 2.0f * half_to_float(a[i])) << "element " << i;
+}
+
+}  // namespace
+}  // namespace kernsim
