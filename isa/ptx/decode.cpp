@@ -1172,7 +1172,7 @@ class Decoder {
     inst.imm = static_cast<std::uint32_t>(p_.branch_tables.size());
     p_.branch_tables.emplace_back();
     for (const auto& [k, label] : it->second.init_symbols)
-      pending_labels_.push_back({static_cast<std::uint32_t>(p_.insts.size()), label, L, static_cast<int>(k)});
+      pending_labels_.push_back({static_cast<std::uint32_t>(p_.insts.size()), label, L, static_cast<int>(k), block_chain_});
     p_.branch_tables.back().resize(it->second.init_symbols.size(), 0);
     push_ops(inst, {}, {src(in.operands[0], 32, L)});
   }
@@ -1180,7 +1180,7 @@ class Decoder {
   void decode_bra(Inst& inst, const ast::Instr& in) {
     need(in, 1, 1);
     if (in.operands[0].kind != ast::Operand::Kind::Symbol) fail(in.line, "bra target must be a label");
-    pending_labels_.push_back({static_cast<std::uint32_t>(p_.insts.size()), in.operands[0].name, in.line, -1});
+    pending_labels_.push_back({static_cast<std::uint32_t>(p_.insts.size()), in.operands[0].name, in.line, -1, block_chain_});
     push_ops(inst, {}, {});
   }
 
@@ -1383,17 +1383,23 @@ class Decoder {
         f.returns.push_back({d.name, b.bytes, d.align, false, d.array >= 0, d.type, static_cast<int>(b.offset)});
       }
     }
-    // body
-    std::map<std::string, std::uint32_t> labels;
+    // body; labels belong to the { } block they are defined in (Triton and inline asm repeat
+    // `waitLoop:` in one block per wait), keyed by (name, block)
+    std::map<std::pair<std::string, int>, std::uint32_t> labels;
     pending_labels_.clear();
+    block_chain_ = {0};
+    int blocks = 0;
     for (const auto& st : af.body) {
       switch (st.kind) {
-        case ast::Statement::Kind::ScopeBegin: scopes_.emplace_back(); break;
-        case ast::Statement::Kind::ScopeEnd: if (scopes_.size() > 1) scopes_.pop_back(); break;
+        case ast::Statement::Kind::ScopeBegin: scopes_.emplace_back(); block_chain_.push_back(++blocks); break;
+        case ast::Statement::Kind::ScopeEnd:
+          if (scopes_.size() > 1) scopes_.pop_back();
+          if (block_chain_.size() > 1) block_chain_.pop_back();
+          break;
         case ast::Statement::Kind::Decl: declare(st.decl, f); break;
         case ast::Statement::Kind::Label:
-          if (labels.count(st.label)) fail(st.line, "label `" + st.label + "` defined twice");
-          labels[st.label] = static_cast<std::uint32_t>(p_.insts.size());
+          if (labels.count({st.label, block_chain_.back()})) fail(st.line, "label `" + st.label + "` defined twice");
+          labels[{st.label, block_chain_.back()}] = static_cast<std::uint32_t>(p_.insts.size());
           break;
         case ast::Statement::Kind::Instr: {
           Inst inst = decode(st.instr, af, f);
@@ -1422,7 +1428,8 @@ class Decoder {
     }
     f.end = static_cast<std::uint32_t>(p_.insts.size());
     for (const auto& pl : pending_labels_) {
-      auto it = labels.find(pl.name);
+      auto it = labels.end();
+      for (auto b = pl.blocks.rbegin(); b != pl.blocks.rend() && it == labels.end(); ++b) it = labels.find({pl.name, *b});
       if (it == labels.end()) fail(pl.line, "branch to undefined label `" + pl.name + "`");
       Inst& bi = p_.insts[pl.at];
       if (bi.op == Op::BrxIdx) p_.branch_tables[bi.imm][static_cast<std::size_t>(pl.slot)] = it->second;
@@ -1503,7 +1510,8 @@ class Decoder {
   std::unordered_map<std::uint64_t, std::uint32_t> c64_;
   std::vector<std::map<std::string, Binding>> scopes_;
   mutable Binding scratch_;
-  struct PendingLabel { std::uint32_t at; std::string name; int line; int slot; };
+  struct PendingLabel { std::uint32_t at; std::string name; int line; int slot; std::vector<int> blocks; };
+  std::vector<int> block_chain_{0};  // the { } blocks around the statement being decoded, outermost first
   std::map<std::string, ast::Decl> branch_table_names_;
   std::vector<PendingLabel> pending_labels_;
 };

@@ -82,6 +82,13 @@ TEST(Mbarrier, AWaitNothingCanCompleteIsANamedDeadlock) {
        "mbarrier.try_wait"});
 }
 
+TEST(Mbarrier, LabelsBelongToTheirBlock) {
+  auto r = run_spec(R"({"source": "mbarrier.ptx", "kernel": "mbar_scoped_labels", "grid": 1, "block": 1,
+                        "args": [{"buffer": "u32", "count": 1}]})");
+  EXPECT_EQ(words<std::uint32_t>(r, 0)[0], 3u)
+      << "the outer loop ran three times; each wait left by its own block's label";
+}
+
 TEST(Mbarrier, AWaitOnMemoryThatIsNoMbarrierIsNamed) {
   expect_error(
       [] {
