@@ -912,7 +912,7 @@ double NvidiaMachine::tma_copy(Sm& sm, Warp& w, const AsyncStep& a, double now) 
   if (to_global) r.target = &w.bulk.open_group();
   const AsyncAccepted acc = sm.tma->accept(r);
   w.ready = std::max(w.ready, acc.accepted + 1);
-  if (!to_global) w.drain = std::max(w.drain, acc.done);  // the CTA ends after its copies land
+  w.drain = std::max(w.drain, acc.done);  // the CTA ends after its copies land (stores too)
   return acc.done;
 }
 
