@@ -90,6 +90,7 @@ class AmdTargetKernel final : public TargetKernel {
         throw Error(ErrorKind::LaunchSpec, origin + ": `" + field + "`: " + msg + " (kernel `" + name_ + "` parameter " +
                                                std::to_string(i) + " is a " + arg_desc(p) + ")");
       };
+      if (a.is_tensor_map) fail("tensor maps are an NVIDIA sm_90+ feature (TMA); AMD kernels take buffers and scalars");
       if (p.offset + p.size > block.size()) block.resize(p.offset + p.size, 0);
       if (p.value_kind == "global_buffer") {
         if (p.size != 8) fail("a buffer is passed as a 64-bit pointer, but the parameter has " + std::to_string(p.size) + " bytes");

@@ -14,6 +14,7 @@
 #include "base/float16.h"
 #include "base/random.h"
 #include "device/device_spec.h"
+#include "sim/functional/tensor_map.h"
 
 namespace kernsim::api {
 namespace fs = std::filesystem;
@@ -276,6 +277,61 @@ class SpecReader {
     return in;
   }
 
+  std::vector<std::int64_t> ints(const json& obj, const char* key, const std::string& field) const {
+    if (!obj.contains(key)) fail(field + "." + key, "missing");
+    const json& v = obj.at(key);
+    if (!v.is_array()) fail(field + "." + key, "must be an array of integers");
+    std::vector<std::int64_t> out;
+    for (std::size_t i = 0; i < v.size(); ++i) out.push_back(integer(v[i], field + "." + key + "[" + std::to_string(i) + "]"));
+    return out;
+  }
+
+  std::string choice(const json& obj, const char* key, const std::string& field, std::initializer_list<const char*> names,
+                     const char* dflt) const {
+    if (!obj.contains(key)) return dflt;
+    const std::string v = str(obj, key, field + "." + key);
+    std::string all;
+    for (const char* n : names) {
+      if (v == n) return v;
+      all += std::string(all.empty() ? "" : ", ") + n;
+    }
+    fail(field + "." + key, "`" + v + "` is not one of " + all);
+  }
+
+  TensorMapArg tensor_map(const json& outer, const std::string& f0, std::size_t nargs, std::size_t self) const {
+    only_keys(outer, f0, {"tensor_map", "name"});
+    const json& a = outer.at("tensor_map");
+    const std::string field = f0 + ".tensor_map";
+    if (!a.is_object()) fail(field, "must be an object");
+    only_keys(a, field, {"buffer", "dtype", "dims", "strides_bytes", "box", "element_strides", "swizzle", "interleave", "l2_promotion", "oob_fill"});
+    TensorMapArg t;
+    if (!a.contains("buffer")) fail(field + ".buffer", "missing (the index of the buffer argument the map describes, or a buffer)");
+    if (a.at("buffer").is_object()) {  // an inline buffer: the caller parses it into Arg::buffer
+      t.owns_buffer = true;
+      t.buffer = self;
+    } else {
+      const std::int64_t b = integer(a.at("buffer"), field + ".buffer");
+      if (b < 0 || static_cast<std::size_t>(b) >= nargs) fail(field + ".buffer", "argument index " + std::to_string(b) + " does not exist");
+      t.buffer = static_cast<std::size_t>(b);
+    }
+    t.dtype = str(a, "dtype", field + ".dtype");
+    if (!sim::tmap_type(t.dtype)) fail(field + ".dtype", "unknown tensor-map type `" + t.dtype + "` (one of " + sim::tmap_type_names() + ")");
+    t.dims = ints(a, "dims", field);
+    const std::size_t rank = t.dims.size();
+    if (rank < 1 || rank > 5) fail(field + ".dims", "rank " + std::to_string(rank) + " (1 to 5 dimensions)");
+    t.strides_bytes = rank > 1 || a.contains("strides_bytes") ? ints(a, "strides_bytes", field) : std::vector<std::int64_t>{};
+    if (t.strides_bytes.size() != rank - 1) fail(field + ".strides_bytes", "needs " + std::to_string(rank - 1) + " strides (of dims 1.." + std::to_string(rank - 1) + ") for rank " + std::to_string(rank));
+    t.box = ints(a, "box", field);
+    if (t.box.size() != rank) fail(field + ".box", "needs " + std::to_string(rank) + " extents, one per dimension");
+    t.element_strides = a.contains("element_strides") ? ints(a, "element_strides", field) : std::vector<std::int64_t>(rank, 1);
+    if (t.element_strides.size() != rank) fail(field + ".element_strides", "needs " + std::to_string(rank) + " strides, one per dimension");
+    t.swizzle = choice(a, "swizzle", field, {"none", "32B", "64B", "128B"}, "none");
+    t.interleave = choice(a, "interleave", field, {"none", "16B", "32B"}, "none");
+    t.l2_promotion = choice(a, "l2_promotion", field, {"none", "64B", "128B", "256B"}, "none");
+    t.oob_fill = choice(a, "oob_fill", field, {"zero", "nan_request_zero_fma"}, "zero");
+    return t;
+  }
+
   BufferArg buffer(const json& a, const std::string& field, const fs::path& base_dir) const {
     static const std::map<std::string, ElemType> types = {
         {"f32", ElemType::F32}, {"f16", ElemType::F16}, {"bf16", ElemType::BF16}, {"f64", ElemType::F64},
@@ -366,10 +422,11 @@ LaunchSpec parse_launch_spec_text(const std::string& text, const fs::path& base_
   r.only_keys(j, "", {"spec_version", "source", "kernel", "grid", "block", "dynamic_shared_bytes", "args", "id",
                       "family", "notes", "flops", "min_bytes", "seed", "compile"});
   LaunchSpec s;
+  s.spec_version = 1;  // a spec without the key is a version-1 spec
   if (j.contains("spec_version")) {
     s.spec_version = static_cast<int>(r.integer(j.at("spec_version"), "spec_version"));
-    if (s.spec_version != kLaunchSpecVersion)
-      r.fail("spec_version", "unsupported version " + std::to_string(s.spec_version) + " (this kernsim reads " +
+    if (s.spec_version < 1 || s.spec_version > kLaunchSpecVersion)
+      r.fail("spec_version", "unsupported version " + std::to_string(s.spec_version) + " (this kernsim reads 1 to " +
                                  std::to_string(kLaunchSpecVersion) + ")");
   }
   for (const char* req : {"source", "kernel", "grid", "block", "args"})
@@ -392,7 +449,12 @@ LaunchSpec parse_launch_spec_text(const std::string& text, const fs::path& base_
     const json& a = args[i];
     if (!a.is_object()) r.fail(field, "must be an object: {\"type\":..,\"value\":..} or {\"buffer\":..,\"count\":..}");
     Arg arg;
-    if (a.contains("buffer")) {
+    if (a.contains("tensor_map")) {
+      if (s.spec_version < 2) r.fail(field, "a tensor_map argument needs \"spec_version\": 2");
+      arg.is_tensor_map = true;
+      arg.tensor_map = r.tensor_map(a, field, args.size(), i);
+      if (arg.tensor_map.owns_buffer) arg.buffer = r.buffer(a.at("tensor_map").at("buffer"), field + ".tensor_map.buffer", base_dir);
+    } else if (a.contains("buffer")) {
       arg.is_buffer = true;
       arg.buffer = r.buffer(a, field, base_dir);
     } else if (a.contains("type")) {
@@ -402,6 +464,9 @@ LaunchSpec parse_launch_spec_text(const std::string& text, const fs::path& base_
     }
     s.args.push_back(arg);
   }
+  for (std::size_t i = 0; i < s.args.size(); ++i)
+    if (s.args[i].is_tensor_map && !s.args[s.args[i].tensor_map.buffer].has_buffer())
+      r.fail("args[" + std::to_string(i) + "].tensor_map.buffer", "argument " + std::to_string(s.args[i].tensor_map.buffer) + " is not a buffer");
   for (const char* k : {"id", "family", "notes"})
     if (j.contains(k)) {
       std::string v = r.str(j, k, k);

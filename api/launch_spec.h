@@ -29,7 +29,8 @@ namespace kernsim::device { class DeviceSpec; }
 
 namespace kernsim::api {
 
-inline constexpr int kLaunchSpecVersion = 1;
+// Version 2 adds tensor-map parameters ({"tensor_map": {...}}); a version-1 spec means what it did.
+inline constexpr int kLaunchSpecVersion = 2;
 
 enum class ScalarType { I32, U32, I64, U64, F32, F64 };
 enum class ElemType { F32, F16, BF16, F64, I32, U32, I64, U8 };
@@ -63,10 +64,28 @@ struct BufferArg {
   std::size_t bytes() const { return static_cast<std::size_t>(count) * size_of(type); }
 };
 
+// {"tensor_map": {"buffer": K, "dtype": "bf16", "dims": [...], "strides_bytes": [...], "box": [...],
+// "element_strides": [...], "swizzle": "128B", "interleave": "none", "l2_promotion": "256B",
+// "oob_fill": "zero"}}: the 128-byte map of buffer argument K that cuTensorMapEncodeTiled would
+// make (dims innermost first). The names are checked here; the driver's numeric rules at launch,
+// when the buffer's address is known (sim/functional/tensor_map.h).
+struct TensorMapArg {
+  std::size_t buffer = 0;   // the described buffer's argument index (its own for an inline buffer)
+  bool owns_buffer = false; // "buffer": {"buffer": T, "count": N, ...}: a buffer no other parameter takes (Triton's host-side descriptors)
+  std::string dtype;
+  std::vector<std::int64_t> dims, strides_bytes, box, element_strides;
+  std::string swizzle = "none", interleave = "none", l2_promotion = "none", oob_fill = "zero";
+};
+
 struct Arg {
   bool is_buffer = false;
+  bool is_tensor_map = false;
   ScalarArg scalar;
   BufferArg buffer;
+  TensorMapArg tensor_map;
+  // whether the launch allocates a device buffer for it (Arg::buffer): a buffer argument, or a
+  // tensor map with an inline buffer
+  bool has_buffer() const { return is_buffer || (is_tensor_map && tensor_map.owns_buffer); }
 };
 
 // How the source is compiled beyond kernsim's defaults: the spec's `compile` object, to which the

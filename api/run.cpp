@@ -108,7 +108,7 @@ RunResult run_launch(const LaunchSpec& spec, const device::DeviceSpec& dev, cons
   kernel->map_code(mem, spec);
   std::vector<std::uint64_t> addr(spec.args.size(), 0);
   for (std::size_t i = 0; i < spec.args.size(); ++i) {
-    if (!spec.args[i].is_buffer) continue;
+    if (!spec.args[i].has_buffer()) continue;
     const BufferArg& b = spec.args[i].buffer;
     addr[i] = mem.allocate(b.bytes(), "arg" + std::to_string(i) + " (" + to_string(b.type) + "[" + std::to_string(b.count) + "])");
     std::vector<std::uint8_t> init = make_initial_bytes(spec, i);
@@ -143,7 +143,7 @@ RunResult run_launch(const LaunchSpec& spec, const device::DeviceSpec& dev, cons
   r.time_us = t.timing.time_us;
   r.cycles = t.timing.cycles;
   for (std::size_t i = 0; i < spec.args.size(); ++i) {
-    if (!spec.args[i].is_buffer) continue;
+    if (!spec.args[i].has_buffer()) continue;
     const sim::Allocation* a = mem.find(addr[i], 1);
     if (opts.dump_dir) dump(*opts.dump_dir, i, "out", a->data(), a->size);
     if (opts.keep_outputs) r.outputs.push_back({i, std::vector<std::uint8_t>(a->data(), a->data() + a->size)});

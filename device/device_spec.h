@@ -252,6 +252,18 @@ struct Launch {
   double cta_dispatch_cycles = 0;  // chip-wide cycles between consecutive CTA dispatches
 };
 
+// NVIDIA sm_90+ only (zero elsewhere): the SM's tensor memory accelerator (TMA: cp.async.bulk,
+// cp.async.bulk.tensor) and its mbarriers. A copy's data moves through the L2/HBM model; these
+// are the engine's own costs around it (sim/timing/nvidia_machine.cpp, TmaEngine).
+struct Tma {
+  double issue_cycles = 0;      // the engine's time per copy request (address generation, descriptor read)
+  double bytes_per_cycle = 0;   // bytes per SM cycle the engine moves into or out of shared memory
+  double latency_cycles = 0;    // a copy's latency beyond its memory accesses' (to the mbarrier's bytes)
+  double mbarrier_arrive_cycles = 0;  // an mbarrier arrival (or tx update) to its effect on the phase
+  double mbarrier_wake_cycles = 0;    // a phase's completion to a sleeping or polling warp's next issue
+  double try_wait_limit_cycles = 0;   // a failing try_wait without a suspend-time hint sleeps at most this long
+};
+
 struct Topology {
   std::int64_t dies = 0;        // NVIDIA: dies; AMD: XCDs
   std::int64_t units_per_die = 0;
@@ -276,6 +288,7 @@ class DeviceSpec {
   Mall mall;
   Dram dram;
   Launch launch;
+  Tma tma;                   // NVIDIA only
   ScalarCache scalar_l1;     // AMD only
   std::array<MfmaTiming, kNumMfmaShapes> mfma{};  // AMD only; a shape is timed when the file gives mfma.<shape>.*
 

@@ -243,6 +243,12 @@ std::vector<Field> build_schema() {
   D("dram.queue_service_cycles", "cycles", kBoth, false, "latency under load: the M/D/1 service time of the banks' queue (a read waits service x rho / (2 (1 - rho)) at HBM utilisation rho); absent = no load-dependent wait", [](DeviceSpec& d) -> double& { return d.dram.queue_service_cycles; });
   D("dram.queue_max_cycles", "cycles", kBoth, false, "latency under load: the longest wait the banks' queue adds (near saturation the bandwidth limit takes over)", [](DeviceSpec& d) -> double& { return d.dram.queue_max_cycles; });
 
+  D("tma.issue_cycles", "cycles", kNv, true, "TMA engine time per copy request (cp.async.bulk{.tensor}): requests of one SM follow each other at this interval", [](DeviceSpec& d) -> double& { return d.tma.issue_cycles; });
+  D("tma.bytes_per_cycle", "bytes/cycle", kNv, true, "bytes per SM cycle the TMA engine moves into or out of shared memory", [](DeviceSpec& d) -> double& { return d.tma.bytes_per_cycle; });
+  D("tma.latency_cycles", "cycles", kNv, true, "a TMA copy's latency beyond its L2/HBM accesses, to its bytes completing on the mbarrier", [](DeviceSpec& d) -> double& { return d.tma.latency_cycles; });
+  D("tma.mbarrier_arrive_cycles", "cycles", kNv, true, "mbarrier.arrive / expect_tx / complete_tx: issue to its effect on the phase", [](DeviceSpec& d) -> double& { return d.tma.mbarrier_arrive_cycles; });
+  D("tma.mbarrier_wake_cycles", "cycles", kNv, true, "mbarrier phase completion to the next issue of a warp in try_wait/test_wait (sleeping or polling)", [](DeviceSpec& d) -> double& { return d.tma.mbarrier_wake_cycles; });
+  D("tma.try_wait_limit_cycles", "cycles", kNv, true, "the system-dependent time limit of a failing mbarrier.try_wait without a suspend-time hint", [](DeviceSpec& d) -> double& { return d.tma.try_wait_limit_cycles; });
   D("launch.overhead_us", "us", kBoth, true, "event-timed cost of an empty kernel launch", [](DeviceSpec& d) -> double& { return d.launch.overhead_us; });
   D("launch.cta_dispatch_cycles", "cycles", kBoth, true, "cycles between consecutive CTA/workgroup dispatches: NVIDIA chip-wide, AMD per XCD (each has its own workgroup manager)", [](DeviceSpec& d) -> double& { return d.launch.cta_dispatch_cycles; });
   return s;
@@ -491,6 +497,10 @@ void check_model_limits(const DeviceSpec& d) {
     rate("sm.wgmma_flops_per_cycle_tf32", d.sm.wgmma_flops_per_cycle_tf32, "the tensor engine's service time divides by it");
     rate("sm.wgmma_flops_per_cycle_fp8", d.sm.wgmma_flops_per_cycle_fp8, "the tensor engine's service time divides by it");
     rate("sm.wgmma_flops_per_cycle_i8", d.sm.wgmma_flops_per_cycle_i8, "the tensor engine's service time divides by it");
+    rate("tma.bytes_per_cycle", d.tma.bytes_per_cycle, "a TMA copy's transfer time divides its bytes by it");
+    if (d.tma.issue_cycles < 0 || d.tma.latency_cycles < 0 || d.tma.mbarrier_arrive_cycles < 0 || d.tma.mbarrier_wake_cycles < 0 ||
+        d.tma.try_wait_limit_cycles < 0)
+      reject("tma.issue_cycles", "the TMA and mbarrier cycle counts must not be negative");
     if (d.sm.warp_size != kNvidiaWarpSize)
       reject("sm.warp_size", "must be " + std::to_string(kNvidiaWarpSize) + " (the NVIDIA model's lane masks are 32 bits), got " +
                                  std::to_string(d.sm.warp_size));

@@ -590,7 +590,7 @@ class Decoder {
       case Form::LdSt: return decode_ld_st(inst, in, P);
       case Form::Atomic: return decode_atomic(inst, in, P);
       case Form::CpAsync: return decode_cp_async(inst, in, P);
-      case Form::WaitGroup: return decode_wait_group(inst, in);
+      case Form::WaitGroup: return decode_wait_group(inst, in, P);
       case Form::Ldmatrix: return decode_ldmatrix(inst, in, P);
       case Form::Barrier: return decode_barrier(inst, in, P);
       case Form::Vote: return decode_vote(inst, in, P);
@@ -601,6 +601,10 @@ class Decoder {
       case Form::Mma: return decode_mma(inst, in, P);
       case Form::Wmma: return decode_wmma(inst, in, P);
       case Form::Wgmma: return decode_wgmma(inst, in, P);
+      case Form::Mbarrier: return decode_mbarrier(inst, in, P);
+      case Form::Bulk: return decode_bulk(inst, in, P);
+      case Form::BulkTensor: return decode_bulk_tensor(inst, in, P);
+      case Form::Tensormap: return decode_tensormap(inst, in, P);
       case Form::Derived: break;
     }
     throw Error(ErrorKind::Internal, "kernsim bug: ops.def row `" + std::string(to_string(inst.op)) + "` has no operand form");
@@ -898,11 +902,213 @@ class Decoder {
     push_ops(inst, {}, s);
   }
 
-  void decode_wait_group(Inst& inst, const ast::Instr& in) {
+  // cp.async.wait_group N; cp.async.bulk.wait_group{.read} N
+  void decode_wait_group(Inst& inst, const ast::Instr& in, const Parts& P) {
     need(in, 1, 1);
     if (in.operands[0].kind != ast::Operand::Kind::Imm) fail(in.line, "`" + in.opcode + "` needs an immediate group count");
     inst.imm = static_cast<std::uint32_t>(in.operands[0].ival);
+    if (P.has("read")) inst.sub = 1;
     push_ops(inst, {}, {});
+  }
+
+  // ---- mbarriers and bulk copies (sim/functional/ptx_async.cpp executes them) ---------------
+
+  // The state space of an mbarrier or bulk-copy address: .shared{::cta} and .shared::cluster
+  // are shared memory (kClusterSpace marks the cluster form), none is a generic address.
+  static Space async_space(const std::string& m, Inst& inst, bool mark_cluster) {
+    if (m == "shared" || m == "shared::cta") return Space::Shared;
+    if (m == "shared::cluster") {
+      if (mark_cluster) inst.flags |= kClusterSpace;
+      return Space::Shared;
+    }
+    if (m == "global") return Space::Global;
+    return Space::Generic;
+  }
+
+  // An mbarrier operand [addr] as a register source (the base, or a constant for a symbol) and
+  // a byte offset in Inst::imm: bulk copies name a third address that Inst::addr/addr2 cannot hold.
+  Reg mbar_operand(Inst& inst, const ast::Operand& o, int line) {
+    Addr a = addr(o, Space::Shared, line);
+    if (a.kind == AddrBase::Absolute) {
+      inst.imm = 0;
+      return const32(static_cast<std::uint32_t>(a.offset));
+    }
+    if (a.kind != AddrBase::Reg) fail(line, "`" + o.name + "`: an mbarrier operand must be a register or a .shared symbol");
+    inst.imm = static_cast<std::uint32_t>(a.offset);
+    return a.base;
+  }
+
+  // mbarrier.init [a], count; .arrive{_drop}{.expect_tx|.noComplete} state|_, [a]{, count|tx};
+  // .expect_tx/.complete_tx [a], tx; .test_wait/.try_wait{.parity} p, [a], state|parity{, hint};
+  // .inval [a]; .pending_count d, state; cp.async.mbarrier.arrive{.noinc} [a]
+  void decode_mbarrier(Inst& inst, const ast::Instr& in, const Parts& P) {
+    const int L = in.line;
+    for (const auto& m : P.ordered) {
+      if (is_space_name(m) || m == "shared::cluster") inst.space = async_space(m, inst, true);
+      if (m == "expect_tx" && inst.op != Op::MbarExpectTx) inst.sub |= kMbarExpectTx;
+      if (m == "noComplete") inst.sub |= kMbarNoComplete;
+      if (m == "parity") inst.sub |= kMbarParity;
+      if (m == "noinc") inst.sub |= kMbarNoInc;
+    }
+    inst.type = Ty::B64;
+    const auto& o = in.operands;
+    auto mbar = [&](std::size_t i) {
+      if (i >= o.size()) fail(L, "`" + in.opcode + "`: missing the mbarrier address operand");
+      memory_operand(inst, o[i], L);
+    };
+    switch (inst.op) {
+      case Op::MbarInit: need(in, 2, 2); mbar(0); return push_ops(inst, {}, {src(o[1], 32, L)});
+      case Op::MbarExpectTx: case Op::MbarCompleteTx: need(in, 2, 2); mbar(0); return push_ops(inst, {}, {src(o[1], 32, L)});
+      case Op::MbarInval: case Op::CpAsyncMbarArrive: need(in, 1, 1); mbar(0); return push_ops(inst, {}, {});
+      case Op::MbarPendingCount: need(in, 2, 2); return push_ops(inst, {dst(o[0], L)}, {src(o[1], 64, L)});
+      case Op::MbarArrive: case Op::MbarArriveDrop: {
+        need(in, 2, 3);
+        mbar(1);
+        // sources: the arrival count (1 by default) and the expected transaction bytes (0)
+        Reg count = const32(1), tx = const32(0);
+        if (o.size() == 3) ((inst.sub & kMbarExpectTx) ? tx : count) = src(o[2], 32, L);
+        if ((inst.sub & kMbarExpectTx) && o.size() != 3) fail(L, "`" + in.opcode + "`: expects state, [addr], txCount");
+        return push_ops(inst, {dst(o[0], L)}, {count, tx});
+      }
+      case Op::MbarTestWait: case Op::MbarTryWait: {
+        need(in, 3, 4);
+        mbar(1);
+        if (o.size() == 4) inst.sub |= kMbarHint;
+        std::vector<Reg> s{src(o[2], (inst.sub & kMbarParity) ? 32 : 64, L)};
+        if (o.size() == 4) s.push_back(src(o[3], 32, L));
+        return push_ops(inst, {dst(o[0], L)}, s);
+      }
+      default: break;
+    }
+    fail(L, "kernsim bug: `" + in.opcode + "` reached the mbarrier decoder");
+  }
+
+  // cp.async.bulk.dst.src.completion [dst], [src], size{, [mbar]}{, ctaMask}{, policy};
+  // cp.reduce.async.bulk.dst.src.completion.op.type (the same operands);
+  // cp.async.bulk.prefetch.L2.global [src], size{, policy}
+  void decode_bulk(Inst& inst, const ast::Instr& in, const Parts& P) {
+    const int L = in.line;
+    std::vector<Space> spaces;
+    for (const auto& m : P.ordered)
+      if (is_space_name(m) || m == "shared::cluster") spaces.push_back(async_space(m, inst, spaces.empty()));
+    if (P.has("multicast::cluster")) return unsupported(inst, in, "multicast bulk copies (cp.async.bulk .multicast::cluster): needs clusters");
+    if (P.has("cp_mask")) return unsupported(inst, in, "byte-masked bulk stores (.cp_mask, sm_100)");
+    const bool hint = P.has("L2::cache_hint");
+    const auto& o = in.operands;
+    if (inst.op == Op::BulkPrefetch) {
+      need(in, 2, 3);
+      inst.space = Space::Global;
+      inst.addr2 = addr(o[0], Space::Global, L);
+      return push_ops(inst, {}, {src(o[1], 32, L)});
+    }
+    if (spaces.size() != 2) fail(L, "`" + in.opcode + "`: expects .dst.src state spaces");
+    const bool to_shared = spaces[0] == Space::Shared;
+    const bool from_global = spaces[1] == Space::Global;
+    BulkDir dir = BulkDir::GlobalToShared;
+    if (!to_shared) dir = BulkDir::SharedToGlobal;
+    else if (!from_global) dir = BulkDir::SharedToCluster;
+    inst.shape[0] = static_cast<std::int16_t>(dir);
+    inst.space = spaces[0];
+    if (inst.op == Op::BulkReduce) bulk_reduce_op(inst, in, P);
+    const bool with_mbar = to_shared;
+    need(in, with_mbar ? 4 : 3, (with_mbar ? 4 : 3) + (hint ? 1 : 0));
+    inst.addr = addr(o[0], spaces[0], L);
+    inst.addr2 = addr(o[1], spaces[1], L);
+    std::vector<Reg> s{src(o[2], 32, L)};
+    if (with_mbar) s.push_back(mbar_operand(inst, o[3], L));
+    push_ops(inst, {}, s);
+  }
+
+  // The reduction of cp.reduce.async.bulk{.tensor}: Inst::sub the AtomOp, Inst::type3 its type.
+  void bulk_reduce_op(Inst& inst, const ast::Instr& in, const Parts& P) {
+    static const std::pair<const char*, AtomOp> ops[] = {{"add", AtomOp::Add}, {"min", AtomOp::Min}, {"max", AtomOp::Max},
+                                                        {"inc", AtomOp::Inc}, {"dec", AtomOp::Dec}, {"and", AtomOp::And},
+                                                        {"or", AtomOp::Or},   {"xor", AtomOp::Xor}};
+    bool found = false;
+    for (const auto& [n, op] : ops)
+      if (P.has(n)) { inst.sub = static_cast<std::uint8_t>(op); found = true; }
+    if (!found) fail(in.line, "`" + in.opcode + "`: missing the reduction (.add, .min, .max, .inc, .dec, .and, .or, .xor)");
+    inst.type3 = P.type(0);  // a tensor reduction's type is its tensor map's
+    if (inst.type3 == Ty::None && inst.op != Op::TensorReduce) fail(in.line, "`" + in.opcode + "`: missing the element type");
+  }
+
+  // tensormap.replace.mode.field{.space}.b1024.type [map], {ord,} value (Inst::sub the field, sources
+  // the ordinal (0 when the field has none) and the value); tensormap.cp_fenceproxy.global.
+  // shared::cta.tensormap::generic.release.gpu.sync.aligned [dst], [src], size
+  void decode_tensormap(Inst& inst, const ast::Instr& in, const Parts& P) {
+    const int L = in.line;
+    const auto& o = in.operands;
+    if (inst.op == Op::TensormapCopy) {
+      need(in, 3, 3);
+      inst.addr = addr(o[0], Space::Global, L);
+      inst.addr2 = addr(o[1], Space::Shared, L);
+      return push_ops(inst, {}, {src(o[2], 32, L)});
+    }
+    static const std::pair<const char*, TmapField> fields[] = {
+        {"global_address", TmapField::GlobalAddress}, {"rank", TmapField::Rank}, {"box_dim", TmapField::BoxDim},
+        {"global_dim", TmapField::GlobalDim}, {"global_stride", TmapField::GlobalStride}, {"element_stride", TmapField::ElementStride},
+        {"elemtype", TmapField::ElemType}, {"interleave_layout", TmapField::InterleaveLayout}, {"swizzle_mode", TmapField::SwizzleMode},
+        {"swizzle_atomicity", TmapField::SwizzleAtomicity}, {"fill_mode", TmapField::FillMode}};
+    bool found = false;
+    for (const auto& [n, f] : fields)
+      if (P.has(n)) { inst.sub = static_cast<std::uint8_t>(f); found = true; }
+    if (!found) fail(L, "`" + in.opcode + "`: unknown tensor-map field");
+    if (!P.has("tile")) return unsupported(inst, in, "tensormap.replace of an im2col map");
+    inst.space = P.has("global") ? Space::Global : P.has("shared::cta") || P.has("shared") ? Space::Shared : Space::Generic;
+    const Ty vt = P.types.empty() ? Ty::B32 : P.types.back();
+    const auto f = static_cast<TmapField>(inst.sub);
+    const bool ordinal = f == TmapField::BoxDim || f == TmapField::GlobalDim || f == TmapField::GlobalStride || f == TmapField::ElementStride;
+    need(in, ordinal ? 3 : 2, ordinal ? 3 : 2);
+    memory_operand(inst, o[0], L);
+    const Reg ord = ordinal ? src(o[1], 32, L) : const32(0);
+    push_ops(inst, {}, {ord, src(o[ordinal ? 2 : 1], ty_bits(vt) == 64 ? 64 : 32, L)});
+  }
+
+  // cp.async.bulk.tensor.Nd.dst.src{.load_mode}.completion{.multicast::cluster}{.L2::cache_hint}
+  //   [dst], [tmap, {c0, ...}], [mbar]{, ctaMask}{, policy}   (loads)
+  //   [tmap, {c0, ...}], [src]                                (stores, reductions: .global.shared::cta)
+  // cp.async.bulk.prefetch.tensor.Nd.L2.global{.load_mode} [tmap, {c0, ...}]
+  // Inst::shape: {dims, direction (BulkDir), has a multicast mask, the map's space}; sources: the coordinates,
+  // then the mbarrier (loads), then the multicast mask.
+  void decode_bulk_tensor(Inst& inst, const ast::Instr& in, const Parts& P) {
+    const int L = in.line;
+    int dims = 0;
+    std::vector<Space> spaces;
+    for (const auto& m : P.ordered) {
+      if (m.size() == 2 && m[1] == 'd' && m[0] >= '1' && m[0] <= '5') dims = m[0] - '0';
+      if (is_space_name(m) || m == "shared::cluster") spaces.push_back(async_space(m, inst, spaces.empty()));
+      if (m.rfind("im2col", 0) == 0) return unsupported(inst, in, "TMA im2col mode");
+      if (m.rfind("tile::", 0) == 0) return unsupported(inst, in, "TMA tile mode " + m + " (sm_100)");
+      if (m == "cta_group::2") return unsupported(inst, in, "TMA copies for a CTA pair (.cta_group::2, sm_100)");
+    }
+    if (!dims) fail(L, "`" + in.opcode + "`: missing the dimension (.1d .. .5d)");
+    const bool multicast = P.has("multicast::cluster");
+    const bool hint = P.has("L2::cache_hint");
+    const auto& o = in.operands;
+    const bool prefetch = inst.op == Op::TensorPrefetch;
+    const bool load = !prefetch && !spaces.empty() && spaces[0] == Space::Shared;
+    if (inst.op == Op::TensorReduce) bulk_reduce_op(inst, in, P);
+    inst.shape = {static_cast<std::int16_t>(dims), static_cast<std::int16_t>(load ? BulkDir::GlobalToShared : BulkDir::SharedToGlobal),
+                  static_cast<std::int16_t>(multicast ? 1 : 0), 0};
+    const std::size_t base = prefetch ? 1 : load ? 3 : 2;
+    need(in, base + (multicast ? 1 : 0), base + (multicast ? 1 : 0) + (hint ? 1 : 0));
+    const ast::Operand& t = o[prefetch ? 0 : load ? 1 : 0];
+    if (t.kind != ast::Operand::Kind::Addr || t.elems.size() != 1 || t.elems[0].kind != ast::Operand::Kind::Vec)
+      fail(L, "`" + in.opcode + "`: the tensor operand must be [tensorMap, {coordinates}]");
+    if (static_cast<int>(t.elems[0].elems.size()) != dims)
+      fail(L, "`" + in.opcode + "`: " + std::to_string(t.elems[0].elems.size()) + " coordinates for a " + std::to_string(dims) + "d copy");
+    ast::Operand tmap = t;
+    tmap.elems.clear();
+    Space tmap_space = Space::Generic;  // a kernel parameter named directly: its param-space offset
+    inst.addr2 = addr(tmap, Space::Generic, L, &tmap_space);
+    inst.shape[3] = static_cast<std::int16_t>(tmap_space);
+    std::vector<Reg> s;
+    for (const auto& c : t.elems[0].elems) s.push_back(src(c, 32, L));
+    if (!prefetch) inst.addr = addr(o[load ? 0 : 1], Space::Shared, L);
+    inst.space = Space::Shared;
+    if (load) s.push_back(mbar_operand(inst, o[2], L));
+    if (multicast) s.push_back(src(o[3], 32, L));
+    push_ops(inst, {}, s);
   }
 
   void decode_ldmatrix(Inst& inst, const ast::Instr& in, const Parts& P) {
@@ -968,7 +1174,7 @@ class Decoder {
     inst.imm = static_cast<std::uint32_t>(p_.branch_tables.size());
     p_.branch_tables.emplace_back();
     for (const auto& [k, label] : it->second.init_symbols)
-      pending_labels_.push_back({static_cast<std::uint32_t>(p_.insts.size()), label, L, static_cast<int>(k)});
+      pending_labels_.push_back({static_cast<std::uint32_t>(p_.insts.size()), label, L, static_cast<int>(k), block_chain_});
     p_.branch_tables.back().resize(it->second.init_symbols.size(), 0);
     push_ops(inst, {}, {src(in.operands[0], 32, L)});
   }
@@ -976,7 +1182,7 @@ class Decoder {
   void decode_bra(Inst& inst, const ast::Instr& in) {
     need(in, 1, 1);
     if (in.operands[0].kind != ast::Operand::Kind::Symbol) fail(in.line, "bra target must be a label");
-    pending_labels_.push_back({static_cast<std::uint32_t>(p_.insts.size()), in.operands[0].name, in.line, -1});
+    pending_labels_.push_back({static_cast<std::uint32_t>(p_.insts.size()), in.operands[0].name, in.line, -1, block_chain_});
     push_ops(inst, {}, {});
   }
 
@@ -1243,17 +1449,23 @@ class Decoder {
         f.returns.push_back({d.name, b.bytes, d.align, false, d.array >= 0, d.type, static_cast<int>(b.offset)});
       }
     }
-    // body
-    std::map<std::string, std::uint32_t> labels;
+    // body; labels belong to the { } block they are defined in (Triton and inline asm repeat
+    // `waitLoop:` in one block per wait), keyed by (name, block)
+    std::map<std::pair<std::string, int>, std::uint32_t> labels;
     pending_labels_.clear();
+    block_chain_ = {0};
+    int blocks = 0;
     for (const auto& st : af.body) {
       switch (st.kind) {
-        case ast::Statement::Kind::ScopeBegin: scopes_.emplace_back(); break;
-        case ast::Statement::Kind::ScopeEnd: if (scopes_.size() > 1) scopes_.pop_back(); break;
+        case ast::Statement::Kind::ScopeBegin: scopes_.emplace_back(); block_chain_.push_back(++blocks); break;
+        case ast::Statement::Kind::ScopeEnd:
+          if (scopes_.size() > 1) scopes_.pop_back();
+          if (block_chain_.size() > 1) block_chain_.pop_back();
+          break;
         case ast::Statement::Kind::Decl: declare(st.decl, f); break;
         case ast::Statement::Kind::Label:
-          if (labels.count(st.label)) fail(st.line, "label `" + st.label + "` defined twice");
-          labels[st.label] = static_cast<std::uint32_t>(p_.insts.size());
+          if (labels.count({st.label, block_chain_.back()})) fail(st.line, "label `" + st.label + "` defined twice");
+          labels[{st.label, block_chain_.back()}] = static_cast<std::uint32_t>(p_.insts.size());
           break;
         case ast::Statement::Kind::Instr: {
           Inst inst = decode(st.instr, af, f);
@@ -1282,7 +1494,8 @@ class Decoder {
     }
     f.end = static_cast<std::uint32_t>(p_.insts.size());
     for (const auto& pl : pending_labels_) {
-      auto it = labels.find(pl.name);
+      auto it = labels.end();
+      for (auto b = pl.blocks.rbegin(); b != pl.blocks.rend() && it == labels.end(); ++b) it = labels.find({pl.name, *b});
       if (it == labels.end()) fail(pl.line, "branch to undefined label `" + pl.name + "`");
       Inst& bi = p_.insts[pl.at];
       if (bi.op == Op::BrxIdx) p_.branch_tables[bi.imm][static_cast<std::size_t>(pl.slot)] = it->second;
@@ -1363,7 +1576,8 @@ class Decoder {
   std::unordered_map<std::uint64_t, std::uint32_t> c64_;
   std::vector<std::map<std::string, Binding>> scopes_;
   mutable Binding scratch_;
-  struct PendingLabel { std::uint32_t at; std::string name; int line; int slot; };
+  struct PendingLabel { std::uint32_t at; std::string name; int line; int slot; std::vector<int> blocks; };
+  std::vector<int> block_chain_{0};  // the { } blocks around the statement being decoded, outermost first
   std::map<std::string, ast::Decl> branch_table_names_;
   std::vector<PendingLabel> pending_labels_;
 };

@@ -43,8 +43,8 @@ const std::unordered_map<std::string_view, Mnemonic>& mnemonics() {
   return table;
 }
 
-// The longest mnemonic in the table has three dotted parts (cp.async.wait_group).
-constexpr std::size_t kMaxMnemonicParts = 3;
+// The longest mnemonic in the table has five dotted parts (cp.reduce.async.bulk.tensor).
+constexpr std::size_t kMaxMnemonicParts = 5;
 
 bool is_packed(Ty t) { return t == Ty::F16x2 || t == Ty::BF16x2; }
 

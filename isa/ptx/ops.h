@@ -40,6 +40,10 @@ enum class Form : std::uint8_t {
   Mma,         // mma: D, A, B, C register lists, shape and types
   Wmma,        // wmma.load/store/mma
   Wgmma,       // wgmma.mma_async: D list, A descriptor or register list, B descriptor, scale-d, immediates
+  Mbarrier,    // mbarrier.*: [d,] [mbar][, count|tx|state|parity][, hint]; cp.async.mbarrier.arrive [mbar]
+  Bulk,        // cp.async.bulk / cp.reduce.async.bulk / cp.async.bulk.prefetch: [dst], [src], size[, [mbar]]
+  BulkTensor,  // cp.async.bulk.tensor / cp.reduce.async.bulk.tensor / prefetch: [dst], [tmap, {coords}], [mbar]
+  Tensormap,   // tensormap.replace.tile.field [map], {ord,} value; tensormap.cp_fenceproxy [global], [shared], size
   Derived,     // never selected by mnemonic: another form produces it
 };
 
@@ -117,6 +121,9 @@ struct OpInfo {
 };
 
 const OpInfo& op_info(Op op);
+// The mbarrier, bulk-copy and tensor-copy instructions (the consecutive rows MbarInit ..
+// TensorPrefetch of ops.def), executed by sim/functional/ptx_async.cpp.
+inline bool is_async_op(Op op) { return op >= Op::MbarInit && op <= Op::TensorPrefetch; }
 int num_ops();  // rows of ops.def: Op values are 0 .. num_ops() - 1
 
 // What a PTX opcode's leading dotted parts select: a row (or another spelling of one, with the

@@ -69,10 +69,25 @@ enum : std::uint32_t {
   kBypassL1 = 1u << 25,         // ld/st .cg/.cs/.cv/.volatile/scoped: served by L2, not cached in L1
   kFoldedModifier = 1u << 26,   // a float neg/abs that ptxas folds into its readers' operands: no machine instruction
   kRangeReduced = 1u << 27,     // sin/cos: ptxas puts an FMUL.RZ (x / 2 pi) ahead of the MUFU, in its dependency chain
+  kClusterSpace = 1u << 28,     // the address (Inst::addr; for bulk copies the destination) is a .shared::cluster one
 };
 
 // wgmma.mma_async's immediate operands, in Inst::imm.
 enum : std::uint32_t { kWgmmaNegA = 1u << 0, kWgmmaNegB = 1u << 1, kWgmmaTransA = 1u << 2, kWgmmaTransB = 1u << 3 };
+// What an mbarrier, bulk or tensor copy instruction does beyond its opcode (Inst::sub bits;
+// sim/functional/ptx_async.cpp).
+enum : std::uint8_t {
+  kMbarExpectTx = 1u << 0,    // mbarrier.arrive{_drop}.expect_tx
+  kMbarNoComplete = 1u << 1,  // mbarrier.arrive.noComplete
+  kMbarParity = 1u << 2,      // test_wait/try_wait .parity
+  kMbarNoInc = 1u << 3,       // cp.async.mbarrier.arrive.noinc
+  kMbarHint = 1u << 4,        // try_wait with a suspend-time hint
+};
+// The field tensormap.replace sets (Inst::sub), as the PTX ISA names them.
+enum class TmapField : std::uint8_t { GlobalAddress, Rank, BoxDim, GlobalDim, GlobalStride, ElementStride, ElemType, InterleaveLayout,
+                                      SwizzleMode, SwizzleAtomicity, FillMode };
+// The direction of a bulk copy (Inst::type3 holds the reduction type; Inst::imm the AtomOp).
+enum class BulkDir : std::uint8_t { GlobalToShared, SharedToGlobal, SharedToCluster };
 
 // Operation variants kept in Inst::sub (meaning depends on op).
 enum class AtomOp : std::uint8_t { Add, Min, Max, Inc, Dec, And, Or, Xor, Exch, Cas };

@@ -301,13 +301,16 @@ class _PreparedLaunch:
                 spec_args.append({"buffer": t, "count": int(a.size * factor), "init": "zeros"})
                 host[i] = a.tobytes()
                 self.arrays[i] = (a.dtype, a.shape)
+            elif isinstance(a, TensorMap):
+                spec_args.append(a.to_json(len(args), where))
             elif a is None:
                 if not p.is_pointer:
                     raise LaunchSpecError(f"`{where}`: None (a null pointer) for parameter `{p.name}`, which is not a pointer")
                 spec_args.append({"type": "u64", "value": 0})
             else:
                 spec_args.append(scalar_for_param(a, {"name": p.name, "type": p.type, "bytes": p.bytes}, where).to_json())
-        spec = {"spec_version": 1, "source": m.source, "kernel": kernel.name, "grid": _dims(grid, "grid"),
+        version = 2 if any(isinstance(a, TensorMap) for a in args) else 1
+        spec = {"spec_version": version, "source": m.source, "kernel": kernel.name, "grid": _dims(grid, "grid"),
                 "block": _dims(block, "block"), "dynamic_shared_bytes": int(dynamic_shared_bytes), "args": spec_args}
         if m.compile_settings:
             spec["compile"] = m.compile_settings
@@ -329,6 +332,35 @@ class _PreparedLaunch:
         return LaunchResult(kernel=r["kernel"], arch=r["arch"], time_us=r["time_us"], cycles=r["cycles"],
                             report=json.loads(r["report_json"]), report_text=r["report_text"], outputs=outputs,
                             wall_s=r["wall_s"])
+
+
+@dataclass(frozen=True)
+class TensorMap:
+    """A tiled tensor map (cuTensorMapEncodeTiled) over buffer argument `buffer` of the same launch,
+    passed to a `__grid_constant__ const CUtensorMap` (`.param .align 64 .b8 [128]`) parameter.
+    `dims` innermost first; `strides_bytes` of dims 1..; kernsim checks the driver's rules at
+    launch (docs/launch_spec.md, "Tensor maps")."""
+    buffer: int
+    dtype: str
+    dims: Sequence[int]
+    box: Sequence[int]
+    strides_bytes: Sequence[int] = ()
+    element_strides: Sequence[int] | None = None
+    swizzle: str = "none"
+    interleave: str = "none"
+    l2_promotion: str = "none"
+    oob_fill: str = "zero"
+
+    def to_json(self, nargs: int, where: str) -> dict:
+        if not 0 <= int(self.buffer) < nargs:
+            raise LaunchSpecError(f"`{where}`: TensorMap.buffer {self.buffer} is not an argument index")
+        d = {"buffer": int(self.buffer), "dtype": self.dtype, "dims": [int(x) for x in self.dims],
+             "strides_bytes": [int(x) for x in self.strides_bytes], "box": [int(x) for x in self.box],
+             "swizzle": self.swizzle, "interleave": self.interleave, "l2_promotion": self.l2_promotion,
+             "oob_fill": self.oob_fill}
+        if self.element_strides is not None:
+            d["element_strides"] = [int(x) for x in self.element_strides]
+        return {"tensor_map": d}
 
 
 def launch(kernel: Kernel, grid, block, args: Sequence[Any], *, arch: str | None = None, full: bool = False,

@@ -999,7 +999,9 @@ void PtxCta::Impl::exec_alu(Warp& w, const Inst& in, std::uint32_t m) {
         std::uint64_t a = srcv(*this, w, in, 0, l);
         std::uint64_t r = to ? (base && a >= base && a < base + P::kWindowSize ? a - base : (base ? a - base : a)) : a + base;
         if (to && base && a == 0) r = 0;
-        if (!to && base && a == 0 && in.space != Space::Shared && in.space != Space::Local) r = 0;
+        // a null pointer stays null; shared, local and param offset 0 are real addresses (the
+        // first kernel parameter: Triton's host-side tensor descriptor)
+        if (!to && base && a == 0 && in.space != Space::Shared && in.space != Space::Local && in.space != Space::Param) r = 0;
         put(w, d, l, narrow ? (r & 0xffffffffu) : r);
       });
       return;

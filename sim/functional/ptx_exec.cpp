@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "isa/ptx/ops.h"
 #include "sim/functional/ptx_impl.h"
 
 namespace kernsim::sim {
@@ -90,6 +91,8 @@ std::uint32_t PtxCta::next_pc(int w) const {
 }
 const std::uint64_t* PtxCta::lane_addresses(int w) const { return impl_->warps[w].addrs.data(); }
 std::uint64_t PtxCta::fragment_pitch(int w) const { return impl_->warps[w].frag_pitch; }
+const AsyncStep& PtxCta::async_step(int w) const { return impl_->warps[w].async; }
+void PtxCta::mbarrier_deadlock() const { impl_->mbar_deadlock(); }
 std::array<std::uint32_t, 3> PtxCta::cta_id() const { return impl_->ctaid; }
 std::uint64_t PtxCta::linear_id() const { return impl_->linear; }
 std::uint32_t PtxCta::shared_bytes() const { return impl_->shared_size(); }
@@ -506,6 +509,11 @@ StepInfo PtxCta::step(int wi) {
         }
         switch (in.unit) {
           case isa::Unit::Mem:
+            if (isa::ptx::is_async_op(in.op)) {  // stores are noted there: a failing wait stores nothing
+              info.space = c.exec_async(w, in, gm);
+              info.async = true;
+              break;
+            }
             if (in.op != Op::Ld && in.op != Op::Ldmatrix && in.op != Op::Prefetch && in.op != Op::WmmaLoad) c.k.memory().note_store();
             info.space = (in.op == Op::WmmaLoad || in.op == Op::WmmaStore) ? c.exec_mma(w, in, gm) : c.exec_mem(w, in, gm);
             break;
@@ -536,8 +544,6 @@ StepInfo PtxCta::step(int wi) {
 // ---------------------------------------------------------------------------------------------
 // endless loops
 
-namespace {
-
 void snapshot(const Warp& w, SpinWatch& s) {
   s.r32 = w.r32;
   s.r64 = w.r64;
@@ -562,8 +568,6 @@ bool same_state(const Warp& w, const SpinWatch& s) {
       return false;
   return w.pred == s.pred && w.r32 == s.r32 && w.r64 == s.r64 && w.s32 == s.s32 && w.s64 == s.s64;
 }
-
-}  // namespace
 
 [[gnu::noinline]] void PtxCta::Impl::watch_backedge(Warp& w, std::uint32_t pc, std::uint32_t head) {
   SpinWatch& s = w.spin;
@@ -624,23 +628,56 @@ void PtxCta::Impl::deadlock() {
                                           " threads are live and none can arrive");
 }
 
+void PtxCta::Impl::mbar_deadlock() const {
+  std::string detail;
+  for (const Warp& w : warps) {
+    if (w.stack.empty()) continue;
+    const std::uint32_t pc = w.stack.back().pc;
+    if (w.waiting) {
+      detail += " warp " + std::to_string(w.index) + " waits at barrier " + std::to_string(w.barrier_id) + ";";
+      continue;
+    }
+    std::uint64_t v = 0;
+    if (w.mbar_addr + 8 <= shared.size()) std::memcpy(&v, shared.data() + w.mbar_addr, 8);
+    char buf[160];
+    std::snprintf(buf, sizeof buf, " warp %d waits on the mbarrier at shared 0x%x (phase %u, %u of %u arrivals pending, tx-count %d)", w.index,
+                  w.mbar_addr, static_cast<unsigned>((v >> 61) & 1), static_cast<unsigned>(v & 0xfffff),
+                  static_cast<unsigned>((v >> 20) & 0xfffff),
+                  static_cast<int>(((v >> 40) & 0x100000) ? static_cast<std::int64_t>((v >> 40) & 0x1fffff) - (1 << 21) : static_cast<std::int64_t>((v >> 40) & 0x1fffff)));
+    detail += std::string(buf) + " at " + p.describe(p.insts[pc > 0 ? pc - 1 : 0]) + ";";
+  }
+  throw Error(ErrorKind::KernelFault, "kernel `" + k.options().kernel_name + "`, block (" + std::to_string(ctaid[0]) + "," +
+                                          std::to_string(ctaid[1]) + "," + std::to_string(ctaid[2]) + "): mbarrier deadlock:" + detail +
+                                          " no thread can arrive and no copy is in flight, so no phase can complete");
+}
+
+// The functional driver: each warp runs until it waits at a barrier, fails an mbarrier wait or is
+// suspected of an endless loop; then the others run. A round in which every live warp only
+// repeated a failing mbarrier wait (or waits at a barrier) can never end: a named deadlock.
 void PtxCta::run() {
   Impl& c = *impl_;
   const int nw = static_cast<int>(c.warps.size());
+  for (Warp& w : c.warps) w.mbar_blocked = w.spin.yield = false;  // left over from a timed start
   while (c.live_warps > 0) {
-    bool progress = false;
+    bool progress = false, all_stuck = true, any_mbar = false;
     for (int wi = 0; wi < nw; ++wi) {
       Warp& w = c.warps[wi];
       while (!w.stack.empty() && !w.waiting) {
         step(wi);
         progress = true;
-        if (w.spin.yield) {  // suspected of an endless loop: the other warps may free it
+        if (w.spin.yield) {  // suspected of an endless loop or blocked on an mbarrier: the other warps may free it
           w.spin.yield = false;
           break;
         }
       }
+      const bool blocked = w.mbar_blocked;
+      w.mbar_blocked = false;
+      if (w.stack.empty() || w.waiting) continue;
+      any_mbar |= blocked;
+      all_stuck &= blocked && w.mbar_stuck;
     }
     if (!progress && c.live_warps > 0) c.deadlock();
+    if (any_mbar && all_stuck && c.live_warps > 0) c.mbar_deadlock();
   }
 }
 

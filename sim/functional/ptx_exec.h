@@ -42,6 +42,39 @@ struct ExecOptions {
   double wall_time_limit_s = 0;
 };
 
+// What a step did to mbarriers and to the SM's copy engine (sim/functional/ptx_async.cpp), for the
+// timing model: each mbarrier a lane touched (consecutive lanes on the same one are one event)
+// and whether that completed its phase; a bulk or tensor copy's bytes and the global ranges it
+// reads or writes. Valid after a step whose StepInfo::async is set, until the warp's next one.
+struct MbarEvent {
+  enum class What : std::uint8_t { Init, Arrive, Tx, CopyTx, WaitOk, WaitFail, Other };
+  What what = What::Other;
+  std::uint32_t addr = 0;        // the mbarrier's shared-memory offset
+  bool completed_phase = false;  // this operation completed the barrier's current phase
+};
+struct AsyncStep {
+  std::vector<MbarEvent> mbar;
+  bool copy = false;                      // a bulk/tensor copy, reduction or prefetch
+  isa::ptx::BulkDir dir = isa::ptx::BulkDir::GlobalToShared;
+  bool prefetch = false, reduce = false;
+  std::uint64_t bytes = 0;                // moved into or out of shared memory
+  std::vector<std::pair<std::uint64_t, std::uint32_t>> ranges;  // global (address, bytes) pieces, in order
+  // a failing wait: whether it was try_wait (which may suspend the thread) with its suspend-time
+  // hint in ns (0: none), and whether the warp is stuck (PtxCta::run's rule: its state repeats
+  // that of its previous failing wait and nothing was stored since, so only another warp or an
+  // engine can end the wait)
+  bool try_wait = false, stuck = false;
+  std::uint32_t hint_ns = 0;
+  void clear() {
+    try_wait = stuck = false;
+    hint_ns = 0;
+    mbar.clear();
+    copy = prefetch = reduce = false;
+    bytes = 0;
+    ranges.clear();
+  }
+};
+
 struct StepInfo {
   enum class Kind : std::uint8_t {
     Executed,     // an instruction ran (possibly with no active lanes under its guard)
@@ -53,6 +86,7 @@ struct StepInfo {
   std::uint32_t active = 0;          // lanes that executed (after the guard)
   isa::ptx::Space space = isa::ptx::Space::Generic;  // resolved space of a memory access
   bool released_barrier = false;     // this step completed a barrier: other warps may run again
+  bool async = false;                // an mbarrier or bulk/tensor-copy instruction: see PtxCta::async_step
   std::uint32_t next_pc = 0;         // the warp's next instruction (valid unless Exited)
 };
 
@@ -76,6 +110,11 @@ class PtxCta {
   // wmma.load/store: lane_addresses() are those of the first machine access of the fragment in
   // the mma.sync register layout (see wmma_access_width); this is the pitch of its strided lines
   std::uint64_t fragment_pitch(int w) const;
+  // what warp w's last mbarrier or bulk/tensor-copy instruction did (StepInfo::async)
+  const AsyncStep& async_step(int w) const;
+  // every live warp waits for an mbarrier phase or at a barrier, and nothing is in flight that
+  // could complete one (the timing model parks waiting warps): a KernelFault naming each wait
+  [[noreturn]] void mbarrier_deadlock() const;
   std::array<std::uint32_t, 3> cta_id() const;
   std::uint64_t linear_id() const;
   std::uint32_t shared_bytes() const;

@@ -105,6 +105,13 @@ struct Warp {
   std::array<std::uint64_t, 32> addrs{};  // last memory instruction's lane addresses
   std::uint64_t frag_pitch = 0;           // wmma.load/store: bytes between the fragment's strided lines
   SpinWatch spin;
+  // mbarrier waits (ptx_async.cpp): a failing test_wait/try_wait blocks the warp for the
+  // functional driver, which runs the other warps; `stuck` when the warp's state is the same as at
+  // its previous failing wait and nothing was stored since (it can only repeat that wait)
+  bool mbar_blocked = false, mbar_stuck = false;
+  std::uint32_t mbar_addr = 0;  // the mbarrier it waits on
+  SpinWatch mbar_watch;         // its state at the previous failing wait
+  AsyncStep async;              // what its last async instruction did
   // cached row bases of the current frame
   std::uint32_t* cur32 = nullptr;
   std::uint64_t* cur64 = nullptr;
@@ -210,6 +217,13 @@ struct PtxCta::Impl {
   // (performs the pending wgmmas first); so does kernsim
   void wgmma_hazard(Warp& w, const Inst& in);
   void perform_all_wgmma(Warp& w);
+  Space exec_async(Warp& w, const Inst& in, std::uint32_t mask);  // ptx_async.cpp
+
+  // The shared memory of the CTA that a .shared::cluster address names, `bytes` from it: the own
+  // CTA's window (a .shared::cta address is a .shared::cluster address of its own CTA). Other
+  // CTAs of a cluster stop with "needs clusters" until clusters connect here.
+  std::uint8_t* cluster_shared(Warp& w, const Inst& in, std::uint64_t addr, std::uint32_t bytes, int lane);
+  [[noreturn]] void mbar_deadlock() const;
 
   // memory helpers
   std::uint64_t lane_address(Warp& w, const isa::ptx::Addr& a, int lane);
@@ -223,6 +237,12 @@ struct PtxCta::Impl {
                             int lane, bool write, Space* resolved);
   std::uint32_t shared_size() const { return static_cast<std::uint32_t>(shared.size()); }
 };
+
+// The warp's registers, predicates, SIMT stack and special registers (the endless-loop watch).
+void snapshot(const Warp& w, SpinWatch& s);
+bool same_state(const Warp& w, const SpinWatch& s);
+// One atomic read-modify-write of type t at ptr; returns the old value (zero-extended bits).
+std::uint64_t atomic_rmw(std::uint8_t* ptr, Ty t, isa::ptx::AtomOp op, std::uint64_t b, std::uint64_t c);
 
 // bit casts between storage and values
 template <class T> inline T from32(std::uint32_t s) {

@@ -150,7 +150,8 @@ std::uint64_t load_extend(const std::uint8_t* src, Ty t) {
 template <class T> T rd(const std::uint8_t* p) { T v; std::memcpy(&v, p, sizeof(T)); return v; }
 template <class T> void wr(std::uint8_t* p, T v) { std::memcpy(p, &v, sizeof(T)); }
 
-// One atomic read-modify-write; returns the old value (zero-extended bits).
+}  // namespace
+
 std::uint64_t atomic_rmw(std::uint8_t* ptr, Ty t, AtomOp op, std::uint64_t b, std::uint64_t c) {
   const int bits = P::ty_bits(t);
   if (t == Ty::F32) {
@@ -228,8 +229,6 @@ std::uint64_t atomic_rmw(std::uint8_t* ptr, Ty t, AtomOp op, std::uint64_t b, st
   wr(ptr, apply(old, static_cast<std::uint32_t>(b), static_cast<std::uint32_t>(c)));
   return old;
 }
-
-}  // namespace
 
 Space PtxCta::Impl::exec_mem(Warp& w, const Inst& in, std::uint32_t m) {
   Space resolved = in.space;

@@ -28,6 +28,7 @@
 #include "sim/timing/units/barrier_unit.h"
 #include "sim/timing/units/completion.h"
 #include "sim/timing/units/cta_dispatcher.h"
+#include "sim/timing/units/mbarrier_times.h"
 #include "sim/timing/units/pipe_set.h"
 #include "sim/timing/units/scoreboard.h"
 #include "sim/timing/units/tensor_engine.h"
@@ -41,6 +42,7 @@ using isa::Unit;
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr std::uint32_t kNoMbarrier = 0xffffffffu;
 
 // The pipe group of a unit (isa/ptx/ops.h): a value crossing between the FMA and ALU pipes pays
 // sm.cross_pipe_latency_cycles.
@@ -72,6 +74,11 @@ struct Warp {
   Scoreboard sb;
   AsyncGroups groups;  // cp.async
   AsyncGroups wgmma;   // wgmma.commit_group / wait_group
+  AsyncGroups bulk;    // cp.async.bulk stores and reductions (bulk_group)
+  // asleep in a failing mbarrier.try_wait (MbarrierTimes wakes it at the phase's completion; its
+  // ready time is the time limit, or never when it is stuck: PtxCta's rule, AsyncStep::stuck)
+  bool asleep = false;
+  double sleep_floor = 0;  // when it could issue had it not slept
   double drain = 0;    // when its stores and reductions have been accepted
   // loads ptxas unrolled (Inst::batch > 1): executions so far and when the current group of
   // `batch` iterations began; the SASS issues a group's loads together
@@ -91,6 +98,7 @@ struct CtaSlot {
   std::uint64_t insts = 0;
   BarrierUnit barrier;
   ClusterContext cluster;  // a launch without clusters: one per CTA
+  MbarrierTimes mbars;     // its mbarriers' phases and sleeping warps
 };
 
 // One sub-partition: its scheduler's state and its pipes.
@@ -157,12 +165,56 @@ class CpAsyncCopies final : public AsyncEngine {
   double wavefront_;
 };
 
+// The SM's tensor memory accelerator (cp.async.bulk{.tensor}, cp.reduce.async.bulk{.tensor} and
+// their prefetches): each request costs tma.issue_cycles of the engine; its global pieces go to
+// the L2/HBM model as requests of 32 lanes x 16 bytes past L1; its bytes cross the shared-memory
+// side at tma.bytes_per_cycle; it completes tma.latency_cycles after the later of the two (onto
+// the mbarrier's transaction bytes or the warp's bulk group, which the caller records).
+class TmaEngine final : public AsyncEngine {
+ public:
+  TmaEngine(mem::NvMemorySystem& mem, int sm, const device::Tma& t) : mem_(mem), sm_(sm), t_(t) {}
+  const char* name() const override { return "TMA"; }
+  double can_accept_at(double now) const override { return std::max(now, next_issue_); }
+  void set_access(mem::Access kind) { kind_ = kind; }  // the next request's kind of global access
+  AsyncAccepted accept(const AsyncRequest& r) override {
+    const double start = can_accept_at(r.issue);
+    next_issue_ = start + t_.issue_cycles;
+    double mem_done = start;
+    if (r.ranges)
+      for (const auto& [addr, bytes] : *r.ranges) mem_done = std::max(mem_done, pieces(start, addr, bytes, r.warp));
+    data_free_ = std::max(data_free_, start) + static_cast<double>(r.bytes) / t_.bytes_per_cycle;
+    const double done = std::max(mem_done, data_free_) + t_.latency_cycles;
+    complete(r, done);
+    return {start, done};
+  }
+
+ private:
+  static constexpr std::uint32_t kLaneBytes = 16, kLanes = 32;
+  double pieces(double t, std::uint64_t addr, std::uint32_t bytes, int warp) {
+    double done = t;
+    std::array<std::uint64_t, kLanes> a{};
+    for (std::uint32_t off = 0; off < bytes; off += kLanes * kLaneBytes) {
+      const std::uint32_t n = std::min(kLanes, (bytes - off + kLaneBytes - 1) / kLaneBytes);
+      for (std::uint32_t l = 0; l < n; ++l) a[l] = addr + off + l * kLaneBytes;
+      const std::uint32_t mask = n == 32 ? 0xffffffffu : (1u << n) - 1;
+      done = std::max(done, mem_.global(sm_, t, a.data(), mask, kLaneBytes, kind_, warp).done);
+    }
+    return done;
+  }
+  mem::NvMemorySystem& mem_;
+  int sm_;
+  device::Tma t_;
+  mem::Access kind_ = mem::Access::LoadBypassL1;
+  double next_issue_ = 0, data_free_ = 0;
+};
+
 struct Sm {
   std::vector<Warp> warps;
   std::vector<CtaSlot> ctas;
   std::vector<Sub> subs;
   std::unique_ptr<AsyncEngine> copies;  // cp.async
   std::unique_ptr<TensorEngine> tensor;  // wgmma.mma_async of the four sub-partitions
+  std::unique_ptr<TmaEngine> tma;       // cp.async.bulk{.tensor}
   double next = kInf;
   Residency residency;
 };
@@ -221,6 +273,7 @@ class NvidiaMachine final : public SampledMachine {
  private:
   void describe_instructions();
   double wgmma_service(const P::Inst& in) const;
+  bool warm_warp(PtxCta& cta, int w);
   void launch_cta(int s, int slot, std::uint64_t id, double t);
   void finish_cta(int s, int slot, double t, double next_start);
   void pick_and_issue(int s, Sm& sm, Sub& sub, int si, double now);
@@ -234,6 +287,11 @@ class NvidiaMachine final : public SampledMachine {
   void warp_exited(int s, Sm& sm, Warp& w, double now);
   double memory(int s, Sm& sm, Warp& w, const P::Inst& in, const StepInfo& info, double now);
   double wmma_memory(int s, Warp& w, const CtaSlot& c, const P::Inst& in, const StepInfo& info, double now);
+  double async_op(int s, Sm& sm, Warp& w, const P::Inst& in, double now);
+  double tma_copy(Sm& sm, Warp& w, const AsyncStep& a, double now);
+  void wake_sleepers(Sm& sm, CtaSlot& c, std::uint32_t addr);
+  void sleep_on(CtaSlot& c, Warp& w, const AsyncStep& a, std::uint32_t addr, double now);
+  void check_cta_deadlock(Sm& sm, CtaSlot& c, const Warp& w);
   double global(int s, Warp& w, double now, const std::uint64_t* addrs, std::uint32_t mask, std::uint32_t bytes, mem::Access kind);
 
   const device::DeviceSpec& d_;
@@ -284,6 +342,7 @@ void NvidiaMachine::assemble(int sms, double share, std::uint64_t ctas) {
   for (auto& sm : sms_) {
     sm.copies = std::make_unique<CpAsyncCopies>(*mem_, static_cast<int>(&sm - sms_.data()), wavefront);
     sm.tensor = std::make_unique<TensorEngine>(d_.sm.wgmma_latency_cycles);
+    sm.tma = std::make_unique<TmaEngine>(*mem_, static_cast<int>(&sm - sms_.data()), d_.tma);
     sm.subs.assign(static_cast<std::size_t>(subs), Sub(d_.sm.tensor_shares_math_pipes));
     sm.ctas.resize(static_cast<std::size_t>(occ_.blocks_per_unit));
     for (auto& c : sm.ctas) c.barrier = BarrierUnit(d_.sm.barrier_cycles_per_warp, d_.sm.barrier_latency_cycles);
@@ -399,16 +458,16 @@ void NvidiaMachine::warm_up(std::uint64_t) {
     const int nw = cta->num_warps();
     for (bool progressed = true; progressed && !cta->done();) {
       progressed = false;
-      for (int w = 0; w < nw; ++w)
-        for (int n = 0; n < 256 && !cta->warp_done(w) && !cta->warp_waiting(w); ++n) {
-          const P::Inst& in = p_.insts[cta->next_pc(w)];
-          const StepInfo info = cta->step(w);
-          progressed = true;
-          if (info.kind != StepInfo::Kind::Executed || !info.active) continue;
-          if ((in.op != P::Op::Ld && in.op != P::Op::St) || (info.space != P::Space::Global && info.space != P::Space::Generic)) continue;
-          const std::uint32_t eb = static_cast<std::uint32_t>(std::max(1, P::ty_bits(in.type) / 8)) * std::max<std::uint32_t>(1, in.vec);
-          mem_->warm(cta->lane_addresses(w), info.active, eb);
-        }
+      // a round in which every warp only failed mbarrier waits and nothing was stored repeats
+      // forever (a deadlock the timed run reports): the warm-up stops there
+      bool only_failed_waits = true;
+      const std::uint64_t stores = k_.memory().stores();
+      for (int w = 0; w < nw; ++w) {
+        if (cta->warp_done(w) || cta->warp_waiting(w)) continue;
+        progressed = true;
+        only_failed_waits &= warm_warp(*cta, w);
+      }
+      if (only_failed_waits && stores == k_.memory().stores()) break;
     }
     if (mem_->warm_cta_done()) break;
   }
@@ -421,6 +480,24 @@ std::string NvidiaMachine::slice_text(int sms) const {
          " with that share of L2 and HBM bandwidth, atomics and dispatch (L2 as the next " +
          std::to_string(warm_end_ - slice_ctas_) + " leave it: CTAs " + std::to_string(warm_begin_) + "-" +
          std::to_string(warm_end_ - 1) + " ran, the last first, until every L2 set was full)";
+}
+
+// Up to 256 steps of warp w, its global loads and stores warming the L2; true when it stopped at
+// a failing mbarrier wait.
+bool NvidiaMachine::warm_warp(PtxCta& cta, int w) {
+  for (int n = 0; n < 256 && !cta.warp_done(w) && !cta.warp_waiting(w); ++n) {
+    const P::Inst& in = p_.insts[cta.next_pc(w)];
+    const StepInfo info = cta.step(w);
+    if (info.async) {
+      for (const MbarEvent& e : cta.async_step(w).mbar)
+        if (e.what == MbarEvent::What::WaitFail) return true;
+    }
+    if (info.kind != StepInfo::Kind::Executed || !info.active) continue;
+    if ((in.op != P::Op::Ld && in.op != P::Op::St) || (info.space != P::Space::Global && info.space != P::Space::Generic)) continue;
+    const std::uint32_t eb = static_cast<std::uint32_t>(std::max(1, P::ty_bits(in.type) / 8)) * std::max<std::uint32_t>(1, in.vec);
+    mem_->warm(cta.lane_addresses(w), info.active, eb);
+  }
+  return false;
 }
 
 // The first wave: each SM's first CTA in slot order, SM by SM.
@@ -446,6 +523,7 @@ void NvidiaMachine::launch_cta(int s, int slot, std::uint64_t id, double t) {
   c.insts = 0;
   c.barrier.reset();
   c.cluster.clear();
+  c.mbars.reset();
   c.warps_left = c.cta->num_warps();
   for (int wi = 0; wi < c.warps_left; ++wi) {
     Warp& w = sm.warps[static_cast<std::size_t>(slot * wpb_ + wi)];
@@ -459,6 +537,8 @@ void NvidiaMachine::launch_cta(int s, int slot, std::uint64_t id, double t) {
     w.sb.reset(t);
     w.groups.reset(t);
     w.wgmma.reset(t);
+    w.bulk.reset(t);
+    w.asleep = false;
     w.batch.assign(p_.n_batch_slots, {0u, 0.0});
     w.drain = t;
     w.pc = c.cta->next_pc(wi);
@@ -578,8 +658,9 @@ double NvidiaMachine::step(int s, double now) {
     Sub& sub = sm.subs[si];
     if (sub.next <= now) pick_and_issue(s, sm, sub, static_cast<int>(si), now);
     if (stop_) return sm.next;
-    sm_next = std::min(sm_next, sub.next);
   }
+  // after every scheduler's turn: an issue may have woken a warp of a scheduler served before it
+  for (const Sub& sub : sm.subs) sm_next = std::min(sm_next, sub.next);
   sm.next = sm_next;
   return sm_next;
 }
@@ -641,6 +722,7 @@ void NvidiaMachine::issue(int s, Sm& sm, Sub& sub, int wi, double now) {
   c.cta->set_clock(static_cast<std::uint64_t>(now));
   const StepInfo info = c.cta->step(w.widx);
   w.pc = info.next_pc;
+  w.asleep = false;
   ++timed_insts_;
   ++c.insts;
   const int lanes = std::popcount(info.active);
@@ -714,7 +796,10 @@ double NvidiaMachine::sync_op(int s, Warp& w, const P::Inst& in, double done, do
 // Barriers and folded instructions after a step; refreshes the warp's readiness.
 void NvidiaMachine::after_step(Sm& sm, Warp& w, CtaSlot& c, const P::Inst& in, const StepInfo& info, double now) {
   if (in.op == P::Op::Bar) c.barrier.arrive(now);  // arrivals count one by one
-  if (info.kind == StepInfo::Kind::BarrierWait) w.at_barrier = true;
+  if (info.kind == StepInfo::Kind::BarrierWait) {
+    w.at_barrier = true;
+    check_cta_deadlock(sm, c, w);  // the others may all sleep on mbarriers
+  }
   if (info.released_barrier) {
     const double t_rel = c.barrier.release(now);
     for (int k = 0; k < wpb_; ++k) {
@@ -826,8 +911,102 @@ double NvidiaMachine::memory(int s, Sm& sm, Warp& w, const P::Inst& in, const St
     case P::Op::WmmaLoad: case P::Op::WmmaStore:
       return wmma_memory(s, w, c, in, info, now);
     default:
-      return now + 1;
+      return P::is_async_op(in.op) ? async_op(s, sm, w, in, now) : now + 1;
   }
+}
+
+// mbarrier operations and bulk/tensor copies (sim/functional/ptx_async.cpp did them): a copy goes
+// to the SM's TMA engine; every mbarrier the step touched records when the operation takes effect
+// (a copy's bytes when the engine delivers them, anything else tma.mbarrier_arrive_cycles after
+// issue); a completed phase wakes the warps asleep on it; a failing wait puts this warp to sleep
+// until the phase completes. Returns when the result (a token, a wait's predicate) is there.
+double NvidiaMachine::async_op(int s, Sm& sm, Warp& w, const P::Inst& in, double now) {
+  (void)s;
+  CtaSlot& c = sm.ctas[static_cast<std::size_t>(w.cta)];
+  const AsyncStep& a = c.cta->async_step(w.widx);
+  const double copy_done = a.copy ? tma_copy(sm, w, a, now) : now;
+  if (in.op == P::Op::BulkCommit) w.bulk.commit(now);
+  if (in.op == P::Op::BulkWait) {
+    const double need = w.bulk.wait(in.imm, now);
+    if (need > w.ready) { w.ready = need; w.ready_is_async = true; }
+  }
+  double result = now + d_.tma.mbarrier_arrive_cycles;
+  std::uint32_t failed = kNoMbarrier;
+  for (const MbarEvent& e : a.mbar) {
+    if (e.what == MbarEvent::What::WaitOk) result = std::max(now, c.mbars.last_completion(e.addr)) + d_.tma.mbarrier_wake_cycles;
+    else if (e.what == MbarEvent::What::WaitFail) failed = std::min(failed, e.addr);
+    else c.mbars.record(e.addr, e.what == MbarEvent::What::CopyTx ? copy_done : now + d_.tma.mbarrier_arrive_cycles);
+    if (e.completed_phase) wake_sleepers(sm, c, e.addr);
+  }
+  // try_wait suspends the thread until the phase it found complete has completed in time
+  if (in.op == P::Op::MbarTryWait && failed == kNoMbarrier && result > w.ready) {
+    w.ready = result;
+    w.ready_is_async = true;
+  }
+  if (failed != kNoMbarrier && a.try_wait) {
+    sleep_on(c, w, a, failed, now);
+    check_cta_deadlock(sm, c, w);
+  }
+  return result;
+}
+
+// A bulk or tensor copy through the TMA engine; stores and reductions complete onto the warp's
+// bulk group. The warp may issue again once the engine took the request.
+double NvidiaMachine::tma_copy(Sm& sm, Warp& w, const AsyncStep& a, double now) {
+  const bool to_global = a.dir == P::BulkDir::SharedToGlobal && !a.prefetch;
+  sm.tma->set_access(!to_global ? mem::Access::LoadBypassL1 : a.reduce ? mem::Access::Atomic : mem::Access::Store);
+  AsyncRequest r;
+  r.issue = now;
+  r.bytes = a.bytes;
+  r.ranges = &a.ranges;
+  r.warp = w.cta * wpb_ + w.widx;
+  if (to_global) r.target = &w.bulk.open_group();
+  const AsyncAccepted acc = sm.tma->accept(r);
+  w.ready = std::max(w.ready, acc.accepted + 1);
+  w.drain = std::max(w.drain, acc.done);  // the CTA ends after its copies land (stores too)
+  return acc.done;
+}
+
+// The phase of the mbarrier at `addr` completed: its sleepers may issue again.
+void NvidiaMachine::wake_sleepers(Sm& sm, CtaSlot& c, std::uint32_t addr) {
+  const double t = c.mbars.complete_phase(addr) + d_.tma.mbarrier_wake_cycles;
+  for (int slot : c.mbars.wake(addr)) {
+    Warp& o = sm.warps[static_cast<std::size_t>(slot)];
+    if (!o.live || !o.asleep) continue;  // it woke at its time limit and issued since
+    o.asleep = false;
+    o.ready = std::max(o.sleep_floor, t);
+    o.ready_is_async = true;
+    skip_folded(c, o);
+    refresh(o);
+    Sub& os = sm.subs[static_cast<std::size_t>(o.sub)];
+    os.next = std::min(os.next, o.ready);
+  }
+}
+
+// Warp w's try_wait on the mbarrier at `addr` failed: it sleeps until the phase completes or its
+// time limit (the suspend-time hint, else tma.try_wait_limit_cycles); a stuck warp (it can only
+// repeat the wait) sleeps until the phase completes.
+void NvidiaMachine::sleep_on(CtaSlot& c, Warp& w, const AsyncStep& a, std::uint32_t addr, double now) {
+  const double limit = a.hint_ns ? a.hint_ns * d_.clocks.core_mhz / 1e3 : d_.tma.try_wait_limit_cycles;
+  w.asleep = true;
+  w.sleep_floor = w.ready;
+  w.ready = a.stuck ? kInf : std::max(w.ready, now + limit);
+  w.ready_is_async = true;
+  c.mbars.sleep(addr, w.cta * wpb_ + w.widx);
+}
+
+// When every live warp of w's CTA waits at a barrier or sleeps, stuck, on an mbarrier, nothing
+// can wake any of them.
+void NvidiaMachine::check_cta_deadlock(Sm& sm, CtaSlot& c, const Warp& w) {
+  bool any_asleep = false;
+  for (int k = 0; k < wpb_; ++k) {
+    const Warp& o = sm.warps[static_cast<std::size_t>(w.cta * wpb_ + k)];
+    if (!o.live) continue;
+    const bool stuck = o.asleep && o.ready == kInf;
+    if (!o.at_barrier && !stuck) return;
+    any_asleep |= stuck;
+  }
+  if (any_asleep) c.cta->mbarrier_deadlock();
 }
 
 // A wmma fragment moves as ptxas's machine loads/stores in the mma.sync layout: each covers 8

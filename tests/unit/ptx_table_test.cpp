@@ -92,9 +92,14 @@ TEST(PtxTable, TheLongestLeadingPartsSelectTheRow) {
   EXPECT_EQ(find({"cp", "async", "wait_all"})->op, P::Op::CpAsyncWait);
   EXPECT_EQ(find({"cp", "async", "ca", "shared", "global"})->op, P::Op::CpAsync);
   EXPECT_EQ(find({"addc", "cc", "u32"})->flags, P::kCarryIn);
-  const P::Mnemonic* bulk = find({"cp", "async", "bulk", "shared::cluster", "global"});
-  ASSERT_NE(bulk, nullptr);
-  EXPECT_NE(bulk->unsupported, nullptr) << "known, not implemented";
+  EXPECT_EQ(find({"cp", "async", "bulk", "shared::cluster", "global"})->op, P::Op::BulkCopy);
+  EXPECT_EQ(find({"cp", "async", "bulk", "tensor", "2d", "shared::cluster"})->op, P::Op::TensorCopy);
+  EXPECT_EQ(find({"cp", "reduce", "async", "bulk", "tensor", "1d"})->op, P::Op::TensorReduce) << "five leading parts";
+  EXPECT_EQ(find({"mbarrier", "try_wait", "parity"})->op, P::Op::MbarTryWait);
+  EXPECT_EQ(find({"tensormap", "replace", "tile", "rank"})->op, P::Op::TensormapReplace);
+  const P::Mnemonic* tmap = find({"tensormap", "other"});
+  ASSERT_NE(tmap, nullptr);
+  EXPECT_NE(tmap->unsupported, nullptr) << "known, not implemented";
   EXPECT_EQ(find({"tex", "1d"}), nullptr);
   EXPECT_EQ(find({"cp"}), nullptr);
 }

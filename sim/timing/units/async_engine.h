@@ -18,6 +18,7 @@
 #include <map>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "sim/timing/units/completion.h"
 
@@ -33,6 +34,8 @@ struct AsyncRequest {
   const std::uint64_t* addrs = nullptr;
   std::uint32_t mask = 0, bytes_per_lane = 0;
   int warp = -1;  // the warp's slot on its SM
+  // the global (address, bytes) pieces a bulk/tensor copy reads or writes (the TMA engine)
+  const std::vector<std::pair<std::uint64_t, std::uint32_t>>* ranges = nullptr;
 };
 
 struct AsyncAccepted {

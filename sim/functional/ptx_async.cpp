@@ -1,0 +1,569 @@
+// PTX mbarriers, bulk copies (cp.async.bulk, cp.reduce.async.bulk) and their groups, executed per
+// thread, lanes in order, as the PTX ISA's "mbarrier" and "cp.async.bulk" sections define them.
+// Copies move their data when they are issued and complete their transaction bytes on the
+// mbarrier at once; the timing model (sim/timing/nvidia_machine.cpp) times the same events.
+//
+// The mbarrier object is 64 bits of shared memory in kernsim's own encoding (the hardware's is
+// opaque; docs/status.md):
+//   bits  0-19 pending arrivals of the current phase     bits 20-39 expected arrivals per phase
+//   bits 40-60 tx-count (21-bit two's complement)          bit  61    the current phase's parity
+//   bit  63    initialised (mbarrier.init sets it, mbarrier.inval and zeroed memory clear it)
+// A state token (mbarrier.arrive's result) has bit 63 set, bit 61 the phase the arrival was in
+// and bits 0-19 the pending arrivals it left (mbarrier.pending_count reads them).
+#include <cstdio>
+
+#include "isa/ptx/ops.h"
+#include "sim/functional/ptx_impl.h"
+#include "sim/functional/tensor_map.h"
+
+namespace kernsim::sim {
+
+namespace P = isa::ptx;
+using P::BulkDir;
+
+namespace {
+
+constexpr std::uint64_t kValid = 1ull << 63;
+constexpr std::uint32_t kMaxCount = (1u << 20) - 1;  // arrival counts and |tx-count| (PTX ISA)
+constexpr std::int32_t kMaxTx = (1 << 20) - 1;
+
+struct Mbar {
+  std::uint32_t pending = 0, expected = 0;
+  std::int32_t tx = 0;
+  std::uint32_t phase = 0;
+  bool valid = false;
+};
+
+Mbar unpack(std::uint64_t v) {
+  Mbar m;
+  m.valid = (v & kValid) != 0;
+  m.pending = static_cast<std::uint32_t>(v & 0xfffff);
+  m.expected = static_cast<std::uint32_t>((v >> 20) & 0xfffff);
+  std::uint32_t t = static_cast<std::uint32_t>((v >> 40) & 0x1fffff);
+  m.tx = (t & 0x100000) ? static_cast<std::int32_t>(t) - (1 << 21) : static_cast<std::int32_t>(t);
+  m.phase = static_cast<std::uint32_t>((v >> 61) & 1);
+  return m;
+}
+
+std::uint64_t pack(const Mbar& m) {
+  return kValid | m.pending | (std::uint64_t{m.expected} << 20) |
+         ((std::uint64_t{static_cast<std::uint32_t>(m.tx)} & 0x1fffff) << 40) | (std::uint64_t{m.phase} << 61);
+}
+
+std::string hex(std::uint64_t v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
+  return b;
+}
+
+std::string describe(const Mbar& m) {
+  return "phase " + std::to_string(m.phase) + ", " + std::to_string(m.pending) + " of " + std::to_string(m.expected) +
+         " arrivals pending, tx-count " + std::to_string(m.tx);
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// shared memory of the cluster
+
+std::uint8_t* PtxCta::Impl::cluster_shared(Warp& w, const Inst& in, std::uint64_t addr, std::uint32_t bytes, int lane) {
+  if (addr < shared.size() && addr + bytes <= shared.size()) return shared.data() + addr;
+  if (addr < shared.size())
+    fault(w, in, lane,
+          std::to_string(bytes) + " bytes at shared::cluster address " + hex(addr) + " overrun the CTA's " +
+              std::to_string(shared.size()) + " bytes of shared memory");
+  unsupported(in, "a .shared::cluster address outside the own CTA's shared memory (" + hex(addr) +
+                      "; another CTA of a cluster): needs clusters");
+}
+
+namespace {
+
+// One lane's mbarrier: where it is (checked: shared memory, 8-byte aligned, in bounds) and its
+// state; write() stores it back and notes the store (a change other warps may wait for).
+class MbarRef {
+ public:
+  MbarRef(PtxCta::Impl& c, Warp& w, const Inst& in, int lane) : c_(c), w_(w), in_(in), lane_(lane) {
+    addr_ = c.lane_address(w, in.addr, lane);
+    w.addrs[lane] = addr_;
+    if (addr_ % 8) c.fault(w, in, lane, "mbarrier address " + hex(addr_) + " is not 8-byte aligned");
+    if (in.space == Space::Generic) {
+      if (addr_ < P::kSharedWindow || addr_ >= P::kSharedWindow + P::kWindowSize)
+        c.fault(
+            w, in, lane,
+            "mbarrier address " + hex(addr_) + " is not in shared memory (the generic address of an mbarrier must be)");
+      addr_ -= P::kSharedWindow;
+    }
+    ptr_ = (in.flags & P::kClusterSpace) ? c.cluster_shared(w, in, addr_, 8, lane)
+                                         : c.resolve(w, in, Space::Shared, addr_, 8, lane, true, nullptr);
+    std::uint64_t v;
+    std::memcpy(&v, ptr_, 8);
+    m_ = unpack(v);
+  }
+  Mbar& state() { return m_; }
+  std::uint32_t addr() const { return static_cast<std::uint32_t>(addr_); }
+  void require_valid() {
+    if (!m_.valid)
+      c_.fault(
+          w_, in_, lane_,
+          "the mbarrier at shared address " + hex(addr_) + " is not initialised (mbarrier.init) or was invalidated");
+  }
+  void write() {
+    const std::uint64_t v = pack(m_);
+    std::memcpy(ptr_, &v, 8);
+    c_.k.memory().note_store();
+  }
+  void clear() {
+    std::memset(ptr_, 0, 8);
+    c_.k.memory().note_store();
+  }
+  // completes the phase when no arrival and no transaction byte is outstanding
+  bool try_complete() {
+    if (m_.pending != 0 || m_.tx != 0) return false;
+    m_.phase ^= 1u;
+    m_.pending = m_.expected;
+    return true;
+  }
+  void add_tx(std::int64_t bytes) {
+    const std::int64_t t = m_.tx + bytes;
+    if (t > kMaxTx || t < -kMaxTx)
+      c_.fault(w_, in_, lane_,
+               "the mbarrier at shared address " + hex(addr_) + " would hold tx-count " + std::to_string(t) +
+                   " (the PTX range is -(2^20-1) .. 2^20-1)");
+    m_.tx = static_cast<std::int32_t>(t);
+  }
+  [[noreturn]] void fault(const std::string& what) {
+    c_.fault(w_, in_, lane_, what + " (mbarrier at shared address " + hex(addr_) + ": " + describe(m_) + ")");
+  }
+
+ private:
+  PtxCta::Impl& c_;
+  Warp& w_;
+  const Inst& in_;
+  int lane_;
+  std::uint64_t addr_ = 0;
+  std::uint8_t* ptr_ = nullptr;
+  Mbar m_;
+};
+
+void note(Warp& w, MbarEvent::What what, std::uint32_t addr, bool completed) {
+  auto& ev = w.async.mbar;
+  if (!ev.empty() && ev.back().addr == addr && ev.back().what == what) {
+    ev.back().completed_phase |= completed;
+    return;
+  }
+  ev.push_back({what, addr, completed});
+}
+
+// An arrive-on operation of `count` arrivals, after `tx` expected transaction bytes.
+std::uint64_t arrive(MbarRef& b, const Inst& in, std::uint32_t count, std::uint32_t tx, bool& completed) {
+  Mbar& m = b.state();
+  if (count == 0 || count > kMaxCount) b.fault("arrival count " + std::to_string(count) + " outside 1 .. 2^20-1");
+  if (in.sub & P::kMbarExpectTx) b.add_tx(tx);
+  if (in.op == Op::MbarArriveDrop) {
+    if (count > m.expected) b.fault("arrive_drop of " + std::to_string(count) + " exceeds the expected arrivals");
+    m.expected -= count;
+  }
+  if (count > m.pending) b.fault(std::to_string(count) + " arrivals exceed the pending ones");
+  const std::uint32_t phase = m.phase;
+  m.pending -= count;
+  const std::uint64_t token = kValid | (std::uint64_t{phase} << 61) | m.pending;
+  if ((in.sub & P::kMbarNoComplete) && m.pending == 0 && m.tx == 0)
+    b.fault("mbarrier.arrive.noComplete would complete the phase (undefined behaviour in PTX)");
+  completed = b.try_complete();
+  return token;
+}
+
+// The lanes in order: init, arrive, transaction counts, waits, inval; pending_count reads a token.
+void exec_mbarrier_lane(PtxCta::Impl& c, Warp& w, const Inst& in, int l, bool& any_failed) {
+  const auto& p = c.p;
+  if (in.op == Op::MbarPendingCount) {
+    c.put(w, p.dst(in, 0), l, c.get(w, p.src(in, 0), l) & 0xfffff);
+    return;
+  }
+  MbarRef b(c, w, in, l);
+  Mbar& m = b.state();
+  bool completed = false;
+  switch (in.op) {
+    case Op::MbarInit: {
+      const std::uint64_t n = c.get(w, p.src(in, 0), l);
+      if (n == 0 || n > kMaxCount) b.fault("mbarrier.init count " + std::to_string(n) + " outside 1 .. 2^20-1");
+      m = Mbar{static_cast<std::uint32_t>(n), static_cast<std::uint32_t>(n), 0, 0, true};
+      b.write();
+      return note(w, MbarEvent::What::Init, b.addr(), false);
+    }
+    case Op::MbarInval:
+      b.clear();
+      return note(w, MbarEvent::What::Other, b.addr(), false);
+    default:
+      break;
+  }
+  b.require_valid();
+  switch (in.op) {
+    case Op::MbarArrive:
+    case Op::MbarArriveDrop: {
+      const std::uint64_t token = arrive(b, in, static_cast<std::uint32_t>(c.get(w, p.src(in, 0), l)),
+                                         static_cast<std::uint32_t>(c.get(w, p.src(in, 1), l)), completed);
+      c.put(w, p.dst(in, 0), l, token);
+      b.write();
+      return note(w, MbarEvent::What::Arrive, b.addr(), completed);
+    }
+    case Op::CpAsyncMbarArrive:  // the thread's cp.async copies are complete (functional copies are)
+      if (in.sub & P::kMbarNoInc) {
+        if (m.pending == 0) b.fault("cp.async.mbarrier.arrive.noinc with no pending arrival");
+        --m.pending;
+        completed = b.try_complete();
+      }
+      b.write();
+      return note(w, MbarEvent::What::Arrive, b.addr(), completed);
+    case Op::MbarExpectTx:
+    case Op::MbarCompleteTx: {
+      const std::int64_t bytes = static_cast<std::int64_t>(c.get(w, p.src(in, 0), l) & 0xffffffffu);
+      b.add_tx(in.op == Op::MbarExpectTx ? bytes : -bytes);
+      if (in.op == Op::MbarCompleteTx) completed = b.try_complete();
+      b.write();
+      return note(w, MbarEvent::What::Tx, b.addr(), completed);
+    }
+    case Op::MbarTestWait:
+    case Op::MbarTryWait: {
+      const std::uint64_t s = c.get(w, p.src(in, 0), l);
+      if (!(in.sub & P::kMbarParity) && !(s & kValid))
+        b.fault("the state operand " + hex(s) + " is not a token of mbarrier.arrive");
+      const std::uint32_t phase =
+          (in.sub & P::kMbarParity) ? static_cast<std::uint32_t>(s & 1) : static_cast<std::uint32_t>((s >> 61) & 1);
+      const bool ok = m.phase != phase;  // the phase with that parity has completed
+      c.put(w, p.dst(in, 0), l, ok ? 1 : 0);
+      if (!ok && !any_failed) {
+        w.mbar_addr = b.addr();
+        w.async.try_wait = in.op == Op::MbarTryWait;
+        if (in.sub & P::kMbarHint) w.async.hint_ns = static_cast<std::uint32_t>(c.get(w, p.src(in, 1), l));
+      }
+      any_failed |= !ok;
+      return note(w, ok ? MbarEvent::What::WaitOk : MbarEvent::What::WaitFail, b.addr(), false);
+    }
+    default:
+      c.unsupported(in, std::string("`") + to_string(in.op) + "` in the mbarrier path");
+  }
+}
+
+// A failing wait blocks the warp for the functional driver (PtxCta::run runs the others); it is
+// stuck when its state repeats that of its previous failing wait with nothing stored between.
+void mbar_wait_failed(PtxCta::Impl& c, Warp& w, std::uint32_t pc) {
+  SpinWatch& s = w.mbar_watch;
+  const std::uint64_t stores = c.k.memory().stores();
+  w.mbar_stuck = s.pc == pc && s.stores == stores && same_state(w, s);
+  if (!w.mbar_stuck) {
+    s.pc = pc;
+    s.stores = stores;
+    snapshot(w, s);
+  }
+  w.mbar_blocked = true;
+  w.async.stuck = w.mbar_stuck;
+  w.spin.yield = true;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// bulk copies
+
+namespace {
+
+void check_bulk(PtxCta::Impl& c, Warp& w, const Inst& in, int l, std::uint64_t dst, std::uint64_t src,
+                std::uint32_t size) {
+  if (size % 16) c.fault(w, in, l, "bulk copy size " + std::to_string(size) + " is not a multiple of 16 bytes");
+  if (dst % 16) c.fault(w, in, l, "bulk copy destination " + hex(dst) + " is not 16-byte aligned");
+  if (src % 16) c.fault(w, in, l, "bulk copy source " + hex(src) + " is not 16-byte aligned");
+}
+
+// The destination's mbarrier: complete_tx of `bytes` (the destination CTA's barrier).
+void complete_tx(PtxCta::Impl& c, Warp& w, const Inst& in, int l, std::uint64_t bytes) {
+  Inst m = in;  // the mbarrier operand: source 1 (cp.async.bulk) plus Inst::imm
+  m.op = Op::MbarCompleteTx;
+  m.addr = {P::AddrBase::Absolute,
+            {},
+            static_cast<std::int64_t>(
+                c.get(w, c.p.src(in, in.op == Op::BulkCopy || in.op == Op::BulkReduce ? 1 : in.shape[0]), l) + in.imm)};
+  m.space = Space::Shared;
+  MbarRef b(c, w, m, l);
+  b.require_valid();
+  b.add_tx(-static_cast<std::int64_t>(bytes));
+  const bool done = b.try_complete();
+  b.write();
+  note(w, MbarEvent::What::CopyTx, b.addr(), done);
+}
+
+void reduce_into(PtxCta::Impl& c, Warp& w, const Inst& in, int l, std::uint8_t* dst, const std::uint8_t* src,
+                 std::uint32_t size, Ty t) {
+  const std::uint32_t eb = static_cast<std::uint32_t>(std::max(1, P::ty_bits(t) / 8));
+  if (size % eb)
+    c.fault(w, in, l, "bulk reduction size " + std::to_string(size) + " is not a multiple of the element size");
+  for (std::uint32_t i = 0; i < size; i += eb) {
+    std::uint64_t v = 0;
+    std::memcpy(&v, src + i, eb);
+    atomic_rmw(dst + i, t, static_cast<P::AtomOp>(in.sub), v, 0);
+  }
+}
+
+void exec_bulk_lane(PtxCta::Impl& c, Warp& w, const Inst& in, int l) {
+  const std::uint32_t size = static_cast<std::uint32_t>(c.get(w, c.p.src(in, 0), l));
+  AsyncStep& a = w.async;
+  a.copy = true;
+  a.reduce = in.op == Op::BulkReduce;
+  if (in.op == Op::BulkPrefetch) {
+    const std::uint64_t src = c.lane_address(w, in.addr2, l);
+    check_bulk(c, w, in, l, 0, src, size);
+    c.resolve(w, in, Space::Global, src, 1, l, false, nullptr);
+    if (size) c.resolve(w, in, Space::Global, src + size - 1, 1, l, false, nullptr);
+    a.prefetch = true;
+    a.ranges.push_back({src, size});
+    return;
+  }
+  const auto dir = static_cast<BulkDir>(in.shape[0]);
+  a.dir = dir;
+  const std::uint64_t dst = c.lane_address(w, in.addr, l), src = c.lane_address(w, in.addr2, l);
+  w.addrs[l] = dir == BulkDir::SharedToGlobal ? dst : src;
+  check_bulk(c, w, in, l, dst, src, size);
+  if (size == 0) return;
+  const bool to_global = dir == BulkDir::SharedToGlobal;
+  std::uint8_t* d = to_global ? c.resolve_run(w, in, Space::Global, dst, 1, size, l, true, nullptr)
+                    : (in.flags & P::kClusterSpace)
+                        ? c.cluster_shared(w, in, dst, size, l)
+                        : c.resolve_run(w, in, Space::Shared, dst, 1, size, l, true, nullptr);
+  const Space from = dir == BulkDir::GlobalToShared ? Space::Global : Space::Shared;
+  const std::uint8_t* s = c.resolve_run(w, in, from, src, 1, size, l, false, nullptr);
+  if (!d || !s)
+    c.fault(
+        w, in, l,
+        "the " + std::to_string(size) + "-byte bulk copy from " + hex(src) + " to " + hex(dst) + " leaves its memory");
+  if (a.reduce)
+    reduce_into(c, w, in, l, d, s, size, in.type3);
+  else
+    std::memmove(d, s, size);
+  c.k.memory().note_store();
+  a.bytes += size;
+  if (dir != BulkDir::SharedToCluster) a.ranges.push_back({to_global ? dst : src, size});
+  if (!to_global) complete_tx(c, w, in, l, size);
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// tensor copies (TMA, tile mode)
+
+namespace {
+
+// The 128-byte tensor map the instruction names (a kernel parameter or its generic address).
+TensorMap read_tensor_map(PtxCta::Impl& c, Warp& w, const Inst& in, int l) {
+  const std::uint64_t a = c.lane_address(w, in.addr2, l);
+  if (a % 64) c.fault(w, in, l, "the tensor map at " + hex(a) + " is not 64-byte aligned");
+  const Space sp = in.shape[3] == static_cast<std::int16_t>(Space::Param) ? Space::Param : Space::Generic;
+  const std::uint8_t* p0 = c.resolve(w, in, sp, a, 1, l, false, nullptr);
+  const std::uint8_t* p1 = c.resolve(w, in, sp, a + TensorMap::kBytes - 1, 1, l, false, nullptr);
+  if (p1 != p0 + TensorMap::kBytes - 1)
+    c.fault(w, in, l, "the 128-byte tensor map at " + hex(a) + " is not in one piece of memory");
+  const std::optional<TensorMap> m = decode_tensor_map(p0);
+  if (!m)
+    c.fault(
+        w, in, l,
+        "the operand at " + hex(a) + " is no tensor map kernsim made (pass it as a launch-spec `tensor_map` argument)");
+  if (const std::string why = check_tensor_map(*m); !why.empty())
+    c.fault(w, in, l, "the tensor map at " + hex(a) + " is invalid: " + why);
+  if (m->rank != in.shape[0])
+    c.fault(
+        w, in, l,
+        "a " + std::to_string(in.shape[0]) + "d tensor copy with a rank-" + std::to_string(m->rank) + " tensor map");
+  return *m;
+}
+
+// The PTX type of a tensor map's elements (a tensor reduction's operation type).
+Ty element_type(const TensorMap& m) {
+  switch (m.dtype) {
+    case TmapType::U8:
+      return Ty::U8;
+    case TmapType::U16:
+      return Ty::U16;
+    case TmapType::U32:
+      return Ty::U32;
+    case TmapType::I32:
+      return Ty::S32;
+    case TmapType::U64:
+      return Ty::U64;
+    case TmapType::I64:
+      return Ty::S64;
+    case TmapType::F16:
+      return Ty::F16;
+    case TmapType::BF16:
+      return Ty::BF16;
+    case TmapType::F64:
+      return Ty::F64;
+    default:
+      return Ty::F32;  // f32, f32_ftz, tf32, tf32_ftz
+  }
+}
+
+// The fill of an out-of-bounds element: zeros, or (oob_fill nan_request_zero_fma, float types) the
+// type's canonical NaN.
+void oob_fill(const TensorMap& m, std::uint8_t* d) {
+  const int eb = m.elem_bytes();
+  std::memset(d, 0, static_cast<std::size_t>(eb));
+  if (m.oob != TmapOobFill::NanRequestZeroFma) return;
+  const std::uint64_t nan = eb == 2 ? 0x7fff : eb == 4 ? 0x7fffffffu : 0x7fffffffffffffffull;
+  std::memcpy(d, &nan, static_cast<std::size_t>(eb));
+}
+
+// Every element of the box, innermost dimension fastest: f(shared offset before the swizzle,
+// global byte offset or -1 when out of bounds).
+template <class F>
+void for_box(const TensorMap& m, const std::array<std::int64_t, 5>& coord, F&& f) {
+  std::array<std::uint32_t, 5> n{1, 1, 1, 1, 1}, i{};
+  std::uint64_t total = 1;
+  for (int d = 0; d < m.rank; ++d) total *= (n[d] = m.box_elems(d));
+  const std::uint64_t eb = static_cast<std::uint64_t>(m.elem_bytes());
+  for (std::uint64_t lin = 0; lin < total; ++lin) {
+    std::int64_t g = 0;
+    bool in = true;
+    for (int d = 0; d < m.rank; ++d) {
+      const std::int64_t x = coord[d] + static_cast<std::int64_t>(i[d]) * m.estride[d];
+      in = in && x >= 0 && x < static_cast<std::int64_t>(m.dims[d]);
+      g += x * static_cast<std::int64_t>(m.strides[d]);
+    }
+    f(lin * eb, in ? g : -1);
+    for (int d = 0; d < m.rank && ++i[d] == n[d]; ++d) i[d] = 0;
+  }
+}
+
+// The global pieces a box touches, merged where contiguous (for the timing model).
+class Ranges {
+ public:
+  Ranges(AsyncStep& a, std::uint64_t base) : a_(a), base_(base) {}
+  void add(std::int64_t g, int eb) {
+    if (g != end_) flush();
+    if (start_ < 0) start_ = g;
+    end_ = g + eb;
+  }
+  void flush() {
+    if (start_ >= 0)
+      a_.ranges.push_back({base_ + static_cast<std::uint64_t>(start_), static_cast<std::uint32_t>(end_ - start_)});
+    start_ = -1;
+  }
+
+ private:
+  AsyncStep& a_;
+  std::uint64_t base_;
+  std::int64_t start_ = -1, end_ = -1;
+};
+
+// The 128-byte tensor-map object at `a` in `space` (checked: 128-byte aligned, in one piece).
+std::uint8_t* tensor_map_object(PtxCta::Impl& c, Warp& w, const Inst& in, int l, Space space, std::uint64_t a,
+                                bool write) {
+  if (a % 128) c.fault(w, in, l, "the tensor-map object at " + hex(a) + " is not 128-byte aligned");
+  std::uint8_t* p0 = c.resolve(w, in, space, a, 1, l, write, nullptr);
+  const std::uint8_t* p1 = c.resolve(w, in, space, a + TensorMap::kBytes - 1, 1, l, write, nullptr);
+  if (p1 != p0 + TensorMap::kBytes - 1)
+    c.fault(w, in, l, "the 128-byte tensor-map object at " + hex(a) + " is not in one piece of memory");
+  return p0;
+}
+
+// tensormap.replace: one field of a map a kernel builds; tensormap.cp_fenceproxy: its copy to
+// global memory (the fence is a no-op: functional memory is coherent).
+void exec_tensormap_lane(PtxCta::Impl& c, Warp& w, const Inst& in, int l) {
+  if (in.op == Op::TensormapCopy) {
+    if (c.get(w, c.p.src(in, 0), l) != TensorMap::kBytes) c.fault(w, in, l, "tensormap.cp_fenceproxy copies 128 bytes");
+    std::uint8_t* d = tensor_map_object(c, w, in, l, Space::Global, c.lane_address(w, in.addr, l), true);
+    const std::uint8_t* s = tensor_map_object(c, w, in, l, Space::Shared, c.lane_address(w, in.addr2, l), false);
+    std::memcpy(d, s, TensorMap::kBytes);
+    c.k.memory().note_store();
+    return;
+  }
+  std::uint8_t* m = tensor_map_object(c, w, in, l, in.space, c.lane_address(w, in.addr, l), true);
+  const int ord = static_cast<int>(c.get(w, c.p.src(in, 0), l));
+  if (ord < 0 || ord >= TensorMap::kMaxRank)
+    c.fault(w, in, l, "tensor-map dimension " + std::to_string(ord) + " (0 to 4 exist)");
+  const auto f = static_cast<P::TmapField>(in.sub);
+  if (f == P::TmapField::GlobalStride && ord > 3)
+    c.fault(w, in, l, "tensor-map stride ordinal " + std::to_string(ord) + " (0 to 3 exist)");
+  if (!replace_field(m, f, ord, c.get(w, c.p.src(in, 1), l)))
+    c.unsupported(in, "the tensor-map field swizzle_atomicity (sm_100)");
+  c.k.memory().note_store();
+}
+
+void exec_tensor_lane(PtxCta::Impl& c, Warp& w, const Inst& in, int l) {
+  const TensorMap m = read_tensor_map(c, w, in, l);
+  std::array<std::int64_t, 5> coord{};
+  for (int d = 0; d < m.rank; ++d) coord[d] = static_cast<std::int32_t>(c.get(w, c.p.src(in, d), l));
+  AsyncStep& a = w.async;
+  a.copy = true;
+  a.prefetch = in.op == Op::TensorPrefetch;
+  a.reduce = in.op == Op::TensorReduce;
+  const bool load = static_cast<BulkDir>(in.shape[1]) == BulkDir::GlobalToShared && !a.prefetch;
+  a.dir = load || a.prefetch ? BulkDir::GlobalToShared : BulkDir::SharedToGlobal;
+  if (in.shape[2]) {  // .multicast::cluster: the own CTA is rank 0 of a cluster of one
+    const std::uint32_t mask = static_cast<std::uint32_t>(c.get(w, c.p.src(in, m.rank + 1), l)) & 0xffffu;
+    if (mask & ~1u)
+      c.unsupported(in, "a multicast to other CTAs of a cluster (ctaMask " + hex(mask) + "): needs clusters");
+  }
+  std::uint8_t* gbase = c.resolve_run(w, in, Space::Global, m.address, 1, static_cast<std::uint32_t>(m.extent_bytes()),
+                                      l, !load && !a.prefetch, nullptr);
+  if (!gbase) c.fault(w, in, l, "the tensor map's tensor at " + hex(m.address) + " leaves its buffer");
+  const std::uint64_t sh = a.prefetch ? 0 : c.lane_address(w, in.addr, l);
+  if (!a.prefetch && sh % 128) c.fault(w, in, l, "the shared-memory box at " + hex(sh) + " is not 128-byte aligned");
+  const int eb = m.elem_bytes();
+  Ranges ranges(a, m.address);
+  for_box(m, coord, [&](std::uint64_t off, std::int64_t g) {
+    if (g >= 0) ranges.add(g, eb);
+    if (a.prefetch) return;
+    const std::uint64_t s_addr = swizzle_offset(sh + off, m.swizzle);
+    std::uint8_t* sp = (in.flags & P::kClusterSpace)
+                           ? c.cluster_shared(w, in, s_addr, static_cast<std::uint32_t>(eb), l)
+                           : c.resolve(w, in, Space::Shared, s_addr, static_cast<std::uint32_t>(eb), l, load, nullptr);
+    if (load) {
+      if (g >= 0)
+        std::memcpy(sp, gbase + g, static_cast<std::size_t>(eb));
+      else
+        oob_fill(m, sp);
+    } else if (g >= 0) {
+      if (a.reduce)
+        reduce_into(c, w, in, l, gbase + g, sp, static_cast<std::uint32_t>(eb), element_type(m));
+      else
+        std::memcpy(gbase + g, sp, static_cast<std::size_t>(eb));
+    }
+  });
+  ranges.flush();
+  if (a.prefetch) return;
+  c.k.memory().note_store();
+  a.bytes += m.box_bytes();
+  if (load) complete_tx(c, w, in, l, m.box_bytes());
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+
+Space PtxCta::Impl::exec_async(Warp& w, const Inst& in, std::uint32_t m) {
+  w.async.clear();
+  switch (P::op_info(in.op).form) {
+    case P::Form::Mbarrier: {
+      bool failed = false;
+      for_lanes(m, [&](int l) { exec_mbarrier_lane(*this, w, in, l, failed); });
+      if (failed) mbar_wait_failed(*this, w, static_cast<std::uint32_t>(w.stack.back().pc - 1));
+      return Space::Shared;
+    }
+    case P::Form::Bulk:
+      for_lanes(m, [&](int l) { exec_bulk_lane(*this, w, in, l); });
+      return Space::Global;
+    case P::Form::BulkTensor:
+      for_lanes(m, [&](int l) { exec_tensor_lane(*this, w, in, l); });
+      return Space::Global;
+    case P::Form::Tensormap:
+      for_lanes(m, [&](int l) { exec_tensormap_lane(*this, w, in, l); });
+      return Space::Global;
+    case P::Form::NoOperands:
+    case P::Form::WaitGroup:
+      return Space::Global;  // bulk groups: functional copies are complete
+    default:
+      break;
+  }
+  unsupported(in, std::string("`") + to_string(in.op) + "` in the asynchronous-copy path");
+}
+
+}  // namespace kernsim::sim
