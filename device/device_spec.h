@@ -247,6 +247,11 @@ struct Launch {
 struct Topology {
   std::int64_t dies = 0;        // NVIDIA: dies; AMD: XCDs
   std::int64_t units_per_die = 0;
+  // NVIDIA only: the SMs of each GPC as the part is sold (floor-swept GPCs hold fewer); they
+  // add up to sm.count. The CTAs of a cluster run on SMs of one GPC.
+  std::vector<std::int64_t> gpc_sms;
+  std::int64_t max_cluster_ctas = 0;              // largest portable cluster (every part of the family runs it)
+  std::int64_t max_cluster_ctas_nonportable = 0;  // largest cluster with cudaFuncAttributeNonPortableClusterSizeAllowed
 };
 
 class DeviceSpec {
