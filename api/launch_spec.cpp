@@ -364,7 +364,7 @@ LaunchSpec parse_launch_spec_text(const std::string& text, const fs::path& base_
   }
   if (!j.is_object()) r.fail("", "a launch spec must be a JSON object");
   r.only_keys(j, "", {"spec_version", "source", "kernel", "grid", "block", "dynamic_shared_bytes", "args", "id",
-                      "family", "notes", "flops", "min_bytes", "seed", "compile"});
+                      "family", "notes", "flops", "min_bytes", "seed", "compile", "cluster", "cluster_nonportable"});
   LaunchSpec s;
   if (j.contains("spec_version")) {
     s.spec_version = static_cast<int>(r.integer(j.at("spec_version"), "spec_version"));
@@ -381,6 +381,11 @@ LaunchSpec parse_launch_spec_text(const std::string& text, const fs::path& base_
   if (s.kernel.empty()) r.fail("kernel", "must not be empty");
   s.grid = r.dims(j.at("grid"), "grid");
   s.block = r.dims(j.at("block"), "block");
+  if (j.contains("cluster")) s.cluster = r.dims(j.at("cluster"), "cluster");
+  if (j.contains("cluster_nonportable")) {
+    if (!j.at("cluster_nonportable").is_boolean()) r.fail("cluster_nonportable", "must be true or false");
+    s.cluster_nonportable = j.at("cluster_nonportable").get<bool>();
+  }
   if (j.contains("dynamic_shared_bytes")) {
     s.dynamic_shared_bytes = r.integer(j.at("dynamic_shared_bytes"), "dynamic_shared_bytes");
     if (s.dynamic_shared_bytes < 0) r.fail("dynamic_shared_bytes", "must not be negative");

@@ -115,6 +115,7 @@ struct ComputeUnit {
   double cta_turnover_cycles = 0;        // from a CTA's last warp exiting to the next CTA's first instruction in its slot
   double vote_latency_cycles = 0;        // vote.sync (VOTE): issue to dependent issue
   double redux_latency_cycles = 0;       // redux.sync (REDUX): issue to dependent issue
+  double cluster_barrier_latency_cycles = 0;  // barrier.cluster: last arrival in the cluster to the released warps' next issue
   // 1: a matrix instruction and the FMA/ALU pipes' instructions occupy each other's pipes for
   // their issue intervals (an HMMA and the instructions around it do not overlap); 0: independent
   std::int64_t tensor_shares_math_pipes = 0;
@@ -136,6 +137,10 @@ struct SharedMemory {
   double latency_cycles = 0;                // load-to-use, no conflicts
   double conflict_latency_cycles = 0;       // extra latency per additional (conflicting) wavefront
   double bytes_per_cycle = 0;               // per SM/CU
+  // NVIDIA only: distributed shared memory, another CTA of the cluster's shared memory through the
+  // SM-to-SM network: load-to-use latency and the bytes one SM moves per cycle
+  double dsmem_latency_cycles = 0;
+  double dsmem_bytes_per_cycle = 0;
   // AMD only: the LDS is reached through ports shared by pairs of SIMDs; each moves
   // `port_bytes_per_cycle` per direction, and a lane's address travels on the input port with
   // store data.

@@ -131,6 +131,7 @@ std::vector<Field> build_schema() {
   D("sm.cta_turnover_cycles", "cycles", kNv, true, "from a CTA's last warp exiting to the next CTA's first instruction in the slot it frees (the dispatcher not limiting)", [](DeviceSpec& d) -> double& { return d.sm.cta_turnover_cycles; });
   D("sm.vote_latency_cycles", "cycles", kNv, true, "vote.sync (VOTE): issue to dependent issue", [](DeviceSpec& d) -> double& { return d.sm.vote_latency_cycles; });
   D("sm.redux_latency_cycles", "cycles", kNv, true, "redux.sync (REDUX): issue to dependent issue", [](DeviceSpec& d) -> double& { return d.sm.redux_latency_cycles; });
+  D("sm.cluster_barrier_latency_cycles", "cycles", kNv, true, "barrier.cluster: last arrival in the cluster to the released warps' next issue", [](DeviceSpec& d) -> double& { return d.sm.cluster_barrier_latency_cycles; });
   D("sm.cross_pipe_latency_cycles", "cycles", kNv, true, "extra latency when the FMA pipe's result feeds the ALU pipe or the reverse", [](DeviceSpec& d) -> double& { return d.sm.cross_pipe_latency_cycles; });
   I("sm.tensor_shares_math_pipes", "flag", kNv, true, "1: a matrix instruction and FMA/ALU instructions occupy each other's pipes for their issue intervals", [](DeviceSpec& d) -> std::int64_t& { return d.sm.tensor_shares_math_pipes; });
   D("cu.mfma_read_extra_cycles", "cycles", kAmd, true, "after an MFMA's last pass until a VALU/memory instruction may read its result", [](DeviceSpec& d) -> double& { return d.sm.mfma_read_extra_cycles; });
@@ -170,6 +171,8 @@ std::vector<Field> build_schema() {
   D("shared.latency_cycles", "cycles", kBoth, true, "load-to-use latency without conflicts", [](DeviceSpec& d) -> double& { return d.shared.latency_cycles; });
   D("shared.conflict_latency_cycles", "cycles", kBoth, true, "extra latency per additional wavefront of a bank-conflicted access", [](DeviceSpec& d) -> double& { return d.shared.conflict_latency_cycles; });
   D("shared.bytes_per_cycle", "bytes/cycle", kBoth, true, "bandwidth per SM/CU", [](DeviceSpec& d) -> double& { return d.shared.bytes_per_cycle; });
+  D("shared.dsmem_latency_cycles", "cycles", kNv, true, "distributed shared memory: load-to-use latency of another CTA's shared memory in the cluster", [](DeviceSpec& d) -> double& { return d.shared.dsmem_latency_cycles; });
+  D("shared.dsmem_bytes_per_cycle", "bytes/cycle", kNv, true, "distributed shared memory: bytes one SM sends to or receives from other SMs of its GPC per cycle", [](DeviceSpec& d) -> double& { return d.shared.dsmem_bytes_per_cycle; });
   D("shared.port_bytes_per_cycle", "bytes/cycle", kAmd, true, "LDS port of a SIMD pair: bytes per cycle in each direction", [](DeviceSpec& d) -> double& { return d.shared.port_bytes_per_cycle; });
   I("shared.simds_per_port", "SIMDs", kAmd, true, "SIMDs sharing one LDS port", [](DeviceSpec& d) -> std::int64_t& { return d.shared.simds_per_port; });
   D("shared.address_bytes_per_lane", "bytes", kAmd, true, "address bytes a lane sends on the LDS input port (with store data)", [](DeviceSpec& d) -> double& { return d.shared.address_bytes_per_lane; });
@@ -522,6 +525,7 @@ void check_model_limits(const DeviceSpec& d) {
       reject("sm.warp_size", "must be " + std::to_string(kNvidiaWarpSize) + " (the NVIDIA model's lane masks are 32 bits), got " +
                                  std::to_string(d.sm.warp_size));
     check_gpcs(d, reject);
+    rate("shared.dsmem_bytes_per_cycle", d.shared.dsmem_bytes_per_cycle, "distributed shared memory's bandwidth");
   } else {
     if (d.sm.warp_size != 32 && d.sm.warp_size != kMaxWarpSize)
       reject("cu.warp_size", "must be 32 or " + std::to_string(kMaxWarpSize) + " (lane masks are 64 bits), got " + std::to_string(d.sm.warp_size));
