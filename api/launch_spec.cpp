@@ -463,6 +463,8 @@ void validate_against_device(const LaunchSpec& s, const device::DeviceSpec& dev)
   if (s.threads_per_block() > dev.limits.max_threads_per_block)
     fail("block", std::to_string(s.threads_per_block()) + " threads per block exceed the limit " +
                       std::to_string(dev.limits.max_threads_per_block));
+  if (s.cluster[0] > 0 && dev.topology.max_cluster_ctas == 0)
+    fail("cluster", "there are no thread-block clusters (an NVIDIA sm_90+ feature)");
   if (s.dynamic_shared_bytes > dev.limits.max_shared_per_block_bytes)
     fail("dynamic_shared_bytes", std::to_string(s.dynamic_shared_bytes) + " bytes exceed the per-block limit " +
                                      std::to_string(dev.limits.max_shared_per_block_bytes));
