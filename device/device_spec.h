@@ -115,7 +115,11 @@ struct ComputeUnit {
   double cta_turnover_cycles = 0;        // from a CTA's last warp exiting to the next CTA's first instruction in its slot
   double vote_latency_cycles = 0;        // vote.sync (VOTE): issue to dependent issue
   double redux_latency_cycles = 0;       // redux.sync (REDUX): issue to dependent issue
-  double cluster_barrier_latency_cycles = 0;  // barrier.cluster: last arrival in the cluster to the released warps' next issue
+  // barrier.cluster: last arrival in the cluster to the released warps' next issue, for the
+  // default (.release) arrival, a .relaxed one, and a CTA launched without clusters
+  double cluster_barrier_latency_cycles = 0;
+  double cluster_barrier_relaxed_latency_cycles = 0;
+  double cluster_barrier_one_cta_latency_cycles = 0;
   // 1: a matrix instruction and the FMA/ALU pipes' instructions occupy each other's pipes for
   // their issue intervals (an HMMA and the instructions around it do not overlap); 0: independent
   std::int64_t tensor_shares_math_pipes = 0;

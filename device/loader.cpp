@@ -132,6 +132,8 @@ std::vector<Field> build_schema() {
   D("sm.vote_latency_cycles", "cycles", kNv, true, "vote.sync (VOTE): issue to dependent issue", [](DeviceSpec& d) -> double& { return d.sm.vote_latency_cycles; });
   D("sm.redux_latency_cycles", "cycles", kNv, true, "redux.sync (REDUX): issue to dependent issue", [](DeviceSpec& d) -> double& { return d.sm.redux_latency_cycles; });
   D("sm.cluster_barrier_latency_cycles", "cycles", kNv, true, "barrier.cluster: last arrival in the cluster to the released warps' next issue", [](DeviceSpec& d) -> double& { return d.sm.cluster_barrier_latency_cycles; });
+  D("sm.cluster_barrier_relaxed_latency_cycles", "cycles", kNv, true, "barrier.cluster with a .relaxed arrival (no release fence): last arrival to the released warps' next issue", [](DeviceSpec& d) -> double& { return d.sm.cluster_barrier_relaxed_latency_cycles; });
+  D("sm.cluster_barrier_one_cta_latency_cycles", "cycles", kNv, true, "barrier.cluster in a CTA launched without clusters (a cluster of one)", [](DeviceSpec& d) -> double& { return d.sm.cluster_barrier_one_cta_latency_cycles; });
   D("sm.cross_pipe_latency_cycles", "cycles", kNv, true, "extra latency when the FMA pipe's result feeds the ALU pipe or the reverse", [](DeviceSpec& d) -> double& { return d.sm.cross_pipe_latency_cycles; });
   I("sm.tensor_shares_math_pipes", "flag", kNv, true, "1: a matrix instruction and FMA/ALU instructions occupy each other's pipes for their issue intervals", [](DeviceSpec& d) -> std::int64_t& { return d.sm.tensor_shares_math_pipes; });
   D("cu.mfma_read_extra_cycles", "cycles", kAmd, true, "after an MFMA's last pass until a VALU/memory instruction may read its result", [](DeviceSpec& d) -> double& { return d.sm.mfma_read_extra_cycles; });

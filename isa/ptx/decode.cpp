@@ -554,6 +554,7 @@ class Decoder {
       if (m == "NaN") inst.flags |= kNaN;
       if (m == "xorsign") inst.flags |= kXorsign;
       if (m == "abs") inst.flags |= kAbs;
+      if (m == "relaxed") inst.flags |= kRelaxed;
     }
     const Mnemonic* mn = find_mnemonic(in.parts);
     if (!mn) {

@@ -224,7 +224,7 @@ class NvidiaMachine final : public SampledMachine {
   void start_cta(int s, int slot, std::uint64_t id, std::unique_ptr<PtxCta> cta, double t, std::shared_ptr<ClusterGroup> group);
   void assemble_clusters();
   void launch_clusters(double t);
-  void release_cluster_barrier(const CtaSlot& c, double now);
+  void release_cluster_barrier(const CtaSlot& c, double t_rel);
   double dsmem(int s, Sm& sm, std::uint32_t mask, std::uint32_t bytes, double now);
   void finish_cta(int s, int slot, double t, double next_start);
   void pick_and_issue(int s, Sm& sm, Sub& sub, int si, double now);
@@ -754,11 +754,15 @@ void NvidiaMachine::after_step(Sm& sm, Warp& w, CtaSlot& c, const P::Inst& in, c
     w.ready = std::max(w.ready, t_rel);
   }
   if (info.released_cluster_barrier) {
-    const double last = std::max(now, w.drain);  // the completing arrival, once its stores are out
-    release_cluster_barrier(c, last);
+    // the completing arrival (once its stores are out) and its kind: a .relaxed one has no fence
+    const double last = std::max(now, w.drain);
+    const double latency = !c.group                   ? d_.sm.cluster_barrier_one_cta_latency_cycles
+                           : (in.flags & P::kRelaxed) ? d_.sm.cluster_barrier_relaxed_latency_cycles
+                                                      : d_.sm.cluster_barrier_latency_cycles;
+    release_cluster_barrier(c, last + latency);
     if (!c.cta->warp_waiting(w.widx)) {
       w.at_barrier = false;
-      w.ready = std::max(w.ready, last + d_.sm.cluster_barrier_latency_cycles);
+      w.ready = std::max(w.ready, last + latency);
     }
   }
   if ((info.kind == StepInfo::Kind::Executed || info.released_barrier || info.released_cluster_barrier) && !w.at_barrier) skip_folded(c, w);
@@ -766,9 +770,8 @@ void NvidiaMachine::after_step(Sm& sm, Warp& w, CtaSlot& c, const P::Inst& in, c
 }
 
 // barrier.cluster completed: the waiting warps of every CTA of the cluster (on several SMs of
-// the GPC) issue again sm.cluster_barrier_latency_cycles after the last arrival.
-void NvidiaMachine::release_cluster_barrier(const CtaSlot& c, double now) {
-  const double t_rel = now + d_.sm.cluster_barrier_latency_cycles;
+// the GPC) issue again at t_rel.
+void NvidiaMachine::release_cluster_barrier(const CtaSlot& c, double t_rel) {
   std::vector<std::pair<int, int>> slots = c.group ? c.group->slots : std::vector<std::pair<int, int>>{};
   for (const auto& [s, slot] : slots) {
     Sm& sm = sms_[static_cast<std::size_t>(s)];

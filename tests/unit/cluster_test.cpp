@@ -189,6 +189,8 @@ TEST(Clusters, DistributedSharedMemoryCostsItsDeviceFileLatency) {
   EXPECT_LT(h200.shared.dsmem_latency_cycles, h200.l2.hit_latency_cycles);           // and nearer than L2
   EXPECT_LT(h200.shared.dsmem_bytes_per_cycle, h200.shared.bytes_per_cycle);         // and narrower
   EXPECT_GT(h200.sm.cluster_barrier_latency_cycles, h200.sm.barrier_latency_cycles);  // a cluster barrier crosses SMs
+  EXPECT_LT(h200.sm.cluster_barrier_relaxed_latency_cycles, h200.sm.cluster_barrier_latency_cycles);  // no release fence
+  EXPECT_LT(h200.sm.cluster_barrier_one_cta_latency_cycles, h200.sm.cluster_barrier_relaxed_latency_cycles);  // no other SM
   auto ring = [&](int c, const device::DeviceSpec& d) {
     return run(R"({"source": "clusters.cu", "kernel": "cluster_ring", "grid": 8, "block": 64, "cluster": [)" + std::to_string(c) +
                    R"(, 1, 1], "args": [{"buffer": "i32", "count": 512}, {"buffer": "i32", "count": 512}]})",
@@ -204,6 +206,15 @@ TEST(Clusters, DistributedSharedMemoryCostsItsDeviceFileLatency) {
   EXPECT_NEAR(ring(4, slow) - remote, 1000, 50);  // one remote store per warp waits before the first barrier
   EXPECT_NEAR(ring(1, slow), local, 1e-9);        // a cluster of one reaches no other SM
   EXPECT_NEAR(ring(4, slow_barrier) - remote, 2000, 100);  // two cluster barriers
+  EXPECT_NEAR(ring(1, slow_barrier), local, 1e-9);          // a CTA launched as a cluster of one has its own latency
+  // dsmem_pair's second barrier has a .relaxed arrival, its first the default one
+  auto pair = [&](const device::DeviceSpec& d) {
+    return run(R"({"source": "cluster_dsmem.ptx", "kernel": "dsmem_pair", "grid": 2, "block": 32, "args": [{"buffer": "u32", "count": 256}]})", d).cycles;
+  };
+  device::DeviceSpec slow_relaxed = h200;
+  slow_relaxed.sm.cluster_barrier_relaxed_latency_cycles += 1000;
+  EXPECT_NEAR(pair(slow_relaxed) - pair(h200), 1000, 50);
+  EXPECT_NEAR(pair(slow_barrier) - pair(h200), 1000, 50);
 }
 
 }  // namespace
