@@ -17,14 +17,16 @@ namespace P = isa::ptx;
 std::uint64_t LaunchDims::cluster_cta(std::uint64_t index, std::uint32_t rank) const {
   const std::uint64_t ncx = grid[0] / cluster[0], ncy = grid[1] / cluster[1];
   const std::uint64_t cx = index % ncx, cy = (index / ncx) % ncy, cz = index / (ncx * ncy);
-  const std::uint64_t rx = rank % cluster[0], ry = (rank / cluster[0]) % cluster[1], rz = rank / (cluster[0] * cluster[1]);
+  const std::uint64_t rx = rank % cluster[0], ry = (rank / cluster[0]) % cluster[1],
+                      rz = rank / (cluster[0] * cluster[1]);
   const std::uint64_t x = cx * cluster[0] + rx, y = cy * cluster[1] + ry, z = cz * cluster[2] + rz;
   return x + y * grid[0] + z * std::uint64_t{grid[0]} * grid[1];
 }
 
 std::unique_ptr<PtxCta> PtxKernel::make_cta(std::uint64_t cta_linear) {
   if (dims_.cluster_ctas() > 1)
-    throw Error(ErrorKind::Internal, "kernsim bug: CTA " + std::to_string(cta_linear) + " of a launch with clusters made without its cluster");
+    throw Error(ErrorKind::Internal, "kernsim bug: CTA " + std::to_string(cta_linear) +
+                                         " of a launch with clusters made without its cluster");
   return std::make_unique<PtxCta>(*this, cta_linear);
 }
 
@@ -41,14 +43,17 @@ std::vector<std::unique_ptr<PtxCta>> PtxKernel::make_cluster(std::uint64_t index
   const std::uint64_t ncx = dims_.grid[0] / dims_.cluster[0], ncy = dims_.grid[1] / dims_.cluster[1];
   st->id = {static_cast<std::uint32_t>(index % ncx), static_cast<std::uint32_t>((index / ncx) % ncy),
             static_cast<std::uint32_t>(index / (ncx * ncy))};
-  for (std::uint32_t r = 0; r < n; ++r) ctas.push_back(std::make_unique<PtxCta>(*this, dims_.cluster_cta(index, r), st, r));
+  for (std::uint32_t r = 0; r < n; ++r)
+    ctas.push_back(std::make_unique<PtxCta>(*this, dims_.cluster_cta(index, r), st, r));
   return ctas;
 }
 
 // The cluster special registers of this CTA.
 std::uint32_t PtxCta::Impl::cluster_special(const std::string& nm) const {
   const LaunchDims& d = k.dims();
-  const auto axis = [&](std::size_t prefix) { return static_cast<std::size_t>(nm.size() > prefix ? nm[prefix] - 'x' : 0); };
+  const auto axis = [&](std::size_t prefix) {
+    return static_cast<std::size_t>(nm.size() > prefix ? nm[prefix] - 'x' : 0);
+  };
   if (nm == "%cluster_ctarank") {
     const auto& c = d.cluster;
     return ctaid[0] % c[0] + (ctaid[1] % c[1]) * c[0] + (ctaid[2] % c[2]) * c[0] * c[1];
@@ -65,20 +70,24 @@ std::uint32_t PtxCta::Impl::cluster_special(const std::string& nm) const {
 // ---------------------------------------------------------------------------------------------
 // distributed shared memory
 
-std::uint8_t* PtxCta::Impl::cluster_shared(Warp& w, const Inst& in, int lane, std::uint32_t target, std::uint64_t offset,
-                                           std::uint32_t bytes, bool write) {
-  const std::string what = std::string(write ? "write" : "read") + " of " + std::to_string(bytes) + " bytes at shared::cluster offset " +
-                           std::to_string(offset) + " of CTA rank " + std::to_string(target);
+std::uint8_t* PtxCta::Impl::cluster_shared(Warp& w, const Inst& in, int lane, std::uint32_t target,
+                                           std::uint64_t offset, std::uint32_t bytes, bool write) {
+  const std::string what = std::string(write ? "write" : "read") + " of " + std::to_string(bytes) +
+                           " bytes at shared::cluster offset " + std::to_string(offset) + " of CTA rank " +
+                           std::to_string(target);
   if (target >= cluster_size())
-    fault(w, in, lane, what + ": the cluster has " + std::to_string(cluster_size()) + " CTA" + (cluster_size() == 1 ? "" : "s"));
+    fault(w, in, lane,
+          what + ": the cluster has " + std::to_string(cluster_size()) + " CTA" + (cluster_size() == 1 ? "" : "s"));
   Impl* t = cluster ? cluster->members[target] : this;
   if (!t) fault(w, in, lane, what + ": that CTA has exited (its shared memory is gone)");
   if (offset + bytes > t->shared.size() || offset >= t->shared.size())
-    fault(w, in, lane, what + " is out of bounds: the CTA has " + std::to_string(t->shared.size()) + " bytes of shared memory");
+    fault(w, in, lane,
+          what + " is out of bounds: the CTA has " + std::to_string(t->shared.size()) + " bytes of shared memory");
   return t->shared.data() + offset;
 }
 
-std::uint64_t PtxCta::Impl::cluster_map(Warp& w, const Inst& in, int lane, std::uint64_t a, std::uint32_t target, bool generic) {
+std::uint64_t PtxCta::Impl::cluster_map(Warp& w, const Inst& in, int lane, std::uint64_t a, std::uint32_t target,
+                                        bool generic) {
   if (generic) {
     if (a < P::kSharedWindow || a >= P::kSharedWindow + P::kWindowSize) {
       char buf[32];
@@ -88,7 +97,9 @@ std::uint64_t PtxCta::Impl::cluster_map(Warp& w, const Inst& in, int lane, std::
     a -= P::kSharedWindow;
   }
   if (target >= cluster_size())
-    fault(w, in, lane, "mapa to CTA rank " + std::to_string(target) + " of a cluster of " + std::to_string(cluster_size()) + " CTAs");
+    fault(
+        w, in, lane,
+        "mapa to CTA rank " + std::to_string(target) + " of a cluster of " + std::to_string(cluster_size()) + " CTAs");
   const std::uint64_t off = a % P::kClusterRankStride;
   const std::uint64_t r = target == rank ? off : (target + 1) * P::kClusterRankStride + off;
   return generic ? r + P::kSharedWindow : r;
@@ -149,7 +160,8 @@ bool PtxCta::Impl::cluster_arrive(Warp& w, std::uint32_t mask) {
 
 bool PtxCta::Impl::cluster_wait_at(Warp& w, const Inst& in, std::uint32_t mask, StepInfo& info) {
   if (!w.cluster_pending)
-    fault(w, in, std::countr_zero(mask | (1u << 31)), "barrier.cluster.wait without a barrier.cluster.arrive before it");
+    fault(w, in, std::countr_zero(mask | (1u << 31)),
+          "barrier.cluster.wait without a barrier.cluster.arrive before it");
   ensure_cluster();
   if (cluster->completed > w.cluster_phase) {
     w.cluster_pending = false;
@@ -188,14 +200,15 @@ void PtxCta::Impl::check_cluster_deadlock() {
       at_bar += o.waiting;
       at_cl += o.cluster_wait;
     }
-    detail += " CTA rank " + std::to_string(m->rank) + ": " + std::to_string(at_cl) + " warps at barrier.cluster.wait, " +
-              std::to_string(at_bar) + " at bar.sync;";
+    detail += " CTA rank " + std::to_string(m->rank) + ": " + std::to_string(at_cl) +
+              " warps at barrier.cluster.wait, " + std::to_string(at_bar) + " at bar.sync;";
   }
-  throw Error(ErrorKind::KernelFault, "kernel `" + k.options().kernel_name + "`, cluster (" + std::to_string(cluster->id[0]) + "," +
-                                          std::to_string(cluster->id[1]) + "," + std::to_string(cluster->id[2]) +
-                                          "): cluster barrier deadlock: " + std::to_string(cluster->arrived) + " of " +
-                                          std::to_string(cluster_live_threads(*cluster)) + " threads arrived at barrier.cluster;" + detail +
-                                          " every live warp waits and none can arrive");
+  throw Error(ErrorKind::KernelFault,
+              "kernel `" + k.options().kernel_name + "`, cluster (" + std::to_string(cluster->id[0]) + "," +
+                  std::to_string(cluster->id[1]) + "," + std::to_string(cluster->id[2]) +
+                  "): cluster barrier deadlock: " + std::to_string(cluster->arrived) + " of " +
+                  std::to_string(cluster_live_threads(*cluster)) + " threads arrived at barrier.cluster;" + detail +
+                  " every live warp waits and none can arrive");
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -115,7 +115,9 @@ class ClusterPlacer {
   }
 
  private:
-  std::size_t index(int sm, int slot) const { return static_cast<std::size_t>(sm) * static_cast<std::size_t>(slots_) + static_cast<std::size_t>(slot); }
+  std::size_t index(int sm, int slot) const {
+    return static_cast<std::size_t>(sm) * static_cast<std::size_t>(slots_) + static_cast<std::size_t>(slot);
+  }
   int free_in(std::size_t g) const {
     int n = 0;
     for (int s = gpcs_[g].first; s < gpcs_[g].first + gpcs_[g].second; ++s) n += free_[static_cast<std::size_t>(s)];
