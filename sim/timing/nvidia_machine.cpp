@@ -224,7 +224,7 @@ class NvidiaMachine final : public SampledMachine {
   void start_cta(int s, int slot, std::uint64_t id, std::unique_ptr<PtxCta> cta, double t, std::shared_ptr<ClusterGroup> group);
   void assemble_clusters();
   void launch_clusters(double t);
-  void release_cluster_barrier(const CtaSlot& c, double t_rel);
+  void release_cluster_barrier(const CtaSlot& c, int s, int slot, double t_rel);
   double dsmem(int s, Sm& sm, std::uint32_t mask, std::uint32_t bytes, double now);
   void finish_cta(int s, int slot, double t, double next_start);
   void pick_and_issue(int s, Sm& sm, Sub& sub, int si, double now);
@@ -759,7 +759,7 @@ void NvidiaMachine::after_step(Sm& sm, Warp& w, CtaSlot& c, const P::Inst& in, c
     const double latency = !c.group                   ? d_.sm.cluster_barrier_one_cta_latency_cycles
                            : (in.flags & P::kRelaxed) ? d_.sm.cluster_barrier_relaxed_latency_cycles
                                                       : d_.sm.cluster_barrier_latency_cycles;
-    release_cluster_barrier(c, last + latency);
+    release_cluster_barrier(c, static_cast<int>(&sm - sms_.data()), w.cta, last + latency);
     if (!c.cta->warp_waiting(w.widx)) {
       w.at_barrier = false;
       w.ready = std::max(w.ready, last + latency);
@@ -770,9 +770,9 @@ void NvidiaMachine::after_step(Sm& sm, Warp& w, CtaSlot& c, const P::Inst& in, c
 }
 
 // barrier.cluster completed: the waiting warps of every CTA of the cluster (on several SMs of
-// the GPC) issue again at t_rel.
-void NvidiaMachine::release_cluster_barrier(const CtaSlot& c, double t_rel) {
-  std::vector<std::pair<int, int>> slots = c.group ? c.group->slots : std::vector<std::pair<int, int>>{};
+// the GPC; a CTA launched without clusters: its own) issue again at t_rel.
+void NvidiaMachine::release_cluster_barrier(const CtaSlot& c, int own_sm, int own_slot, double t_rel) {
+  const std::vector<std::pair<int, int>> slots = c.group ? c.group->slots : std::vector<std::pair<int, int>>{{own_sm, own_slot}};
   for (const auto& [s, slot] : slots) {
     Sm& sm = sms_[static_cast<std::size_t>(s)];
     CtaSlot& o = sm.ctas[static_cast<std::size_t>(slot)];
