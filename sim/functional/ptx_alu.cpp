@@ -1015,6 +1015,18 @@ void PtxCta::Impl::exec_alu(Warp& w, const Inst& in, std::uint32_t m) {
       });
       return;
     }
+    case Op::Getctarank: {  // getctarank[.shared::cluster].u32|u64 d, a
+      const Reg d = p.dst(in, 0);
+      for_lanes(m, [&](int l) {
+        std::uint64_t a = srcv(*this, w, in, 0, l);
+        if (in.space != Space::SharedCluster) {
+          if (a < P::kSharedWindow || a >= P::kSharedWindow + P::kWindowSize) fault(w, in, l, "getctarank of an address that is not shared memory");
+          a -= P::kSharedWindow;
+        }
+        put(w, d, l, a >= P::kClusterRankStride ? a / P::kClusterRankStride - 1 : rank);
+      });
+      return;
+    }
     case Op::Isspacep: {
       std::uint32_t r = 0;
       for_lanes(m, [&](int l) {
