@@ -71,7 +71,7 @@ enum : std::uint32_t {
   kBypassL1 = 1u << 25,         // ld/st .cg/.cs/.cv/.volatile/scoped: served by L2, not cached in L1
   kFoldedModifier = 1u << 26,   // a float neg/abs that ptxas folds into its readers' operands: no machine instruction
   kRangeReduced = 1u << 27,     // sin/cos: ptxas puts an FMUL.RZ (x / 2 pi) ahead of the MUFU, in its dependency chain
-  kRelaxed = 1u << 28,          // .relaxed: no release fence (barrier.cluster.arrive.relaxed)
+  kRelaxed = 1u << 29,          // .relaxed: no release fence (barrier.cluster.arrive.relaxed)
 };
 
 // Operation variants kept in Inst::sub (meaning depends on op).
