@@ -420,7 +420,7 @@ LaunchSpec parse_launch_spec_text(const std::string& text, const fs::path& base_
   }
   if (!j.is_object()) r.fail("", "a launch spec must be a JSON object");
   r.only_keys(j, "", {"spec_version", "source", "kernel", "grid", "block", "dynamic_shared_bytes", "args", "id",
-                      "family", "notes", "flops", "min_bytes", "seed", "compile"});
+                      "family", "notes", "flops", "min_bytes", "seed", "compile", "cluster", "cluster_nonportable"});
   LaunchSpec s;
   s.spec_version = 1;  // a spec without the key is a version-1 spec
   if (j.contains("spec_version")) {
@@ -438,6 +438,11 @@ LaunchSpec parse_launch_spec_text(const std::string& text, const fs::path& base_
   if (s.kernel.empty()) r.fail("kernel", "must not be empty");
   s.grid = r.dims(j.at("grid"), "grid");
   s.block = r.dims(j.at("block"), "block");
+  if (j.contains("cluster")) s.cluster = r.dims(j.at("cluster"), "cluster");
+  if (j.contains("cluster_nonportable")) {
+    if (!j.at("cluster_nonportable").is_boolean()) r.fail("cluster_nonportable", "must be true or false");
+    s.cluster_nonportable = j.at("cluster_nonportable").get<bool>();
+  }
   if (j.contains("dynamic_shared_bytes")) {
     s.dynamic_shared_bytes = r.integer(j.at("dynamic_shared_bytes"), "dynamic_shared_bytes");
     if (s.dynamic_shared_bytes < 0) r.fail("dynamic_shared_bytes", "must not be negative");
@@ -523,6 +528,8 @@ void validate_against_device(const LaunchSpec& s, const device::DeviceSpec& dev)
   if (s.threads_per_block() > dev.limits.max_threads_per_block)
     fail("block", std::to_string(s.threads_per_block()) + " threads per block exceed the limit " +
                       std::to_string(dev.limits.max_threads_per_block));
+  if (s.cluster[0] > 0 && dev.topology.max_cluster_ctas == 0)
+    fail("cluster", "there are no thread-block clusters (an NVIDIA sm_90+ feature)");
   if (s.dynamic_shared_bytes > dev.limits.max_shared_per_block_bytes)
     fail("dynamic_shared_bytes", std::to_string(s.dynamic_shared_bytes) + " bytes exceed the per-block limit " +
                                      std::to_string(dev.limits.max_shared_per_block_bytes));

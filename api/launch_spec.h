@@ -120,6 +120,10 @@ struct LaunchSpec {
   std::array<std::int64_t, 3> grid{1, 1, 1};
   std::array<std::int64_t, 3> block{1, 1, 1};
   std::int64_t dynamic_shared_bytes = 0;
+  // thread-block clusters (NVIDIA sm_90+): CTAs per cluster; {0,0,0} when the spec gives none
+  // (the kernel's .reqnctapercluster, else clusters of one)
+  std::array<std::int64_t, 3> cluster{0, 0, 0};
+  bool cluster_nonportable = false;  // allows clusters above topology.max_cluster_ctas
   std::vector<Arg> args;
   std::string id, family, notes;
   std::optional<double> flops, min_bytes;

@@ -81,6 +81,9 @@ class PtxTargetKernel final : public TargetKernel {
       traits_.max_threads = std::int64_t{f.maxntid[0]} * std::max(1, f.maxntid[1]) * std::max(1, f.maxntid[2]);
       traits_.max_threads_words = ".maxntid (" + std::to_string(f.maxntid[0]) + ")";
     }
+    for (int d = 0; d < 3; ++d) traits_.required_cluster[d] = f.reqnctapercluster[d];
+    traits_.explicit_cluster = f.explicitcluster;
+    traits_.max_cluster_rank = f.maxclusterrank;
     traits_.static_shared = static_cast<std::int64_t>(prog_.static_shared_bytes);
     traits_.dynamic_shared_offset = static_cast<std::int64_t>(prog_.dynamic_shared_offset);
     traits_.shared_words = "shared memory";

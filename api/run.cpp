@@ -61,6 +61,40 @@ std::int64_t check_against_kernel(const LaunchSpec& spec, const device::DeviceSp
   return shared;
 }
 
+// The cluster shape of the launch: the spec's, else the kernel's .reqnctapercluster, else clusters
+// of one. The grid must be a whole number of clusters, the cluster within the part's and the
+// kernel's limits. Fills shape.cluster and shape.explicit_cluster.
+void check_cluster(const LaunchSpec& spec, const device::DeviceSpec& dev, const KernelTraits& k, const std::string& kname, LaunchShape& shape) {
+  const std::string origin = spec_origin(spec) + ": `cluster`: ";
+  const bool given = spec.cluster[0] > 0, declared = k.required_cluster[0] > 0;
+  if (given && declared && spec.cluster != k.required_cluster)
+    throw Error(ErrorKind::LaunchSpec, origin + "kernel `" + kname + "` requires clusters of " + block_text(k.required_cluster) +
+                                           " (.reqnctapercluster, __cluster_dims__), the spec gives " + block_text(spec.cluster));
+  if (k.explicit_cluster && !given && !declared)
+    throw Error(ErrorKind::LaunchSpec, origin + "kernel `" + kname + "` is declared .explicitcluster: the launch must give `cluster`");
+  const std::array<std::int64_t, 3> c = given ? spec.cluster : declared ? k.required_cluster : std::array<std::int64_t, 3>{1, 1, 1};
+  const std::int64_t n = c[0] * c[1] * c[2];
+  if ((given || declared) && dev.topology.max_cluster_ctas == 0)
+    throw Error(ErrorKind::LaunchSpec, origin + dev.name + " has no thread-block clusters (an NVIDIA sm_90+ feature)");
+  const char* axis[3] = {"x", "y", "z"};
+  for (int d = 0; d < 3; ++d)
+    if (spec.grid[d] % c[d])
+      throw Error(ErrorKind::LaunchSpec, spec_origin(spec) + ": `grid`: grid." + axis[d] + " = " + std::to_string(spec.grid[d]) +
+                                             " is not a multiple of the cluster's " + std::to_string(c[d]) + " (cluster " + block_text(c) + ")");
+  if (k.max_cluster_rank && n > k.max_cluster_rank)
+    throw Error(ErrorKind::LaunchSpec, origin + "a cluster of " + std::to_string(n) + " CTAs exceeds kernel `" + kname + "`'s .maxclusterrank " +
+                                           std::to_string(k.max_cluster_rank));
+  if (n > dev.topology.max_cluster_ctas_nonportable && (given || declared))
+    throw Error(ErrorKind::LaunchSpec, origin + "a cluster of " + std::to_string(n) + " CTAs exceeds " + dev.name + "'s largest, " +
+                                           std::to_string(dev.topology.max_cluster_ctas_nonportable) + " (topology.max_cluster_ctas_nonportable)");
+  if (n > dev.topology.max_cluster_ctas && (given || declared) && !spec.cluster_nonportable)
+    throw Error(ErrorKind::LaunchSpec, origin + "a cluster of " + std::to_string(n) + " CTAs exceeds the portable " +
+                                           std::to_string(dev.topology.max_cluster_ctas) +
+                                           " (topology.max_cluster_ctas); set \"cluster_nonportable\": true, as cudaFuncAttributeNonPortableClusterSizeAllowed does");
+  for (int d = 0; d < 3; ++d) shape.cluster[static_cast<std::size_t>(d)] = static_cast<std::uint32_t>(c[d]);
+  shape.explicit_cluster = given || declared;
+}
+
 // Warp (wave) instructions timed in detail, the same rule on every part: RunOptions::detail_budget,
 // else KERNSIM_DETAIL_BUDGET, else the target's default.
 std::uint64_t detail_budget(const RunOptions& opts, std::uint64_t target_default) {
@@ -123,6 +157,7 @@ RunResult run_launch(const LaunchSpec& spec, const device::DeviceSpec& dev, cons
     shape.block[d] = static_cast<std::uint32_t>(spec.block[d]);
   }
   shape.dynamic_shared = static_cast<std::uint32_t>(spec.dynamic_shared_bytes);
+  check_cluster(spec, dev, traits, ki.demangled, shape);
   shape.threads_per_block = spec.threads_per_block();
   shape.shared_per_block = shared;
   shape.kernel_name = ki.demangled;

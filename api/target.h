@@ -41,6 +41,9 @@ struct KernelTraits {
   std::int64_t static_shared = 0;        // bytes of shared memory / LDS the kernel declares
   std::int64_t dynamic_shared_offset = 0;  // where dynamic shared memory starts
   std::string shared_words;              // "shared memory", "LDS"
+  std::array<std::int64_t, 3> required_cluster{0, 0, 0};  // .reqnctapercluster; 0: not declared
+  bool explicit_cluster = false;         // .explicitcluster: must be launched with clusters
+  std::int64_t max_cluster_rank = 0;     // .maxclusterrank; 0: none
   int registers = 0;                     // per thread (NVIDIA) / VGPRs (AMD), for the report
   std::string registers_source;          // "ptxas", "code object metadata", "estimate (...)"
 };
@@ -49,6 +52,8 @@ struct KernelTraits {
 struct LaunchShape {
   std::array<std::uint32_t, 3> grid{1, 1, 1}, block{1, 1, 1};
   std::uint32_t dynamic_shared = 0;
+  std::array<std::uint32_t, 3> cluster{1, 1, 1};
+  bool explicit_cluster = false;
   std::int64_t threads_per_block = 0;
   std::int64_t shared_per_block = 0;   // static + dynamic, as the occupancy sees it
   std::string kernel_name;             // demangled, for messages
@@ -63,6 +68,8 @@ struct LaunchShape {
       d.block[i] = block[static_cast<std::size_t>(i)];
     }
     d.dynamic_shared = dynamic_shared;
+    d.cluster = cluster;
+    d.explicit_cluster = explicit_cluster;
     return d;
   }
 };

@@ -115,6 +115,11 @@ struct ComputeUnit {
   double cta_turnover_cycles = 0;        // from a CTA's last warp exiting to the next CTA's first instruction in its slot
   double vote_latency_cycles = 0;        // vote.sync (VOTE): issue to dependent issue
   double redux_latency_cycles = 0;       // redux.sync (REDUX): issue to dependent issue
+  // barrier.cluster: last arrival in the cluster to the released warps' next issue, for the
+  // default (.release) arrival, a .relaxed one, and a CTA launched without clusters
+  double cluster_barrier_latency_cycles = 0;
+  double cluster_barrier_relaxed_latency_cycles = 0;
+  double cluster_barrier_one_cta_latency_cycles = 0;
   // 1: a matrix instruction and the FMA/ALU pipes' instructions occupy each other's pipes for
   // their issue intervals (an HMMA and the instructions around it do not overlap); 0: independent
   std::int64_t tensor_shares_math_pipes = 0;
@@ -144,6 +149,10 @@ struct SharedMemory {
   double latency_cycles = 0;                // load-to-use, no conflicts
   double conflict_latency_cycles = 0;       // extra latency per additional (conflicting) wavefront
   double bytes_per_cycle = 0;               // per SM/CU
+  // NVIDIA only: distributed shared memory, another CTA of the cluster's shared memory through the
+  // SM-to-SM network: load-to-use latency and the bytes one SM moves per cycle
+  double dsmem_latency_cycles = 0;
+  double dsmem_bytes_per_cycle = 0;
   // AMD only: the LDS is reached through ports shared by pairs of SIMDs; each moves
   // `port_bytes_per_cycle` per direction, and a lane's address travels on the input port with
   // store data.
@@ -267,6 +276,11 @@ struct Tma {
 struct Topology {
   std::int64_t dies = 0;        // NVIDIA: dies; AMD: XCDs
   std::int64_t units_per_die = 0;
+  // NVIDIA only: the SMs of each GPC as the part is sold (floor-swept GPCs hold fewer); they
+  // add up to sm.count. The CTAs of a cluster run on SMs of one GPC.
+  std::vector<std::int64_t> gpc_sms;
+  std::int64_t max_cluster_ctas = 0;              // largest portable cluster (every part of the family runs it)
+  std::int64_t max_cluster_ctas_nonportable = 0;  // largest cluster with cudaFuncAttributeNonPortableClusterSizeAllowed
 };
 
 class DeviceSpec {

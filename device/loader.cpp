@@ -45,7 +45,7 @@ std::map<Confidence, int> DeviceSpec::confidence_histogram() const {
 
 namespace {
 
-enum class Type { Int, Double, String, Int3 };
+enum class Type { Int, Double, String, Int3, IntList };
 constexpr unsigned kNv = 1, kAmd = 2, kBoth = 3;
 
 struct Field {
@@ -92,6 +92,10 @@ std::vector<Field> build_schema() {
 
   I("topology.dies", "dies", kBoth, true, "NVIDIA: dies; AMD: XCDs", [](DeviceSpec& d) -> std::int64_t& { return d.topology.dies; });
   I("topology.units_per_die", "SMs/CUs", kBoth, true, "enabled SMs/CUs per die or XCD", [](DeviceSpec& d) -> std::int64_t& { return d.topology.units_per_die; });
+  s.push_back({"topology.gpc_sms", Type::IntList, "SMs", kNv, true, "SMs of each GPC as the part is sold, [g0, g1, ...]; they add up to sm.count (the CTAs of a cluster share one GPC)",
+               binder(+[](DeviceSpec& d) -> std::vector<std::int64_t>& { return d.topology.gpc_sms; })});
+  I("topology.max_cluster_ctas", "CTAs", kNv, true, "largest portable thread-block cluster", [](DeviceSpec& d) -> std::int64_t& { return d.topology.max_cluster_ctas; });
+  I("topology.max_cluster_ctas_nonportable", "CTAs", kNv, true, "largest cluster a kernel that allows non-portable sizes may use", [](DeviceSpec& d) -> std::int64_t& { return d.topology.max_cluster_ctas_nonportable; });
 
   // The SM (NVIDIA) and CU (AMD) share one struct; the file spells the section by vendor.
   for (const char* sec : {"sm", "cu"}) {
@@ -127,6 +131,9 @@ std::vector<Field> build_schema() {
   D("sm.cta_turnover_cycles", "cycles", kNv, true, "from a CTA's last warp exiting to the next CTA's first instruction in the slot it frees (the dispatcher not limiting)", [](DeviceSpec& d) -> double& { return d.sm.cta_turnover_cycles; });
   D("sm.vote_latency_cycles", "cycles", kNv, true, "vote.sync (VOTE): issue to dependent issue", [](DeviceSpec& d) -> double& { return d.sm.vote_latency_cycles; });
   D("sm.redux_latency_cycles", "cycles", kNv, true, "redux.sync (REDUX): issue to dependent issue", [](DeviceSpec& d) -> double& { return d.sm.redux_latency_cycles; });
+  D("sm.cluster_barrier_latency_cycles", "cycles", kNv, true, "barrier.cluster: last arrival in the cluster to the released warps' next issue", [](DeviceSpec& d) -> double& { return d.sm.cluster_barrier_latency_cycles; });
+  D("sm.cluster_barrier_relaxed_latency_cycles", "cycles", kNv, true, "barrier.cluster with a .relaxed arrival (no release fence): last arrival to the released warps' next issue", [](DeviceSpec& d) -> double& { return d.sm.cluster_barrier_relaxed_latency_cycles; });
+  D("sm.cluster_barrier_one_cta_latency_cycles", "cycles", kNv, true, "barrier.cluster in a CTA launched without clusters (a cluster of one)", [](DeviceSpec& d) -> double& { return d.sm.cluster_barrier_one_cta_latency_cycles; });
   D("sm.cross_pipe_latency_cycles", "cycles", kNv, true, "extra latency when the FMA pipe's result feeds the ALU pipe or the reverse", [](DeviceSpec& d) -> double& { return d.sm.cross_pipe_latency_cycles; });
   D("sm.wgmma_flops_per_cycle_f16", "FLOP/cycle", kNv, true, "wgmma.mma_async with f16/bf16 inputs: dense FLOP the SM's tensor engine does per cycle", [](DeviceSpec& d) -> double& { return d.sm.wgmma_flops_per_cycle_f16; });
   D("sm.wgmma_flops_per_cycle_tf32", "FLOP/cycle", kNv, true, "wgmma.mma_async with tf32 inputs: dense FLOP per SM cycle", [](DeviceSpec& d) -> double& { return d.sm.wgmma_flops_per_cycle_tf32; });
@@ -171,6 +178,8 @@ std::vector<Field> build_schema() {
   D("shared.latency_cycles", "cycles", kBoth, true, "load-to-use latency without conflicts", [](DeviceSpec& d) -> double& { return d.shared.latency_cycles; });
   D("shared.conflict_latency_cycles", "cycles", kBoth, true, "extra latency per additional wavefront of a bank-conflicted access", [](DeviceSpec& d) -> double& { return d.shared.conflict_latency_cycles; });
   D("shared.bytes_per_cycle", "bytes/cycle", kBoth, true, "bandwidth per SM/CU", [](DeviceSpec& d) -> double& { return d.shared.bytes_per_cycle; });
+  D("shared.dsmem_latency_cycles", "cycles", kNv, true, "distributed shared memory: load-to-use latency of another CTA's shared memory in the cluster", [](DeviceSpec& d) -> double& { return d.shared.dsmem_latency_cycles; });
+  D("shared.dsmem_bytes_per_cycle", "bytes/cycle", kNv, true, "distributed shared memory: bytes one SM sends to or receives from other SMs of its GPC per cycle", [](DeviceSpec& d) -> double& { return d.shared.dsmem_bytes_per_cycle; });
   D("shared.port_bytes_per_cycle", "bytes/cycle", kAmd, true, "LDS port of a SIMD pair: bytes per cycle in each direction", [](DeviceSpec& d) -> double& { return d.shared.port_bytes_per_cycle; });
   I("shared.simds_per_port", "SIMDs", kAmd, true, "SIMDs sharing one LDS port", [](DeviceSpec& d) -> std::int64_t& { return d.shared.simds_per_port; });
   D("shared.address_bytes_per_lane", "bytes", kAmd, true, "address bytes a lane sends on the LDS input port (with store data)", [](DeviceSpec& d) -> double& { return d.shared.address_bytes_per_lane; });
@@ -438,6 +447,18 @@ void set_value(const Field& f, DeviceSpec& d, const YAML::Node& v, const Leaf& l
       }
       break;
     }
+    case Type::IntList: {
+      if (!v.IsSequence() || v.size() == 0) fail(leaf.file, leaf.line, "key `" + f.key + "`: expected a non-empty list of integers [a, b, ...]");
+      auto& list = *static_cast<std::vector<std::int64_t>*>(p);
+      list.clear();
+      for (std::size_t i = 0; i < v.size(); ++i) {
+        double x = scalar_as<double>(v[i], leaf, f.key, "an integer");
+        if (!std::isfinite(x) || x <= 0 || x > 9007199254740992.0 || x != static_cast<double>(static_cast<std::int64_t>(x)))
+          fail(leaf.file, leaf.line, "key `" + f.key + "`: element " + std::to_string(i) + " must be a positive integer");
+        list.push_back(static_cast<std::int64_t>(x));
+      }
+      break;
+    }
   }
 }
 
@@ -447,6 +468,26 @@ std::string number_text(double x) {
   char buf[64];
   auto r = std::to_chars(buf, buf + sizeof buf, x);  // shortest text that reads back to x
   return std::string(buf, r.ptr);
+}
+
+// The GPC layout: its SMs add up to the part's, and the largest cluster fits the largest GPC.
+template <class Reject>
+void check_gpcs(const DeviceSpec& d, Reject&& reject) {
+  const auto& g = d.topology.gpc_sms;
+  std::int64_t sum = 0;
+  for (std::int64_t n : g) sum += n;
+  if (sum != d.sm.count)
+    reject("topology.gpc_sms", "its SMs add up to " + std::to_string(sum) + ", not sm.count (" + std::to_string(d.sm.count) +
+                                   "); a file that changes sm.count gives the GPCs of the new part too");
+  if (d.topology.max_cluster_ctas < 1) reject("topology.max_cluster_ctas", "must be at least 1 (a CTA is a cluster of one)");
+  if (d.topology.max_cluster_ctas_nonportable < d.topology.max_cluster_ctas)
+    reject("topology.max_cluster_ctas_nonportable", "must be at least topology.max_cluster_ctas (" + std::to_string(d.topology.max_cluster_ctas) +
+                                                         "), got " + std::to_string(d.topology.max_cluster_ctas_nonportable));
+  const std::int64_t largest = g.empty() ? 0 : *std::max_element(g.begin(), g.end());
+  if (d.topology.max_cluster_ctas_nonportable > largest * d.sm.max_blocks)
+    reject("topology.max_cluster_ctas_nonportable", "is " + std::to_string(d.topology.max_cluster_ctas_nonportable) +
+                                                         ", more CTAs than the largest GPC holds (" + std::to_string(largest) + " SMs x sm.max_blocks " +
+                                                         std::to_string(d.sm.max_blocks) + ")");
 }
 
 // What the models can hold. Counts and sizes the simulation divides by or sizes its state with
@@ -504,6 +545,8 @@ void check_model_limits(const DeviceSpec& d) {
     if (d.sm.warp_size != kNvidiaWarpSize)
       reject("sm.warp_size", "must be " + std::to_string(kNvidiaWarpSize) + " (the NVIDIA model's lane masks are 32 bits), got " +
                                  std::to_string(d.sm.warp_size));
+    check_gpcs(d, reject);
+    rate("shared.dsmem_bytes_per_cycle", d.shared.dsmem_bytes_per_cycle, "distributed shared memory's bandwidth");
   } else {
     if (d.sm.warp_size != 32 && d.sm.warp_size != kMaxWarpSize)
       reject("cu.warp_size", "must be 32 or " + std::to_string(kMaxWarpSize) + " (lane masks are 64 bits), got " + std::to_string(d.sm.warp_size));
@@ -710,7 +753,11 @@ DeviceSpec resolve_device(const std::optional<std::string>& arch, const std::opt
 std::vector<SchemaRow> device_schema() {
   std::vector<SchemaRow> rows;
   for (const auto& f : schema()) {
-    const char* t = f.type == Type::Int ? "int" : f.type == Type::Double ? "number" : f.type == Type::String ? "string" : "int[3]";
+    const char* t = f.type == Type::Int      ? "int"
+                    : f.type == Type::Double ? "number"
+                    : f.type == Type::String ? "string"
+                    : f.type == Type::Int3   ? "int[3]"
+                                             : "int[]";
     const char* v = f.vendors == kBoth ? "both" : f.vendors == kNv ? "nvidia" : "amd";
     rows.push_back({f.key, t, f.unit, v, f.required, f.description});
   }
@@ -782,6 +829,11 @@ std::string value_as_yaml(const DeviceSpec& d, std::string_view key) {
     case Type::Int3: {
       const auto& a = *static_cast<std::array<std::int64_t, 3>*>(p);
       return "[" + std::to_string(a[0]) + ", " + std::to_string(a[1]) + ", " + std::to_string(a[2]) + "]";
+    }
+    case Type::IntList: {
+      std::string out = "[";
+      for (std::int64_t x : *static_cast<std::vector<std::int64_t>*>(p)) out += (out.size() > 1 ? ", " : "") + std::to_string(x);
+      return out + "]";
     }
   }
   return "";

@@ -75,6 +75,9 @@ struct Function {
   std::vector<Decl> params;
   std::vector<Statement> body;  // labels, instructions, declarations and { } scopes, in order
   std::optional<std::array<int, 3>> maxntid, reqntid;
+  std::optional<std::array<int, 3>> reqnctapercluster;  // .reqnctapercluster (clang: __cluster_dims__)
+  bool explicitcluster = false;                         // .explicitcluster
+  int maxclusterrank = 0;                               // .maxclusterrank N (0: none)
   int line = 0;
 };
 

@@ -46,6 +46,7 @@ Rnd parse_rnd(std::string_view s) {
 Space parse_space(std::string_view s) {
   if (s == "global") return Space::Global;
   if (s == "shared" || s == "shared::cta") return Space::Shared;
+  if (s == "shared::cluster") return Space::SharedCluster;
   if (s == "local") return Space::Local;
   if (s == "param" || s == "param::entry" || s == "param::func") return Space::Param;
   if (s == "const") return Space::Const;
@@ -53,7 +54,7 @@ Space parse_space(std::string_view s) {
 }
 
 bool is_space_name(std::string_view s) {
-  return s == "global" || s == "shared" || s == "shared::cta" || s == "local" || s == "param" || s == "const" ||
+  return s == "global" || s == "shared" || s == "shared::cta" || s == "shared::cluster" || s == "local" || s == "param" || s == "const" ||
          s == "param::entry" || s == "param::func";
 }
 
@@ -553,6 +554,7 @@ class Decoder {
       if (m == "NaN") inst.flags |= kNaN;
       if (m == "xorsign") inst.flags |= kXorsign;
       if (m == "abs") inst.flags |= kAbs;
+      if (m == "relaxed") inst.flags |= kRelaxed;
     }
     const Mnemonic* mn = find_mnemonic(in.parts);
     if (!mn) {
@@ -1414,6 +1416,9 @@ class Decoder {
     f.first = static_cast<std::uint32_t>(p_.insts.size());
     if (af.reqntid) f.reqntid = *af.reqntid;
     if (af.maxntid) f.maxntid = *af.maxntid;
+    if (af.reqnctapercluster) f.reqnctapercluster = *af.reqnctapercluster;
+    f.explicitcluster = af.explicitcluster;
+    f.maxclusterrank = af.maxclusterrank;
     scopes_.clear();
     scopes_.emplace_back();
     // parameters

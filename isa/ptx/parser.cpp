@@ -255,6 +255,9 @@ class Parser {
       }
       if (d == ".maxntid") f.maxntid = dims;
       if (d == ".reqntid") f.reqntid = dims;
+      if (d == ".reqnctapercluster") f.reqnctapercluster = dims;
+      if (d == ".explicitcluster") f.explicitcluster = true;
+      if (d == ".maxclusterrank") f.maxclusterrank = dims[0];
     }
     if (accept(";")) return f;  // prototype
     f.has_body = true;

@@ -44,6 +44,7 @@ const char* to_string(Space s) {
     case Space::Local: return "local";
     case Space::Param: return "param";
     case Space::Const: return "const";
+    case Space::SharedCluster: return "shared::cluster";
   }
   return "?";
 }

@@ -50,7 +50,9 @@ enum class Op : std::uint8_t {
 };
 const char* to_string(Op op);
 
-enum class Space : std::uint8_t { Generic, Global, Shared, Local, Param, Const };
+// SharedCluster: .shared::cluster, the shared memory of every CTA of the cluster (distributed
+// shared memory); Shared is .shared / .shared::cta, the executing CTA's.
+enum class Space : std::uint8_t { Generic, Global, Shared, Local, Param, Const, SharedCluster };
 const char* to_string(Space s);
 
 enum class Rnd : std::uint8_t { None, Rn, Rz, Rm, Rp, Rna, Rni, Rzi, Rmi, Rpi };
@@ -70,6 +72,7 @@ enum : std::uint32_t {
   kFoldedModifier = 1u << 26,   // a float neg/abs that ptxas folds into its readers' operands: no machine instruction
   kRangeReduced = 1u << 27,     // sin/cos: ptxas puts an FMUL.RZ (x / 2 pi) ahead of the MUFU, in its dependency chain
   kClusterSpace = 1u << 28,     // the address (Inst::addr; for bulk copies the destination) is a .shared::cluster one
+  kRelaxed = 1u << 29,          // .relaxed: no release fence (barrier.cluster.arrive.relaxed)
 };
 
 // wgmma.mma_async's immediate operands, in Inst::imm.
@@ -172,6 +175,9 @@ struct Function {
   std::vector<ParamInfo> returns;     // func return params
   std::vector<std::uint32_t> callees; // functions called directly
   std::array<int, 3> reqntid{0, 0, 0}, maxntid{0, 0, 0};
+  std::array<int, 3> reqnctapercluster{0, 0, 0};  // 0: not declared
+  bool explicitcluster = false;
+  int maxclusterrank = 0;
 };
 
 // A direct call: which function, and where arguments and results live in the caller's and
@@ -214,5 +220,9 @@ inline constexpr std::uint64_t kSharedWindow = 0x00007d0000000000ull; // generic
 inline constexpr std::uint64_t kLocalWindow = 0x00007c0000000000ull;  // generic view of local
 inline constexpr std::uint64_t kParamWindow = 0x00007b0000000000ull;  // generic view of kernel params
 inline constexpr std::uint64_t kWindowSize = 0x0000010000000000ull;
+// A .shared::cluster address (and its generic view, kSharedWindow + it) names CTA rank r of the
+// cluster as (r + 1) x kClusterRankStride + the shared::cta offset; an address below the stride
+// is the executing CTA's own (the shared::cta window lies inside the shared::cluster window).
+inline constexpr std::uint64_t kClusterRankStride = 0x0000000001000000ull;  // 16 MiB, above any CTA's shared memory
 
 }  // namespace kernsim::isa::ptx

@@ -264,7 +264,7 @@ class _PreparedLaunch:
 
     def __init__(self, kernel: Kernel, grid, block, args: Sequence[Any], *, arch=None, device_file=None,
                  full=False, keep_outputs=None, dynamic_shared_bytes=0, max_instructions=None,
-                 wall_time_limit_s=None, flops=None, min_bytes=None):
+                 wall_time_limit_s=None, flops=None, min_bytes=None, cluster=None, cluster_nonportable=False):
         if not isinstance(kernel, Kernel):
             raise TypeError("launch() needs a Kernel from kernsim.compile(...) (module['name'])")
         m = kernel.module
@@ -312,6 +312,10 @@ class _PreparedLaunch:
         version = 2 if any(isinstance(a, TensorMap) for a in args) else 1
         spec = {"spec_version": version, "source": m.source, "kernel": kernel.name, "grid": _dims(grid, "grid"),
                 "block": _dims(block, "block"), "dynamic_shared_bytes": int(dynamic_shared_bytes), "args": spec_args}
+        if cluster is not None:
+            spec["cluster"] = _dims(cluster, "cluster")
+        if cluster_nonportable:
+            spec["cluster_nonportable"] = True
         if m.compile_settings:
             spec["compile"] = m.compile_settings
         if flops is not None:
@@ -365,7 +369,8 @@ class TensorMap:
 
 def launch(kernel: Kernel, grid, block, args: Sequence[Any], *, arch: str | None = None, full: bool = False,
            dynamic_shared_bytes: int = 0, keep_outputs: bool | None = None, max_instructions: int | None = None,
-           wall_time_limit_s: float | None = None, device_file=None, flops=None, min_bytes=None) -> LaunchResult:
+           wall_time_limit_s: float | None = None, device_file=None, flops=None, min_bytes=None, cluster=None,
+           cluster_nonportable: bool = False) -> LaunchResult:
     """Runs ``kernel`` on the simulated part and times it.
 
     ``args`` follow the kernel's parameters: numpy arrays for pointers (copied in; None is a null
@@ -376,12 +381,14 @@ def launch(kernel: Kernel, grid, block, args: Sequence[Any], *, arch: str | None
     returned only when ``keep_outputs=True`` (the rest of the grid then runs untimed).
     ``wall_time_limit_s`` bounds the simulation's wall time (None: the default of 120 s, 0: none;
     docs/limits.md); past it, or when a warp is proven to loop endlessly, the launch raises a
-    kernel fault instead of returning a time.
+    kernel fault instead of returning a time. ``cluster`` (x[, y[, z]]) launches thread-block
+    clusters (sm_90+; a kernel with ``__cluster_dims__`` has its own), ``cluster_nonportable``
+    allows clusters above the portable 8 CTAs (cudaFuncAttributeNonPortableClusterSizeAllowed).
     """
     p = _PreparedLaunch(kernel, grid, block, args, arch=arch, device_file=device_file, full=full,
                         keep_outputs=keep_outputs, dynamic_shared_bytes=dynamic_shared_bytes,
                         max_instructions=max_instructions, wall_time_limit_s=wall_time_limit_s, flops=flops,
-                        min_bytes=min_bytes)
+                        min_bytes=min_bytes, cluster=cluster, cluster_nonportable=cluster_nonportable)
     return p.result(_core.run_jobs([p.job], 1)[0])
 
 

@@ -991,7 +991,8 @@ void PtxCta::Impl::exec_alu(Warp& w, const Inst& in, std::uint32_t m) {
     }
     case Op::Cvta: {
       const Reg d = p.dst(in, 0);
-      std::uint64_t base = in.space == Space::Shared ? P::kSharedWindow : in.space == Space::Local ? P::kLocalWindow
+      std::uint64_t base = in.space == Space::Shared || in.space == Space::SharedCluster ? P::kSharedWindow
+                           : in.space == Space::Local                                  ? P::kLocalWindow
                            : in.space == Space::Param ? P::kParamWindow : 0;
       const bool to = in.flags & P::kCvtaTo;
       const bool narrow = ty_bits(t) == 32;
@@ -1006,6 +1007,28 @@ void PtxCta::Impl::exec_alu(Warp& w, const Inst& in, std::uint32_t m) {
       });
       return;
     }
+    case Op::Mapa: {  // mapa[.shared::cluster].u32|u64 d, a, rank: a's variable in CTA `rank` of the cluster
+      const Reg d = p.dst(in, 0);
+      const bool generic = in.space != Space::SharedCluster;
+      for_lanes(m, [&](int l) {
+        const std::uint64_t a = srcv(*this, w, in, 0, l);
+        const auto target = static_cast<std::uint32_t>(srcv(*this, w, in, 1, l));
+        put(w, d, l, cluster_map(w, in, l, a, target, generic));
+      });
+      return;
+    }
+    case Op::Getctarank: {  // getctarank[.shared::cluster].u32|u64 d, a
+      const Reg d = p.dst(in, 0);
+      for_lanes(m, [&](int l) {
+        std::uint64_t a = srcv(*this, w, in, 0, l);
+        if (in.space != Space::SharedCluster) {
+          if (a < P::kSharedWindow || a >= P::kSharedWindow + P::kWindowSize) fault(w, in, l, "getctarank of an address that is not shared memory");
+          a -= P::kSharedWindow;
+        }
+        put(w, d, l, a >= P::kClusterRankStride ? a / P::kClusterRankStride - 1 : rank);
+      });
+      return;
+    }
     case Op::Isspacep: {
       std::uint32_t r = 0;
       for_lanes(m, [&](int l) {
@@ -1013,7 +1036,10 @@ void PtxCta::Impl::exec_alu(Warp& w, const Inst& in, std::uint32_t m) {
         bool in_sh = a >= P::kSharedWindow && a < P::kSharedWindow + P::kWindowSize;
         bool in_lo = a >= P::kLocalWindow && a < P::kLocalWindow + P::kWindowSize;
         bool in_pa = a >= P::kParamWindow && a < P::kParamWindow + P::kWindowSize;
-        bool b = in.space == Space::Shared ? in_sh : in.space == Space::Local ? in_lo : in.space == Space::Param ? in_pa
+        // .shared (::cta) is the executing CTA's part of the shared::cluster window
+        bool b = in.space == Space::SharedCluster ? in_sh
+                 : in.space == Space::Shared      ? in_sh && a - P::kSharedWindow < P::kClusterRankStride
+                 : in.space == Space::Local ? in_lo : in.space == Space::Param ? in_pa
                  : in.space == Space::Const ? false : (!in_sh && !in_lo && !in_pa);
         r |= static_cast<std::uint32_t>(b) << l;
       });

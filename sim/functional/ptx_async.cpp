@@ -72,8 +72,12 @@ std::uint8_t* PtxCta::Impl::cluster_shared(Warp& w, const Inst& in, std::uint64_
     fault(w, in, lane,
           std::to_string(bytes) + " bytes at shared::cluster address " + hex(addr) + " overrun the CTA's " +
               std::to_string(shared.size()) + " bytes of shared memory");
-  unsupported(in, "a .shared::cluster address outside the own CTA's shared memory (" + hex(addr) +
-                      "; another CTA of a cluster): needs clusters");
+  if (addr < P::kClusterRankStride)
+    fault(w, in, lane, std::to_string(bytes) + " bytes at shared::cluster address " + hex(addr) +
+                           " are outside the CTA's " + std::to_string(shared.size()) + " bytes of shared memory");
+  // another CTA of the cluster (mapa's encoding: (rank + 1) x kClusterRankStride + offset)
+  return cluster_shared(w, in, lane, static_cast<std::uint32_t>(addr / P::kClusterRankStride - 1), addr % P::kClusterRankStride,
+                        bytes, true);
 }
 
 namespace {

@@ -68,6 +68,10 @@ void PtxKernel::count(std::uint32_t active) {
 }
 
 void PtxKernel::run_all() {
+  if (dims_.cluster_ctas() > 1 || dims_.explicit_cluster) {
+    for (std::uint64_t c = 0; c < dims_.num_clusters(); ++c) make_cluster(c).front()->run();
+    return;
+  }
   const std::uint64_t n = dims_.num_blocks();
   for (std::uint64_t c = 0; c < n; ++c) {
     PtxCta cta(*this, c);
@@ -78,12 +82,17 @@ void PtxKernel::run_all() {
 // ---------------------------------------------------------------------------------------------
 // CTA
 
-PtxCta::PtxCta(PtxKernel& kernel, std::uint64_t cta_linear) : impl_(std::make_unique<Impl>(*this, kernel, cta_linear)) {}
-PtxCta::~PtxCta() = default;
+PtxCta::PtxCta(PtxKernel& kernel, std::uint64_t cta_linear, std::shared_ptr<ClusterState> cluster, std::uint32_t rank)
+    : impl_(std::make_unique<Impl>(*this, kernel, cta_linear, std::move(cluster), rank)) {
+  if (impl_->cluster) impl_->cluster->members[rank] = impl_.get();
+}
+PtxCta::~PtxCta() {
+  if (impl_->cluster) impl_->cluster->members[impl_->rank] = nullptr;  // its shared memory is gone
+}
 
 int PtxCta::num_warps() const { return static_cast<int>(impl_->warps.size()); }
 bool PtxCta::warp_done(int w) const { return impl_->warps[w].stack.empty(); }
-bool PtxCta::warp_waiting(int w) const { return impl_->warps[w].waiting; }
+bool PtxCta::warp_waiting(int w) const { return impl_->warps[w].waiting || impl_->warps[w].cluster_wait; }
 bool PtxCta::done() const { return impl_->live_warps == 0; }
 std::uint32_t PtxCta::next_pc(int w) const {
   const Warp& wp = impl_->warps[w];
@@ -97,8 +106,8 @@ std::array<std::uint32_t, 3> PtxCta::cta_id() const { return impl_->ctaid; }
 std::uint64_t PtxCta::linear_id() const { return impl_->linear; }
 std::uint32_t PtxCta::shared_bytes() const { return impl_->shared_size(); }
 
-PtxCta::Impl::Impl(PtxCta& s, PtxKernel& kernel, std::uint64_t cta_linear)
-    : self(s), k(kernel), p(kernel.program()), linear(cta_linear) {
+PtxCta::Impl::Impl(PtxCta& s, PtxKernel& kernel, std::uint64_t cta_linear, std::shared_ptr<ClusterState> cl, std::uint32_t r)
+    : self(s), k(kernel), p(kernel.program()), linear(cta_linear), cluster(std::move(cl)), rank(r) {
   const LaunchDims& d = k.dims();
   ctaid = {static_cast<std::uint32_t>(cta_linear % d.grid[0]),
            static_cast<std::uint32_t>((cta_linear / d.grid[0]) % d.grid[1]),
@@ -152,20 +161,20 @@ PtxCta::Impl::Impl(PtxCta& s, PtxKernel& kernel, std::uint64_t cta_linear)
         if (nm == "%ntid.x") c = d.block[0];
         else if (nm == "%ntid.y") c = d.block[1];
         else if (nm == "%ntid.z") c = d.block[2];
-        else if (nm == "%ctaid.x" || nm == "%clusterid.x") c = ctaid[0];
-        else if (nm == "%ctaid.y" || nm == "%clusterid.y") c = ctaid[1];
-        else if (nm == "%ctaid.z" || nm == "%clusterid.z") c = ctaid[2];
-        else if (nm == "%nctaid.x" || nm == "%nclusterid.x") c = d.grid[0];
-        else if (nm == "%nctaid.y" || nm == "%nclusterid.y") c = d.grid[1];
-        else if (nm == "%nctaid.z" || nm == "%nclusterid.z") c = d.grid[2];
+        else if (nm == "%ctaid.x") c = ctaid[0];
+        else if (nm == "%ctaid.y") c = ctaid[1];
+        else if (nm == "%ctaid.z") c = ctaid[2];
+        else if (nm == "%nctaid.x") c = d.grid[0];
+        else if (nm == "%nctaid.y") c = d.grid[1];
+        else if (nm == "%nctaid.z") c = d.grid[2];
+        else if (nm.starts_with("%cluster") || nm.starts_with("%ncluster") || nm == "%is_explicit_cluster") c = cluster_special(nm);
         else if (nm == "%warpid") c = static_cast<std::uint32_t>(wi);
         else if (nm == "%nwarpid") c = k.options().max_warps_per_sm;
         else if (nm == "%smid") c = 0;
         else if (nm == "%nsmid") c = k.options().num_sms;
         else if (nm == "%dynamic_smem_size") c = d.dynamic_shared;
         else if (nm == "%total_smem_size" || nm == "%aggr_smem_size") c = static_cast<std::uint32_t>(shared.size());
-        else if (nm == "%cluster_nctaid.x" || nm == "%cluster_nctaid.y" || nm == "%cluster_nctaid.z" || nm == "%cluster_nctarank") c = 1;
-        else c = 0;  // %cluster_ctaid.*, %cluster_ctarank, %is_explicit_cluster; clocks are filled on read
+        else c = 0;  // clocks are filled on read
       }
       for (int l = 0; l < 32; ++l) {
         const std::uint32_t t = first + static_cast<std::uint32_t>(l);
@@ -375,6 +384,7 @@ StepInfo PtxCta::step(int wi) {
         w.exited |= gm;
         remove_lanes(w, gm, 0);
         c.live_threads -= static_cast<std::uint32_t>(std::popcount(gm));
+        if (gm && c.cluster_lanes_exit(w, gm)) info.released_cluster_barrier = true;
         // lanes leaving may complete barriers other warps wait at
         for (int id = 0; id < 16; ++id)
           if (!c.barriers[id].waiting.empty() && try_complete(c, id)) info.released_barrier = true;
@@ -389,6 +399,7 @@ StepInfo PtxCta::step(int wi) {
         info.kind = StepInfo::Kind::Exited;
       }
       if (c.live_warps > 0 && c.waiting_warps == c.live_warps) c.deadlock();
+      c.check_cluster_deadlock();
       break;
     }
     case Op::Trap:
@@ -484,8 +495,17 @@ StepInfo PtxCta::step(int wi) {
         }
       }
       if (c.waiting_warps == c.live_warps) c.deadlock();
+      c.check_cluster_deadlock();
       break;
     }
+    case Op::BarClusterArrive:
+    case Op::BarClusterWait:
+      top.pc = pc + 1;
+      c.k.memory().note_store();  // the cluster's barrier state is shared: an arrival is progress
+      if (gm && in.op == Op::BarClusterArrive && c.cluster_arrive(w, gm)) info.released_cluster_barrier = true;
+      if (gm && in.op == Op::BarClusterWait) c.cluster_wait_at(w, in, gm, info);
+      pop_done(c, w);
+      break;
     case Op::Unsupported:
       c.unsupported(in, c.p.unsupported[in.imm]);
     default: {
@@ -656,13 +676,15 @@ void PtxCta::Impl::mbar_deadlock() const {
 // repeated a failing mbarrier wait (or waits at a barrier) can never end: a named deadlock.
 void PtxCta::run() {
   Impl& c = *impl_;
+  if (c.cluster) return run_cluster(*c.cluster);
   const int nw = static_cast<int>(c.warps.size());
   for (Warp& w : c.warps) w.mbar_blocked = w.spin.yield = false;  // left over from a timed start
   while (c.live_warps > 0) {
+    if (c.cluster) return run_cluster(*c.cluster);  // it used the cluster barrier: a cluster of one
     bool progress = false, all_stuck = true, any_mbar = false;
     for (int wi = 0; wi < nw; ++wi) {
       Warp& w = c.warps[wi];
-      while (!w.stack.empty() && !w.waiting) {
+      while (!w.stack.empty() && !w.waiting && !w.cluster_wait) {
         step(wi);
         progress = true;
         if (w.spin.yield) {  // suspected of an endless loop or blocked on an mbarrier: the other warps may free it

@@ -27,8 +27,17 @@ struct LaunchDims {
   std::array<std::uint32_t, 3> grid{1, 1, 1};
   std::array<std::uint32_t, 3> block{1, 1, 1};
   std::uint32_t dynamic_shared = 0;
+  // Thread-block clusters (sm_90): the CTAs of one cluster run together and reach each other's
+  // shared memory. The grid is a whole number of clusters (the launch checks it).
+  std::array<std::uint32_t, 3> cluster{1, 1, 1};
+  bool explicit_cluster = false;  // %is_explicit_cluster: launched with cluster dimensions
   std::uint32_t threads_per_block() const { return block[0] * block[1] * block[2]; }
   std::uint64_t num_blocks() const { return std::uint64_t{grid[0]} * grid[1] * grid[2]; }
+  std::uint32_t cluster_ctas() const { return cluster[0] * cluster[1] * cluster[2]; }
+  std::uint64_t num_clusters() const { return num_blocks() / cluster_ctas(); }
+  // The linear id of CTA `rank` (x fastest, as %cluster_ctarank) of cluster `index` (clusters
+  // numbered x fastest over the grid of clusters).
+  std::uint64_t cluster_cta(std::uint64_t index, std::uint32_t rank) const;
 };
 
 struct ExecOptions {
@@ -87,24 +96,28 @@ struct StepInfo {
   isa::ptx::Space space = isa::ptx::Space::Generic;  // resolved space of a memory access
   bool released_barrier = false;     // this step completed a barrier: other warps may run again
   bool async = false;                // an mbarrier or bulk/tensor-copy instruction: see PtxCta::async_step
+  bool released_cluster_barrier = false;  // it completed barrier.cluster: warps of every CTA of the cluster may run again
   std::uint32_t next_pc = 0;         // the warp's next instruction (valid unless Exited)
 };
 
 class PtxKernel;
+struct ClusterState;
 
 class PtxCta {
  public:
-  PtxCta(PtxKernel& kernel, std::uint64_t cta_linear);
+  PtxCta(PtxKernel& kernel, std::uint64_t cta_linear, std::shared_ptr<ClusterState> cluster = nullptr, std::uint32_t rank = 0);
   ~PtxCta();
   PtxCta(const PtxCta&) = delete;
   PtxCta& operator=(const PtxCta&) = delete;
 
   int num_warps() const;
   bool warp_done(int w) const;
-  bool warp_waiting(int w) const;   // at a barrier
+  bool warp_waiting(int w) const;   // at a barrier (bar.sync or barrier.cluster.wait)
   bool done() const;
   StepInfo step(int w);             // execute one instruction of warp w (must not be done/waiting)
-  void run();                       // run every warp to completion (functional mode)
+  // Runs every warp to completion (functional mode); a CTA of a cluster runs its whole cluster,
+  // whose CTAs take turns while one waits on a cluster barrier or a value another writes.
+  void run();
   std::uint32_t next_pc(int w) const;          // instruction warp w issues next
   const std::uint64_t* lane_addresses(int w) const;  // addresses of its last memory instruction
   // wmma.load/store: lane_addresses() are those of the first machine access of the fragment in
@@ -142,9 +155,13 @@ class PtxKernel {
   const ExecOptions& options() const { return opts_; }
   const std::vector<std::uint8_t>& params() const { return params_; }
 
-  // Functional mode: every CTA, in order.
+  // Functional mode: every CTA (every cluster), in order.
   void run_all();
-  std::unique_ptr<PtxCta> make_cta(std::uint64_t cta_linear) { return std::make_unique<PtxCta>(*this, cta_linear); }
+  // A CTA of a launch without clusters.
+  std::unique_ptr<PtxCta> make_cta(std::uint64_t cta_linear);
+  // The CTAs of cluster `index`, by rank, sharing their distributed shared memory and cluster
+  // barrier (a launch without clusters: the one CTA `index`).
+  std::vector<std::unique_ptr<PtxCta>> make_cluster(std::uint64_t index);
 
   std::uint64_t warp_instructions() const { return warp_insts_; }
   std::uint64_t thread_instructions() const { return thread_insts_; }

@@ -98,6 +98,12 @@ struct Warp {
   std::uint32_t carry = 0;            // per-lane carry flag (add.cc / addc)
   bool waiting = false;               // at a barrier
   int barrier_id = -1;
+  // barrier.cluster: lanes that arrived in the cluster barrier's current phase, whether the warp
+  // arrived and has not waited yet, the phase it arrived in, and whether it waits now
+  std::uint32_t cluster_arrived = 0;
+  bool cluster_pending = false;
+  bool cluster_wait = false;
+  std::uint64_t cluster_phase = 0;
   std::uint32_t cp_async_pending = 0;  // committed groups (functional copies complete at once)
   std::vector<WgmmaOp> wgmma;              // issued wgmma.mma_async, oldest first
   std::vector<std::uint32_t> wgmma_groups;  // sizes of the committed wgmma groups in flight, oldest first
@@ -133,6 +139,16 @@ struct Barrier {
   bool red_and = true, red_or = false;
 };
 
+// What the CTAs of one cluster share: each other (distributed shared memory) and the cluster
+// barrier. A CTA leaving the cluster (its PtxCta destroyed) clears its member entry.
+struct ClusterState {
+  std::vector<PtxCta::Impl*> members;  // by %cluster_ctarank
+  std::array<std::uint32_t, 3> id{};   // %clusterid
+  std::uint64_t index = 0;             // linear cluster index
+  std::uint64_t completed = 0;         // barrier.cluster phases completed
+  std::uint32_t arrived = 0;           // threads arrived in the current phase
+};
+
 struct PtxCta::Impl {
   PtxCta& self;
   PtxKernel& k;
@@ -146,8 +162,32 @@ struct PtxCta::Impl {
   int live_warps = 0;
   int waiting_warps = 0;  // at a barrier; == live_warps (> 0) is a deadlock, since a barrier
                           // completes in the step of its last arrival or of the exit it waits for
+  int cluster_waiting = 0;  // warps at barrier.cluster.wait
+  std::shared_ptr<ClusterState> cluster;  // null: a launch without clusters
+  std::uint32_t rank = 0;                 // %cluster_ctarank
 
-  Impl(PtxCta& s, PtxKernel& kernel, std::uint64_t cta_linear);
+  Impl(PtxCta& s, PtxKernel& kernel, std::uint64_t cta_linear, std::shared_ptr<ClusterState> cl, std::uint32_t r);
+
+  // ---- clusters (ptx_cluster.cpp) ---------------------------------------------------------
+  // The shared memory of CTA `target` of this CTA's cluster: `bytes` at shared::cta `offset`
+  // there, checked (rank, bounds, a CTA that has exited); faults name warp w's instruction.
+  // Distributed shared memory, mapa and the mbarrier/bulk-copy paths that address another CTA
+  // of the cluster go through it.
+  std::uint8_t* cluster_shared(Warp& w, const Inst& in, int lane, std::uint32_t target, std::uint64_t offset, std::uint32_t bytes,
+                               bool write);
+  // mapa: the shared::cluster address (generic: its generic view) of the variable at `a` in CTA
+  // `target`; faults when target is not a rank of the cluster or a generic `a` is not shared memory
+  std::uint64_t cluster_map(Warp& w, const Inst& in, int lane, std::uint64_t a, std::uint32_t target, bool generic);
+  std::uint32_t cluster_size() const { return cluster ? static_cast<std::uint32_t>(cluster->members.size()) : 1; }
+  // barrier.cluster.arrive / .wait for the lanes in `mask`; true when the step completed the barrier
+  std::uint32_t cluster_special(const std::string& name) const;  // %clusterid.x, %cluster_ctarank, ...
+  void ensure_cluster();
+  bool cluster_arrive(Warp& w, std::uint32_t mask);
+  bool cluster_wait_at(Warp& w, const Inst& in, std::uint32_t mask, StepInfo& info);
+  // Lanes of w exit: they no longer count as arrived (nor as expected); true when that completes it.
+  bool cluster_lanes_exit(Warp& w, std::uint32_t lanes);
+  // Every live warp of the cluster waits at a barrier and one waits at the cluster's: none can arrive.
+  void check_cluster_deadlock();
 
   // ---- rows -------------------------------------------------------------------------------
   std::uint32_t* row32(Warp& w, Reg r) {
@@ -243,6 +283,8 @@ void snapshot(const Warp& w, SpinWatch& s);
 bool same_state(const Warp& w, const SpinWatch& s);
 // One atomic read-modify-write of type t at ptr; returns the old value (zero-extended bits).
 std::uint64_t atomic_rmw(std::uint8_t* ptr, Ty t, isa::ptx::AtomOp op, std::uint64_t b, std::uint64_t c);
+// Runs the CTAs of a cluster to completion, taking turns (ptx_cluster.cpp).
+void run_cluster(ClusterState& cl);
 
 // bit casts between storage and values
 template <class T> inline T from32(std::uint32_t s) {

@@ -50,10 +50,21 @@ std::uint8_t* PtxCta::Impl::resolve(Warp& w, const Inst& in, Space space, std::u
   if (bytes > 1 && (addr % bytes) != 0)
     fault(w, in, lane, "misaligned " + std::to_string(bytes) + "-byte access at " + hex(addr));
   if (space == Space::Generic) {
-    if (addr >= P::kSharedWindow && addr < P::kSharedWindow + P::kWindowSize) { space = Space::Shared; addr -= P::kSharedWindow; }
+    if (addr >= P::kSharedWindow && addr < P::kSharedWindow + P::kWindowSize) {
+      addr -= P::kSharedWindow;
+      space = addr >= P::kClusterRankStride ? Space::SharedCluster : Space::Shared;
+    }
     else if (addr >= P::kLocalWindow && addr < P::kLocalWindow + P::kWindowSize) { space = Space::Local; addr -= P::kLocalWindow; }
     else if (addr >= P::kParamWindow && addr < P::kParamWindow + P::kWindowSize) { space = Space::Param; addr -= P::kParamWindow; }
     else space = Space::Global;
+  }
+  if (space == Space::SharedCluster) {  // distributed shared memory: CTA (addr / stride - 1) of the cluster
+    if (addr >= P::kClusterRankStride && addr / P::kClusterRankStride - 1 != rank) {
+      if (resolved) *resolved = space;
+      return cluster_shared(w, in, lane, static_cast<std::uint32_t>(addr / P::kClusterRankStride - 1), addr % P::kClusterRankStride, bytes, write);
+    }
+    space = Space::Shared;  // the executing CTA's own
+    addr %= P::kClusterRankStride;
   }
   if (resolved) *resolved = space;
   switch (space) {

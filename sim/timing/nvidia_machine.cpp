@@ -9,8 +9,10 @@
 //       ├─ tensor engine (wgmma.mma_async of all four sub-partitions, sm.wgmma_*)
 //       ├─ warp slots × (blocks_per_sm × warps_per_block): Scoreboard, AsyncGroups (cp.async, wgmma)
 //       ├─ CTA slots × blocks_per_sm: BarrierUnit, ClusterContext
+//       ├─ DSMEM port: another CTA's shared memory over the SM-to-SM network
 //       └─ memory front: NvMemorySystem (coalescer, L1/shared banks, L2 slice share, HBM)
-//   chip: CtaDispatcher (round-robin to SMs, DispatchClock), NvMemorySystem's L2/HBM/atomics
+//   chip: CtaDispatcher (round-robin to SMs, or whole clusters to the SMs of one GPC:
+//         ClusterPlacer; DispatchClock), NvMemorySystem's L2/HBM/atomics
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -89,6 +91,12 @@ struct Warp {
   std::uint32_t pc = 0;  // next instruction
 };
 
+// The CTAs of one cluster in flight: where they run and what they share.
+struct ClusterGroup {
+  std::vector<std::pair<int, int>> slots;  // (SM, CTA slot) by rank
+  ClusterContext context;
+};
+
 struct CtaSlot {
   std::unique_ptr<PtxCta> cta;
   std::uint64_t id = 0;
@@ -99,6 +107,8 @@ struct CtaSlot {
   BarrierUnit barrier;
   ClusterContext cluster;  // a launch without clusters: one per CTA
   MbarrierTimes mbars;     // its mbarriers' phases and sleeping warps
+  std::shared_ptr<ClusterGroup> group;  // a launch with clusters: its cluster's
+  ClusterContext& context() { return group ? group->context : cluster; }
 };
 
 // One sub-partition: its scheduler's state and its pipes.
@@ -215,6 +225,7 @@ struct Sm {
   std::unique_ptr<AsyncEngine> copies;  // cp.async
   std::unique_ptr<TensorEngine> tensor;  // wgmma.mma_async of the four sub-partitions
   std::unique_ptr<TmaEngine> tma;       // cp.async.bulk{.tensor}
+  double dsmem_free = 0;                // when its DSMEM port takes the next transfer
   double next = kInf;
   Residency residency;
 };
@@ -222,13 +233,13 @@ struct Sm {
 class NvidiaMachine final : public SampledMachine {
  public:
   NvidiaMachine(const device::DeviceSpec& d, PtxKernel& k, const KernelResources& res, Listener& l)
-      : d_(d), k_(k), p_(k.program()), res_(res), lis_(l) {}
+      : d_(d), k_(k), p_(k.program()), res_(res), lis_(l), cluster_(static_cast<int>(k.dims().cluster_ctas())) {}
 
   // set-up
   std::uint64_t grid_ctas() const override { return k_.dims().num_blocks(); }
   int part_units() const override { return static_cast<int>(d_.sm.count); }
   std::uint64_t probe_cta(std::uint64_t id) override;
-  bool can_slice() const override { return true; }
+  bool can_slice() const override { return cluster_ == 1; }  // a slice of whole GPCs is not built yet
   int slice_granule() const override { return 1; }
   // a slice runs the first CTAs of the grid (neighbouring CTAs that share data keep sharing it)
   std::uint64_t slice_ctas(int sms) const override {
@@ -264,6 +275,7 @@ class NvidiaMachine final : public SampledMachine {
   bool reports_window() const override { return false; }
   void complete_started() override;
   void run_untimed(std::uint64_t id) override { k_.make_cta(id)->run(); }
+  void take_woken(std::vector<int>& out) override { out.swap(woken_); woken_.clear(); }
   double core_mhz() const override { return d_.clocks.core_mhz; }
   double launch_overhead_us() const override { return d_.launch.overhead_us; }
   const char* inst_noun() const override { return "warp"; }
@@ -274,7 +286,12 @@ class NvidiaMachine final : public SampledMachine {
   void describe_instructions();
   double wgmma_service(const P::Inst& in) const;
   bool warm_warp(PtxCta& cta, int w);
-  void launch_cta(int s, int slot, std::uint64_t id, double t);
+  void launch_cta(int s, int slot, std::uint64_t id, double t) { start_cta(s, slot, id, k_.make_cta(id), t, nullptr); }
+  void start_cta(int s, int slot, std::uint64_t id, std::unique_ptr<PtxCta> cta, double t, std::shared_ptr<ClusterGroup> group);
+  void assemble_clusters();
+  void launch_clusters(double t);
+  void release_cluster_barrier(const CtaSlot& c, int s, int slot, double t_rel);
+  double dsmem(int s, Sm& sm, std::uint32_t mask, std::uint32_t bytes, double now);
   void finish_cta(int s, int slot, double t, double next_start);
   void pick_and_issue(int s, Sm& sm, Sub& sub, int si, double now);
   void skip_folded(CtaSlot& c, Warp& w);
@@ -311,6 +328,9 @@ class NvidiaMachine final : public SampledMachine {
   std::vector<Sm> sms_;
   std::unique_ptr<mem::NvMemorySystem> mem_;
   RoundRobinToUnits queue_;
+  int cluster_ = 1;  // CTAs per cluster
+  ClusterPlacer placer_;
+  std::vector<int> woken_;  // SMs whose warps a cluster barrier released
   DispatchClock dispatch_;
   std::uint64_t age_ = 0, ctas_done_ = 0, done_cta_insts_ = 0;
   double last_end_ = 0;
@@ -335,6 +355,7 @@ void NvidiaMachine::assemble(int sms, double share, std::uint64_t ctas) {
   // the slice gets its share of the chip-wide dispatcher
   dispatch_ = DispatchClock(1, nsms_, d_.launch.cta_dispatch_cycles / share, d_.sm.block_launch_cycles);
   queue_ = RoundRobinToUnits(nsms_, ctas);
+  if (cluster_ > 1) assemble_clusters();
   const int subs = static_cast<int>(std::max<std::int64_t>(1, d_.sm.sub_partitions));
   const std::size_t regs = n32_ + n64_ + npred_;
   sms_.resize(static_cast<std::size_t>(nsms_));
@@ -352,6 +373,28 @@ void NvidiaMachine::assemble(int sms, double share, std::uint64_t ctas) {
       sm.warps[w].sb.resize(regs);
       sm.subs[static_cast<std::size_t>(sm.warps[w].sub)].warps.push_back(static_cast<int>(w));
     }
+  }
+}
+
+// Clusters start as a whole on the SMs of one GPC (topology.gpc_sms); one that no GPC can hold
+// never runs, a launch error.
+void NvidiaMachine::assemble_clusters() {
+  std::vector<int> gpcs;
+  std::int64_t sum = 0;
+  for (std::int64_t n : d_.topology.gpc_sms) {
+    gpcs.push_back(static_cast<int>(n));
+    sum += n;
+  }
+  if (sum != nsms_)
+    throw Error(ErrorKind::DeviceFile, d_.name + ": topology.gpc_sms add up to " + std::to_string(sum) + " SMs, the launch runs on " +
+                                           std::to_string(nsms_));
+  placer_ = ClusterPlacer(gpcs, occ_.blocks_per_unit, cluster_, k_.dims().num_clusters());
+  if (placer_.largest_gpc_slots() < cluster_) {
+    const std::int64_t largest = *std::max_element(d_.topology.gpc_sms.begin(), d_.topology.gpc_sms.end());
+    throw Error(ErrorKind::LaunchSpec, "cluster of " + std::to_string(cluster_) + " CTAs x " + std::to_string(res_.registers_per_thread) +
+                                           " regs/" + std::to_string(res_.shared_per_block) + " B smem does not fit a GPC of " +
+                                           std::to_string(largest) + " SMs (" + std::to_string(occ_.blocks_per_unit) + " such CTA" +
+                                           (occ_.blocks_per_unit == 1 ? "" : "s") + " per SM, " + occ_.limiter + ") on " + d_.name);
   }
 }
 
@@ -502,6 +545,7 @@ bool NvidiaMachine::warm_warp(PtxCta& cta, int w) {
 
 // The first wave: each SM's first CTA in slot order, SM by SM.
 void NvidiaMachine::fill(double t) {
+  if (cluster_ > 1) return launch_clusters(t);
   for (int slot = 0; slot < occ_.blocks_per_unit; ++slot)
     for (int s = 0; s < nsms_; ++s)
       if (!queue_.empty(s)) launch_cta(s, slot, queue_.next(s), t);
@@ -510,11 +554,25 @@ void NvidiaMachine::fill(double t) {
 // ---------------------------------------------------------------------------------------------
 // CTAs
 
-void NvidiaMachine::launch_cta(int s, int slot, std::uint64_t id, double t) {
+// Every cluster a GPC has room for now, its CTAs together.
+void NvidiaMachine::launch_clusters(double t) {
+  for (std::uint64_t index = placer_.next_cluster();; index = placer_.next_cluster()) {
+    const auto at = placer_.place();
+    if (at.empty()) return;
+    auto ctas = k_.make_cluster(index);
+    auto group = std::make_shared<ClusterGroup>();
+    group->slots = at;
+    for (std::size_t r = 0; r < at.size(); ++r)
+      start_cta(at[r].first, at[r].second, k_.dims().cluster_cta(index, static_cast<std::uint32_t>(r)), std::move(ctas[r]), t, group);
+  }
+}
+
+void NvidiaMachine::start_cta(int s, int slot, std::uint64_t id, std::unique_ptr<PtxCta> cta, double t, std::shared_ptr<ClusterGroup> group) {
   Sm& sm = sms_[static_cast<std::size_t>(s)];
   CtaSlot& c = sm.ctas[static_cast<std::size_t>(slot)];
   t = dispatch_.start(0, s, t);
-  c.cta = k_.make_cta(id);
+  c.cta = std::move(cta);
+  c.group = std::move(group);
   c.cta->set_smid(static_cast<std::uint32_t>(s));
   c.cta->set_ns_per_cycle(1e3 / d_.clocks.core_mhz);
   c.id = id;
@@ -522,7 +580,7 @@ void NvidiaMachine::launch_cta(int s, int slot, std::uint64_t id, double t) {
   c.start = t;
   c.insts = 0;
   c.barrier.reset();
-  c.cluster.clear();
+  if (!c.group) c.cluster.clear();  // a cluster's context is new with the cluster
   c.mbars.reset();
   c.warps_left = c.cta->num_warps();
   for (int wi = 0; wi < c.warps_left; ++wi) {
@@ -561,6 +619,12 @@ void NvidiaMachine::finish_cta(int s, int slot, double t, double next_start) {
   done_cta_insts_ += c.insts;
   last_end_ = std::max(last_end_, t);
   sm.residency.change(t, -wpb_);
+  if (cluster_ > 1) {
+    c.group.reset();
+    placer_.release(s, slot);
+    if (!stop_) launch_clusters(next_start);
+    return;
+  }
   if (!stop_ && !queue_.empty(s)) launch_cta(s, slot, queue_.next(s), next_start);
 }
 
@@ -570,10 +634,14 @@ void NvidiaMachine::abandon_in_flight(double now) {
   for (int s = 0; s < nsms_; ++s) {
     Sm& sm = sms_[static_cast<std::size_t>(s)];
     sm.residency.change(now, -sm.residency.warps());
-    for (auto& c : sm.ctas)
-      if (c.active) abandoned_.push_back(std::move(c));
+    for (std::size_t slot = 0; slot < sm.ctas.size(); ++slot)
+      if (sm.ctas[slot].active) {
+        abandoned_.push_back(std::move(sm.ctas[slot]));
+        if (cluster_ > 1) placer_.release(s, static_cast<int>(slot));
+      }
     for (auto& c : sm.ctas) {
       c.cta.reset();
+      c.group.reset();
       c.active = false;
     }
     for (auto& w : sm.warps) w.live = false;
@@ -597,7 +665,10 @@ void NvidiaMachine::complete_started() {
   for (auto& sm : sms_)
     for (auto& c : sm.ctas)
       if (c.active) c.cta->run();
-  queue_.for_each_remaining([&](std::uint64_t id) { k_.make_cta(id)->run(); });
+  queue_.for_each_remaining([&](std::uint64_t id) {
+    if (cluster_ == 1) k_.make_cta(id)->run();
+  });
+  if (cluster_ > 1) placer_.for_each_remaining([&](std::uint64_t index) { k_.make_cluster(index).front()->run(); });
 }
 
 void NvidiaMachine::close_window(double end, bool stopped) {
@@ -784,6 +855,9 @@ double NvidiaMachine::sync_op(int s, Warp& w, const P::Inst& in, double done, do
       if (need > w.ready) { w.ready = need; w.ready_is_async = true; }
       return done;
     }
+    case P::Op::BarClusterArrive:  // .release: the warp's stores reach the cluster before its arrival counts
+      w.ready = std::max(w.ready, w.drain);
+      return done;
     case P::Op::Vote: return now + d_.sm.vote_latency_cycles;
     case P::Op::Redux: return now + d_.sm.redux_latency_cycles;
     case P::Op::Shfl: case P::Op::Match:  // through the shared-memory crossbar
@@ -815,8 +889,43 @@ void NvidiaMachine::after_step(Sm& sm, Warp& w, CtaSlot& c, const P::Inst& in, c
     w.at_barrier = false;
     w.ready = std::max(w.ready, t_rel);
   }
-  if ((info.kind == StepInfo::Kind::Executed || info.released_barrier) && !w.at_barrier) skip_folded(c, w);
+  if (info.released_cluster_barrier) {
+    // the completing arrival (once its stores are out) and its kind: a .relaxed one has no fence
+    const double last = std::max(now, w.drain);
+    const double latency = !c.group                   ? d_.sm.cluster_barrier_one_cta_latency_cycles
+                           : (in.flags & P::kRelaxed) ? d_.sm.cluster_barrier_relaxed_latency_cycles
+                                                      : d_.sm.cluster_barrier_latency_cycles;
+    release_cluster_barrier(c, static_cast<int>(&sm - sms_.data()), w.cta, last + latency);
+    if (!c.cta->warp_waiting(w.widx)) {
+      w.at_barrier = false;
+      w.ready = std::max(w.ready, last + latency);
+    }
+  }
+  if ((info.kind == StepInfo::Kind::Executed || info.released_barrier || info.released_cluster_barrier) && !w.at_barrier) skip_folded(c, w);
   refresh(w);
+}
+
+// barrier.cluster completed: the waiting warps of every CTA of the cluster (on several SMs of
+// the GPC; a CTA launched without clusters: its own) issue again at t_rel.
+void NvidiaMachine::release_cluster_barrier(const CtaSlot& c, int own_sm, int own_slot, double t_rel) {
+  const std::vector<std::pair<int, int>> slots = c.group ? c.group->slots : std::vector<std::pair<int, int>>{{own_sm, own_slot}};
+  for (const auto& [s, slot] : slots) {
+    Sm& sm = sms_[static_cast<std::size_t>(s)];
+    CtaSlot& o = sm.ctas[static_cast<std::size_t>(slot)];
+    if (!o.active || o.group != c.group) continue;
+    for (int k = 0; k < wpb_; ++k) {
+      Warp& x = sm.warps[static_cast<std::size_t>(slot * wpb_ + k)];
+      if (!x.live || !x.at_barrier || o.cta->warp_waiting(x.widx)) continue;
+      x.at_barrier = false;
+      x.ready = std::max(x.ready, t_rel);
+      skip_folded(o, x);
+      refresh(x);
+      Sub& xs = sm.subs[static_cast<std::size_t>(x.sub)];
+      xs.next = std::min(xs.next, x.ready);
+      sm.next = std::min(sm.next, xs.next);
+    }
+    woken_.push_back(s);
+  }
 }
 
 // The CTA's work is done when its stores and reductions have been accepted and its outstanding
@@ -876,6 +985,7 @@ double NvidiaMachine::memory(int s, Sm& sm, Warp& w, const P::Inst& in, const St
         return done;
       };
       if (info.space == P::Space::Shared) return report(mem::Level::Shared, mem_->shared(s, now, addrs, mask, eb, atomic));
+      if (info.space == P::Space::SharedCluster) return report(mem::Level::Shared, dsmem(s, sm, mask, eb, now));
       if (info.space == P::Space::Param) return now + param_latency_;
       const mem::Access kind = atomic ? (P::ty_is_float(in.type) ? mem::Access::AtomicFloat : mem::Access::Atomic)
                                : in.op == P::Op::Ld ? ((in.flags & P::kBypassL1) ? mem::Access::LoadBypassL1 : mem::Access::Load)
@@ -1007,6 +1117,15 @@ void NvidiaMachine::check_cta_deadlock(Sm& sm, CtaSlot& c, const Warp& w) {
     any_asleep |= stuck;
   }
   if (any_asleep) c.cta->mbarrier_deadlock();
+}
+
+// Another CTA's shared memory (distributed shared memory): the SM's DSMEM port moves the lanes'
+// bytes at shared.dsmem_bytes_per_cycle, the data arriving shared.dsmem_latency_cycles later.
+double NvidiaMachine::dsmem(int, Sm& sm, std::uint32_t mask, std::uint32_t bytes, double now) {
+  const double transfer = static_cast<double>(std::popcount(mask)) * bytes / d_.shared.dsmem_bytes_per_cycle;
+  const double start = std::max(now, sm.dsmem_free);
+  sm.dsmem_free = start + transfer;
+  return sm.dsmem_free + d_.shared.dsmem_latency_cycles;
 }
 
 // A wmma fragment moves as ptxas's machine loads/stores in the mma.sync layout: each covers 8

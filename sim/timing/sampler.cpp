@@ -57,6 +57,9 @@ bool Sampler::simulate(std::uint64_t budget, double& now) {
     now = t;
     const double next = m_.step(u, t);
     if (next < kInf) pq.push({next, u});
+    m_.take_woken(woken_);
+    for (int v : woken_)
+      if (v != u && m_.next_event(v) < kInf) pq.push({m_.next_event(v), v});
     if (m_.timed_insts() >= next_check) {
       next_check += kCheckpointInsts;
       progress_.push_back(m_.checkpoint(now));

@@ -74,6 +74,9 @@ class SampledMachine {
   virtual double next_event(int unit) const = 0;  // kInf when it has nothing to do
   // Runs `unit`'s events at `now`; returns its next event (the sampler's loop, once per event).
   virtual double step(int unit, double now) = 0;
+  // Units other than the stepped one whose next event the step moved earlier (a cluster barrier
+  // releasing warps on other SMs); moved into `out`.
+  virtual void take_woken(std::vector<int>& out) { out.clear(); }
   std::uint64_t timed_insts() const { return timed_insts_; }  // read once per event: not virtual
   virtual std::uint64_t work() const = 0;
   // A window lasts at least this long (a shorter one sees only the burst before the first loads return).
@@ -135,6 +138,7 @@ class Sampler {
   double t_a_ = 0;
   bool two_windows_ = false, finished_ = false;
   double rate_a_[2] = {0, 0}, rate_b_[2] = {0, 0};
+  std::vector<int> woken_;
 };
 
 }  // namespace kernsim::sim

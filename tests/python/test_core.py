@@ -194,3 +194,30 @@ def test_compile_settings_reach_clang_and_the_launch(tmp_path):
         kernsim.compile(SCALED, "h200", std="c++99")
     with pytest.raises(kernsim.CompileError, match="SCALE"):
         kernsim.compile(SCALED, "h200", include_dirs=[tmp_path / "inc"])
+
+
+CLUSTER_RING = r'''
+#define _CG_CLUSTER_INTRINSICS_AVAILABLE 1
+#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
+extern "C" __global__ void ring(const int* in, int* out) {
+  __shared__ int inbox[64];
+  cg::cluster_group cluster = cg::this_cluster();
+  const unsigned r = cluster.block_rank(), n = cluster.num_blocks();
+  cluster.map_shared_rank(&inbox[0], (r + 1) % n)[threadIdx.x] = in[blockIdx.x * 64 + threadIdx.x];
+  cluster.sync();
+  out[blockIdx.x * 64 + threadIdx.x] = inbox[threadIdx.x];
+  cluster.sync();
+}'''
+
+
+def test_cluster_launch_exchanges_shared_memory_between_ctas():
+    m = kernsim.compile(CLUSTER_RING, "h200")
+    x = np.arange(8 * 64, dtype=np.int32)
+    out = np.zeros_like(x)
+    r = kernsim.launch(m["ring"], grid=8, block=64, args=[x, out], cluster=(4,), full=True)
+    blocks = x.reshape(8, 64)
+    want = np.concatenate([np.roll(blocks[c * 4:(c + 1) * 4], 1, axis=0) for c in range(2)]).ravel()
+    np.testing.assert_array_equal(r.outputs[1], want)
+    with pytest.raises(kernsim.LaunchSpecError, match="not a multiple"):
+        kernsim.launch(m["ring"], grid=6, block=64, args=[x, out], cluster=(4,), full=True)

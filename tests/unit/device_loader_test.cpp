@@ -98,7 +98,9 @@ TEST(DeviceFiles, InheritsChangesOneNumber) {
 
 TEST(DeviceFiles, InheritsByRelativePathAndChains) {
   TempDir t;
-  t.write("a.yaml", "inherits: h200\nname: a\nsm:\n  count: {value: 100, source: x-y, confidence: estimated}\n");
+  t.write("a.yaml",
+          "inherits: h200\nname: a\nsm:\n  count: {value: 100, source: x-y, confidence: estimated}\n"
+          "topology:\n  gpc_sms: {value: [20, 20, 20, 20, 20], source: x-y, confidence: estimated}\n");
   auto b = t.write("b.yaml", "inherits: a.yaml\nname: b\nclocks:\n  core_mhz: {value: 1000, source: x-y, confidence: estimated}\n");
   DeviceSpec d = load_device_file(b);
   EXPECT_EQ(d.sm.count, 100);
@@ -240,6 +242,37 @@ TEST(DeviceFiles, ValuesBeyondWhatTheModelHoldsNameTheLimit) {
   expect_error([&] { load_device_file(a); }, ErrorKind::DeviceFile, {"l256.yaml:", "sector_bytes`", "above the 128"});
   auto s = t.write("slots.yaml", "inherits: mi300x\ncu:\n  max_warps: {value: 30, source: a-b, confidence: estimated}\n");
   expect_error([&] { load_device_file(s); }, ErrorKind::DeviceFile, {"slots.yaml:3", "`cu.max_warps`", "multiple of cu.sub_partitions"});
+}
+
+// The GPC layout: every NVIDIA part has one whose SMs add up to the part's, and a layout that
+// does not, a cluster limit above what a GPC holds or a list that is not of positive integers is
+// rejected with the key.
+TEST(DeviceFiles, NvidiaPartsHaveAGpcLayoutThatAddsUp) {
+  for (const char* n : {"h100", "h200", "b200"}) {
+    DeviceSpec d = load_builtin_device(n);
+    std::int64_t sum = 0;
+    for (std::int64_t g : d.topology.gpc_sms) sum += g;
+    EXPECT_EQ(sum, d.sm.count) << n;
+    EXPECT_EQ(d.topology.gpc_sms.size(), 8u) << n;
+    EXPECT_EQ(d.topology.max_cluster_ctas, 8) << n;
+    EXPECT_EQ(d.topology.max_cluster_ctas_nonportable, 16) << n;
+  }
+  EXPECT_EQ(value_as_yaml(load_builtin_device("h200"), "topology.gpc_sms"), "[18, 18, 16, 16, 16, 16, 16, 16]");
+  EXPECT_TRUE(load_builtin_device("mi300x").topology.gpc_sms.empty());
+}
+
+TEST(DeviceFiles, AGpcLayoutThatDoesNotAddUpIsRejected) {
+  TempDir t;
+  auto f = t.write("gpc.yaml", "inherits: h200\ntopology:\n  gpc_sms: {value: [18, 18, 16], source: a-b, confidence: estimated}\n");
+  expect_error([&] { load_device_file(f); }, ErrorKind::DeviceFile, {"gpc.yaml:3", "`topology.gpc_sms`", "add up to 52", "sm.count (132)"});
+  auto g = t.write("gpc0.yaml", "inherits: h200\ntopology:\n  gpc_sms: {value: [132, 0], source: a-b, confidence: estimated}\n");
+  expect_error([&] { load_device_file(g); }, ErrorKind::DeviceFile, {"gpc0.yaml:3", "`topology.gpc_sms`", "element 1", "positive integer"});
+  auto h = t.write("gpcs.yaml", "inherits: h200\ntopology:\n  gpc_sms: {value: 132, source: a-b, confidence: estimated}\n");
+  expect_error([&] { load_device_file(h); }, ErrorKind::DeviceFile, {"gpcs.yaml:3", "`topology.gpc_sms`", "list of integers"});
+  auto k = t.write("big.yaml", "inherits: h200\ntopology:\n  max_cluster_ctas_nonportable: {value: 1024, source: a-b, confidence: estimated}\n");
+  expect_error([&] { load_device_file(k); }, ErrorKind::DeviceFile, {"big.yaml:3", "`topology.max_cluster_ctas_nonportable`", "largest GPC"});
+  auto m = t.write("small.yaml", "inherits: h200\ntopology:\n  max_cluster_ctas_nonportable: {value: 4, source: a-b, confidence: estimated}\n");
+  expect_error([&] { load_device_file(m); }, ErrorKind::DeviceFile, {"`topology.max_cluster_ctas_nonportable`", "at least topology.max_cluster_ctas (8)"});
 }
 
 // A value inherited unchanged is reported where it was set: the parent file and its line.

@@ -173,6 +173,45 @@ TEST(RoundRobinToUnits, CtaIGoesToUnitIModN) {
   EXPECT_TRUE(q.empty(0) && q.empty(1) && q.empty(2));
 }
 
+// Two GPCs of 3 and 2 SMs (SMs 0-2 and 3-4), two slots per SM, clusters of 3 CTAs.
+TEST(ClusterPlacer, AClustersCtasStartTogetherOnSmsOfOneGpc) {
+  ClusterPlacer p({3, 2}, 2, 3, 4);
+  EXPECT_EQ(p.largest_gpc_slots(), 6);
+  const auto c0 = p.place();  // GPC 0, one CTA on each of its SMs
+  ASSERT_EQ(c0.size(), 3u);
+  EXPECT_EQ(c0[0], std::make_pair(0, 0));
+  EXPECT_EQ(c0[1], std::make_pair(1, 0));
+  EXPECT_EQ(c0[2], std::make_pair(2, 0));
+  const auto c1 = p.place();  // GPC 1 (the GPCs take turns): 2 SMs, so one holds two of its CTAs
+  ASSERT_EQ(c1.size(), 3u);
+  for (const auto& [sm, slot] : c1) EXPECT_TRUE(sm == 3 || sm == 4) << sm;
+  EXPECT_EQ(c1[0], std::make_pair(3, 0));
+  EXPECT_EQ(c1[1], std::make_pair(4, 0));
+  EXPECT_EQ(c1[2], std::make_pair(3, 1));
+  const auto c2 = p.place();  // GPC 0's second slots
+  ASSERT_EQ(c2.size(), 3u);
+  for (const auto& [sm, slot] : c2) EXPECT_EQ(slot, 1) << sm;
+  EXPECT_TRUE(p.place().empty());  // 1 slot left in GPC 1, none in GPC 0: cluster 3 waits
+  EXPECT_EQ(p.next_cluster(), 3u);
+  p.release(0, 0);
+  p.release(1, 0);
+  EXPECT_TRUE(p.place().empty());  // 2 free in GPC 0, 1 in GPC 1: still no GPC with 3
+  p.release(2, 1);
+  const auto c3 = p.place();
+  ASSERT_EQ(c3.size(), 3u);
+  for (const auto& [sm, slot] : c3) EXPECT_LT(sm, 3);
+  EXPECT_TRUE(p.empty());
+}
+
+TEST(ClusterPlacer, AClusterLargerThanEveryGpcNeverFits) {
+  ClusterPlacer p({2, 2}, 1, 3, 1);
+  EXPECT_EQ(p.largest_gpc_slots(), 2);
+  EXPECT_TRUE(p.place().empty());
+  std::uint64_t left = 0;
+  p.for_each_remaining([&](std::uint64_t) { ++left; });
+  EXPECT_EQ(left, 1u);
+}
+
 TEST(WaitCounters, VmcntDecrementsInIssueOrder) {
   WaitCounters w;
   w.reset(0);
