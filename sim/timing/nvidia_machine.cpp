@@ -275,7 +275,6 @@ class NvidiaMachine final : public SampledMachine {
   bool reports_window() const override { return false; }
   void complete_started() override;
   void run_untimed(std::uint64_t id) override { k_.make_cta(id)->run(); }
-  void take_woken(std::vector<int>& out) override { out.swap(woken_); woken_.clear(); }
   double core_mhz() const override { return d_.clocks.core_mhz; }
   double launch_overhead_us() const override { return d_.launch.overhead_us; }
   const char* inst_noun() const override { return "warp"; }
@@ -330,7 +329,6 @@ class NvidiaMachine final : public SampledMachine {
   RoundRobinToUnits queue_;
   int cluster_ = 1;  // CTAs per cluster
   ClusterPlacer placer_;
-  std::vector<int> woken_;  // SMs whose warps a cluster barrier released
   DispatchClock dispatch_;
   std::uint64_t age_ = 0, ctas_done_ = 0, done_cta_insts_ = 0;
   double last_end_ = 0;

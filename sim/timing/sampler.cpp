@@ -57,9 +57,11 @@ bool Sampler::simulate(std::uint64_t budget, double& now) {
     now = t;
     const double next = m_.step(u, t);
     if (next < kInf) pq.push({next, u});
-    m_.take_woken(woken_);
-    for (int v : woken_)
-      if (v != u && m_.next_event(v) < kInf) pq.push({m_.next_event(v), v});
+    if (std::vector<int>& woken = m_.woken(); !woken.empty()) [[unlikely]] {
+      for (int v : woken)
+        if (v != u && m_.next_event(v) < kInf) pq.push({m_.next_event(v), v});
+      woken.clear();
+    }
     if (m_.timed_insts() >= next_check) {
       next_check += kCheckpointInsts;
       progress_.push_back(m_.checkpoint(now));

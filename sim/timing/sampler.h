@@ -75,8 +75,9 @@ class SampledMachine {
   // Runs `unit`'s events at `now`; returns its next event (the sampler's loop, once per event).
   virtual double step(int unit, double now) = 0;
   // Units other than the stepped one whose next event the step moved earlier (a cluster barrier
-  // releasing warps on other SMs); moved into `out`.
-  virtual void take_woken(std::vector<int>& out) { out.clear(); }
+  // releasing warps on other SMs): the machine appends them, the sampler reads and clears them
+  // after each step (not virtual: read once per event).
+  std::vector<int>& woken() { return woken_; }
   std::uint64_t timed_insts() const { return timed_insts_; }  // read once per event: not virtual
   virtual std::uint64_t work() const = 0;
   // A window lasts at least this long (a shorter one sees only the burst before the first loads return).
@@ -110,6 +111,7 @@ class SampledMachine {
 
  protected:
   std::uint64_t timed_insts_ = 0;  // instructions timed in detail so far
+  std::vector<int> woken_;         // see woken()
 };
 
 class Sampler {
@@ -138,7 +140,6 @@ class Sampler {
   double t_a_ = 0;
   bool two_windows_ = false, finished_ = false;
   double rate_a_[2] = {0, 0}, rate_b_[2] = {0, 0};
-  std::vector<int> woken_;
 };
 
 }  // namespace kernsim::sim
