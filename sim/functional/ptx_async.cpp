@@ -73,11 +73,12 @@ std::uint8_t* PtxCta::Impl::cluster_shared(Warp& w, const Inst& in, std::uint64_
           std::to_string(bytes) + " bytes at shared::cluster address " + hex(addr) + " overrun the CTA's " +
               std::to_string(shared.size()) + " bytes of shared memory");
   if (addr < P::kClusterRankStride)
-    fault(w, in, lane, std::to_string(bytes) + " bytes at shared::cluster address " + hex(addr) +
-                           " are outside the CTA's " + std::to_string(shared.size()) + " bytes of shared memory");
+    fault(w, in, lane,
+          std::to_string(bytes) + " bytes at shared::cluster address " + hex(addr) + " are outside the CTA's " +
+              std::to_string(shared.size()) + " bytes of shared memory");
   // another CTA of the cluster (mapa's encoding: (rank + 1) x kClusterRankStride + offset)
-  return cluster_shared(w, in, lane, static_cast<std::uint32_t>(addr / P::kClusterRankStride - 1), addr % P::kClusterRankStride,
-                        bytes, true);
+  return cluster_shared(w, in, lane, static_cast<std::uint32_t>(addr / P::kClusterRankStride - 1),
+                        addr % P::kClusterRankStride, bytes, true);
 }
 
 namespace {

@@ -105,7 +105,8 @@ double Sampler::work_per_cta() {
   double sum = 0;
   for (std::uint64_t k = 0; k < n; ++k) {
     const double f = std::fmod(static_cast<double>(k) * kGoldenRatioFraction, 1.0);
-    sum += static_cast<double>(m_.probe_cta(std::min(grid - 1, static_cast<std::uint64_t>(f * static_cast<double>(grid)))));
+    sum += static_cast<double>(
+        m_.probe_cta(std::min(grid - 1, static_cast<std::uint64_t>(f * static_cast<double>(grid)))));
   }
   return n ? sum / static_cast<double>(n) : 1.0;
 }

@@ -141,7 +141,8 @@ TEST(Clusters, PtxMapaAndTheSharedClusterWindowReachTheOtherCta) {
       EXPECT_EQ(out[o], other) << "ld.shared::cluster, CTA " << b;
       EXPECT_EQ(out[o + 1], other) << "generic ld, CTA " << b;
       EXPECT_EQ(out[o + 2], 1u) << "isspacep.shared::cluster";
-      EXPECT_EQ(out[o + 3], 2 * ((b % 2) ^ 1)) << "isspacep.shared::cta of the other CTA's address (0) + 2 x getctarank";
+      EXPECT_EQ(out[o + 3], 2 * ((b % 2) ^ 1))
+          << "isspacep.shared::cta of the other CTA's address (0) + 2 x getctarank";
     }
 }
 
