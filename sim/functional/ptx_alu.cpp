@@ -1047,6 +1047,16 @@ void PtxCta::Impl::exec_alu(Warp& w, const Inst& in, std::uint32_t m) {
       dm = (dm & ~m) | r;
       return;
     }
+    case Op::Setmaxnreg:
+      // the warp's register allocation, changed for warp specialisation: kernsim's registers are
+      // the PTX's (none is lost or gained), and a CTA's residency was set at launch (measured on
+      // the H200: setmaxnreg leaves the resident CTAs as they were); only its operand is checked
+      for_lanes(m, [&](int l) {
+        const std::uint32_t n = row32(w, p.src(in, 0))[l];
+        if (n < 24 || n > 256 || n % 8)
+          fault(w, in, l, "setmaxnreg " + std::to_string(n) + ": the register count must be a multiple of 8 in 24..256");
+      });
+      return;
     case Op::Membar:
     case Op::Prefetch:
     case Op::Nanosleep:

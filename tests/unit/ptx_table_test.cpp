@@ -241,6 +241,22 @@ const char* kElect = R"(
     selp.u32 %r6, 1000, 0, %p1;
     add.u32 %r9, %r5, %r6;)";
 
+// setmaxnreg changes a warpgroup's register allocation, not a value: the registers keep what
+// they hold; an operand outside 24..256 or not a multiple of 8 is a fault.
+TEST(PtxTable, SetmaxnregKeepsTheRegistersAndChecksItsCount) {
+  const P::Inst e = one("setmaxnreg.inc.sync.aligned.u32 232;");
+  EXPECT_EQ(e.op, P::Op::Setmaxnreg);
+  EXPECT_EQ(e.unit, Unit::Nop);
+  const auto out = run(R"(
+    add.u32 %r9, %r14, 7;
+    setmaxnreg.dec.sync.aligned.u32 40;
+    setmaxnreg.inc.sync.aligned.u32 232;
+    add.u32 %r9, %r9, 1;)", 128);
+  for (int t = 0; t < 128; ++t) EXPECT_EQ(out[static_cast<std::size_t>(t)], static_cast<std::uint32_t>(t + 8)) << "thread " << t;
+  EXPECT_THROW(run("setmaxnreg.inc.sync.aligned.u32 236;", 128), Error);
+  EXPECT_THROW(run("setmaxnreg.dec.sync.aligned.u32 16;", 128), Error);
+}
+
 TEST(PtxTable, ElectSyncElectsTheLowestActiveLaneOfTheMask) {
   const P::Inst e = one("elect.sync %r1|%p1, 0xffffffff;");
   EXPECT_EQ(e.op, P::Op::ElectSync);
