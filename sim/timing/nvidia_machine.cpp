@@ -294,6 +294,7 @@ class NvidiaMachine final : public SampledMachine {
   void finish_cta(int s, int slot, double t, double next_start);
   void pick_and_issue(int s, Sm& sm, Sub& sub, int si, double now);
   void skip_folded(CtaSlot& c, Warp& w);
+  void requeue(Sm& sm, CtaSlot& c, Warp& w);
   void refresh(Warp& w);
   int sb_index(P::Reg r) const;
   void issue(int s, Sm& sm, Sub& sub, int wi, double now);
@@ -885,10 +886,7 @@ void NvidiaMachine::after_step(Sm& sm, Warp& w, CtaSlot& c, const P::Inst& in, c
       if (!o.live || !o.at_barrier || c.cta->warp_waiting(o.widx)) continue;
       o.at_barrier = false;
       o.ready = std::max(o.ready, t_rel);
-      skip_folded(c, o);
-      refresh(o);
-      Sub& os = sm.subs[static_cast<std::size_t>(o.sub)];
-      os.next = std::min(os.next, o.ready);
+      requeue(sm, c, o);
     }
     w.at_barrier = false;
     w.ready = std::max(w.ready, t_rel);
@@ -909,6 +907,16 @@ void NvidiaMachine::after_step(Sm& sm, Warp& w, CtaSlot& c, const P::Inst& in, c
   refresh(w);
 }
 
+// Warp w of CTA slot c may issue again from its ready time (a barrier released it, an mbarrier
+// phase woke it): its scheduler, and the SM, look at it again then.
+void NvidiaMachine::requeue(Sm& sm, CtaSlot& c, Warp& w) {
+  skip_folded(c, w);
+  refresh(w);
+  Sub& sub = sm.subs[static_cast<std::size_t>(w.sub)];
+  sub.next = std::min(sub.next, w.ready);
+  sm.next = std::min(sm.next, sub.next);
+}
+
 // barrier.cluster completed: the waiting warps of every CTA of the cluster (on several SMs of
 // the GPC; a CTA launched without clusters: its own) issue again at t_rel.
 void NvidiaMachine::release_cluster_barrier(const CtaSlot& c, int own_sm, int own_slot, double t_rel) {
@@ -922,11 +930,7 @@ void NvidiaMachine::release_cluster_barrier(const CtaSlot& c, int own_sm, int ow
       if (!x.live || !x.at_barrier || o.cta->warp_waiting(x.widx)) continue;
       x.at_barrier = false;
       x.ready = std::max(x.ready, t_rel);
-      skip_folded(o, x);
-      refresh(x);
-      Sub& xs = sm.subs[static_cast<std::size_t>(x.sub)];
-      xs.next = std::min(xs.next, x.ready);
-      sm.next = std::min(sm.next, xs.next);
+      requeue(sm, o, x);
     }
     woken_.push_back(s);
   }
@@ -1090,10 +1094,7 @@ void NvidiaMachine::wake_sleepers(Sm& sm, CtaSlot& c, std::uint32_t addr) {
     o.asleep = false;
     o.ready = std::max(o.sleep_floor, t);
     o.ready_is_async = true;
-    skip_folded(c, o);
-    refresh(o);
-    Sub& os = sm.subs[static_cast<std::size_t>(o.sub)];
-    os.next = std::min(os.next, o.ready);
+    requeue(sm, c, o);
   }
 }
 
