@@ -67,6 +67,18 @@ class GlobalMemory {
     journal_.clear();
     journaling_ = false;
   }
+  // Runs f() with its writes journaled and undone afterwards (also when it throws).
+  template <class F>
+  void run_undone(F&& f) {
+    begin_journal();
+    try {
+      f();
+    } catch (...) {
+      rollback();
+      throw;
+    }
+    rollback();
+  }
 
  private:
   Allocation* find_slow(std::uint64_t addr, std::uint64_t size);

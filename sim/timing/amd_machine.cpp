@@ -532,16 +532,8 @@ std::uint64_t AmdMachine::slice_ctas(int units) const {
 }
 
 std::uint64_t AmdMachine::probe_cta(std::uint64_t id) {
-  GlobalMemory& gm = k_.memory();
-  gm.begin_journal();
   const std::uint64_t before = k_.wave_instructions();
-  try {
-    k_.make_workgroup(id)->run();
-  } catch (...) {
-    gm.rollback();
-    throw;
-  }
-  gm.rollback();
+  k_.memory().run_undone([&] { k_.make_workgroup(id)->run(); });
   return k_.wave_instructions() - before;
 }
 

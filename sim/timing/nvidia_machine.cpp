@@ -475,20 +475,14 @@ int NvidiaMachine::sb_index(P::Reg r) const {
 // A launch with clusters runs the cluster at the same place in the grid (its CTAs only run
 // together) and counts its mean per CTA.
 std::uint64_t NvidiaMachine::probe_cta(std::uint64_t id) {
-  GlobalMemory& gm = k_.memory();
-  gm.begin_journal();
   const std::uint64_t before = k_.warp_instructions();
   const std::uint64_t per = k_.dims().cluster_ctas();
-  try {
+  k_.memory().run_undone([&] {
     if (per > 1 || k_.dims().explicit_cluster)
       k_.make_cluster(id / per).front()->run();
     else
       k_.make_cta(id)->run();
-  } catch (...) {
-    gm.rollback();
-    throw;
-  }
-  gm.rollback();
+  });
   return (k_.warp_instructions() - before) / per;
 }
 
