@@ -39,8 +39,16 @@ static __device__ __forceinline__ unsigned ld_cg(const uint4* p) {
 // region: which region this CTA reads; start: the chunk it starts at
 extern "C" __global__ void __launch_bounds__(256) l2_merge_read(const uint4* buf, unsigned* out, unsigned* smids,
                                                                 unsigned region_vec, unsigned passes, unsigned group,
-                                                                unsigned stagger, unsigned delay) {
-  const unsigned region = blockIdx.x / group;
+                                                                unsigned stagger, unsigned delay, unsigned by_sm) {
+  unsigned smid;
+  asm volatile("mov.u32 %0, %%smid;" : "=r"(smid));
+  const unsigned tpc = smid / 2u;
+  // by_sm: the region is chosen by where the CTA runs: 1 its TPC, 2 its GPC ((smid/2) mod 8 on
+  // the H200), 3/4/5 groups of 2/3/4 TPCs of one GPC (TPCs t, t+8, t+16, ... share a GPC)
+  const unsigned region = by_sm == 0 ? blockIdx.x / group
+                          : by_sm == 1 ? tpc
+                          : by_sm == 2 ? tpc % 8u
+                                       : tpc % 8u + 8u * (tpc / (8u * (by_sm - 1u)));
   const unsigned rank = blockIdx.x % group;
   const unsigned chunk = blockDim.x * 4u;
   const unsigned nchunks = region_vec / chunk;
@@ -63,48 +71,48 @@ extern "C" __global__ void __launch_bounds__(256) l2_merge_read(const uint4* buf
       c = (c + 1u == nchunks) ? 0u : c + 1u;
     }
   }
-  if (threadIdx.x == 0) {
-    unsigned s;
-    asm volatile("mov.u32 %0, %%smid;" : "=r"(s));
-    smids[blockIdx.x] = s;
-  }
+  if (threadIdx.x == 0) smids[blockIdx.x] = smid;
   if (acc == 0x9e3779b9u) out[0] = acc;
 }
 
 int main(int argc, char** argv) {
   const unsigned region_kib = argc > 1 ? atoi(argv[1]) : 256;
   const unsigned passes = argc > 2 ? atoi(argv[2]) : 8;
-  const unsigned grid = 128;  // divisible by every cluster size used
+  const unsigned grid = 128;  // divisible by every cluster size used (by_sm modes: 132, one per SM)
   const unsigned region_vec = region_kib * 1024 / 16;
   uint4* buf;
   unsigned *out, *smids;
   CK(cudaMalloc(&buf, static_cast<size_t>(grid) * region_vec * 16));
   CK(cudaMemset(buf, 1, static_cast<size_t>(grid) * region_vec * 16));
   CK(cudaMalloc(&out, 4));
-  CK(cudaMalloc(&smids, grid * 4));
+  CK(cudaMalloc(&smids, 132 * 4));
   // one CTA per SM: take most of the shared memory
   const int smem = 200 * 1024;
   CK(cudaFuncSetAttribute(l2_merge_read, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
   CK(cudaFuncSetAttribute(l2_merge_read, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
   struct Mode {
     const char* name;
-    unsigned cluster, group, stagger, delay = 0, cold = 0;
+    unsigned cluster, group, stagger, delay = 0, cold = 0, by_sm = 0;
   } modes[] = {{"distinct", 1, 1, 0},   {"pairs", 1, 2, 0},     {"share_2", 2, 2, 0},   {"stagger_2", 2, 2, 1},
                {"share_4", 4, 4, 0},    {"share_8", 8, 8, 0},   {"stagger_8", 8, 8, 1}, {"share_16", 16, 16, 0},
                {"all", 1, grid, 0},     {"delay_2_100", 2, 2, 0, 100},  {"delay_2_300", 2, 2, 0, 300},
                {"delay_2_1000", 2, 2, 0, 1000}, {"delay_2_3000", 2, 2, 0, 3000}, {"delay_2_10000", 2, 2, 0, 10000},
-               {"cold_1", 1, 1, 0, 0, 1}, {"cold_2", 2, 2, 0, 0, 1}, {"cold_16", 16, 16, 0, 0, 1}};
+               {"cold_1", 1, 1, 0, 0, 1}, {"cold_2", 2, 2, 0, 0, 1}, {"cold_16", 16, 16, 0, 0, 1},
+               {"delay_2_5000", 2, 2, 0, 5000}, {"delay_2_7000", 2, 2, 0, 7000},
+               {"sm_tpc", 1, 1, 0, 0, 0, 1}, {"sm_gpc", 1, 1, 0, 0, 0, 2}, {"sm_2tpc", 1, 1, 0, 0, 0, 3},
+               {"sm_3tpc", 1, 1, 0, 0, 0, 4}, {"sm_4tpc", 1, 1, 0, 0, 0, 5}};
   const size_t flush_bytes = 256u << 20;
   void* flush;
   CK(cudaMalloc(&flush, flush_bytes));
   cudaEvent_t e0, e1;
   CK(cudaEventCreate(&e0));
   CK(cudaEventCreate(&e1));
-  unsigned host_smids[128];
+  unsigned host_smids[132];
   printf("mode        cluster  us(median of 5)  requested_GB/s  smids(first 8)\n");
   for (const Mode& m : modes) {
     cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = dim3(grid);
+    const unsigned g = m.by_sm ? 132u : grid;
+    cfg.gridDim = dim3(g);
     cfg.blockDim = dim3(256);
     cfg.dynamicSmemBytes = smem;
     cudaLaunchAttribute attr[1];
@@ -119,7 +127,7 @@ int main(int argc, char** argv) {
       if (m.cold) CK(cudaMemset(flush, r, flush_bytes));
       CK(cudaEventRecord(e0));
       CK(cudaLaunchKernelEx(&cfg, l2_merge_read, (const uint4*)buf, out, smids, region_vec, m.cold ? 1u : passes, m.group,
-                            m.stagger, m.delay));
+                            m.stagger, m.delay, m.by_sm));
       CK(cudaEventRecord(e1));
       CK(cudaEventSynchronize(e1));
       CK(cudaGetLastError());
@@ -133,7 +141,7 @@ int main(int argc, char** argv) {
           t[j] = x;
         }
     CK(cudaMemcpy(host_smids, smids, grid * 4, cudaMemcpyDeviceToHost));
-    const double bytes = static_cast<double>(grid) * (m.cold ? 1u : passes) * region_vec * 16.0;
+    const double bytes = static_cast<double>(g) * (m.cold ? 1u : passes) * region_vec * 16.0;
     printf("%-13s %7u %16.2f %15.1f  ", m.name, m.cluster, t[2] * 1e3, bytes / (t[2] * 1e-3) / 1e9);
     for (int i = 0; i < 8; ++i) printf("%u ", host_smids[i]);
     printf("\n");

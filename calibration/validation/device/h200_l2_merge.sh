@@ -21,11 +21,12 @@ d = collections.OrderedDict()
 for r in rows[1:]:
     d.setdefault(int(r[0]), {})[r[12]] = r[14]
 modes = ["distinct", "pairs", "share_2", "stagger_2", "share_4", "share_8", "stagger_8", "share_16", "all",
-         "delay_2_100", "delay_2_300", "delay_2_1000", "delay_2_3000", "delay_2_10000", "cold_1", "cold_2", "cold_16"]
+         "delay_2_100", "delay_2_300", "delay_2_1000", "delay_2_3000", "delay_2_10000", "cold_1", "cold_2", "cold_16",
+         "delay_2_5000", "delay_2_7000", "sm_tpc", "sm_gpc", "sm_2tpc", "sm_3tpc", "sm_4tpc"]
 print("mode        tex_read_sectors/expected  fabric/expected  us")
 for i, (k, v) in enumerate(d.items()):
     if i % 6 != 5: continue  # the last of each mode's 6 launches
     f = lambda m: float(v.get(m, "nan").replace(",", ""))
-    expected = 128 * (1 if modes[i // 6].startswith("cold") else 8) * 256 * 1024 / 32
-    print(f"{modes[i // 6]:<11} {f('lts__t_sectors_srcunit_tex_op_read.sum') / expected:8.3f} {f('lts__t_sectors_srcunit_ltcfabric.sum') / expected:8.3f} {f('gpu__time_duration.sum') / 1e3:8.1f} dram/expected {f('dram__bytes_read.sum') / 32 / expected:6.3f}")
+    expected = (132 if modes[i // 6].startswith("sm_") else 128) * (1 if modes[i // 6].startswith("cold") else 8) * 256 * 1024 / 32
+    print(f"{modes[i // 6]:<13} {f('lts__t_sectors_srcunit_tex_op_read.sum') / expected:8.3f} {f('lts__t_sectors_srcunit_ltcfabric.sum') / expected:8.3f} {f('gpu__time_duration.sum') / 1e3:8.1f} dram/expected {f('dram__bytes_read.sum') / 32 / expected:6.3f}")
 PY
