@@ -34,7 +34,9 @@ class Server {
 
 }  // namespace kernsim::mem
 
+#include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <deque>
 
 namespace kernsim::mem {
@@ -67,6 +69,9 @@ class CalendarServer {
       double& u = used_[static_cast<std::size_t>(b - base_)];
       const double take = std::min(kBucket - u, left);
       u += take;
+      const std::int64_t fx = std::llround(take * kFixedOne);
+      used_fx_[static_cast<std::size_t>(b - base_)] += fx;
+      if (win_valid_ && b >= win_lo_ && b < win_hi_) win_sum_ += fx;
       left -= take;
       if (kBucket - u < kFull) next_[static_cast<std::size_t>(b - base_)] = b + 1;
       if (left <= kFull) {
@@ -86,9 +91,18 @@ class CalendarServer {
     const std::int64_t hi = static_cast<std::int64_t>(std::max(0.0, t) / kBucket);
     const std::int64_t lo = std::max<std::int64_t>(0, static_cast<std::int64_t>(std::max(0.0, t - window) / kBucket));
     if (hi <= lo) return 0.0;
-    double used = 0;
-    for (std::int64_t b = std::max(lo, base_); b < hi && b < base_ + static_cast<std::int64_t>(used_.size()); ++b)
-      used += used_[static_cast<std::size_t>(b - base_)];
+    // The sum over the window is kept from the last call and moved to the new bounds (serve()
+    // adds what it books inside the kept window). Fixed point makes the moved sum equal to a
+    // fresh one, so the answer does not depend on the order of the calls.
+    if (!win_valid_ || std::abs(lo - win_lo_) + std::abs(hi - win_hi_) >= hi - lo)
+      win_sum_ = booked(lo, hi);
+    else
+      win_sum_ += (hi >= win_hi_ ? booked(win_hi_, hi) : -booked(hi, win_hi_)) -
+                  (lo >= win_lo_ ? booked(win_lo_, lo) : -booked(lo, win_lo_));
+    win_lo_ = lo;
+    win_hi_ = hi;
+    win_valid_ = true;
+    const double used = static_cast<double>(win_sum_) / kFixedOne;
     return std::min(1.0, used / (static_cast<double>(hi - lo) * kBucket));
   }
   void reset() { *this = CalendarServer(rate_); }
@@ -97,6 +111,14 @@ class CalendarServer {
   static constexpr double kBucket = 16.0;               // cycles of service per bucket
   static constexpr double kFull = 1e-6;                 // a bucket with less room left is full
   static constexpr std::size_t kMaxBuckets = 1u << 18;  // ~4M cycles of history kept
+  static constexpr double kFixedOne = 4294967296.0;     // fixed-point units per cycle of service (utilization's exact sums)
+  // service booked in buckets [lo, hi), fixed point (buckets before base_ or not yet made hold none)
+  std::int64_t booked(std::int64_t lo, std::int64_t hi) const {
+    std::int64_t sum = 0;
+    for (std::int64_t b = std::max(lo, base_); b < hi && b < base_ + static_cast<std::int64_t>(used_fx_.size()); ++b)
+      sum += used_fx_[static_cast<std::size_t>(b - base_)];
+    return sum;
+  }
   // The first bucket at or after `b` with room, following (and shortening) the chain of
   // pointers full buckets keep to later ones.
   std::int64_t open_from(std::int64_t b) {
@@ -117,13 +139,16 @@ class CalendarServer {
     while (b >= base_ + static_cast<std::int64_t>(used_.size())) {
       next_.push_back(base_ + static_cast<std::int64_t>(used_.size()));
       used_.push_back(0.0);
+      used_fx_.push_back(0);
     }
   }
   void prune(std::int64_t b) {  // forget the distant past (requests before it are served from base_)
     while (used_.size() > kMaxBuckets && base_ + static_cast<std::int64_t>(kMaxBuckets / 2) < b) {
       used_.pop_front();
+      used_fx_.pop_front();
       next_.pop_front();
       ++base_;
+      if (win_lo_ < base_) win_valid_ = false;  // the kept sum holds a bucket now forgotten
     }
   }
   double rate_ = 1;
@@ -131,6 +156,10 @@ class CalendarServer {
   double free_ = 0;
   std::deque<double> used_;         // service booked per bucket, from bucket base_
   std::deque<std::int64_t> next_;   // per bucket: itself if it has room, else a later bucket to try
+  std::deque<std::int64_t> used_fx_;  // used_ in fixed point (kFixedOne per cycle)
+  // utilization()'s last window [win_lo_, win_hi_) and the service booked in it, fixed point
+  mutable std::int64_t win_lo_ = 0, win_hi_ = 0, win_sum_ = 0;
+  mutable bool win_valid_ = false;
   std::int64_t base_ = 0;
 };
 

@@ -137,6 +137,35 @@ TEST(CalendarServer, ALateRequestLeavesNoHoleForEarlierOnes) {
   EXPECT_GT(fifo.serve(0, 5.0), 10000.0) << "the failure mode the calendar avoids";
 }
 
+// utilization() keeps its last window's sum and moves it; the answer must be the one a server
+// that never answered before gives for the same bookings, whichever way the window moves.
+TEST(CalendarServer, UtilizationOfAMovedWindowEqualsAFreshOne) {
+  std::vector<std::pair<double, double>> served;  // (arrival, bytes)
+  mem::CalendarServer s(40.0);  // loaded about 80%: bookings land inside the kept window
+  std::uint64_t x = 12345;
+  auto next = [&x](double range) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    return static_cast<double>(x >> 11) / 9007199254740992.0 * range;
+  };
+  double t = 0;
+  int moved_back = 0;
+  for (int i = 0; i < 3000; ++i) {
+    t += next(6.0);
+    const double at = t - next(40.0);  // out of time order, as SMs send them
+    const double bytes = 1 + next(200.0);
+    served.push_back({at, bytes});
+    s.serve(at, bytes);
+    if (i % 7 != 0) continue;
+    const double q = t - next(300.0) + 100.0;  // the window moves both ways
+    if (q < t - 150.0) ++moved_back;
+    mem::CalendarServer fresh(40.0);
+    for (const auto& [a, b] : served) fresh.serve(a, b);
+    ASSERT_EQ(s.utilization(q, 640.0), fresh.utilization(q, 640.0)) << "query " << i << " at " << q;
+  }
+  EXPECT_GT(moved_back, 20);
+  EXPECT_GT(s.utilization(t, 640.0), 0.0);
+}
+
 TEST(Server, QueuesRequestsBeyondItsBandwidth) {
   mem::Server s(64.0);  // 64 bytes per cycle
   EXPECT_DOUBLE_EQ(s.serve(0, 128), 2.0);
