@@ -993,7 +993,7 @@ class Decoder {
     std::vector<Space> spaces;
     for (const auto& m : P.ordered)
       if (is_space_name(m) || m == "shared::cluster") spaces.push_back(async_space(m, inst, spaces.empty()));
-    if (P.has("multicast::cluster")) return unsupported(inst, in, "multicast bulk copies (cp.async.bulk .multicast::cluster): needs clusters");
+    const bool multicast = P.has("multicast::cluster");  // Inst::shape[2]: a ctaMask source follows the mbarrier
     if (P.has("cp_mask")) return unsupported(inst, in, "byte-masked bulk stores (.cp_mask, sm_100)");
     const bool hint = P.has("L2::cache_hint");
     const auto& o = in.operands;
@@ -1013,11 +1013,15 @@ class Decoder {
     inst.space = spaces[0];
     if (inst.op == Op::BulkReduce) bulk_reduce_op(inst, in, P);
     const bool with_mbar = to_shared;
-    need(in, with_mbar ? 4 : 3, (with_mbar ? 4 : 3) + (hint ? 1 : 0));
+    if (multicast && dir != BulkDir::GlobalToShared) fail(L, "`" + in.opcode + "`: .multicast::cluster copies from global to shared::cluster only");
+    const int n = (with_mbar ? 4 : 3) + (multicast ? 1 : 0);
+    need(in, n, n + (hint ? 1 : 0));
+    inst.shape[2] = static_cast<std::int16_t>(multicast ? 1 : 0);
     inst.addr = addr(o[0], spaces[0], L);
     inst.addr2 = addr(o[1], spaces[1], L);
     std::vector<Reg> s{src(o[2], 32, L)};
     if (with_mbar) s.push_back(mbar_operand(inst, o[3], L));
+    if (multicast) s.push_back(src(o[4], 32, L));
     push_ops(inst, {}, s);
   }
 

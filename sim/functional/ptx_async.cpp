@@ -280,21 +280,31 @@ void check_bulk(PtxCta::Impl& c, Warp& w, const Inst& in, int l, std::uint64_t d
   if (src % 16) c.fault(w, in, l, "bulk copy source " + hex(src) + " is not 16-byte aligned");
 }
 
-// The destination's mbarrier: complete_tx of `bytes` (the destination CTA's barrier).
-void complete_tx(PtxCta::Impl& c, Warp& w, const Inst& in, int l, std::uint64_t bytes) {
-  Inst m = in;  // the mbarrier operand: source 1 (cp.async.bulk) plus Inst::imm
+// The address of the copy's mbarrier operand: source 1 (cp.async.bulk) or the one after the
+// coordinates (tensor copies), plus Inst::imm.
+std::uint64_t mbar_operand(PtxCta::Impl& c, Warp& w, const Inst& in, int l) {
+  return c.get(w, c.p.src(in, in.op == Op::BulkCopy || in.op == Op::BulkReduce ? 1 : in.shape[0]), l) + in.imm;
+}
+
+// complete_tx of `bytes` on the mbarrier at `addr`: the destination CTA's barrier (a
+// shared::cluster address when `cluster`, else one of the own CTA's shared memory).
+void complete_tx_at(PtxCta::Impl& c, Warp& w, const Inst& in, int l, std::uint64_t addr, bool cluster, std::uint64_t bytes) {
+  Inst m = in;
   m.op = Op::MbarCompleteTx;
-  m.addr = {P::AddrBase::Absolute,
-            {},
-            static_cast<std::int64_t>(
-                c.get(w, c.p.src(in, in.op == Op::BulkCopy || in.op == Op::BulkReduce ? 1 : in.shape[0]), l) + in.imm)};
+  m.addr = {P::AddrBase::Absolute, {}, static_cast<std::int64_t>(addr)};
   m.space = Space::Shared;
+  m.flags = cluster ? (in.flags | P::kClusterSpace) : (in.flags & ~P::kClusterSpace);
   MbarRef b(c, w, m, l);
   b.require_valid();
   b.add_tx(-static_cast<std::int64_t>(bytes));
   const bool done = b.try_complete();
   b.write();
   note(w, MbarEvent::What::CopyTx, b.addr(), done);
+}
+
+// The destination's mbarrier: complete_tx of `bytes` (the destination CTA's barrier).
+void complete_tx(PtxCta::Impl& c, Warp& w, const Inst& in, int l, std::uint64_t bytes) {
+  complete_tx_at(c, w, in, l, mbar_operand(c, w, in, l), (in.flags & P::kClusterSpace) != 0, bytes);
 }
 
 void reduce_into(PtxCta::Impl& c, Warp& w, const Inst& in, int l, std::uint8_t* dst, const std::uint8_t* src,
@@ -307,6 +317,35 @@ void reduce_into(PtxCta::Impl& c, Warp& w, const Inst& in, int l, std::uint8_t* 
     std::memcpy(&v, src + i, eb);
     atomic_rmw(dst + i, t, static_cast<P::AtomOp>(in.sub), v, 0);
   }
+}
+
+// The CTA ranks of a multicast's ctaMask (source `i`), checked against the cluster.
+std::uint32_t cta_mask(PtxCta::Impl& c, Warp& w, const Inst& in, int l, int i) {
+  const std::uint32_t mask = static_cast<std::uint32_t>(c.get(w, c.p.src(in, i), l)) & 0xffffu;
+  if (mask >> c.cluster_size())
+    c.fault(w, in, l,
+            "multicast ctaMask " + hex(mask) + " names a CTA rank the cluster of " + std::to_string(c.cluster_size()) +
+                " does not have");
+  return mask;
+}
+
+// cp.async.bulk .multicast::cluster: `size` bytes from global `src` to CTA-relative offset `dst`
+// in every CTA of the ctaMask, each completing its mbarrier at the same offset.
+void multicast_bulk(PtxCta::Impl& c, Warp& w, const Inst& in, int l, std::uint64_t dst, std::uint64_t src,
+                    std::uint32_t size) {
+  const std::uint32_t ranks = cta_mask(c, w, in, l, 2);
+  const std::uint8_t* s = c.resolve_run(w, in, Space::Global, src, 1, size, l, false, nullptr);
+  if (!s) c.fault(w, in, l, "the " + std::to_string(size) + "-byte bulk copy from " + hex(src) + " leaves its memory");
+  const std::uint64_t bar = mbar_operand(c, w, in, l) % P::kClusterRankStride;
+  for (std::uint32_t r = 0; r < c.cluster_size(); ++r) {
+    if (!(ranks >> r & 1u)) continue;
+    std::memmove(c.cluster_shared(w, in, l, r, dst % P::kClusterRankStride, size, true), s, size);
+    c.k.memory().note_store();
+    complete_tx_at(c, w, in, l, (r + 1) * P::kClusterRankStride + bar, true, size);
+  }
+  AsyncStep& a = w.async;
+  a.bytes += size;
+  a.ranges.push_back({src, size});
 }
 
 void exec_bulk_lane(PtxCta::Impl& c, Warp& w, const Inst& in, int l) {
@@ -329,6 +368,7 @@ void exec_bulk_lane(PtxCta::Impl& c, Warp& w, const Inst& in, int l) {
   w.addrs[l] = dir == BulkDir::SharedToGlobal ? dst : src;
   check_bulk(c, w, in, l, dst, src, size);
   if (size == 0) return;
+  if (in.shape[2]) return multicast_bulk(c, w, in, l, dst, src, size);
   const bool to_global = dir == BulkDir::SharedToGlobal;
   std::uint8_t* d = to_global ? c.resolve_run(w, in, Space::Global, dst, 1, size, l, true, nullptr)
                     : (in.flags & P::kClusterSpace)
@@ -492,6 +532,27 @@ void exec_tensormap_lane(PtxCta::Impl& c, Warp& w, const Inst& in, int l) {
   c.k.memory().note_store();
 }
 
+// A tile load multicast to the CTAs of `ranks` (a ctaMask), at CTA-relative offset `sh` in each.
+void multicast_box(PtxCta::Impl& c, Warp& w, const Inst& in, int l, const TensorMap& m,
+                   const std::array<std::int64_t, 5>& coord, const std::uint8_t* gbase, std::uint64_t sh,
+                   std::uint32_t ranks, Ranges& ranges) {
+  const int eb = m.elem_bytes();
+  for_box(m, coord, [&](std::uint64_t off, std::int64_t g) {
+    if (g >= 0) ranges.add(g, eb);
+    const std::uint64_t s_off = swizzle_offset(sh + off, m.swizzle);
+    for (std::uint32_t r = 0; r < c.cluster_size(); ++r) {
+      if (!(ranks >> r & 1u)) continue;
+      std::uint8_t* sp = c.cluster_shared(w, in, l, r, s_off, static_cast<std::uint32_t>(eb), true);
+      if (g >= 0)
+        std::memcpy(sp, gbase + g, static_cast<std::size_t>(eb));
+      else
+        oob_fill(m, sp);
+    }
+  });
+  ranges.flush();
+  c.k.memory().note_store();
+}
+
 void exec_tensor_lane(PtxCta::Impl& c, Warp& w, const Inst& in, int l) {
   const TensorMap m = read_tensor_map(c, w, in, l);
   std::array<std::int64_t, 5> coord{};
@@ -502,11 +563,9 @@ void exec_tensor_lane(PtxCta::Impl& c, Warp& w, const Inst& in, int l) {
   a.reduce = in.op == Op::TensorReduce;
   const bool load = static_cast<BulkDir>(in.shape[1]) == BulkDir::GlobalToShared && !a.prefetch;
   a.dir = load || a.prefetch ? BulkDir::GlobalToShared : BulkDir::SharedToGlobal;
-  if (in.shape[2]) {  // .multicast::cluster: the own CTA is rank 0 of a cluster of one
-    const std::uint32_t mask = static_cast<std::uint32_t>(c.get(w, c.p.src(in, m.rank + 1), l)) & 0xffffu;
-    if (mask & ~1u)
-      c.unsupported(in, "a multicast to other CTAs of a cluster (ctaMask " + hex(mask) + "): needs clusters");
-  }
+  // .multicast::cluster: the box goes to the same CTA-relative offset in every CTA of ctaMask,
+  // and so does the complete_tx on its mbarrier
+  const std::uint32_t multicast = in.shape[2] ? cta_mask(c, w, in, l, m.rank + 1) : 0;
   std::uint8_t* gbase = c.resolve_run(w, in, Space::Global, m.address, 1, static_cast<std::uint32_t>(m.extent_bytes()),
                                       l, !load && !a.prefetch, nullptr);
   if (!gbase) c.fault(w, in, l, "the tensor map's tensor at " + hex(m.address) + " leaves its buffer");
@@ -514,6 +573,14 @@ void exec_tensor_lane(PtxCta::Impl& c, Warp& w, const Inst& in, int l) {
   if (!a.prefetch && sh % 128) c.fault(w, in, l, "the shared-memory box at " + hex(sh) + " is not 128-byte aligned");
   const int eb = m.elem_bytes();
   Ranges ranges(a, m.address);
+  if (multicast) {
+    multicast_box(c, w, in, l, m, coord, gbase, sh % P::kClusterRankStride, multicast, ranges);
+    a.bytes += m.box_bytes();
+    const std::uint64_t bar = mbar_operand(c, w, in, l) % P::kClusterRankStride;
+    for (std::uint32_t r = 0; r < c.cluster_size(); ++r)
+      if (multicast >> r & 1u) complete_tx_at(c, w, in, l, (r + 1) * P::kClusterRankStride + bar, true, m.box_bytes());
+    return;
+  }
   for_box(m, coord, [&](std::uint64_t off, std::int64_t g) {
     if (g >= 0) ranges.add(g, eb);
     if (a.prefetch) return;

@@ -307,6 +307,12 @@ class NvidiaMachine final : public SampledMachine {
   double async_op(int s, Sm& sm, Warp& w, const P::Inst& in, double now);
   double tma_copy(Sm& sm, Warp& w, const AsyncStep& a, double now);
   void wake_sleepers(Sm& sm, CtaSlot& c, std::uint32_t addr);
+  struct MbarTarget {
+    int sm;
+    CtaSlot* slot;
+    std::uint32_t addr;
+  };
+  MbarTarget mbar_target(int s, CtaSlot& c, std::uint32_t addr);
   void sleep_on(CtaSlot& c, Warp& w, const AsyncStep& a, std::uint32_t addr, double now);
   void check_cta_deadlock(Sm& sm, CtaSlot& c, const Warp& w);
   double global(int s, Warp& w, double now, const std::uint64_t* addrs, std::uint32_t mask, std::uint32_t bytes, mem::Access kind);
@@ -1033,7 +1039,6 @@ double NvidiaMachine::memory(int s, Sm& sm, Warp& w, const P::Inst& in, const St
 // issue); a completed phase wakes the warps asleep on it; a failing wait puts this warp to sleep
 // until the phase completes. Returns when the result (a token, a wait's predicate) is there.
 double NvidiaMachine::async_op(int s, Sm& sm, Warp& w, const P::Inst& in, double now) {
-  (void)s;
   CtaSlot& c = sm.ctas[static_cast<std::size_t>(w.cta)];
   const AsyncStep& a = c.cta->async_step(w.widx);
   const double copy_done = a.copy ? tma_copy(sm, w, a, now) : now;
@@ -1047,8 +1052,13 @@ double NvidiaMachine::async_op(int s, Sm& sm, Warp& w, const P::Inst& in, double
   for (const MbarEvent& e : a.mbar) {
     if (e.what == MbarEvent::What::WaitOk) result = std::max(now, c.mbars.last_completion(e.addr)) + d_.tma.mbarrier_wake_cycles;
     else if (e.what == MbarEvent::What::WaitFail) failed = std::min(failed, e.addr);
-    else c.mbars.record(e.addr, e.what == MbarEvent::What::CopyTx ? copy_done : now + d_.tma.mbarrier_arrive_cycles);
-    if (e.completed_phase) wake_sleepers(sm, c, e.addr);
+    else {
+      const MbarTarget t = mbar_target(s, c, e.addr);
+      t.slot->mbars.record(t.addr, e.what == MbarEvent::What::CopyTx ? copy_done : now + d_.tma.mbarrier_arrive_cycles);
+      if (!e.completed_phase) continue;
+      wake_sleepers(sms_[static_cast<std::size_t>(t.sm)], *t.slot, t.addr);
+      if (t.sm != s) woken_.push_back(t.sm);
+    }
   }
   // try_wait suspends the thread until the phase it found complete has completed in time
   if (in.op == P::Op::MbarTryWait && failed == kNoMbarrier && result > w.ready) {
@@ -1077,6 +1087,18 @@ double NvidiaMachine::tma_copy(Sm& sm, Warp& w, const AsyncStep& a, double now) 
   w.ready = std::max(w.ready, acc.accepted + 1);
   w.drain = std::max(w.drain, acc.done);  // the CTA ends after its copies land (stores too)
   return acc.done;
+}
+
+// The CTA whose mbarrier an event names: a shared::cluster address ((rank + 1) x
+// kClusterRankStride + offset, a multicast's complete_tx or a remote arrive) names that rank's
+// CTA, on its SM; a shared::cta offset the own CTA.
+NvidiaMachine::MbarTarget NvidiaMachine::mbar_target(int s, CtaSlot& c, std::uint32_t addr) {
+  if (addr < P::kClusterRankStride) return {s, &c, addr};
+  const auto offset = static_cast<std::uint32_t>(addr % P::kClusterRankStride);
+  const auto rank = static_cast<std::size_t>(addr / P::kClusterRankStride - 1);
+  if (!c.group || rank >= c.group->slots.size()) return {s, &c, offset};  // a cluster of one (the functional side checked the rank)
+  const auto [ts, slot] = c.group->slots[rank];
+  return {ts, &sms_[static_cast<std::size_t>(ts)].ctas[static_cast<std::size_t>(slot)], offset};
 }
 
 // The phase of the mbarrier at `addr` completed: its sleepers may issue again.

@@ -219,6 +219,50 @@ TEST(Tma, TileLoadsWriteTheBoxSwizzledWithOutOfBoundsZerosAndStoresClipAtTheEdge
   }
 }
 
+// Rank 0 of a cluster of two loads one box multicast to both CTAs: each CTA's shared memory
+// holds the box (the source's elements, read here) and each one's own mbarrier completed, sampled
+// (timed) and --full.
+TEST(Tma, AMulticastLoadFillsEveryCtaOfTheMaskAndCompletesEachOnesBarrier) {
+  for (bool full : {true, false}) {
+    SCOPED_TRACE(full ? "full" : "sampled");
+    const std::string spec =
+        R"({"spec_version": 2, "source": "tma.ptx", "kernel": "tma_multicast", "grid": 2, "block": 32,
+            "cluster": [2, 1, 1], "args": [
+            {"tensor_map": {"buffer": 1, "dtype": "f32", "dims": [40, 20], "strides_bytes": [160], "box": [16, 8],
+                            "swizzle": "none", "oob_fill": "zero", "l2_promotion": "256B"}},
+            {"buffer": "f32", "count": 800, "init": "uniform"}, {"buffer": "f32", "count": 256},
+            {"type": "u32", "value": 4}, {"type": "u32", "value": 10}, {"type": "u32", "value": 512}]})";
+    api::RunOptions o;
+    o.full = full;
+    o.keep_outputs = true;
+    auto r = api::run_launch(api::parse_launch_spec_text(spec, kData + "/kernels", "test spec"),
+                             device::load_builtin_device("h200"), o);
+    const auto* src = arg_words<float>(r, 1);
+    const auto* out = arg_words<float>(r, 2);
+    for (int rank = 0; rank < 2; ++rank)
+      for (int y = 0; y < 8; ++y)
+        for (int x = 0; x < 16; ++x)
+          ASSERT_EQ(out[rank * 128 + y * 16 + x], src[(10 + y) * 40 + 4 + x]) << "rank " << rank << " (" << x << "," << y << ")";
+    EXPECT_GT(r.time_us, 0.0);
+  }
+}
+
+// cp.async.bulk .multicast::cluster: 512 bytes from element 4 of src in both CTAs' shared memory.
+TEST(BulkCopy, AMulticastCopyFillsEveryCtaOfTheMask) {
+  const std::string spec =
+      R"({"spec_version": 2, "source": "tma.ptx", "kernel": "bulk_multicast", "grid": 2, "block": 32,
+          "cluster": [2, 1, 1], "args": [
+          {"tensor_map": {"buffer": 1, "dtype": "f32", "dims": [40, 20], "strides_bytes": [160], "box": [16, 8],
+                          "swizzle": "none", "oob_fill": "zero", "l2_promotion": "256B"}},
+          {"buffer": "f32", "count": 800, "init": "uniform"}, {"buffer": "f32", "count": 256},
+          {"type": "u32", "value": 4}, {"type": "u32", "value": 10}, {"type": "u32", "value": 512}]})";
+  auto r = run_spec(spec);
+  const auto* src = arg_words<float>(r, 1);
+  const auto* out = arg_words<float>(r, 2);
+  for (int rank = 0; rank < 2; ++rank)
+    for (int i = 0; i < 128; ++i) ASSERT_EQ(out[rank * 128 + i], src[4 + i]) << "rank " << rank << " word " << i;
+}
+
 TEST(Tma, NanRequestZeroFmaFillsOutOfBoundsElementsWithNaN) {
   auto r = run_spec(tma_spec("128B", "nan_request_zero_fma"));
   const auto* out = arg_words<std::uint32_t>(r, 4);
