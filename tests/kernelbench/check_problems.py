@@ -152,7 +152,7 @@ def torch_includes() -> list[str]:
     return [f"-I{p}" for p in include_paths()] + [f"-I{sysconfig.get_paths()['include']}"]
 
 
-NVCC_FLAGS = ["-c", "-arch=sm_90a", "-O3", "-std=c++17", "--expt-relaxed-constexpr", "-DTORCH_EXTENSION_NAME=kbcheck",
+NVCC_FLAGS = ["-c", "-arch=sm_90a", "-O3", "-std=c++20", "--expt-relaxed-constexpr", "-DTORCH_EXTENSION_NAME=kbcheck",
               "-DTORCH_API_INCLUDE_EXTENSION_H", "-D__CUDA_NO_HALF_OPERATORS__", "-D__CUDA_NO_HALF_CONVERSIONS__",
               "-D__CUDA_NO_BFLOAT16_CONVERSIONS__", "-D__CUDA_NO_HALF2_OPERATORS__", "--compiler-options", "-fPIC"]
 

@@ -1342,10 +1342,13 @@ def build_level2_rows():
     row_problem(2, 3, "Scale_Softmax", "scale_softmax", 4096, 2048, [4096, 2048], ["blockrow", "triton"],
                 extra_consts="\nscale = 0.125")
     p = PROBLEMS[-1]
-    src = row_cuda(p, "scale_softmax", "wrong_scale_after", "blockrow",
-                   body_edit=lambda b: b.replace("xr[j] * scale", "xr[j]").replace("* inv;", "* inv * scale;"),
-                   what="applies the scale after the softmax instead of before it.", verdict="incorrect")
-    cand(p, "wrong_scale_after", "cuda", src, expected="incorrect", kb_correct=False, note="softmax(x) * s != softmax(s x)")
+    src = row_cuda(p, "scale_softmax", "wrong_no_block_sum", "blockrow",
+                   body_edit=lambda b: b.replace("s = REDUCE_SUM(s);", "// BUG: the block reduction of s is missing"),
+                   what="normalises each element by its own thread's partial sum (the block reduction of the "
+                   "denominator is missing).", verdict="incorrect")
+    cand(p, "wrong_no_block_sum", "cuda", src, expected="incorrect", kb_correct=False,
+         note="outputs ~256x too large (~0.1 instead of ~5e-4). A bug that keeps softmax outputs small would pass: "
+         "over 2048 columns every output is below atol=1e-2")
     row_problem(2, 4, "LayerNorm_GELU", "layernorm_gelu", 4096, 2048, [4096, 2048], ["blockrow", "triton"])
     row_problem(2, 5, "RMSNorm_Scale", "rmsnorm_scale", 4096, 2048, [4096, 2048], ["blockrow", "triton"])
     row_problem(2, 11, "LogSumExp", "logsumexp", 2048, 4096, [2048], ["rowthread", "blockrow", "triton"])

@@ -1,4 +1,4 @@
-"""KernelBench-format candidate for level2/03_Scale_Softmax: applies the scale after the softmax instead of before it.
+"""KernelBench-format candidate for level2/03_Scale_Softmax: normalises each element by its own thread's partial sum (the block reduction of the denominator is missing).
 
 Expected verdict: incorrect (tests/kernelbench/manifest.json).
 """
@@ -63,13 +63,13 @@ __global__ void scale_softmax_blockrow_kernel(const float* __restrict__ x, float
     float* yr = out + row * D;
     (void)yr;
     float m = -INFINITY;
-    for (int j = threadIdx.x; j < D; j += blockDim.x) m = fmaxf(m, xr[j]);
+    for (int j = threadIdx.x; j < D; j += blockDim.x) m = fmaxf(m, xr[j] * scale);
     m = block_max(m);
     float s = 0.0f;
-    for (int j = threadIdx.x; j < D; j += blockDim.x) s += __expf(xr[j] - m);
-    s = block_sum(s);
+    for (int j = threadIdx.x; j < D; j += blockDim.x) s += __expf(xr[j] * scale - m);
+    // BUG: the block reduction of s is missing
     const float inv = 1.0f / s;
-    for (int j = threadIdx.x; j < D; j += blockDim.x) yr[j] = __expf(xr[j] - m) * inv * scale;
+    for (int j = threadIdx.x; j < D; j += blockDim.x) yr[j] = __expf(xr[j] * scale - m) * inv;
 }
 
 torch::Tensor scale_softmax_cuda(torch::Tensor x, double scale) {
@@ -88,8 +88,8 @@ cpp_source = r"""
 torch::Tensor scale_softmax_cuda(torch::Tensor x, double scale);
 """
 
-wrong_scale_after_ext = load_inline(
-    name="kb_l2_03_wrong_scale_after",
+wrong_no_block_sum_ext = load_inline(
+    name="kb_l2_03_wrong_no_block_sum",
     cpp_sources=cpp_source,
     cuda_sources=cuda_source,
     functions=['scale_softmax_cuda'],
@@ -104,4 +104,4 @@ class ModelNew(nn.Module):
         self.scale = scale
 
     def forward(self, x) -> torch.Tensor:
-        return wrong_scale_after_ext.scale_softmax_cuda(x, self.scale)
+        return wrong_no_block_sum_ext.scale_softmax_cuda(x, self.scale)
