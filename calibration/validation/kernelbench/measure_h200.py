@@ -473,6 +473,11 @@ def run(args):
         compiled = compile_all(cuda_cands, args, env, out_dir)
         info["compile_phase_s"] = round(time.time() - t0, 1)
         log(f"phase 1 done in {info['compile_phase_s']} s")
+    if args.compile_only:
+        with open(os.path.join(out_dir, "compile_only.json"), "w") as f:
+            json.dump({"environment": info, "compiled": compiled}, f, indent=1)
+        log(f"--compile-only: builds are in {args.ext_dir}; run again without it to measure")
+        return 0
 
     logf = open(os.path.join(out_dir, "worker.log"), "a")
     wk = WorkerHandle(args, env, logf)
@@ -637,6 +642,7 @@ def self_test():
     out = os.path.join(tmp, "out")
     ns = argparse.Namespace(out=out, kb_dir=tmp, device="cpu", trials=5, seeds=2, atol=1e-2, rtol=1e-2,
                             timeout_s=8, jobs=2, budget_s=300, only=None, include_hang=True, no_compile=True,
+                            compile_only=False,
                             time_incorrect=False, ext_dir=os.path.join(tmp, "ext"), compile_timeout_s=60)
     run(ns)
     with open(os.path.join(out, "kernelbench_h200.json")) as f:
@@ -678,6 +684,8 @@ def main():
     ap.add_argument("--only", help="regex on problem ids")
     ap.add_argument("--include-hang", action="store_true", help="also run candidates with run_on_gpu=false")
     ap.add_argument("--no-compile", action="store_true", help="skip phase 1 (builds happen at import instead)")
+    ap.add_argument("--compile-only", action="store_true", help="phase 1 only (a first call on a machine that stays "
+                    "warm; the next call finds the builds in --ext-dir)")
     ap.add_argument("--time-incorrect", action="store_true", help="time candidates that fail correctness too")
     ap.add_argument("--ext-dir", default=os.path.join(REPO, "build", "kb_torch_ext"))
     ap.add_argument("--self-test", action="store_true")
