@@ -136,11 +136,11 @@ def stub_load_inline(seen: list):
         ce.load_inline = real
 
 
-def import_candidate(c, ext_names: list):
+def import_candidate(c, ext_names: list, need_model_new: bool = True):
     """Imports a candidate with load_inline stubbed; returns the module (it must define ModelNew)."""
     with stub_load_inline(ext_names):
         mod = load_module(os.path.join(HERE, c["file"]), "kbcand_" + re.sub(r"\W", "_", c["id"]))
-    if not hasattr(mod, "ModelNew"):
+    if need_model_new and not hasattr(mod, "ModelNew"):
         raise AttributeError(f"{c['id']}: no class ModelNew")
     return mod
 
@@ -218,7 +218,7 @@ def triton_check(m, log=print) -> list[str]:
         for c in p["candidates"]:
             if c["lang"] != "triton":
                 continue
-            mod = import_candidate(c, [])
+            mod = import_candidate(c, [], need_model_new="ModelNew" in open(os.path.join(HERE, c["file"])).read())
             kernels = {n: v for n, v in vars(mod).items() if isinstance(v, JITFunction)}
             for kname, fn in kernels.items():
                 ce = dict(c["triton_constexprs"].get(kname, {}))
@@ -253,6 +253,36 @@ def triton_check(m, log=print) -> list[str]:
     return errs
 
 
+EXTRA_TRITON = [  # (folder, file, {kernel: constexprs}, must compile)
+    ("gpumode/softmax_py", "submission.py", {"softmax_row_kernel": {"BLOCK": 1024}}, True),
+    ("gpumode/softmax_py", "solutions/wrong/no_max_shift.py", {"softmax_half_kernel": {"BLOCK": 1024}}, True),
+    ("agentkernelarena/triton2triton/rmsnorm_kernel", "kernel.py", {"rmsnorm_kernel": {"BLOCK": 256}}, True),
+    ("agentkernelarena/triton2triton/rmsnorm_kernel", "candidates/kernel_single_pass.py",
+     {"rmsnorm_kernel": {"BLOCK": 2048, "num_warps": 8}}, True),
+    ("agentkernelarena/triton2triton/rmsnorm_kernel", "candidates/kernel_wrong_eps.py",
+     {"rmsnorm_kernel": {"BLOCK": 2048, "num_warps": 8}}, True),
+]
+
+
+def triton_check_extra(log=print) -> list[str]:
+    """The GPU MODE submissions and the AgentKernelArena kernels, compiled for sm_90a like the set's."""
+    errs = []
+    for folder, rel, ces, _ in EXTRA_TRITON:
+        d = os.path.join(HERE, folder)
+        sys.path[:0] = [d, os.path.dirname(d)]
+        try:
+            for m in ("task", "utils"):
+                sys.modules.pop(m, None)
+            fake = {"id": f"{folder}/{rel}", "file": os.path.join(folder, rel), "lang": "triton",
+                    "expected": "correct", "triton_constexprs": ces}
+            errs += triton_check({"problems": [{"candidates": [fake]}]}, log=log)
+        finally:
+            del sys.path[:2]
+            for m in ("task", "utils"):
+                sys.modules.pop(m, None)
+    return errs
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--nvcc", action="store_true", help="compile every CUDA candidate with nvcc for sm_90a")
@@ -272,7 +302,7 @@ def main():
             n_c += 1
     print(f"{len(m['problems'])} problems, {n_c} candidates: manifest, references and imports checked")
     if args.triton:
-        errs += triton_check(m)
+        errs += triton_check(m) + triton_check_extra()
     if args.nvcc:
         errs += nvcc_check(m, args.units, args.jobs)
     for e in errs:

@@ -201,6 +201,7 @@ def test_agentkernelarena_task_has_the_required_config_fields():
 @pytest.mark.skipif(importlib.util.find_spec("triton") is None, reason="triton not installed")
 def test_every_triton_kernel_compiles_for_sm90a_and_the_broken_one_does_not(manifest):
     assert cp.triton_check(manifest, log=lambda m: None) == []
+    assert cp.triton_check_extra(log=lambda m: None) == []  # the GPU MODE and AgentKernelArena kernels
 
 
 def test_h200_script_survives_crash_hang_and_bad_candidates_on_cpu():
