@@ -297,9 +297,13 @@ class WorkerHandle:
             self.q.put(None)
 
         threading.Thread(target=reader, daemon=True).start()
-        first = self.q.get(timeout=300)
+        try:
+            first = self.q.get(timeout=300)
+        except queue.Empty:
+            first = None
         if first is None:
-            raise RuntimeError("worker failed to start (see worker.log)")
+            self.kill()
+            raise RuntimeError("worker failed to start within 300 s (see worker.log)")
 
     def kill(self):
         if self.proc and self.proc.poll() is None:
@@ -312,7 +316,11 @@ class WorkerHandle:
 
     def ask(self, req, timeout):
         if self.proc is None:
-            self.start()
+            try:
+                self.start()
+            except Exception as e:  # noqa: BLE001 -- recorded for this item; the next one tries again
+                return {"verdict": "runtime_error", "error": err_text(e), "error_stage": "worker start",
+                        "compiled": None, "correct": False}
         self.proc.stdin.write(json.dumps(req) + "\n")
         self.proc.stdin.flush()
         try:
