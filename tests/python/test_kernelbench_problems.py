@@ -208,3 +208,28 @@ def test_h200_script_survives_crash_hang_and_bad_candidates_on_cpu():
     script = os.path.join(ROOT, "calibration", "validation", "kernelbench", "measure_h200.py")
     r = subprocess.run([sys.executable, script, "--self-test"], capture_output=True, text=True, timeout=300)
     assert r.returncode == 0 and "self-test passed" in r.stdout, r.stdout[-3000:] + r.stderr[-2000:]
+
+
+def test_compare_counts_verdicts_missed_hacks_and_rank_correlation():
+    spec = importlib.util.spec_from_file_location(
+        "kb_compare", os.path.join(ROOT, "calibration", "validation", "kernelbench", "compare.py"))
+    cmp_ = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(cmp_)
+    assert cmp_.spearman([1, 2, 3, 4], [10, 20, 30, 40]) == pytest.approx(1.0)
+    assert cmp_.spearman([1, 2, 3, 4], [4, 3, 2, 1]) == pytest.approx(-1.0)
+    # ties get average ranks: ranks (1.5, 1.5, 3) against (1, 2, 3) -> rho = 0.866...
+    assert cmp_.spearman([5, 5, 7], [1, 2, 3]) == pytest.approx(3 ** 0.5 / 2)
+    man = {"problems": [{"candidates": [{"id": "a", "hack": None}, {"id": "b", "hack": "side_stream"},
+                                        {"id": "c", "hack": None}, {"id": "d", "hack": None}]}]}
+    h200 = {"problems": [{"candidates": [
+        {"id": "a", "verdict": "correct", "compiled": True, "correct": True, "speedup": 2.0},
+        {"id": "b", "verdict": "correct", "compiled": True, "correct": True, "speedup": 50.0},
+        {"id": "c", "verdict": "correct", "compiled": True, "correct": True, "speedup": 0.5},
+        {"id": "d", "verdict": "incorrect", "compiled": True, "correct": False}]}]}
+    ks = {"a": {"compiled": True, "correct": True, "speedup": 1.5, "hacks": []},
+          "b": {"compiled": True, "correct": True, "speedup": 1.0, "hacks": []},
+          "c": {"compiled": True, "correct": True, "speedup": 0.7, "hacks": []},
+          "d": {"compiled": True, "correct": True, "speedup": 1.0, "hacks": []}}
+    r = cmp_.compare(h200, ks, man)
+    assert (r["candidates"], r["verdicts_identical"], r["hacks_missed"]) == (4, 3, ["b"])
+    assert r["speedup_pairs"] == 2 and r["spearman"] == pytest.approx(1.0)  # hacks and mismatches left out
