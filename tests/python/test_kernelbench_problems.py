@@ -63,6 +63,8 @@ def test_every_candidate_imports_and_has_the_shape_of_a_kernelbench_candidate(ma
             if c["lang"] == "cuda":
                 assert len(names) == 1, c["id"]  # one load_inline, its functions defined in the sources
                 assert "__global__" in src and "<<<" in src and "is_cuda()" in src, c["id"]
+                # check_problems --nvcc hoists this include for every candidate: each must carry its own
+                assert "at::cuda" not in src or "#include <ATen/cuda/CUDAContext.h>" in src, c["id"]
             else:
                 assert names == [] and "@triton.jit" in src, c["id"]
             assert callable(getattr(mod.ModelNew, "forward", None)), c["id"]
