@@ -11,8 +11,8 @@ KernelBench's conventions (src/kernelbench/eval.py and timing.py of ScalingIntel
     per trial set_seed(seed), get_inputs() on the CPU, moved to the GPU, reference then candidate on
     the same inputs, shapes equal and torch.allclose(atol=rtol=1e-2); correct only if every trial
     passes (--seeds, default 3);
-  * timing (correct candidates and references): 3 warm-up calls, then per trial: synchronise, a
-    256 MiB L2 flush (torch.empty((32, 1024, 1024), int64).fill_(42)), CUDA events recorded on the
+  * timing (correct candidates and references): 3 warm-up calls, one discarded trial (discard_first),
+    then per trial: synchronise, a 256 MiB L2 flush (torch.empty((32, 1024, 1024), int64).fill_(42)), CUDA events recorded on the
     current stream around one forward call, synchronise; --trials (default 100) trials; mean, median,
     std, min, max in ms.
 
@@ -110,7 +110,7 @@ class Worker:
         if self.device == "cuda":
             torch.cuda.empty_cache()
         times = []
-        for _ in range(trials):
+        for trial in range(trials + 1):  # KernelBench's discard_first=1: the first timed trial is dropped
             self.sync()
             if self.device == "cuda":
                 start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
@@ -119,11 +119,13 @@ class Worker:
                 fn(*inputs)
                 end.record()
                 torch.cuda.synchronize()
-                times.append(start.elapsed_time(end))
+                t_ms = start.elapsed_time(end)
             else:
                 t0 = time.perf_counter()
                 fn(*inputs)
-                times.append((time.perf_counter() - t0) * 1e3)
+                t_ms = (time.perf_counter() - t0) * 1e3
+            if trial > 0:
+                times.append(t_ms)
         return times
 
     def to_dev(self, xs):
