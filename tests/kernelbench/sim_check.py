@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Runs the device code of 21 CUDA candidates in kernsim itself (Python API, h200, full execution) at
+"""Runs the device code of 21 CUDA candidates and 5 Triton candidates in kernsim itself (Python API, h200, full execution) at
 small sizes with the launch configuration their host wrappers use, and checks the correct ones match
 torch and the wrong ones do not -- evidence, short of a GPU, that the kernels do what the manifest
 says. The host wrappers (torch:: code) are cut off; only the kernels are compiled.
@@ -89,5 +89,39 @@ a = rng.standard_normal(5000).astype(np.float32); bb = rng.standard_normal(5000)
 # matvec warp
 Am = rng.standard_normal((50, 300)).astype(np.float32); xv = rng.standard_normal(300).astype(np.float32)
 (o,), t = run("level1/19_MatVec/cuda_warprow.py", "matvec_warp_kernel", (50*32+255)//256, 256, [Am, xv, np.zeros(50, np.float32), 50, 300], [2]); check("matvec warp", close(o, Am @ xv), t)
+
+
+# ---- Triton candidates through kernsim.compile_triton (the kernels as the candidate files define them)
+def tri(rel, kname, grid, args, constexprs, out_idx, num_warps=4):
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("kbtri_" + kname, os.path.join(KB, rel))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    m = kernsim.compile_triton(getattr(mod, kname), args=args, constexprs=constexprs, arch="h200", num_warps=num_warps)
+    # Triton's kernels take their shared memory as dynamic shared memory of the size in its metadata
+    r = kernsim.launch(m.kernel(), grid=grid, block=None, args=args, full=True,
+                       dynamic_shared_bytes=m.extra["triton"]["shared"])
+    return [r.outputs[i] for i in out_idx], r.time_us
+
+
+q, kk, v = (rng.standard_normal((2, 100, 64)).astype(np.float32) for _ in range(3))
+att = (torch.softmax(torch.from_numpy(q) @ torch.from_numpy(kk).transpose(1, 2) / 8.0, -1) @ torch.from_numpy(v)).numpy()
+(o,), t = tri("level2/10_Attention/triton_flash.py", "flash_attn_kernel", (2, 2), [q, kk, v, np.zeros_like(q), 100, 0.125],
+              {"HEAD_D": 64, "BLOCK_M": 64, "BLOCK_N": 64}, [3])
+check("triton flash attention", close(o, att), t)
+sc = torch.softmax(torch.from_numpy(q) @ torch.from_numpy(kk).transpose(1, 2) * 0.125, -1).numpy()
+(o,), t = tri("level2/09_BMM_Softmax/triton_fused.py", "bmm_softmax_kernel", (4, 2), [q, kk, np.zeros((2, 100, 100), np.float32), 100, 0.125],
+              {"HEAD_D": 64, "BLOCK_M": 32, "BLOCK_N": 128}, [2], num_warps=8)
+check("triton bmm softmax", close(o, sc, 1e-5), t)
+Au = rng.random((64, 96)).astype(np.float32); Bu = rng.random((96, 80)).astype(np.float32)
+(o,), t = tri("level1/16_Matmul_Square/triton_tf32.py", "matmul_kernel", (1, 2, 1),
+              [Au, Bu, np.zeros((64, 80), np.float32), 64, 80, 96, 0, 96, 1, 0, 80, 1, 0, 80, 1],
+              {"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32}, [2])
+check("triton tf32 matmul (uniform inputs)", close(o, Au @ Bu), t)
+(o,), t = tri("level1/13_LayerNorm/triton.py", "layernorm_kernel", (R,), [x, y, w, b, 1e-5, D], {"BLOCK_D": 1024}, [1], num_warps=8)
+check("triton layernorm", close(o, ln), t)
+(o,), t = tri("level1/22_Cumsum/triton.py", "cumsum_kernel", (R,), [x, y, D], {"BLOCK_D": 1024}, [1], num_warps=8)
+check("triton cumsum", close(o, np.cumsum(x, 1)), t)
+
 print(sum(ok for _, ok in res), "of", len(res), "as expected")
 sys.exit(0 if all(ok for _, ok in res) else 1)
