@@ -170,7 +170,7 @@ def combined_unit(cands) -> str:
     return "\n".join(parts) + "\n"
 
 
-def nvcc_check(m, units: int = 4, jobs: int = 1, log=print) -> list[str]:
+def nvcc_check(m, units: int = 4, jobs: int = 1, log=print, ptx_only: bool = False, only_units=None) -> list[str]:
     cuda = [c for p in m["problems"] for c in p["candidates"] if c["lang"] == "cuda"]
     good = [c for c in cuda if c["expected"] != "compile_error"]
     bad = [c for c in cuda if c["expected"] == "compile_error"]
@@ -178,6 +178,8 @@ def nvcc_check(m, units: int = 4, jobs: int = 1, log=print) -> list[str]:
     tmp = tempfile.mkdtemp(prefix="kb_nvcc_")
     jobs_list = []
     for u in range(units):
+        if only_units is not None and u not in only_units:
+            continue
         chunk = good[u::units]
         path = os.path.join(tmp, f"unit{u}.cu")
         open(path, "w").write(combined_unit(chunk))
@@ -192,7 +194,9 @@ def nvcc_check(m, units: int = 4, jobs: int = 1, log=print) -> list[str]:
     while pending or procs:
         while pending and len(procs) < jobs:
             path, chunk, should_pass = pending.pop(0)
-            cmd = ["nvcc", *NVCC_FLAGS, *inc, path, "-o", path + ".o"]
+            flags = [f for f in NVCC_FLAGS if f not in ("-c", "--compiler-options", "-fPIC")] + ["-ptx"] \
+                if ptx_only else NVCC_FLAGS
+            cmd = ["nvcc", *flags, *inc, path, "-o", path + (".ptx" if ptx_only else ".o")]
             procs.append((subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True),
                           path, chunk, should_pass))
         p0 = procs.pop(0)
@@ -289,6 +293,9 @@ def main():
     ap.add_argument("--triton", action="store_true", help="compile every Triton kernel for sm_90a")
     ap.add_argument("--units", type=int, default=4, help="combined nvcc translation units")
     ap.add_argument("--jobs", type=int, default=1, help="nvcc processes at once")
+    ap.add_argument("--ptx", action="store_true", help="with --nvcc: nvcc -ptx (front end and device code, no host "
+                    "g++ pass; about half the time)")
+    ap.add_argument("--unit", type=int, action="append", help="with --nvcc: only these combined units (0-based)")
     args = ap.parse_args()
     m = load_manifest()
     errs = check_manifest(m)
@@ -304,7 +311,7 @@ def main():
     if args.triton:
         errs += triton_check(m) + triton_check_extra()
     if args.nvcc:
-        errs += nvcc_check(m, args.units, args.jobs)
+        errs += nvcc_check(m, args.units, args.jobs, ptx_only=args.ptx, only_units=args.unit)
     for e in errs:
         print("ERROR:", e)
     return 1 if errs else 0
