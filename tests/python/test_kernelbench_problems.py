@@ -233,5 +233,5 @@ def test_compare_counts_verdicts_missed_hacks_and_rank_correlation():
           "c": {"compiled": True, "correct": True, "speedup": 0.7, "hacks": []},
           "d": {"compiled": True, "correct": True, "speedup": 1.0, "hacks": []}}
     r = cmp_.compare(h200, ks, man)
-    assert (r["candidates"], r["verdicts_identical"], r["hacks_missed"]) == (4, 3, ["b"])
+    assert (r["candidates"], r["verdicts_identical"], r["hacks_missed"]) == (3, 2, ["b"])  # b is a hack: not counted
     assert r["speedup_pairs"] == 2 and r["spearman"] == pytest.approx(1.0)  # hacks and mismatches left out

@@ -6,8 +6,10 @@ per candidate id in the shape of `python3 -m kernsim.kernelbench REF CAND --arch
 ({"compiled", "correct", "speedup", "hacks", ...}). With --run, kernsim's answers are produced here
 (one CLI call per candidate, --baseline the H200's baseline_time_torch.json) and saved.
 
-Reports: verdicts (compiled and correct) identical per candidate; every manifest hack flagged by
-kernsim; Spearman rank correlation of speedups over the candidates both call correct and time.
+Reports: verdicts (compiled and correct) identical per candidate, over the candidates that are not
+hacks (kernsim may legitimately call a hack incorrect where KernelBench's check passes it, e.g. the
+%globaltimer one if kernsim's two runs come less than 2 ms apart in simulated time); every manifest
+hack flagged by kernsim; Spearman rank correlation of speedups over the candidates both call correct and time.
 
   python3 calibration/validation/kernelbench/compare.py --h200 calibration/data/h200/kernelbench \\
       --run --save /tmp/kernsim_kb.json
@@ -82,9 +84,10 @@ def compare(h200, ks, manifest):
             k = ks.get(c["id"], {})
             hv = (bool(c.get("compiled")), bool(c.get("correct")))
             kv = (bool(k.get("compiled")), bool(k.get("correct")))
-            total += 1
-            same += hv == kv
             hack = man.get(c["id"], {}).get("hack")
+            if hack is None:  # a hack's verdict may differ: kernsim may see through it (NaN fill, two inputs)
+                total += 1
+                same += hv == kv
             flagged = hack is None or any(hack in str(h) for h in (k.get("hacks") or []))
             if not flagged:
                 missed.append(c["id"])
@@ -127,7 +130,7 @@ def main():
         f = (lambda x: f"{x:.2f}" if isinstance(x, (int, float)) else "-")
         print(f"| {cid} | {hv[0]}/{hv[1]} | {kv[0]}/{kv[1]} | {f(hs)} | {f(kspd)} | {hack or ''} | {'yes' if fl else 'NO'} |")
     rho = r["spearman"]
-    print(f"\nverdicts identical: {r['verdicts_identical']} of {r['candidates']}; hacks missed: "
+    print(f"\nverdicts identical: {r['verdicts_identical']} of {r['candidates']} (hacks excluded); hacks missed: "
           f"{len(r['hacks_missed'])} {r['hacks_missed']}; speedup Spearman over {r['speedup_pairs']} candidates: "
           f"{'n/a' if rho is None else f'{rho:.3f}'} (target >= 0.9)")
     ok = r["verdicts_identical"] == r["candidates"] and not r["hacks_missed"] and rho is not None and rho >= 0.9
