@@ -1,0 +1,62 @@
+"""KernelBench-format candidate for level1/06_LeakyReLU: dereferences a null pointer in its host wrapper (segfault in host code).
+
+Expected verdict: runtime_error (tests/kernelbench/manifest.json).
+"""
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+from torch.utils.cpp_extension import load_inline
+
+cuda_source = r"""
+#include <torch/extension.h>
+#include <cuda_runtime.h>
+
+#define CHECK_CUDA(x) TORCH_CHECK(x.is_cuda(), #x " must be a CUDA tensor")
+#define CHECK_CONTIGUOUS(x) TORCH_CHECK(x.is_contiguous(), #x " must be contiguous")
+#define CHECK_FLOAT(x) TORCH_CHECK(x.scalar_type() == torch::kFloat32, #x " must be float32")
+#define CHECK_INPUT(x) CHECK_CUDA(x); CHECK_CONTIGUOUS(x); CHECK_FLOAT(x)
+
+__global__ void leakyrelu_kernel(const float* __restrict__ x, float* __restrict__ out, int64_t n) {
+    const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        const float v = x[i];
+        out[i] = v > 0.0f ? v : 0.01f * v;
+    }
+}
+
+torch::Tensor leakyrelu_cuda(torch::Tensor x) {
+    CHECK_INPUT(x);
+    auto out = torch::empty_like(x);
+    const int64_t n = x.numel();
+    const int threads = 256;
+    const int blocks = (int)((n + threads - 1) / threads);
+    // looks the output pointer up in a table that was never allocated: segfault in host code
+    float* volatile* table = nullptr;
+    float* volatile out_ptr = table[x.dim()];
+    (void)out_ptr;
+    leakyrelu_kernel<<<blocks, threads>>>(x.data_ptr<float>(), out.data_ptr<float>(), n);
+    return out;
+}
+"""
+
+cpp_source = r"""
+torch::Tensor leakyrelu_cuda(torch::Tensor x);
+"""
+
+crash_host_ext = load_inline(
+    name="kb_l1_06_crash_host",
+    cpp_sources=cpp_source,
+    cuda_sources=cuda_source,
+    functions=['leakyrelu_cuda'],
+    extra_cuda_cflags=["-O3"],
+    verbose=False,
+)
+
+
+class ModelNew(nn.Module):
+    def __init__(self, negative_slope: float = 0.01):
+        super(ModelNew, self).__init__()
+        pass
+
+    def forward(self, x) -> torch.Tensor:
+        return crash_host_ext.leakyrelu_cuda(x)

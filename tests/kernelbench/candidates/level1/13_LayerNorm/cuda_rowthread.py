@@ -1,0 +1,68 @@
+"""KernelBench-format candidate for level1/13_LayerNorm: one thread per row, sequential loops (naive; uncoalesced).
+
+Expected verdict: correct (tests/kernelbench/manifest.json).
+"""
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+from torch.utils.cpp_extension import load_inline
+
+cuda_source = r"""
+#include <torch/extension.h>
+#include <cuda_runtime.h>
+
+#define CHECK_CUDA(x) TORCH_CHECK(x.is_cuda(), #x " must be a CUDA tensor")
+#define CHECK_CONTIGUOUS(x) TORCH_CHECK(x.is_contiguous(), #x " must be contiguous")
+#define CHECK_FLOAT(x) TORCH_CHECK(x.scalar_type() == torch::kFloat32, #x " must be float32")
+#define CHECK_INPUT(x) CHECK_CUDA(x); CHECK_CONTIGUOUS(x); CHECK_FLOAT(x)
+
+__global__ void layernorm_rowthread_kernel(const float* __restrict__ x, float* __restrict__ out, int64_t rows, int D, const float* __restrict__ w, const float* __restrict__ b, float eps) {
+    const int64_t row = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (row >= rows) return;
+    const float* xr = x + row * D;
+    float* yr = out + row * D;
+    (void)yr;
+    float s = 0.0f;
+    for (int j = 0; j < D; j += 1) s += xr[j];
+    const float mean = (s) / D;
+    float v = 0.0f;
+    for (int j = 0; j < D; j += 1) { const float d = xr[j] - mean; v += d * d; }
+    const float rstd = rsqrtf((v) / D + eps);
+    for (int j = 0; j < D; j += 1) { const float y = (xr[j] - mean) * rstd * w[j] + b[j]; yr[j] = y; }
+}
+
+torch::Tensor layernorm_cuda(torch::Tensor x, torch::Tensor w, torch::Tensor b, double eps) {
+    CHECK_INPUT(x);
+    CHECK_INPUT(w);
+    CHECK_INPUT(b);
+    TORCH_CHECK(x.dim() == 2, "x must be 2-D");
+    const int64_t rows = x.size(0);
+    const int D = (int)x.size(1);
+    auto out = torch::empty_like(x);
+    const int threads = 256;
+    layernorm_rowthread_kernel<<<(int)((rows + threads - 1) / threads), threads>>>(x.data_ptr<float>(), out.data_ptr<float>(), rows, D, w.data_ptr<float>(), b.data_ptr<float>(), (float)eps);
+    return out;
+}
+"""
+
+cpp_source = r"""
+torch::Tensor layernorm_cuda(torch::Tensor x, torch::Tensor w, torch::Tensor b, double eps);
+"""
+
+cuda_rowthread_ext = load_inline(
+    name="kb_l1_13_cuda_rowthread",
+    cpp_sources=cpp_source,
+    cuda_sources=cuda_source,
+    functions=['layernorm_cuda'],
+    extra_cuda_cflags=["-O3"],
+    verbose=False,
+)
+
+
+class ModelNew(nn.Module):
+    def __init__(self, normalized_shape: int):
+        super(ModelNew, self).__init__()
+        self.ln = nn.LayerNorm(normalized_shape)
+
+    def forward(self, x) -> torch.Tensor:
+        return cuda_rowthread_ext.layernorm_cuda(x, self.ln.weight, self.ln.bias, self.ln.eps)

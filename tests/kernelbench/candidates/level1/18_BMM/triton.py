@@ -1,0 +1,52 @@
+"""KernelBench-format candidate for level1/18_BMM: Triton tl.dot (IEEE fp32), batch on grid axis 2.
+
+Expected verdict: correct (tests/kernelbench/manifest.json).
+"""
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def bmm_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_az, stride_am, stride_ak, stride_bz, stride_bk,
+                  stride_bn, stride_cz, stride_cm, stride_cn, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                  BLOCK_K: tl.constexpr):
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    z = tl.program_id(2)
+    offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    offs_k = tl.arange(0, BLOCK_K)
+    a_ptrs = a_ptr + z * stride_az + offs_m[:, None] * stride_am + offs_k[None, :] * stride_ak
+    b_ptrs = b_ptr + z * stride_bz + offs_k[:, None] * stride_bk + offs_n[None, :] * stride_bn
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(0, K, BLOCK_K):
+        a = tl.load(a_ptrs, mask=(offs_m[:, None] < M) & (offs_k[None, :] + k < K), other=0.0)
+        b = tl.load(b_ptrs, mask=(offs_k[:, None] + k < K) & (offs_n[None, :] < N), other=0.0)
+        acc += tl.dot(a, b, input_precision="ieee")
+        a_ptrs += BLOCK_K * stride_ak
+        b_ptrs += BLOCK_K * stride_bk
+    c_ptrs = c_ptr + z * stride_cz + offs_m[:, None] * stride_cm + offs_n[None, :] * stride_cn
+    tl.store(c_ptrs, acc, mask=(offs_m[:, None] < M) & (offs_n[None, :] < N))
+
+
+def triton_bmm(A: torch.Tensor, B: torch.Tensor) -> torch.Tensor:
+    assert A.is_cuda and B.is_cuda
+    batch, M, K = A.shape
+    N = B.shape[2]
+    C = torch.empty((batch, M, N), device=A.device, dtype=A.dtype)
+    grid = (triton.cdiv(M, 64), triton.cdiv(N, 64), batch)
+    bmm_kernel[grid](A, B, C, M, N, K, A.stride(0), A.stride(1), A.stride(2), B.stride(0), B.stride(1), B.stride(2),
+                     C.stride(0), C.stride(1), C.stride(2), BLOCK_M=64, BLOCK_N=64, BLOCK_K=32, num_warps=4)
+    return C
+
+
+class ModelNew(nn.Module):
+    def __init__(self):
+        super(ModelNew, self).__init__()
+        pass
+
+    def forward(self, A, B) -> torch.Tensor:
+        return triton_bmm(A, B)

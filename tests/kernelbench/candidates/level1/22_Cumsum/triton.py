@@ -1,0 +1,36 @@
+"""KernelBench-format candidate for level1/22_Cumsum: Triton tl.cumsum, one program per row.
+
+Expected verdict: correct (tests/kernelbench/manifest.json).
+"""
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def cumsum_kernel(x_ptr, out_ptr, D, BLOCK_D: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK_D)
+    mask = cols < D
+    x = tl.load(x_ptr + row * D + cols, mask=mask, other=0.0)
+    tl.store(out_ptr + row * D + cols, tl.cumsum(x, axis=0), mask=mask)
+
+
+def triton_cumsum(x: torch.Tensor) -> torch.Tensor:
+    assert x.is_cuda and x.dim() == 2
+    x = x.contiguous()
+    rows, D = x.shape
+    out = torch.empty_like(x)
+    cumsum_kernel[(rows,)](x, out, D, BLOCK_D=triton.next_power_of_2(D), num_warps=8)
+    return out
+
+
+class ModelNew(nn.Module):
+    def __init__(self, dim: int = 1):
+        super(ModelNew, self).__init__()
+        self.dim = dim
+
+    def forward(self, x) -> torch.Tensor:
+        return triton_cumsum(x)

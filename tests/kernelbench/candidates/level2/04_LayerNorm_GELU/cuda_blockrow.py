@@ -1,0 +1,108 @@
+"""KernelBench-format candidate for level2/04_LayerNorm_GELU: one 256-thread block per row, warp-shuffle + shared-memory block reductions (fast).
+
+Expected verdict: correct (tests/kernelbench/manifest.json).
+"""
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+from torch.utils.cpp_extension import load_inline
+
+cuda_source = r"""
+#include <torch/extension.h>
+#include <cuda_runtime.h>
+
+#define CHECK_CUDA(x) TORCH_CHECK(x.is_cuda(), #x " must be a CUDA tensor")
+#define CHECK_CONTIGUOUS(x) TORCH_CHECK(x.is_contiguous(), #x " must be contiguous")
+#define CHECK_FLOAT(x) TORCH_CHECK(x.scalar_type() == torch::kFloat32, #x " must be float32")
+#define CHECK_INPUT(x) CHECK_CUDA(x); CHECK_CONTIGUOUS(x); CHECK_FLOAT(x)
+
+__device__ __forceinline__ float warp_sum(float v) {
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+    return v;
+}
+
+__device__ __forceinline__ float warp_max(float v) {
+    for (int o = 16; o > 0; o >>= 1) v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, o));
+    return v;
+}
+
+// Sum over the block; every thread gets the result. Safe to call repeatedly in one kernel.
+__device__ float block_sum(float v) {
+    __shared__ float partial[32];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const int nwarps = (blockDim.x + 31) >> 5;
+    v = warp_sum(v);
+    __syncthreads();
+    if (lane == 0) partial[warp] = v;
+    __syncthreads();
+    v = (lane < nwarps) ? partial[lane] : 0.0f;
+    if (warp == 0) v = warp_sum(v);
+    if (threadIdx.x == 0) partial[0] = v;
+    __syncthreads();
+    return partial[0];
+}
+
+__device__ float block_max(float v) {
+    __shared__ float partial[32];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const int nwarps = (blockDim.x + 31) >> 5;
+    v = warp_max(v);
+    __syncthreads();
+    if (lane == 0) partial[warp] = v;
+    __syncthreads();
+    v = (lane < nwarps) ? partial[lane] : -INFINITY;
+    if (warp == 0) v = warp_max(v);
+    if (threadIdx.x == 0) partial[0] = v;
+    __syncthreads();
+    return partial[0];
+}
+
+__global__ void layernorm_gelu_blockrow_kernel(const float* __restrict__ x, float* __restrict__ out, int64_t rows, int D, const float* __restrict__ w, const float* __restrict__ b, float eps) {
+    const int64_t row = blockIdx.x;
+    const float* xr = x + row * D;
+    float* yr = out + row * D;
+    (void)yr;
+    float s = 0.0f;
+    for (int j = threadIdx.x; j < D; j += blockDim.x) s += xr[j];
+    const float mean = block_sum(s) / D;
+    float v = 0.0f;
+    for (int j = threadIdx.x; j < D; j += blockDim.x) { const float d = xr[j] - mean; v += d * d; }
+    const float rstd = rsqrtf(block_sum(v) / D + eps);
+    for (int j = threadIdx.x; j < D; j += blockDim.x) { const float y = (xr[j] - mean) * rstd * w[j] + b[j]; yr[j] = 0.5f * y * (1.0f + erff(y * 0.70710678118654752f)); }
+}
+
+torch::Tensor layernorm_gelu_cuda(torch::Tensor x, torch::Tensor w, torch::Tensor b, double eps) {
+    CHECK_INPUT(x);
+    CHECK_INPUT(w);
+    CHECK_INPUT(b);
+    TORCH_CHECK(x.dim() == 2, "x must be 2-D");
+    const int64_t rows = x.size(0);
+    const int D = (int)x.size(1);
+    auto out = torch::empty_like(x);
+    const int threads = 256;
+    layernorm_gelu_blockrow_kernel<<<rows, threads>>>(x.data_ptr<float>(), out.data_ptr<float>(), rows, D, w.data_ptr<float>(), b.data_ptr<float>(), (float)eps);
+    return out;
+}
+"""
+
+cpp_source = r"""
+torch::Tensor layernorm_gelu_cuda(torch::Tensor x, torch::Tensor w, torch::Tensor b, double eps);
+"""
+
+cuda_blockrow_ext = load_inline(
+    name="kb_l2_04_cuda_blockrow",
+    cpp_sources=cpp_source,
+    cuda_sources=cuda_source,
+    functions=['layernorm_gelu_cuda'],
+    extra_cuda_cflags=["-O3"],
+    verbose=False,
+)
+
+
+class ModelNew(nn.Module):
+    def __init__(self, normalized_shape: int):
+        super(ModelNew, self).__init__()
+        self.ln = nn.LayerNorm(normalized_shape)
+
+    def forward(self, x) -> torch.Tensor:
+        return cuda_blockrow_ext.layernorm_gelu_cuda(x, self.ln.weight, self.ln.bias, self.ln.eps)

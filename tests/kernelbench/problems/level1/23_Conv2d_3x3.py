@@ -1,0 +1,36 @@
+"""2-D convolution, 3x3 kernel, padding 1, no bias (nn.Conv2d).
+
+Size chosen: x 4x16x64x64, 32 output channels (75 M multiply-adds)
+Written for kernsim's KernelBench-format set (tests/kernelbench/README.md).
+"""
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class Model(nn.Module):
+    """2-D convolution, 3x3 kernel, padding 1, no bias (nn.Conv2d)."""
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: int):
+        super(Model, self).__init__()
+        self.conv = nn.Conv2d(in_channels, out_channels, kernel_size, padding=kernel_size // 2, bias=False)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.conv(x)
+
+
+batch_size = 4
+in_channels = 16
+out_channels = 32
+kernel_size = 3
+height = 64
+width = 64
+
+
+def get_inputs():
+    x = torch.randn(batch_size, in_channels, height, width)
+    return [x]
+
+
+def get_init_inputs():
+    return [in_channels, out_channels, kernel_size]
