@@ -174,7 +174,7 @@ RunResult run_launch(const LaunchSpec& spec, const device::DeviceSpec& dev, cons
   sim::TimingOptions to;
   to.full = opts.full;
   to.detail_budget = budget;
-  to.complete_functionally = opts.dump_dir.has_value() || opts.keep_outputs;
+  to.complete_functionally = opts.dump_dir.has_value() || (opts.keep_outputs && !opts.sampled_outputs);
   const device::DeviceSpec timed = kernel->timing_device(dev);
   cost::ReportView view(timed);
   LaunchViews views(view, kernel->listing(), timed, opts);
