@@ -36,7 +36,7 @@ from ..errors import CompileError
 
 RUNTIME_DIR = Path(__file__).resolve().parent / "runtime"
 _LOCK = threading.Lock()
-_VERSION = "kb-ext-1"
+_VERSION = "kb-ext-2"
 
 
 def _cache_root() -> Path:
@@ -135,6 +135,72 @@ def build_runtime() -> Path:
     return so
 
 
+def _locked(path: Path):
+    import fcntl
+
+    class L:
+        def __enter__(self):
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self.f = open(str(path) + ".lock", "w")
+            fcntl.flock(self.f, fcntl.LOCK_EX)
+
+        def __exit__(self, *a):
+            fcntl.flock(self.f, fcntl.LOCK_UN)
+            self.f.close()
+    return L()
+
+
+def _pch_argv(kind: str, target: str | None = None) -> list[str]:
+    """The clang arguments a precompiled prelude of ``kind`` is built with; a compile that uses
+    it passes the same ones (clang refuses a PCH built with other language options)."""
+    if kind == "cxx":
+        return ["-x", "c++-header", *_host_flags()]
+    if kind == "cuda_host":
+        return ["-x", "cuda", "--cuda-host-only", f"--cuda-path={cuda_path()}", "-Wno-unknown-cuda-version",
+                *_host_flags()]
+    # the device side, as kernsim's CUDA frontend runs clang (frontends/cuda.cpp) plus the
+    # settings build() gives kernsim.compile
+    argv = ["-x", "cuda", f"--cuda-gpu-arch={target}", "--cuda-device-only", "-O3", f"--cuda-path={cuda_path()}",
+            "-Wno-unknown-cuda-version"]
+    cccl = cuda_path() / "include" / "cccl"
+    if cccl.is_dir():
+        argv += ["-isystem", str(cccl)]
+    for d in include_dirs():
+        argv += ["-I", str(d)]
+    argv += ["-DTORCH_API_INCLUDE_EXTENSION_H", "-std=c++20", "-w"]
+    return argv
+
+
+def precompiled_prelude(kind: str, target: str | None = None) -> Path | None:
+    """kernsim_prelude.h precompiled for ``kind`` (cxx, cuda_host, device + target), built once
+    per (runtime sources, PyTorch, clang); None when clang cannot (the compile then includes the
+    prelude as text: slower, same result)."""
+    rt = build_runtime()
+    out = rt.parent / (f"prelude_{kind}{'_' + target if target else ''}.pch")
+    if out.exists():
+        return out
+    bad = Path(str(out) + ".failed")
+    if bad.exists():
+        return None
+    with _locked(out):
+        if out.exists():
+            return out
+        tmp = Path(f"{out}.tmp{os.getpid()}")
+        argv = [clang(), *_pch_argv(kind, target)]
+        if kind == "cuda_host":
+            argv += ["-Xclang", "-emit-pch", "-c"]
+        elif kind == "device":
+            argv += ["-Xclang", "-emit-pch", "-S"]  # stop before ptxas
+        argv += [str(RUNTIME_DIR / "include" / "kernsim_prelude.h"), "-o", str(tmp)]
+        try:
+            _run(argv, f"precompiling the prelude ({kind})")
+        except CompileError as e:
+            bad.write_text(str(e))
+            return None
+        os.replace(tmp, out)
+    return out
+
+
 # nvcc flags that mean nothing to kernsim's clang (the target comes from the part) are dropped;
 # these are translated
 _NVCC_MAP = {"--use_fast_math": "-ffast-math", "-use_fast_math": "-ffast-math"}
@@ -209,6 +275,12 @@ def build(name: str, cpp_sources: list[str], cuda_sources: list[str], *, functio
     incs = [f"-I{p}" for p in inc_extra]
     name_def = f"-DTORCH_EXTENSION_NAME={name}"
 
+    from ..core import device_info
+    target = device_info(arch, device_file)["isa_target"]
+    kinds = [("cxx", None)] + ([("cuda_host", None)] + ([("device", target)] if target.startswith("sm_") else [])
+                               if cuda_src.strip() else [])
+    with cf.ThreadPoolExecutor(max_workers=3) as ex:  # once per machine: the precompiled preludes
+        list(ex.map(lambda a: precompiled_prelude(*a), kinds))
     device_module = None
     jobs = []
     with cf.ThreadPoolExecutor(max_workers=3) as ex:
@@ -217,25 +289,28 @@ def build(name: str, cpp_sources: list[str], cuda_sources: list[str], *, functio
             cu.write_text(cuda_src)
             binid = d / "module_id.bin"
             binid.write_bytes(module_id.encode() + b"\0")
-            dev_flags = ["-include" + prelude, "-w"] + [f for f in cuda_keep if not f.startswith("-D") and not f.startswith("-I")]
+            dev_pch = precompiled_prelude("device", target) if target.startswith("sm_") else None
+            pre = ["-include-pch" + str(dev_pch)] if dev_pch else ["-include" + prelude]
+            dev_flags = pre + ["-w"] + [f for f in cuda_keep if not f.startswith("-D") and not f.startswith("-I")]
             dev_incs = include_dirs() + [Path(p) for p in inc_extra] + \
                 [Path(f[2:]) for f in cuda_keep if f.startswith("-I")]
             jobs.append(("device", ex.submit(kcompile, str(cu), arch, device_file=device_file, flags=dev_flags,
                                              include_dirs=[str(p) for p in dev_incs], std="c++20",
-                                             defines={**_defines(cuda_keep), "TORCH_EXTENSION_NAME": name,
-                                                      "TORCH_API_INCLUDE_EXTENSION_H": None})))
+                                             defines={**_defines(cuda_keep), "TORCH_API_INCLUDE_EXTENSION_H": None})))
             cu_o = d / "cuda.o"
             if not cu_o.exists():
-                argv = [clang(), "-x", "cuda", "--cuda-host-only", f"--cuda-path={cuda_path()}", "-Wno-unknown-cuda-version",
-                        *_host_flags(), *incs, *[f for f in cuda_keep if f.startswith(("-D", "-I"))], name_def,
-                        "-include", prelude, "-Xclang", "-fcuda-include-gpubinary", "-Xclang", str(binid),
+                pch = precompiled_prelude("cuda_host")
+                argv = [clang(), *_pch_argv("cuda_host"), *incs, *[f for f in cuda_keep if f.startswith(("-D", "-I"))],
+                        name_def, *(["-include-pch", str(pch)] if pch else ["-include", prelude]), "-Xclang", "-fcuda-include-gpubinary", "-Xclang", str(binid),
                         "-c", str(cu), "-o", str(cu_o) + ".tmp"]
                 jobs.append(("cuda host", ex.submit(_run, argv, "compiling the host side of the CUDA sources")))
         main = d / "main.cpp"
         main.write_text(main_src)
         main_o = d / "main.o"
         if not main_o.exists():
-            argv = [clang(), "-x", "c++", *_host_flags(), *incs, *extra_cflags, name_def, "-include", prelude,
+            pch = precompiled_prelude("cxx")
+            argv = [clang(), "-x", "c++", *_host_flags(), *incs, *extra_cflags, name_def,
+                    *(["-include-pch", str(pch)] if pch else ["-include", prelude]),
                     "-c", str(main), "-o", str(main_o) + ".tmp"]
             jobs.append(("main", ex.submit(_run, argv, "compiling the C++ sources")))
         errors = []

@@ -31,11 +31,17 @@ def _stage(name: str) -> None:
 
 
 def _load_module(src: str, name: str) -> types.ModuleType:
-    mod = types.ModuleType(name)
-    mod.__file__ = f"<{name}>"
+    """Imports ``src`` as module ``name`` from a real file (Triton reads @jit functions' source
+    from their file)."""
+    import importlib.util
+    import tempfile
+    d = Path(tempfile.mkdtemp(prefix="kernsim_kb_src_"))
+    path = d / f"{name}.py"
+    path.write_text(src)
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
     sys.modules[name] = mod
-    code = compile(src, f"<{name}>", "exec")
-    exec(code, mod.__dict__)  # noqa: S102 - the candidate's own Python, in the sandboxed child
+    spec.loader.exec_module(mod)  # the candidate's own Python, in the evaluator's child process
     return mod
 
 
