@@ -14,7 +14,11 @@ def main() -> None:
         resource.setrlimit(resource.RLIMIT_AS, (b, b))
     from .evaluate import run
     try:
-        res = run(req)
+        if req.get("kind") == "gpumode":
+            from .adapters import run_gpumode
+            res = run_gpumode(req)
+        else:
+            res = run(req)
     except MemoryError:
         res = {"compiled": None, "correct": False, "error": f"the evaluation ran out of its {mem} GB memory limit"}
     except BaseException as e:  # noqa: BLE001 - reported, the parent never crashes

@@ -289,8 +289,11 @@ def build(name: str, cpp_sources: list[str], cuda_sources: list[str], *, functio
             cu.write_text(cuda_src)
             binid = d / "module_id.bin"
             binid.write_bytes(module_id.encode() + b"\0")
-            dev_pch = precompiled_prelude("device", target) if target.startswith("sm_") else None
-            pre = ["-include-pch" + str(dev_pch)] if dev_pch else ["-include" + prelude]
+            # a flag that changes language options (-ffast-math) makes clang refuse the PCH
+            plain = all(f.startswith(("-D", "-I")) for f in cuda_keep)
+            dev_pch = precompiled_prelude("device", target) if target.startswith("sm_") and plain else None
+            # -Xclang=: kernsim takes flags that start with "-" only
+            pre = ["-Xclang=-include-pch", f"-Xclang={dev_pch}"] if dev_pch else ["-include" + prelude]
             dev_flags = pre + ["-w"] + [f for f in cuda_keep if not f.startswith("-D") and not f.startswith("-I")]
             dev_incs = include_dirs() + [Path(p) for p in inc_extra] + \
                 [Path(f[2:]) for f in cuda_keep if f.startswith("-I")]
@@ -308,7 +311,7 @@ def build(name: str, cpp_sources: list[str], cuda_sources: list[str], *, functio
         main.write_text(main_src)
         main_o = d / "main.o"
         if not main_o.exists():
-            pch = precompiled_prelude("cxx")
+            pch = precompiled_prelude("cxx") if all(f.startswith(("-D", "-I", "-W")) for f in extra_cflags) else None
             argv = [clang(), "-x", "c++", *_host_flags(), *incs, *extra_cflags, name_def,
                     *(["-include-pch", str(pch)] if pch else ["-include", prelude]),
                     "-c", str(main), "-o", str(main_o) + ".tmp"]

@@ -207,7 +207,7 @@ class Runtime:
         for i, (base, size) in regions.items():
             if i in r.outputs:
                 self._view(base, size)[:] = r.outputs[i].view(np.uint8).reshape(-1)
-        text = kernel.module.text or ""
+        text = _entry_text(kernel.module.text or "", kernel.name)
         la = Launch(kernel=kernel.short_name, grid=grid, block=tuple(block) if block else tuple(r.report.get("launch", {}).get("block", ())),
                     time_us=float(r.time_us), stream=int(stream or 0), sampled=sampled, source=source,
                     reads_timer=bool(_TIMER_RE.search(text)) if kernel.module.isa == "ptx" else False,
@@ -318,6 +318,16 @@ class Runtime:
 
 
 _TRITON_PTR = {}
+
+
+def _entry_text(ptx: str, name: str) -> str:
+    """The PTX of kernel ``name``: from its .entry to the next .entry (device functions it calls
+    come before the entries in clang's and Triton's PTX and are not included)."""
+    m = re.search(r"\.entry\s+" + re.escape(name) + r"\s*\(", ptx)
+    if not m:
+        return ptx
+    nxt = ptx.find(".entry", m.end())
+    return ptx[m.start(): nxt if nxt >= 0 else len(ptx)]
 
 
 def _init_triton_types():
