@@ -78,8 +78,8 @@ void** __cudaRegisterFatBinary(void* fat) {
 }
 void __cudaRegisterFatBinaryEnd(void**) {}
 void __cudaUnregisterFatBinary(void**) {}
-void __cudaRegisterFunction(void** handle, const char* host_fn, char* device_fn, const char*, int, uint3*, uint3*, dim3*, dim3*,
-                            int*) {
+void __cudaRegisterFunction(void** handle, const char* host_fn, char* device_fn, const char*, int, uint3*, uint3*,
+                            dim3*, dim3*, int*) {
   ks_register_function(host_fn, reinterpret_cast<ModuleHandle*>(handle)->id, device_fn);
 }
 void __cudaRegisterVar(void**, char*, char*, const char*, int, std::size_t, int, int) {
@@ -95,28 +95,36 @@ unsigned __cudaPushCallConfiguration(dim3 grid, dim3 block, std::size_t shmem, c
 cudaError_t __cudaPopCallConfiguration(dim3* grid, dim3* block, std::size_t* shmem, void* stream) {
   unsigned d[6];
   void* s = nullptr;
-  if (ks_pop_config(d, shmem, &s)) return fail(cudaErrorMissingConfiguration, "kernsim: no launch configuration to pop");
+  if (ks_pop_config(d, shmem, &s))
+    return fail(cudaErrorMissingConfiguration, "kernsim: no launch configuration to pop");
   *grid = dim3(d[0], d[1], d[2]);
   *block = dim3(d[3], d[4], d[5]);
   *static_cast<cudaStream_t*>(stream) = static_cast<cudaStream_t>(s);
   return cudaSuccess;
 }
 
-cudaError_t cudaLaunchKernel(const void* func, dim3 grid, dim3 block, void** args, std::size_t shmem, cudaStream_t stream) {
+cudaError_t cudaLaunchKernel(const void* func, dim3 grid, dim3 block, void** args, std::size_t shmem,
+                             cudaStream_t stream) {
   const unsigned d[6] = {grid.x, grid.y, grid.z, block.x, block.y, block.z};
   if (!ks_stream_known(stream)) return fail(cudaErrorInvalidResourceHandle, "kernsim: launch on an unknown stream");
   return static_cast<cudaError_t>(ks_launch(func, d, shmem, stream, args));
 }
 
 // ---- errors ---------------------------------------------------------------------------------
-cudaError_t cudaGetLastError() { return static_cast<cudaError_t>(ks_get_last_error(1)); }
-cudaError_t cudaPeekAtLastError() { return static_cast<cudaError_t>(ks_get_last_error(0)); }
+cudaError_t cudaGetLastError() {
+  return static_cast<cudaError_t>(ks_get_last_error(1));
+}
+cudaError_t cudaPeekAtLastError() {
+  return static_cast<cudaError_t>(ks_get_last_error(0));
+}
 const char* cudaGetErrorString(cudaError_t e) {
   if (e == cudaSuccess) return "no error";
   const char* m = ks_error_message();
   return m && *m ? m : "kernsim: CUDA runtime error";
 }
-const char* cudaGetErrorName(cudaError_t e) { return e == cudaSuccess ? "cudaSuccess" : "cudaErrorKernsim"; }
+const char* cudaGetErrorName(cudaError_t e) {
+  return e == cudaSuccess ? "cudaSuccess" : "cudaErrorKernsim";
+}
 
 // ---- device ---------------------------------------------------------------------------------
 cudaError_t cudaGetDeviceCount(int* n) {
@@ -127,7 +135,9 @@ cudaError_t cudaGetDevice(int* d) {
   *d = 0;
   return cudaSuccess;
 }
-cudaError_t cudaSetDevice(int d) { return d == 0 ? cudaSuccess : fail(cudaErrorInvalidDevice, "kernsim: one device (0)"); }
+cudaError_t cudaSetDevice(int d) {
+  return d == 0 ? cudaSuccess : fail(cudaErrorInvalidDevice, "kernsim: one device (0)");
+}
 cudaError_t cudaDeviceSynchronize() {
   ks_device_synchronize();
   return static_cast<cudaError_t>(ks_get_last_error(0));
@@ -173,35 +183,80 @@ cudaError_t cudaDeviceGetAttribute(int* v, cudaDeviceAttr a, int d) {
   if (d != 0) return fail(cudaErrorInvalidDevice, "kernsim: one device (0)");
   const char* k = nullptr;
   switch (a) {
-    case cudaDevAttrMaxThreadsPerBlock: k = "max_threads_per_block"; break;
-    case cudaDevAttrMaxBlockDimX: k = "max_block_x"; break;
-    case cudaDevAttrMaxBlockDimY: k = "max_block_y"; break;
-    case cudaDevAttrMaxBlockDimZ: k = "max_block_z"; break;
-    case cudaDevAttrMaxGridDimX: k = "max_grid_x"; break;
-    case cudaDevAttrMaxGridDimY: k = "max_grid_y"; break;
-    case cudaDevAttrMaxGridDimZ: k = "max_grid_z"; break;
-    case cudaDevAttrMaxSharedMemoryPerBlock: k = "shared_per_block"; break;
-    case cudaDevAttrWarpSize: k = "warp_size"; break;
-    case cudaDevAttrMaxRegistersPerBlock: k = "regs_per_block"; break;
-    case cudaDevAttrClockRate: k = "clock_khz"; break;
-    case cudaDevAttrMultiProcessorCount: k = "sm_count"; break;
-    case cudaDevAttrL2CacheSize: k = "l2_bytes"; break;
-    case cudaDevAttrMaxThreadsPerMultiProcessor: k = "max_threads_per_sm"; break;
-    case cudaDevAttrComputeCapabilityMajor: k = "major"; break;
-    case cudaDevAttrComputeCapabilityMinor: k = "minor"; break;
-    case cudaDevAttrMaxSharedMemoryPerMultiprocessor: k = "shared_per_sm"; break;
-    case cudaDevAttrMaxSharedMemoryPerBlockOptin: k = "shared_per_block_optin"; break;
-    case cudaDevAttrMaxBlocksPerMultiprocessor: k = "max_blocks_per_sm"; break;
-    default: break;
+    case cudaDevAttrMaxThreadsPerBlock:
+      k = "max_threads_per_block";
+      break;
+    case cudaDevAttrMaxBlockDimX:
+      k = "max_block_x";
+      break;
+    case cudaDevAttrMaxBlockDimY:
+      k = "max_block_y";
+      break;
+    case cudaDevAttrMaxBlockDimZ:
+      k = "max_block_z";
+      break;
+    case cudaDevAttrMaxGridDimX:
+      k = "max_grid_x";
+      break;
+    case cudaDevAttrMaxGridDimY:
+      k = "max_grid_y";
+      break;
+    case cudaDevAttrMaxGridDimZ:
+      k = "max_grid_z";
+      break;
+    case cudaDevAttrMaxSharedMemoryPerBlock:
+      k = "shared_per_block";
+      break;
+    case cudaDevAttrWarpSize:
+      k = "warp_size";
+      break;
+    case cudaDevAttrMaxRegistersPerBlock:
+      k = "regs_per_block";
+      break;
+    case cudaDevAttrClockRate:
+      k = "clock_khz";
+      break;
+    case cudaDevAttrMultiProcessorCount:
+      k = "sm_count";
+      break;
+    case cudaDevAttrL2CacheSize:
+      k = "l2_bytes";
+      break;
+    case cudaDevAttrMaxThreadsPerMultiProcessor:
+      k = "max_threads_per_sm";
+      break;
+    case cudaDevAttrComputeCapabilityMajor:
+      k = "major";
+      break;
+    case cudaDevAttrComputeCapabilityMinor:
+      k = "minor";
+      break;
+    case cudaDevAttrMaxSharedMemoryPerMultiprocessor:
+      k = "shared_per_sm";
+      break;
+    case cudaDevAttrMaxSharedMemoryPerBlockOptin:
+      k = "shared_per_block_optin";
+      break;
+    case cudaDevAttrMaxBlocksPerMultiprocessor:
+      k = "max_blocks_per_sm";
+      break;
+    default:
+      break;
   }
   const long long x = k ? ks_get_prop(k) : -1;
   if (x < 0) return fail(cudaErrorNotSupported, "kernsim: cudaDeviceGetAttribute: this attribute is not provided");
   *v = static_cast<int>(x);
   return cudaSuccess;
 }
-cudaError_t cudaFuncSetAttribute(const void*, cudaFuncAttribute, int) { return cudaSuccess; }
-cudaError_t cudaFuncSetCacheConfig(const void*, cudaFuncCache) { return cudaSuccess; }
-cudaError_t cudaDeviceSetCacheConfig(cudaFuncCache) { return cudaSuccess; }
+cudaError_t cudaFuncSetAttribute(const void*, cudaFuncAttribute, int) {
+  return cudaSuccess;
+}
+cudaError_t cudaFuncSetCacheConfig(const void*, cudaFuncCache) {
+  return cudaSuccess;
+}
+cudaError_t cudaDeviceSetCacheConfig(cudaFuncCache) {
+  return cudaSuccess;
+}
 cudaError_t cudaMemGetInfo(std::size_t* free_bytes, std::size_t* total) {
   *total = static_cast<std::size_t>(prop("total_global_mem"));
   *free_bytes = *total;
@@ -213,20 +268,37 @@ cudaError_t cudaMalloc(void** p, std::size_t n) {
   *p = ks_malloc(n);
   return *p ? cudaSuccess : fail(cudaErrorMemoryAllocation, "kernsim: cudaMalloc: out of host memory");
 }
-cudaError_t cudaMallocAsync(void** p, std::size_t n, cudaStream_t) { return cudaMalloc(p, n); }
-cudaError_t cudaMallocManaged(void** p, std::size_t n, unsigned) { return cudaMalloc(p, n); }
-cudaError_t cudaMallocHost(void** p, std::size_t n) { return cudaMalloc(p, n); }
-cudaError_t cudaHostAlloc(void** p, std::size_t n, unsigned) { return cudaMalloc(p, n); }
-cudaError_t cudaFree(void* p) { return ks_free(p) ? fail(cudaErrorInvalidValue, "kernsim: cudaFree of a pointer cudaMalloc did not return") : cudaSuccess; }
-cudaError_t cudaFreeAsync(void* p, cudaStream_t) { return cudaFree(p); }
-cudaError_t cudaFreeHost(void* p) { return cudaFree(p); }
+cudaError_t cudaMallocAsync(void** p, std::size_t n, cudaStream_t) {
+  return cudaMalloc(p, n);
+}
+cudaError_t cudaMallocManaged(void** p, std::size_t n, unsigned) {
+  return cudaMalloc(p, n);
+}
+cudaError_t cudaMallocHost(void** p, std::size_t n) {
+  return cudaMalloc(p, n);
+}
+cudaError_t cudaHostAlloc(void** p, std::size_t n, unsigned) {
+  return cudaMalloc(p, n);
+}
+cudaError_t cudaFree(void* p) {
+  return ks_free(p) ? fail(cudaErrorInvalidValue, "kernsim: cudaFree of a pointer cudaMalloc did not return")
+                    : cudaSuccess;
+}
+cudaError_t cudaFreeAsync(void* p, cudaStream_t) {
+  return cudaFree(p);
+}
+cudaError_t cudaFreeHost(void* p) {
+  return cudaFree(p);
+}
 cudaError_t cudaMemcpy(void* dst, const void* src, std::size_t n, cudaMemcpyKind) {
   if (n) std::memmove(dst, src, n);
   return cudaSuccess;
 }
-cudaError_t cudaMemcpyAsync(void* dst, const void* src, std::size_t n, cudaMemcpyKind k, cudaStream_t) { return cudaMemcpy(dst, src, n, k); }
-cudaError_t cudaMemcpy2D(void* dst, std::size_t dpitch, const void* src, std::size_t spitch, std::size_t width, std::size_t height,
-                         cudaMemcpyKind) {
+cudaError_t cudaMemcpyAsync(void* dst, const void* src, std::size_t n, cudaMemcpyKind k, cudaStream_t) {
+  return cudaMemcpy(dst, src, n, k);
+}
+cudaError_t cudaMemcpy2D(void* dst, std::size_t dpitch, const void* src, std::size_t spitch, std::size_t width,
+                         std::size_t height, cudaMemcpyKind) {
   for (std::size_t r = 0; r < height; ++r)
     std::memmove(static_cast<char*>(dst) + r * dpitch, static_cast<const char*>(src) + r * spitch, width);
   return cudaSuccess;
@@ -235,21 +307,31 @@ cudaError_t cudaMemset(void* p, int v, std::size_t n) {
   if (n) std::memset(p, v, n);
   return cudaSuccess;
 }
-cudaError_t cudaMemsetAsync(void* p, int v, std::size_t n, cudaStream_t) { return cudaMemset(p, v, n); }
+cudaError_t cudaMemsetAsync(void* p, int v, std::size_t n, cudaStream_t) {
+  return cudaMemset(p, v, n);
+}
 
 // ---- streams and events ---------------------------------------------------------------------
 cudaError_t cudaStreamCreate(cudaStream_t* s) {
   *s = static_cast<cudaStream_t>(ks_stream_create());
   return cudaSuccess;
 }
-cudaError_t cudaStreamCreateWithFlags(cudaStream_t* s, unsigned) { return cudaStreamCreate(s); }
-cudaError_t cudaStreamCreateWithPriority(cudaStream_t* s, unsigned, int) { return cudaStreamCreate(s); }
-cudaError_t cudaStreamDestroy(cudaStream_t s) { return ks_stream_destroy(s) ? fail(cudaErrorInvalidResourceHandle, "kernsim: unknown stream") : cudaSuccess; }
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t* s, unsigned) {
+  return cudaStreamCreate(s);
+}
+cudaError_t cudaStreamCreateWithPriority(cudaStream_t* s, unsigned, int) {
+  return cudaStreamCreate(s);
+}
+cudaError_t cudaStreamDestroy(cudaStream_t s) {
+  return ks_stream_destroy(s) ? fail(cudaErrorInvalidResourceHandle, "kernsim: unknown stream") : cudaSuccess;
+}
 cudaError_t cudaStreamSynchronize(cudaStream_t s) {
   ks_stream_synchronize(s);
   return static_cast<cudaError_t>(ks_get_last_error(0));
 }
-cudaError_t cudaStreamQuery(cudaStream_t) { return cudaSuccess; }
+cudaError_t cudaStreamQuery(cudaStream_t) {
+  return cudaSuccess;
+}
 cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsigned) {
   return ks_stream_wait_event(s, e) ? fail(cudaErrorInvalidResourceHandle, "kernsim: unknown event") : cudaSuccess;
 }
@@ -262,8 +344,12 @@ cudaError_t cudaEventCreate(cudaEvent_t* e) {
   *e = static_cast<cudaEvent_t>(ks_event_create());
   return cudaSuccess;
 }
-cudaError_t cudaEventCreateWithFlags(cudaEvent_t* e, unsigned) { return cudaEventCreate(e); }
-cudaError_t cudaEventDestroy(cudaEvent_t e) { return ks_event_destroy(e) ? fail(cudaErrorInvalidResourceHandle, "kernsim: unknown event") : cudaSuccess; }
+cudaError_t cudaEventCreateWithFlags(cudaEvent_t* e, unsigned) {
+  return cudaEventCreate(e);
+}
+cudaError_t cudaEventDestroy(cudaEvent_t e) {
+  return ks_event_destroy(e) ? fail(cudaErrorInvalidResourceHandle, "kernsim: unknown event") : cudaSuccess;
+}
 cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s) {
   return ks_event_record(e, s) ? fail(cudaErrorInvalidResourceHandle, "kernsim: unknown event") : cudaSuccess;
 }
@@ -271,7 +357,9 @@ cudaError_t cudaEventSynchronize(cudaEvent_t e) {
   ks_event_synchronize(e);
   return cudaSuccess;
 }
-cudaError_t cudaEventQuery(cudaEvent_t) { return cudaSuccess; }
+cudaError_t cudaEventQuery(cudaEvent_t) {
+  return cudaSuccess;
+}
 cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t a, cudaEvent_t b) {
   const float v = ks_event_elapsed_ms(a, b);
   if (v < 0) return fail(cudaErrorInvalidResourceHandle, "kernsim: cudaEventElapsedTime of an event not recorded");

@@ -120,10 +120,18 @@ int ks_install_allocator() {
   c10::SetCPUAllocator(a, /*priority=*/UINT8_MAX);
   return c10::GetCPUAllocator() == a ? 0 : 1;
 }
-void ks_set_fill(int on) { g_fill = on != 0; }
-int ks_get_fill() { return g_fill ? 1 : 0; }
-void ks_register(void* p, std::size_t n) { register_range(p, n); }
-void ks_unregister(void* p) { unregister_range(p); }
+void ks_set_fill(int on) {
+  g_fill = on != 0;
+}
+int ks_get_fill() {
+  return g_fill ? 1 : 0;
+}
+void ks_register(void* p, std::size_t n) {
+  register_range(p, n);
+}
+void ks_unregister(void* p) {
+  unregister_range(p);
+}
 
 // 1 when p lies in a registered allocation [base, base + size] (one past the end counts: an
 // empty view's pointer), with its base and size
@@ -164,7 +172,9 @@ void ks_register_function(const void* host_fn, const char* module, const char* n
   std::lock_guard<std::mutex> l(g_mu);
   g_kernels[host_fn] = Kernel{module, name};
 }
-void ks_set_launch_callback(LaunchFn f) { g_launch = f; }
+void ks_set_launch_callback(LaunchFn f) {
+  g_launch = f;
+}
 
 void ks_set_error(int code, const char* msg) {
   g_last_error = code;
@@ -178,12 +188,16 @@ int ks_get_last_error(int clear) {
   if (clear) g_last_error = 0;
   return e;
 }
-const char* ks_error_message() { return g_error_message.c_str(); }
+const char* ks_error_message() {
+  return g_error_message.c_str();
+}
 void ks_clear_errors() {
   g_last_error = g_sticky = 0;
   g_error_message.clear();
 }
-int ks_sticky_error() { return g_sticky; }
+int ks_sticky_error() {
+  return g_sticky;
+}
 
 void ks_push_config(const unsigned* dims6, std::size_t shmem, void* stream) {
   Config c;
@@ -230,20 +244,28 @@ void* ks_stream_create() {
   g_streams[s];
   return s;
 }
-int ks_stream_destroy(void* s) { return g_streams.erase(s) ? 0 : 1; }
-int ks_stream_known(void* s) { return s == nullptr || g_streams.count(s) ? 1 : 0; }
+int ks_stream_destroy(void* s) {
+  return g_streams.erase(s) ? 0 : 1;
+}
+int ks_stream_known(void* s) {
+  return s == nullptr || g_streams.count(s) ? 1 : 0;
+}
 void ks_note_launch(void* stream, double time_us) {
   g_streams[stream].launches++;
   if (stream == nullptr) g_streams[stream].joined = g_streams[stream].launches;
   g_clock_us += time_us;
 }
-double ks_clock_us() { return g_clock_us; }
+double ks_clock_us() {
+  return g_clock_us;
+}
 void* ks_event_create() {
   void* e = reinterpret_cast<void*>(g_next_handle++);
   g_events[e];
   return e;
 }
-int ks_event_destroy(void* e) { return g_events.erase(e) ? 0 : 1; }
+int ks_event_destroy(void* e) {
+  return g_events.erase(e) ? 0 : 1;
+}
 int ks_event_record(void* e, void* stream) {
   auto it = g_events.find(e);
   if (it == g_events.end()) return 1;
@@ -274,7 +296,9 @@ void ks_event_synchronize(void* e) {
   Stream& s = g_streams[it->second.stream];
   if (it->second.launches > s.joined) s.joined = it->second.launches;
 }
-void ks_stream_synchronize(void* stream) { g_streams[stream].joined = g_streams[stream].launches; }
+void ks_stream_synchronize(void* stream) {
+  g_streams[stream].joined = g_streams[stream].launches;
+}
 void ks_device_synchronize() {
   for (auto& [h, s] : g_streams) s.joined = s.launches;
 }
@@ -290,12 +314,18 @@ void ks_reset_streams() {
 }
 
 // device properties (set from the device file by Python)
-void ks_set_prop(const char* key, long long v) { g_props[key] = v; }
+void ks_set_prop(const char* key, long long v) {
+  g_props[key] = v;
+}
 long long ks_get_prop(const char* key) {
   auto it = g_props.find(key);
   return it == g_props.end() ? -1 : it->second;
 }
-void ks_set_device_name(const char* n) { g_device_name = n; }
-const char* ks_device_name() { return g_device_name.c_str(); }
+void ks_set_device_name(const char* n) {
+  g_device_name = n;
+}
+const char* ks_device_name() {
+  return g_device_name.c_str();
+}
 
 }  // extern "C"

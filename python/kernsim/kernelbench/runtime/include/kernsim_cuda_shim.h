@@ -3,9 +3,10 @@
 // stream is the legacy default stream (0); guards do nothing (one device); device properties
 // come from the simulated part's device file through the CUDA runtime stand-in.
 #pragma once
-#include <cuda_runtime_api.h>
 #include <c10/core/Device.h>
 #include <c10/util/Exception.h>
+#include <cuda_runtime_api.h>
+
 #include <optional>
 
 namespace c10::cuda {
@@ -25,17 +26,27 @@ class CUDAStream {
  private:
   cudaStream_t s_ = nullptr;
 };
-inline CUDAStream getCurrentCUDAStream(c10::DeviceIndex = -1) { return CUDAStream(); }
-inline CUDAStream getDefaultCUDAStream(c10::DeviceIndex = -1) { return CUDAStream(); }
+inline CUDAStream getCurrentCUDAStream(c10::DeviceIndex = -1) {
+  return CUDAStream();
+}
+inline CUDAStream getDefaultCUDAStream(c10::DeviceIndex = -1) {
+  return CUDAStream();
+}
 inline CUDAStream getStreamFromPool(bool = false, c10::DeviceIndex = -1) {
   cudaStream_t s = nullptr;
   cudaStreamCreate(&s);
   return CUDAStream(s);
 }
 inline void setCurrentCUDAStream(CUDAStream) {}
-inline c10::DeviceIndex current_device() { return 0; }
-inline c10::DeviceIndex device_count() { return 1; }
-inline void device_synchronize() { cudaDeviceSynchronize(); }
+inline c10::DeviceIndex current_device() {
+  return 0;
+}
+inline c10::DeviceIndex device_count() {
+  return 1;
+}
+inline void device_synchronize() {
+  cudaDeviceSynchronize();
+}
 
 struct CUDAGuard {
   explicit CUDAGuard(c10::DeviceIndex) {}
@@ -77,16 +88,24 @@ inline cudaDeviceProp* getCurrentDeviceProperties() {
   (void)done;
   return &p;
 }
-inline cudaDeviceProp* getDeviceProperties(c10::DeviceIndex) { return getCurrentDeviceProperties(); }
-inline int getNumGPUs() { return 1; }
-inline bool is_available() { return true; }
-inline c10::DeviceIndex current_device() { return 0; }
+inline cudaDeviceProp* getDeviceProperties(c10::DeviceIndex) {
+  return getCurrentDeviceProperties();
+}
+inline int getNumGPUs() {
+  return 1;
+}
+inline bool is_available() {
+  return true;
+}
+inline c10::DeviceIndex current_device() {
+  return 0;
+}
 }  // namespace at::cuda
 
-#define C10_CUDA_CHECK(EXPR)                                                                  \
-  do {                                                                                        \
-    const cudaError_t __ks_err = (EXPR);                                                      \
-    TORCH_CHECK(__ks_err == cudaSuccess, "CUDA error: ", cudaGetErrorString(__ks_err));       \
+#define C10_CUDA_CHECK(EXPR)                                                            \
+  do {                                                                                  \
+    const cudaError_t __ks_err = (EXPR);                                                \
+    TORCH_CHECK(__ks_err == cudaSuccess, "CUDA error: ", cudaGetErrorString(__ks_err)); \
   } while (0)
 #define C10_CUDA_CHECK_WARN(EXPR) (void)(EXPR)
 #define C10_CUDA_KERNEL_LAUNCH_CHECK() C10_CUDA_CHECK(cudaGetLastError())
