@@ -191,3 +191,11 @@ def test_agentkernelarena_task_is_scored():
     r = evaluate_arena(D.parent / "arena_relu" / "config.yaml", trials=1, time_limit_s=900)
     assert r["task_type"] == "triton2triton" and r["correct"]
     assert r["score"] == pytest.approx(120.0 + 100.0 * r["speedup"])
+
+
+def test_sampled_check_says_so_and_still_catches_a_wrong_candidate():
+    ok, bad = evaluate_many([(str(REF), str(D / "relu_triton_ok.py")), (str(REF), str(D / "relu_triton_wrong.py"))],
+                            workers=2, trials=1, functional="sampled", time_limit_s=900)
+    assert ok["correct"] and ok["correctness_checked"]["sampled"] and ok["launches"][0]["sampled"]
+    assert 0 < ok["correctness_checked"]["elements_checked"] <= ok["correctness_checked"]["elements_total"]
+    assert not bad["correct"] and "differ" in bad["error"]
