@@ -94,7 +94,7 @@ class AmdTargetKernel final : public TargetKernel {
       if (p.offset + p.size > block.size()) block.resize(p.offset + p.size, 0);
       if (p.value_kind == "global_buffer") {
         if (p.size != 8) fail("a buffer is passed as a 64-bit pointer, but the parameter has " + std::to_string(p.size) + " bytes");
-        if (!a.is_buffer) {
+        if (!a.passes_address()) {
           // a raw device address (a null pointer, usually)
           if (a.scalar.type != ScalarType::U64 && a.scalar.type != ScalarType::I64)
             fail("a pointer takes a buffer or a 64-bit integer address, not a scalar of type " + std::string(to_string(a.scalar.type)));
@@ -103,7 +103,7 @@ class AmdTargetKernel final : public TargetKernel {
         }
         std::memcpy(block.data() + p.offset, &buffer_addr[i], 8);
       } else if (p.value_kind == "by_value") {
-        if (a.is_buffer) {
+        if (a.passes_address()) {
           if (p.size != 8) fail("a buffer is passed as a 64-bit pointer, but the parameter has " + std::to_string(p.size) + " bytes");
           std::memcpy(block.data() + p.offset, &buffer_addr[i], 8);
           continue;

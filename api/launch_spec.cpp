@@ -336,7 +336,7 @@ class SpecReader {
     static const std::map<std::string, ElemType> types = {
         {"f32", ElemType::F32}, {"f16", ElemType::F16}, {"bf16", ElemType::BF16}, {"f64", ElemType::F64},
         {"i32", ElemType::I32}, {"u32", ElemType::U32}, {"i64", ElemType::I64}, {"u8", ElemType::U8}};
-    only_keys(a, field, {"buffer", "count", "init", "name"});
+    only_keys(a, field, {"buffer", "count", "init", "name", "offset_bytes"});
     std::string t = str(a, "buffer", field + ".buffer");
     auto it = types.find(t);
     if (it == types.end()) fail(field + ".buffer", "unknown buffer type `" + t + "` (one of f32 f16 bf16 f64 i32 u32 i64 u8)");
@@ -462,12 +462,35 @@ LaunchSpec parse_launch_spec_text(const std::string& text, const fs::path& base_
     } else if (a.contains("buffer")) {
       arg.is_buffer = true;
       arg.buffer = r.buffer(a, field, base_dir);
+      if (a.contains("offset_bytes")) {
+        if (s.spec_version < 2) r.fail(field + ".offset_bytes", "needs \"spec_version\": 2");
+        arg.offset_bytes = r.integer(a.at("offset_bytes"), field + ".offset_bytes");
+        if (arg.offset_bytes < 0 || static_cast<std::size_t>(arg.offset_bytes) > arg.buffer.bytes())
+          r.fail(field + ".offset_bytes", "must lie within the buffer (0 to " + std::to_string(arg.buffer.bytes()) + " bytes)");
+      }
+    } else if (a.contains("pointer")) {
+      if (s.spec_version < 2) r.fail(field, "a pointer argument needs \"spec_version\": 2");
+      r.only_keys(a, field, {"pointer", "offset_bytes", "name"});
+      const std::int64_t j = r.integer(a.at("pointer"), field + ".pointer");
+      if (j < 0 || static_cast<std::size_t>(j) >= args.size()) r.fail(field + ".pointer", "is not an argument index");
+      arg.is_pointer = true;
+      arg.pointer_to = static_cast<std::size_t>(j);
+      if (a.contains("offset_bytes")) arg.offset_bytes = r.integer(a.at("offset_bytes"), field + ".offset_bytes");
     } else if (a.contains("type")) {
       arg.scalar = r.scalar(a, field);
     } else {
       r.fail(field, "needs either `type` (a scalar) or `buffer` (an array)");
     }
     s.args.push_back(arg);
+  }
+  for (std::size_t i = 0; i < s.args.size(); ++i) {
+    const Arg& a = s.args[i];
+    if (!a.is_pointer) continue;
+    const std::string field = "args[" + std::to_string(i) + "].pointer";
+    if (!s.args[a.pointer_to].is_buffer) r.fail(field, "argument " + std::to_string(a.pointer_to) + " is not a buffer");
+    if (a.offset_bytes < 0 || static_cast<std::size_t>(a.offset_bytes) > s.args[a.pointer_to].buffer.bytes())
+      r.fail("args[" + std::to_string(i) + "].offset_bytes", "must lie within argument " + std::to_string(a.pointer_to) + "'s buffer (0 to " +
+                                                                 std::to_string(s.args[a.pointer_to].buffer.bytes()) + " bytes)");
   }
   for (std::size_t i = 0; i < s.args.size(); ++i)
     if (s.args[i].is_tensor_map && !s.args[s.args[i].tensor_map.buffer].has_buffer())

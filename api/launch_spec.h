@@ -80,12 +80,22 @@ struct TensorMapArg {
 struct Arg {
   bool is_buffer = false;
   bool is_tensor_map = false;
+  // {"pointer": J, "offset_bytes": K} (spec_version 2): a pointer K bytes into the buffer of
+  // argument J, which the launch allocates once (two parameters that alias one tensor, an in-place
+  // kernel, a view into a larger allocation).
+  bool is_pointer = false;
+  std::size_t pointer_to = 0;
+  // the byte offset of the passed address within its buffer: a buffer argument's own
+  // ("offset_bytes" next to "buffer"), or a pointer's into argument `pointer_to`'s buffer
+  std::int64_t offset_bytes = 0;
   ScalarArg scalar;
   BufferArg buffer;
   TensorMapArg tensor_map;
   // whether the launch allocates a device buffer for it (Arg::buffer): a buffer argument, or a
   // tensor map with an inline buffer
   bool has_buffer() const { return is_buffer || (is_tensor_map && tensor_map.owns_buffer); }
+  // whether the parameter receives a device address (a buffer or a pointer into one)
+  bool passes_address() const { return is_buffer || is_pointer; }
 };
 
 // How the source is compiled beyond kernsim's defaults: the spec's `compile` object, to which the

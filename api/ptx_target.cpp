@@ -124,7 +124,7 @@ class PtxTargetKernel final : public TargetKernel {
         continue;
       }
       if (p.is_aggregate) fail("struct parameters passed by value are not supported by the launch spec");
-      if (a.is_buffer) {
+      if (a.passes_address()) {
         if (p.bytes != 8) fail("a buffer is passed as a 64-bit pointer, but the parameter has " + std::to_string(p.bytes) + " bytes");
         if (p.type == "f64") fail("a buffer cannot be passed to a floating-point parameter");
         std::memcpy(block.data() + p.offset, &buffer_addr[i], 8);

@@ -149,7 +149,15 @@ RunResult run_launch(const LaunchSpec& spec, const device::DeviceSpec& dev, cons
     std::memcpy(mem.find(addr[i], 1)->data(), init.data(), init.size());
     if (opts.dump_dir) dump(*opts.dump_dir, i, "in", init.data(), init.size());
   }
-  std::vector<std::uint8_t> params = kernel->build_params(spec, addr);
+  // the address each parameter receives: its buffer's plus its offset, or a pointer into another
+  // argument's buffer (a tensor map describes the address its buffer argument passes)
+  std::vector<std::uint64_t> passed = addr;
+  for (std::size_t i = 0; i < spec.args.size(); ++i) {
+    const Arg& a = spec.args[i];
+    if (a.is_buffer) passed[i] = addr[i] + static_cast<std::uint64_t>(a.offset_bytes);
+    if (a.is_pointer) passed[i] = addr[a.pointer_to] + static_cast<std::uint64_t>(a.offset_bytes);
+  }
+  std::vector<std::uint8_t> params = kernel->build_params(spec, passed);
 
   LaunchShape shape;
   for (int d = 0; d < 3; ++d) {
@@ -166,7 +174,7 @@ RunResult run_launch(const LaunchSpec& spec, const device::DeviceSpec& dev, cons
   sim::TimingOptions to;
   to.full = opts.full;
   to.detail_budget = budget;
-  to.complete_functionally = opts.dump_dir.has_value() || opts.keep_outputs;
+  to.complete_functionally = opts.dump_dir.has_value() || (opts.keep_outputs && !opts.sampled_outputs);
   const device::DeviceSpec timed = kernel->timing_device(dev);
   cost::ReportView view(timed);
   LaunchViews views(view, kernel->listing(), timed, opts);

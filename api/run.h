@@ -33,6 +33,9 @@ struct RunOptions {
   std::optional<std::filesystem::path> dump_dir;   // write arg<N>.in.bin / arg<N>.out.bin
   std::uint64_t max_instructions = 0;              // per launch, warp instructions; 0 = default
   bool keep_outputs = false;                       // return output buffers (Python)
+  // with keep_outputs and a sampled run: return the buffers as the CTAs the timing model ran
+  // left them, without running the rest of the grid (a sampled functional check)
+  bool sampled_outputs = false;
   // per launch, simulation only; 0 = none, negative = kDefaultWallTimeLimitS
   double wall_time_limit_s = kDefaultWallTimeLimitS;
   // warp instructions timed in detail; 0 = KERNSIM_DETAIL_BUDGET, else the ISA's default

@@ -23,18 +23,25 @@ done
 install_python() {
   # Python packages (PyPI): numpy for the test scripts; pytest, scikit-build-core and nanobind to
   # build and test the Python package; ray and triton for kernsim.distributed and Triton kernels
-  # (triton also ships nvdisasm, which the CUDA frontend uses to see how ptxas unrolled loops).
-  # Each is installed only when missing.
+  # (triton also ships nvdisasm, which the CUDA frontend uses to see how ptxas unrolled loops);
+  # torch (PyPI's CUDA build, used on the CPU) and pyyaml for kernsim.kernelbench
+  # (docs/kernelbench.md). Each is installed only when missing; installing torch keeps the
+  # triton already installed (its version is pinned on the same command line).
   local need
   # shellcheck disable=SC2207
   need=($(python3 -c '
 import importlib.util
 mods = {"numpy": "numpy", "pytest": "pytest", "scikit_build_core": "scikit-build-core",
-        "nanobind": "nanobind", "ray": "ray", "triton": "triton"}
+        "nanobind": "nanobind", "ray": "ray", "triton": "triton", "yaml": "pyyaml", "torch": "torch"}
 print(" ".join(pkg for mod, pkg in mods.items() if importlib.util.find_spec(mod) is None))'))
   if [ ${#need[@]} -gt 0 ]; then
-    echo "install-deps: pip install ${need[*]}"
-    python3 -m pip install -q --disable-pip-version-check "${need[@]}"
+    local pin
+    pin=$(python3 -c 'import importlib.metadata as m
+try: print("triton==" + m.version("triton"))
+except m.PackageNotFoundError: pass')
+    echo "install-deps: pip install ${need[*]} ${pin}"
+    # shellcheck disable=SC2086
+    python3 -m pip install -q --disable-pip-version-check "${need[@]}" ${pin}
   fi
 }
 

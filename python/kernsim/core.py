@@ -290,7 +290,21 @@ class _PreparedLaunch:
         spec_args, host, self.arrays = [], {}, {}
         for i, (a, p) in enumerate(zip(args, params)):
             where = f"args[{i}]"
-            if isinstance(a, np.ndarray):
+            offset = 0
+            if isinstance(a, BufferAt):
+                a, offset = a.array, int(a.offset_bytes)
+                if not isinstance(a, np.ndarray):
+                    raise TypeError(f"`{where}`: BufferAt needs a numpy array")
+                if not 0 <= offset <= a.nbytes:
+                    raise LaunchSpecError(f"`{where}`: offset_bytes {offset} lies outside the array ({a.nbytes} bytes)")
+            if isinstance(a, Pointer):
+                if not p.is_pointer:
+                    raise LaunchSpecError(f"`{where}`: a Pointer was given for parameter `{p.name}` of type .{p.type}, "
+                                          f"which is not a pointer")
+                if not 0 <= int(a.arg) < len(args) or not isinstance(args[int(a.arg)], (np.ndarray, BufferAt)):
+                    raise LaunchSpecError(f"`{where}`: Pointer.arg {a.arg} is not the index of an array argument")
+                spec_args.append({"pointer": int(a.arg), "offset_bytes": int(a.offset_bytes)})
+            elif isinstance(a, np.ndarray):
                 if not p.is_pointer:
                     raise LaunchSpecError(f"`{where}`: an array was given for parameter `{p.name}` of type .{p.type}, "
                                           f"which is not a pointer")
@@ -299,6 +313,8 @@ class _PreparedLaunch:
                 a = np.ascontiguousarray(a)
                 t, factor = buffer_type(a.dtype)
                 spec_args.append({"buffer": t, "count": int(a.size * factor), "init": "zeros"})
+                if offset:
+                    spec_args[-1]["offset_bytes"] = offset
                 host[i] = a.tobytes()
                 self.arrays[i] = (a.dtype, a.shape)
             elif isinstance(a, TensorMap):
@@ -309,7 +325,7 @@ class _PreparedLaunch:
                 spec_args.append({"type": "u64", "value": 0})
             else:
                 spec_args.append(scalar_for_param(a, {"name": p.name, "type": p.type, "bytes": p.bytes}, where).to_json())
-        version = 2 if any(isinstance(a, TensorMap) for a in args) else 1
+        version = 2 if any(isinstance(a, (TensorMap, Pointer, BufferAt)) for a in args) else 1
         spec = {"spec_version": version, "source": m.source, "kernel": kernel.name, "grid": _dims(grid, "grid"),
                 "block": _dims(block, "block"), "dynamic_shared_bytes": int(dynamic_shared_bytes), "args": spec_args}
         if cluster is not None:
@@ -336,6 +352,24 @@ class _PreparedLaunch:
         return LaunchResult(kernel=r["kernel"], arch=r["arch"], time_us=r["time_us"], cycles=r["cycles"],
                             report=json.loads(r["report_json"]), report_text=r["report_text"], outputs=outputs,
                             wall_s=r["wall_s"])
+
+
+@dataclass(frozen=True)
+class Pointer:
+    """A pointer argument into the buffer of array argument ``arg`` of the same launch,
+    ``offset_bytes`` past its start: two parameters that alias one buffer (an in-place kernel,
+    two views of one tensor) see each other's writes. The launch spec's ``{"pointer": J}``."""
+    arg: int
+    offset_bytes: int = 0
+
+
+@dataclass(frozen=True)
+class BufferAt:
+    """An array passed as a buffer whose address the kernel receives ``offset_bytes`` past the
+    buffer's start (a view into a larger allocation: the kernel may read and write the whole
+    array, before and after the address it was given)."""
+    array: np.ndarray
+    offset_bytes: int = 0
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,23 @@
+import torch
+import torch.nn as nn
+from torch.utils.cpp_extension import load_inline
+
+cuda_source = r"""
+#include <torch/extension.h>
+__global__ void relu_kernel(const float* x, float* y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = x[i] > 0.f ? x[i] : 0.f   // missing semicolon
+}
+torch::Tensor relu_cuda(torch::Tensor x) {
+  auto y = torch::empty_like(x);
+  relu_kernel<<<1, 256>>>(x.data_ptr<float>(), y.data_ptr<float>(), x.numel());
+  return y;
+}
+"""
+ext = load_inline(name="kb_test_relu_broken", cpp_sources="torch::Tensor relu_cuda(torch::Tensor x);",
+                  cuda_sources=cuda_source, functions=["relu_cuda"])
+
+
+class ModelNew(nn.Module):
+    def forward(self, x):
+        return ext.relu_cuda(x)
