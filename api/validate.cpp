@@ -101,7 +101,7 @@ double pearson(const std::vector<double>& a, const std::vector<double>& b) {
 }  // namespace
 
 ValidationSummary validate(const fs::path& dir, const fs::path& csv, const device::DeviceSpec& dev, int threads,
-                           const std::string& only) {
+                           const std::string& only, Tier tier) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) throw Error(ErrorKind::Io, "validation directory not found: " + dir.string());
   auto measured = read_measured(csv);
@@ -122,6 +122,7 @@ ValidationSummary validate(const fs::path& dir, const fs::path& csv, const devic
   }
   if (jobs.empty()) throw Error(ErrorKind::Io, "no launch spec under " + dir.string() + " has a measured time in " + csv.string());
   ValidationSummary sum;
+  sum.tier = tier;
   sum.rows.resize(jobs.size());
   tbb::task_arena arena(std::max(1, threads));
   arena.execute([&] {
@@ -134,8 +135,15 @@ ValidationSummary validate(const fs::path& dir, const fs::path& csv, const devic
       r.measured_us = j.meas;
       auto t0 = std::chrono::steady_clock::now();
       try {
-        RunResult rr = run_launch(j.spec, dev, {});
+        RunOptions ro;
+        ro.tier = tier;
+        RunResult rr = run_launch(j.spec, dev, ro);
         r.predicted_us = rr.time_us;
+        if (tier == Tier::Fast) r.fast_report = rr.report_json;
+        if (const auto b = rr.report_json.find("\"bottleneck\": \""); b != std::string::npos) {
+          const std::size_t from = b + 15;
+          r.bottleneck = rr.report_json.substr(from, rr.report_json.find('"', from) - from);
+        }
         r.error = (rr.time_us - j.meas) / j.meas;
         r.extrapolated = rr.report_json.find("\"extrapolated\": true") != std::string::npos;
       } catch (const Error& e) {
@@ -223,6 +231,7 @@ std::string to_text(const ValidationSummary& s) {
 std::string to_json(const ValidationSummary& s, const std::string& arch) {
   nlohmann::json j;
   j["arch"] = arch;
+  j["tier"] = to_string(s.tier);
   j["mape"] = s.mape;
   j["spearman"] = s.spearman;
   j["pairwise"] = s.pairwise;
@@ -238,6 +247,7 @@ std::string to_json(const ValidationSummary& s, const std::string& arch) {
       x["predicted_us"] = r.predicted_us;
       x["error"] = r.error;
       x["extrapolated"] = r.extrapolated;
+      x["bottleneck"] = r.bottleneck;
     } else {
       x["failure"] = r.failure;
     }
