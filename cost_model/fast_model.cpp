@@ -110,9 +110,11 @@ FastPrediction predict(const KernelProfile& p, const LaunchGeometry& g, const de
   const double l1_lines = p.load_lines + p.store_lines;
   const double miss_lines = std::max(0.0, p.load_lines - p.l1_hit_lines);
   term("l1", per_sm * std::max({l1_lines / std::max(1e-9, dev.l1.lines_per_cycle), p.load_sectors * sector / std::max(1e-9, dev.l1.bytes_per_cycle),
-                                miss_lines * dev.l1.miss_request_cycles + p.store_sectors * dev.l1.store_sector_cycles}));
+                                miss_lines * dev.l1.miss_request_cycles + (p.store_sectors - p.store_partial_sectors) * dev.l1.store_sector_cycles +
+                                    p.store_partial_sectors * dev.l1.store_partial_sector_cycles}));
   // --- chip ---
-  const double l2_units = n_ctas * (l2_read_sectors + dev.l2.read_request_overhead * miss_lines + p.store_sectors * dev.l2.write_sector_cost +
+  const double l2_units = n_ctas * (l2_read_sectors + dev.l2.read_request_overhead * miss_lines + (p.store_sectors - p.store_partial_sectors) * dev.l2.write_sector_cost +
+                                    p.store_partial_sectors * dev.l2.partial_write_sector_cost +
                                     dev.l2.write_request_overhead * p.store_lines + p.atomic_requests);
   const double l2_bpc = dev.l2.bytes_per_cycle * static_cast<double>(std::max<std::int64_t>(1, dev.l2.instances));
   term("l2", l2_units * sector / std::max(1e-9, l2_bpc));

@@ -60,6 +60,7 @@ struct KernelProfile {
   double load_insts = 0, store_insts = 0, atomic_insts = 0;
   double load_sectors = 0, store_sectors = 0;  // sectors each instruction touched (coalescing)
   double load_lines = 0, store_lines = 0;      // distinct lines each instruction touched (L1 lookups, L2 requests)
+  double store_partial_sectors = 0;            // of store_sectors, those the instruction writes only part of
   double l1_hit_sectors = 0;                   // load sectors the CTA had loaded before (its L1 holds them)
   double l1_hit_lines = 0;                     // load lines all of whose sectors hit
   double reread_sectors = 0;                   // load sectors the CTA had read before (hits in L1, else in L2)

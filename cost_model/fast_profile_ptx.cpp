@@ -270,15 +270,29 @@ class CtaSampler {
   // beyond L1 (a load that waits for L2 or HBM).
   bool global(const std::uint64_t* addrs, std::uint32_t mask, std::uint32_t eb, bool load, bool bypass, KernelProfile& p,
               double& l1_hits, double& l1_hit_lines) {
-    std::uint64_t sec[64];
-    int n = 0;
+    // the sectors the active lanes touch, with the bytes each brings to them
+    std::pair<std::uint64_t, std::uint32_t> piece[64];
+    int np = 0;
+    const std::uint64_t sb = static_cast<std::uint64_t>(sector_);
     for (std::uint32_t m = mask; m; m &= m - 1) {
       const std::uint64_t a = addrs[std::countr_zero(m)];
-      const std::uint64_t s0 = a / static_cast<std::uint64_t>(sector_), s1 = (a + eb - 1) / static_cast<std::uint64_t>(sector_);
-      for (std::uint64_t s = s0; s <= s1 && n < 64; ++s) sec[n++] = s;
+      for (std::uint64_t s = a / sb; s <= (a + eb - 1) / sb && np < 64; ++s) {
+        const std::uint64_t from = std::max(a, s * sb), to = std::min(a + eb, (s + 1) * sb);
+        piece[np++] = {s, static_cast<std::uint32_t>(to - from)};
+      }
     }
-    std::sort(sec, sec + n);
-    n = static_cast<int>(std::unique(sec, sec + n) - sec);
+    std::sort(piece, piece + np);
+    std::uint64_t sec[64];
+    std::uint32_t secbytes[64];
+    int n = 0;
+    for (int i = 0; i < np; ++i) {
+      if (n > 0 && sec[n - 1] == piece[i].first) {
+        secbytes[n - 1] += piece[i].second;  // lanes writing the same bytes count them again: an upper bound, capped below
+        continue;
+      }
+      sec[n] = piece[i].first;
+      secbytes[n++] = piece[i].second;
+    }
     const std::uint64_t per_line = static_cast<std::uint64_t>(line_ / sector_);
     int lines = 0, missed_lines = 0;
     bool line_missed = false;
@@ -306,15 +320,19 @@ class CtaSampler {
     } else {
       // a warp's stores to a line among its latest store_combine_lines join the earlier request
       auto& recent = recent_store_lines_[static_cast<std::size_t>(warp_)];
+      bool joined = false;
       for (int i = 0; i < n; ++i) {
         const std::uint64_t line = sec[i] / per_line;
-        if (std::find(recent.begin(), recent.end(), line) != recent.end()) continue;
-        p.store_sectors += 1;
         if (i == 0 || sec[i - 1] / per_line != line) {
+          joined = std::find(recent.begin(), recent.end(), line) != recent.end();
+          if (joined) continue;
           p.store_lines += 1;
           recent.push_back(line);
           if (recent.size() > static_cast<std::size_t>(std::max<std::int64_t>(0, d_.l1.store_combine_lines))) recent.erase(recent.begin());
         }
+        if (joined) continue;
+        p.store_sectors += 1;
+        if (secbytes[i] < static_cast<std::uint32_t>(sector_)) p.store_partial_sectors += 1;
       }
     }
     // re-reads hit while the CTA's footprint fits its share of L1; beyond, in proportion
@@ -450,7 +468,7 @@ KernelProfile profile_ptx(sim::PtxKernel& kernel, const device::DeviceSpec& dev,
   // per CTA
   const double c = p.ctas_sampled;
   for (double* x : {&p.warp_insts, &p.thread_insts, &p.issue_slots, &p.flops, &p.alt_busy, &p.load_insts, &p.store_insts,
-                    &p.atomic_insts, &p.load_sectors, &p.store_sectors, &p.load_lines, &p.store_lines, &p.l1_hit_sectors,
+                    &p.atomic_insts, &p.load_sectors, &p.store_sectors, &p.load_lines, &p.store_lines, &p.store_partial_sectors, &p.l1_hit_sectors,
                     &p.l1_hit_lines, &p.atomic_requests, &p.atomic_hot_address_ops, &p.shared_insts, &p.shared_wavefronts,
                     &p.barriers, &p.path_cycles, &p.path_miss_loads, &p.reread_sectors})
     *x /= c;

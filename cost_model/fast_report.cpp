@@ -27,6 +27,7 @@ json fast_report_json(const LaunchFacts& f, const FastPrediction& r, const Kerne
   j["sampling"] = {{"extrapolated", true}, {"fraction_timed", 0.0}, {"warp_instructions_timed", 0},
                    {"warp_instructions_estimated", p.warp_insts * ctas}, {"ctas", static_cast<std::uint64_t>(ctas)},
                    {"ctas_timed", 0}, {"ctas_sampled", p.ctas_sampled},
+                   {"warp_instructions_sampled", p.warp_insts * p.ctas_sampled},
                    {"note", "fast tier: " + std::to_string(p.ctas_sampled) + " CTA(s) executed functionally, the time from an analytical model"}};
   j["occupancy"] = {{"theoretical", r.occupancy.theoretical}, {"blocks_per_sm", r.occupancy.blocks_per_unit},
                     {"limiter", r.occupancy.limiter}, {"achieved", nullptr}};
@@ -120,6 +121,7 @@ json profile_to_json(const KernelProfile& p, const LaunchGeometry& g) {
   j["store_sectors"] = p.store_sectors;
   j["load_lines"] = p.load_lines;
   j["store_lines"] = p.store_lines;
+  j["store_partial_sectors"] = p.store_partial_sectors;
   j["l1_hit_sectors"] = p.l1_hit_sectors;
   j["l1_hit_lines"] = p.l1_hit_lines;
   j["reread_sectors"] = p.reread_sectors;
@@ -164,6 +166,7 @@ void profile_from_json(const json& j, KernelProfile& p, LaunchGeometry& g) {
   j.at("store_sectors").get_to(p.store_sectors);
   j.at("load_lines").get_to(p.load_lines);
   j.at("store_lines").get_to(p.store_lines);
+  j.at("store_partial_sectors").get_to(p.store_partial_sectors);
   j.at("l1_hit_sectors").get_to(p.l1_hit_sectors);
   j.at("l1_hit_lines").get_to(p.l1_hit_lines);
   j.at("reread_sectors").get_to(p.reread_sectors);
