@@ -23,11 +23,11 @@ namespace kernsim::cost {
 
 // Sampling policy, not hardware: CTA 0 always runs to its end; more CTAs (spread evenly over the
 // grid) join while the warp instructions executed so far stay under `budget`, up to `max_ctas`.
-// 4 CTAs and 300 k warp instructions keep the validation set's sample under ~10 ms of CPU while
+// 4 CTAs and 100 k warp instructions keep the validation set's sample under ~10 ms of CPU while
 // averaging over CTAs whose work differs (boundary CTAs, data-dependent loops).
 struct SampleOptions {
   int max_ctas = 4;
-  std::uint64_t budget = 300'000;
+  std::uint64_t budget = 100'000;
 };
 
 KernelProfile profile_ptx(sim::PtxKernel& kernel, const device::DeviceSpec& dev, const sim::Occupancy& occ, const SampleOptions& opts = {});

@@ -18,6 +18,49 @@ namespace {
 namespace P = isa::ptx;
 using isa::Unit;
 
+// A set of sector numbers (open addressing, linear probing): the sample's hot lookup, several
+// times cheaper than std::unordered_set. Sector 0 is never a device address (kernsim's global
+// memory starts far above it), so 0 marks an empty slot.
+class SectorSet {
+ public:
+  SectorSet() { slots_.assign(1024, 0); }
+  // true when `s` was not in the set
+  bool insert(std::uint64_t s) {
+    if (2 * (size_ + 1) > slots_.size()) grow();
+    std::size_t i = hash(s);
+    while (slots_[i] != 0) {
+      if (slots_[i] == s) return false;
+      i = (i + 1) & (slots_.size() - 1);
+    }
+    slots_[i] = s;
+    ++size_;
+    return true;
+  }
+  std::size_t size() const { return size_; }
+  void clear() {
+    slots_.assign(1024, 0);
+    size_ = 0;
+  }
+  template <class F>
+  void for_each(F&& f) const {
+    for (std::uint64_t s : slots_)
+      if (s) f(s);
+  }
+
+ private:
+  std::size_t hash(std::uint64_t s) const { return static_cast<std::size_t>((s * 0x9E3779B97F4A7C15ull) >> 20) & (slots_.size() - 1); }
+  void grow() {
+    std::vector<std::uint64_t> old;
+    old.swap(slots_);
+    slots_.assign(old.size() * 2, 0);
+    size_ = 0;
+    for (std::uint64_t s : old)
+      if (s) insert(s);
+  }
+  std::vector<std::uint64_t> slots_;
+  std::size_t size_ = 0;
+};
+
 // A time on a warp's dependent path with the loads beyond L1 it waited for: compared at the
 // nominal miss latency, so the path predict() prices is the one that is longest at that latency.
 struct PathTime {
@@ -86,10 +129,12 @@ class CtaSampler {
     p.l1_hit_lines += l1_hit_lines * keep;
     p.reread_sectors += rereads_;
     std::vector<double> rb(bases_.size(), 0), wb(bases_.size(), 0);
-    for (std::uint64_t s : reads_)
+    reads_.for_each([&](std::uint64_t s) {
       if (int b = buffer_of(s * static_cast<std::uint64_t>(sector_)); b >= 0) rb[static_cast<std::size_t>(b)] += static_cast<double>(sector_);
-    for (std::uint64_t s : writes_)
+    });
+    writes_.for_each([&](std::uint64_t s) {
       if (int b = buffer_of(s * static_cast<std::uint64_t>(sector_)); b >= 0) wb[static_cast<std::size_t>(b)] += static_cast<double>(sector_);
+    });
     if (p.buffers.size() != bases_.size()) {
       p.buffers.assign(bases_.size(), BufferUse{});
       for (std::size_t i = 0; i < bases_.size(); ++i) p.buffers[i].size_bytes = static_cast<double>(bases_[i].second);
@@ -304,7 +349,7 @@ class CtaSampler {
         line_missed = false;
       }
       if (load) {
-        const bool again = !reads_.insert(sec[i]).second;
+        const bool again = !reads_.insert(sec[i]);
         if (again && !bypass) l1_hits += 1;
         else line_missed = true;
         if (again) rereads_ += 1;
@@ -437,7 +482,7 @@ class CtaSampler {
   std::vector<std::pair<std::uint64_t, std::uint64_t>> bases_;  // allocations (base, size), sorted
   std::vector<PathTime> ready_, clock_;
   std::vector<int> waiting_;
-  std::unordered_set<std::uint64_t> reads_, writes_;  // sectors
+  SectorSet reads_, writes_;                           // sectors
   double rereads_ = 0;                                 // load sectors the CTA had read before
   double retouch_miss_ = 0;                            // the last load re-read only: the chance L1 had lost it
   int warp_ = 0;                                       // the warp being accounted
