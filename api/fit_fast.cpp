@@ -1,10 +1,9 @@
 // The fast tier's coefficient fit; see fit_fast.h.
 #include "api/fit_fast.h"
 
-#include <nlohmann/json.hpp>
-
 #include <cmath>
 #include <cstdio>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "api/bounded_lsq.h"
@@ -60,7 +59,8 @@ FastFitResult fit_fast(const std::vector<FastFitSet>& sets, const device::Device
       const nlohmann::json j = nlohmann::json::parse(r.fast_report);
       cost::profile_from_json(j.at("fast").at("profile"), x.profile, x.geometry);
       x.timed = d;
-      x.timed.clocks.core_mhz = j.at("clock_mhz").get<double>();  // the report's clock (the tensor clock for mma kernels)
+      x.timed.clocks.core_mhz =
+          j.at("clock_mhz").get<double>();  // the report's clock (the tensor clock for mma kernels)
       samples.push_back(std::move(x));
     }
   }
@@ -76,7 +76,8 @@ FastFitResult fit_fast(const std::vector<FastFitSet>& sets, const device::Device
   prob.residuals = [&](const Eigen::VectorXd& x) {
     const std::vector<double> p = predict_all(from(x));
     Eigen::VectorXd r(static_cast<Eigen::Index>(p.size()));
-    for (std::size_t i = 0; i < p.size(); ++i) r[static_cast<Eigen::Index>(i)] = std::log(p[i] / samples[i].measured_us);
+    for (std::size_t i = 0; i < p.size(); ++i)
+      r[static_cast<Eigen::Index>(i)] = std::log(p[i] / samples[i].measured_us);
     return r;
   };
   prob.jacobian = [&](const Eigen::VectorXd& x, const Eigen::VectorXd& r) {
@@ -109,20 +110,23 @@ FastFitResult fit_fast(const std::vector<FastFitSet>& sets, const device::Device
 std::string to_text(const FastFitResult& r) {
   std::ostringstream o;
   char buf[256];
-  std::snprintf(buf, sizeof buf, "%-36s %12s %12s %8s %12s %8s\n", "launch", "measured_us", "start_us", "error", "fitted_us", "error");
+  std::snprintf(buf, sizeof buf, "%-36s %12s %12s %8s %12s %8s\n", "launch", "measured_us", "start_us", "error",
+                "fitted_us", "error");
   o << buf;
   for (const FastFitRow& x : r.rows) {
-    std::snprintf(buf, sizeof buf, "%-36s %12.2f %12.2f %+7.1f%% %12.2f %+7.1f%%\n", x.id.c_str(), x.measured_us, x.start_us,
-                  100 * (x.start_us / x.measured_us - 1), x.fitted_us, 100 * (x.fitted_us / x.measured_us - 1));
+    std::snprintf(buf, sizeof buf, "%-36s %12.2f %12.2f %+7.1f%% %12.2f %+7.1f%%\n", x.id.c_str(), x.measured_us,
+                  x.start_us, 100 * (x.start_us / x.measured_us - 1), x.fitted_us,
+                  100 * (x.fitted_us / x.measured_us - 1));
     o << buf;
   }
   for (const std::string& s : r.skipped) o << "skipped " << s << "\n";
   std::snprintf(buf, sizeof buf,
-                "%zu launches: MAPE %.1f%% at the start (p %.2f, latency x%.2f, L2 reuse %.2f), %.1f%% fitted (p %.3f, latency x%.3f, "
+                "%zu launches: MAPE %.1f%% at the start (p %.2f, latency x%.2f, L2 reuse %.2f), %.1f%% fitted (p %.3f, "
+                "latency x%.3f, "
                 "L2 reuse %.3f); %d iterations (%s)\n",
-                r.rows.size(), 100 * r.start_mape, r.start.overlap_exponent, r.start.latency_scale, r.start.l2_reuse_fraction,
-                100 * r.fitted_mape, r.fitted.overlap_exponent, r.fitted.latency_scale, r.fitted.l2_reuse_fraction, r.iterations,
-                r.stop_reason.c_str());
+                r.rows.size(), 100 * r.start_mape, r.start.overlap_exponent, r.start.latency_scale,
+                r.start.l2_reuse_fraction, 100 * r.fitted_mape, r.fitted.overlap_exponent, r.fitted.latency_scale,
+                r.fitted.l2_reuse_fraction, r.iterations, r.stop_reason.c_str());
   o << buf;
   return o.str();
 }
@@ -131,13 +135,14 @@ std::string fitted_fast_yaml(const FastFitResult& r, const std::vector<FastFitSe
   std::string from;
   for (const FastFitSet& s : sets) from += (from.empty() ? "" : ", ") + s.measured.filename().string();
   char buf[1024];
-  std::snprintf(buf, sizeof buf,
-                "fast:\n"
-                "  overlap_exponent: {value: %.4g, source: \"kernsim fit-fast on %s\", confidence: fitted, residual: %.3f}\n"
-                "  latency_scale: {value: %.4g, source: \"kernsim fit-fast on %s\", confidence: fitted, residual: %.3f}\n"
-                "  l2_reuse_fraction: {value: %.4g, source: \"kernsim fit-fast on %s\", confidence: fitted, residual: %.3f}\n",
-                r.fitted.overlap_exponent, from.c_str(), r.fitted_mape, r.fitted.latency_scale, from.c_str(), r.fitted_mape,
-                r.fitted.l2_reuse_fraction, from.c_str(), r.fitted_mape);
+  std::snprintf(
+      buf, sizeof buf,
+      "fast:\n"
+      "  overlap_exponent: {value: %.4g, source: \"kernsim fit-fast on %s\", confidence: fitted, residual: %.3f}\n"
+      "  latency_scale: {value: %.4g, source: \"kernsim fit-fast on %s\", confidence: fitted, residual: %.3f}\n"
+      "  l2_reuse_fraction: {value: %.4g, source: \"kernsim fit-fast on %s\", confidence: fitted, residual: %.3f}\n",
+      r.fitted.overlap_exponent, from.c_str(), r.fitted_mape, r.fitted.latency_scale, from.c_str(), r.fitted_mape,
+      r.fitted.l2_reuse_fraction, from.c_str(), r.fitted_mape);
   return buf;
 }
 

@@ -2,6 +2,8 @@
 #include "api/validate.h"
 
 #include <nlohmann/json.hpp>
+
+#include <ctime>
 #include <oneapi/tbb/parallel_for.h>
 #include <oneapi/tbb/task_arena.h>
 
@@ -134,6 +136,8 @@ ValidationSummary validate(const fs::path& dir, const fs::path& csv, const devic
       r.ladder = ladder_of(j.spec.notes);
       r.measured_us = j.meas;
       auto t0 = std::chrono::steady_clock::now();
+      timespec c0{}, c1{};
+      clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0);
       try {
         RunOptions ro;
         ro.tier = tier;
@@ -150,6 +154,8 @@ ValidationSummary validate(const fs::path& dir, const fs::path& csv, const devic
         r.failure = std::string(to_string(e.kind())) + ": " + e.what();
       }
       r.sim_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
+      r.cpu_seconds = static_cast<double>(c1.tv_sec - c0.tv_sec) + 1e-9 * static_cast<double>(c1.tv_nsec - c0.tv_nsec);
     });
   });
   // statistics over the launches that ran
@@ -242,7 +248,7 @@ std::string to_json(const ValidationSummary& s, const std::string& arch) {
   for (const auto& [f, m] : s.family_mape) j["family_mape"][f] = m;
   for (const auto& r : s.rows) {
     nlohmann::json x = {{"id", r.id}, {"family", r.family}, {"ladder", r.ladder}, {"measured_us", r.measured_us},
-                        {"sim_seconds", r.sim_seconds}};
+                        {"sim_seconds", r.sim_seconds}, {"cpu_seconds", r.cpu_seconds}};
     if (r.failure.empty()) {
       x["predicted_us"] = r.predicted_us;
       x["error"] = r.error;

@@ -22,8 +22,9 @@ struct ValidationRow {
   double measured_us = 0, predicted_us = 0, error = 0;  // error = (pred - meas) / meas
   std::string failure;                                  // non-empty when the launch could not run
   std::string bottleneck;                               // the report's
-  std::string fast_report;                              // the fast tier's whole report (its profile: `kernsim fit-fast`)
+  std::string fast_report;  // the fast tier's whole report (its profile: `kernsim fit-fast`)
   double sim_seconds = 0;
+  double cpu_seconds = 0;  // CPU time of the thread that ran the launch (in this process: no process start)
   bool extrapolated = false;
 };
 
@@ -38,7 +39,8 @@ struct ValidationSummary {
 };
 
 ValidationSummary validate(const std::filesystem::path& dir, const std::filesystem::path& measured_csv,
-                           const device::DeviceSpec& dev, int threads, const std::string& only = "", Tier tier = Tier::Detailed);
+                           const device::DeviceSpec& dev, int threads, const std::string& only = "",
+                           Tier tier = Tier::Detailed);
 
 std::string to_text(const ValidationSummary& s);
 std::string to_json(const ValidationSummary& s, const std::string& arch);

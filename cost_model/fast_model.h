@@ -55,7 +55,8 @@ struct KernelProfile {
   double flops = 0;
   std::array<double, kUnits> unit_insts{};  // warp instructions per unit
   std::array<double, kUnits> unit_busy{};   // pipe-busy cycles per unit (issue interval x weight), on one scheduler
-  double alt_busy = 0;     // busy cycles of integer instructions that may go to the IMAD pipe instead of the ALU pipe (not in unit_busy)
+  double alt_busy =
+      0;  // busy cycles of integer instructions that may go to the IMAD pipe instead of the ALU pipe (not in unit_busy)
   // global memory (per CTA)
   double load_insts = 0, store_insts = 0, atomic_insts = 0;
   double load_sectors = 0, store_sectors = 0;  // sectors each instruction touched (coalescing)
@@ -68,14 +69,14 @@ struct KernelProfile {
   double atomic_hot_address_ops = 0;           // operations on the CTA's most-used atomic address
   double atomic_lines = 0;                     // distinct lines a CTA's atomics touch (the L2 slices serving them)
   double atomic_float_share = 0;               // fraction of atomics on floating-point values
-  bool atomic_hot_shared = false;              // the sampled CTAs' atomics go to the same addresses (histogram bins, a sum)
+  bool atomic_hot_shared = false;  // the sampled CTAs' atomics go to the same addresses (histogram bins, a sum)
   // shared memory
   double shared_insts = 0, shared_wavefronts = 0;
   double barriers = 0;  // bar.sync completions per CTA
   // dependent-path time of the CTA alone, cycles: the latest warp's end in the in-order walk,
   // split by what its loads waited for so predict() can price misses after it knows the L2 hit rate
-  double path_cycles = 0;        // with L1 hits at L1 latency, other loads at 0
-  double path_miss_loads = 0;    // loads beyond L1 on that path (each waits L2 or HBM latency)
+  double path_cycles = 0;          // with L1 hits at L1 latency, other loads at 0
+  double path_miss_loads = 0;      // loads beyond L1 on that path (each waits L2 or HBM latency)
   double nominal_miss_cycles = 0;  // the miss latency the walk compared paths at
   std::vector<BufferUse> buffers;
   bool complete = true;  // every sampled CTA ran to its end
@@ -109,6 +110,7 @@ struct FastPrediction {
 FastPrediction predict(const KernelProfile& p, const LaunchGeometry& g, const device::DeviceSpec& dev);
 
 // The same with the coefficients given (the fitter varies them).
-FastPrediction predict(const KernelProfile& p, const LaunchGeometry& g, const device::DeviceSpec& dev, const device::FastTier& c);
+FastPrediction predict(const KernelProfile& p, const LaunchGeometry& g, const device::DeviceSpec& dev,
+                       const device::FastTier& c);
 
 }  // namespace kernsim::cost

@@ -30,6 +30,7 @@ struct SampleOptions {
   std::uint64_t budget = 100'000;
 };
 
-KernelProfile profile_ptx(sim::PtxKernel& kernel, const device::DeviceSpec& dev, const sim::Occupancy& occ, const SampleOptions& opts = {});
+KernelProfile profile_ptx(sim::PtxKernel& kernel, const device::DeviceSpec& dev, const sim::Occupancy& occ,
+                          const SampleOptions& opts = {});
 
 }  // namespace kernsim::cost

@@ -1,6 +1,4 @@
 // The fast tier's functional sample of a PTX launch; see fast_profile.h.
-#include "cost_model/fast_profile.h"
-
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -9,6 +7,7 @@
 #include <vector>
 
 #include "base/error.h"
+#include "cost_model/fast_profile.h"
 #include "isa/ptx/ops.h"
 #include "sim/functional/global_memory.h"
 
@@ -48,7 +47,9 @@ class SectorSet {
   }
 
  private:
-  std::size_t hash(std::uint64_t s) const { return static_cast<std::size_t>((s * 0x9E3779B97F4A7C15ull) >> 20) & (slots_.size() - 1); }
+  std::size_t hash(std::uint64_t s) const {
+    return static_cast<std::size_t>((s * 0x9E3779B97F4A7C15ull) >> 20) & (slots_.size() - 1);
+  }
   void grow() {
     std::vector<std::uint64_t> old;
     old.swap(slots_);
@@ -64,8 +65,8 @@ class SectorSet {
 // A time on a warp's dependent path with the loads beyond L1 it waited for: compared at the
 // nominal miss latency, so the path predict() prices is the one that is longest at that latency.
 struct PathTime {
-  double t = 0;       // cycles, misses at 0
-  float misses = 0;   // loads beyond L1 on the path
+  double t = 0;      // cycles, misses at 0
+  float misses = 0;  // loads beyond L1 on the path
 };
 
 class CtaSampler {
@@ -81,7 +82,8 @@ class CtaSampler {
     line_ = std::max<std::int64_t>(sector_, dev.l1.line_bytes);
     nominal_miss_ = 0.5 * (dev.l2.hit_latency_cycles + dev.dram.latency_cycles);
     // the L1 a CTA has: what the shared-memory carveout leaves, shared by the resident CTAs
-    const double l1 = std::max<double>(0, static_cast<double>(dev.l1.bytes) - static_cast<double>(occ.shared_used_per_unit));
+    const double l1 =
+        std::max<double>(0, static_cast<double>(dev.l1.bytes) - static_cast<double>(occ.shared_used_per_unit));
     l1_share_bytes_ = l1 / std::max(1, occ.blocks_per_unit);
     for (auto& a : k.memory().allocations()) bases_.push_back({a->base, a->size});
   }
@@ -111,7 +113,9 @@ class CtaSampler {
           ++steps;
           progress = true;
           account(*cta, w, nw, info, nregs, p, l1_hits, l1_hit_lines);
-          if (info.async && !cta->async_step(w).mbar.empty() && cta->async_step(w).mbar.back().what == sim::MbarEvent::What::WaitFail) break;
+          if (info.async && !cta->async_step(w).mbar.empty() &&
+              cta->async_step(w).mbar.back().what == sim::MbarEvent::What::WaitFail)
+            break;
         }
       }
       if (!progress && !cta->done()) cta->mbarrier_deadlock();
@@ -130,10 +134,12 @@ class CtaSampler {
     p.reread_sectors += rereads_;
     std::vector<double> rb(bases_.size(), 0), wb(bases_.size(), 0);
     reads_.for_each([&](std::uint64_t s) {
-      if (int b = buffer_of(s * static_cast<std::uint64_t>(sector_)); b >= 0) rb[static_cast<std::size_t>(b)] += static_cast<double>(sector_);
+      if (int b = buffer_of(s * static_cast<std::uint64_t>(sector_)); b >= 0)
+        rb[static_cast<std::size_t>(b)] += static_cast<double>(sector_);
     });
     writes_.for_each([&](std::uint64_t s) {
-      if (int b = buffer_of(s * static_cast<std::uint64_t>(sector_)); b >= 0) wb[static_cast<std::size_t>(b)] += static_cast<double>(sector_);
+      if (int b = buffer_of(s * static_cast<std::uint64_t>(sector_)); b >= 0)
+        wb[static_cast<std::size_t>(b)] += static_cast<double>(sector_);
     });
     if (p.buffers.size() != bases_.size()) {
       p.buffers.assign(bases_.size(), BufferUse{});
@@ -179,15 +185,20 @@ class CtaSampler {
 
   int reg_index(P::Reg r) const {
     switch (r.bank) {
-      case P::Bank::R32: return static_cast<int>(r.idx);
-      case P::Bank::R64: return static_cast<int>(n32_ + r.idx);
-      case P::Bank::Pred: return static_cast<int>(n32_ + n64_ + r.idx);
-      default: return -1;
+      case P::Bank::R32:
+        return static_cast<int>(r.idx);
+      case P::Bank::R64:
+        return static_cast<int>(n32_ + r.idx);
+      case P::Bank::Pred:
+        return static_cast<int>(n32_ + n64_ + r.idx);
+      default:
+        return -1;
     }
   }
 
   int buffer_of(std::uint64_t addr) const {
-    auto it = std::upper_bound(bases_.begin(), bases_.end(), addr, [](std::uint64_t a, const auto& b) { return a < b.first; });
+    auto it = std::upper_bound(bases_.begin(), bases_.end(), addr,
+                               [](std::uint64_t a, const auto& b) { return a < b.first; });
     if (it == bases_.begin()) return -1;
     --it;
     return addr - it->first < it->second ? static_cast<int>(it - bases_.begin()) : -1;
@@ -196,10 +207,12 @@ class CtaSampler {
   // Shared-memory wavefronts of one access: the most distinct words one bank serves, at least
   // the bytes over the banks' width; atomics on one address serialise.
   double shared_wavefronts(const std::uint64_t* addrs, std::uint32_t mask, std::uint32_t eb, bool atomic) const {
-    const std::int64_t banks = std::max<std::int64_t>(1, d_.shared.banks), width = std::max<std::int64_t>(1, d_.shared.bank_width_bytes);
+    const std::int64_t banks = std::max<std::int64_t>(1, d_.shared.banks),
+                       width = std::max<std::int64_t>(1, d_.shared.bank_width_bytes);
     std::uint64_t words[32];
     int n = 0;
-    for (std::uint32_t m = mask; m; m &= m - 1) words[n++] = addrs[std::countr_zero(m)] / static_cast<std::uint64_t>(width);
+    for (std::uint32_t m = mask; m; m &= m - 1)
+      words[n++] = addrs[std::countr_zero(m)] / static_cast<std::uint64_t>(width);
     std::sort(words, words + n);
     int per_bank[64] = {};
     int same = 1, most_same = n ? 1 : 0;
@@ -219,8 +232,8 @@ class CtaSampler {
   }
 
   // One executed step: counts, memory, and the warp's dependent path.
-  void account(sim::PtxCta& cta, int w, int nw, const sim::StepInfo& info, std::size_t nregs, KernelProfile& p, double& l1_hits,
-               double& l1_hit_lines) {
+  void account(sim::PtxCta& cta, int w, int nw, const sim::StepInfo& info, std::size_t nregs, KernelProfile& p,
+               double& l1_hits, double& l1_hit_lines) {
     if (info.kind == sim::StepInfo::Kind::Exited && !info.released_barrier) return;
     const P::Inst& in = p_.insts[info.pc];
     const P::TimingDesc& desc = descs_[info.pc];
@@ -235,8 +248,10 @@ class CtaSampler {
       const double scale = isa::is_tensor(in.unit) ? desc.matrix_scale : std::max(1, desc.weight);
       const double busy = pipe(in.unit).issue_cycles * scale;
       p.unit_insts[static_cast<std::size_t>(u)] += 1;
-      if (desc.alt_unit >= 0) p.alt_busy += busy;
-      else p.unit_busy[static_cast<std::size_t>(u)] += busy;
+      if (desc.alt_unit >= 0)
+        p.alt_busy += busy;
+      else
+        p.unit_busy[static_cast<std::size_t>(u)] += busy;
       p.issue_slots += desc.folded ? 0 : std::max(1, desc.weight);
       p.flops += desc.flops_per_lane * lanes + desc.flops_per_inst;
     }
@@ -263,17 +278,26 @@ class CtaSampler {
         lat = pp.latency_cycles + pp.issue_cycles * std::max(0.0, desc.matrix_scale - 1);
         break;
       }
-      case P::Lat::WarpSync: lat = d_.sm.vote_latency_cycles; break;
-      case P::Lat::Control: lat = d_.pipes.branch.latency_cycles; break;
-      case P::Lat::Memory: lat = memory(cta, w, in, info, p, l1_hits, l1_hit_lines, miss); break;
-      default: break;
+      case P::Lat::WarpSync:
+        lat = d_.sm.vote_latency_cycles;
+        break;
+      case P::Lat::Control:
+        lat = d_.pipes.branch.latency_cycles;
+        break;
+      case P::Lat::Memory:
+        lat = memory(cta, w, in, info, p, l1_hits, l1_hit_lines, miss);
+        break;
+      default:
+        break;
     }
     // ptxas issues `batch` iterations' copies of an unrolled loop's load together: each waits
     // a batch's share of the latency
     const double share = in.batch > 1 ? 1.0 / in.batch : 1.0;
     PathTime done = t;
-    if (miss) done.misses += static_cast<float>(share);
-    else done.t += std::max(1.0, lat * (desc.lat == P::Lat::Memory ? share * (1 - retouch_miss_) : 1.0));
+    if (miss)
+      done.misses += static_cast<float>(share);
+    else
+      done.t += std::max(1.0, lat * (desc.lat == P::Lat::Memory ? share * (1 - retouch_miss_) : 1.0));
     done.misses += static_cast<float>(share * retouch_miss_);
     for (int dd = 0; dd < in.ndst; ++dd)
       if (int i = reg_index(p_.regs[in.ops + static_cast<std::uint32_t>(dd)]); i >= 0) regs[i] = done;
@@ -294,27 +318,41 @@ class CtaSampler {
 
   const device::Pipe& pipe(Unit u) const {
     switch (u) {
-      case Unit::IntAlu: return d_.pipes.int_alu;
-      case Unit::IntMul: return d_.pipes.int_mul;
-      case Unit::Fp32: return d_.pipes.fp32;
-      case Unit::Fp16: return d_.pipes.fp16;
-      case Unit::Fp64: return d_.pipes.fp64;
-      case Unit::Sfu: return d_.pipes.sfu;
-      case Unit::Convert: return d_.pipes.convert;
-      case Unit::Branch: return d_.pipes.branch;
-      case Unit::TensorF16: return d_.pipes.tensor_f16;
-      case Unit::TensorTf32: return d_.pipes.tensor_tf32.issue_cycles > 0 ? d_.pipes.tensor_tf32 : d_.pipes.tensor_f16;
-      case Unit::TensorI8: return d_.pipes.tensor_i8;
-      case Unit::TensorFp8: return d_.pipes.tensor_fp8;
-      case Unit::TensorF64: return d_.pipes.tensor_f64;
-      default: return issue_only_;
+      case Unit::IntAlu:
+        return d_.pipes.int_alu;
+      case Unit::IntMul:
+        return d_.pipes.int_mul;
+      case Unit::Fp32:
+        return d_.pipes.fp32;
+      case Unit::Fp16:
+        return d_.pipes.fp16;
+      case Unit::Fp64:
+        return d_.pipes.fp64;
+      case Unit::Sfu:
+        return d_.pipes.sfu;
+      case Unit::Convert:
+        return d_.pipes.convert;
+      case Unit::Branch:
+        return d_.pipes.branch;
+      case Unit::TensorF16:
+        return d_.pipes.tensor_f16;
+      case Unit::TensorTf32:
+        return d_.pipes.tensor_tf32.issue_cycles > 0 ? d_.pipes.tensor_tf32 : d_.pipes.tensor_f16;
+      case Unit::TensorI8:
+        return d_.pipes.tensor_i8;
+      case Unit::TensorFp8:
+        return d_.pipes.tensor_fp8;
+      case Unit::TensorF64:
+        return d_.pipes.tensor_f64;
+      default:
+        return issue_only_;
     }
   }
 
   // A global access's sectors and lines, its L1 reuse and footprint. Returns whether it reached
   // beyond L1 (a load that waits for L2 or HBM).
-  bool global(const std::uint64_t* addrs, std::uint32_t mask, std::uint32_t eb, bool load, bool bypass, KernelProfile& p,
-              double& l1_hits, double& l1_hit_lines) {
+  bool global(const std::uint64_t* addrs, std::uint32_t mask, std::uint32_t eb, bool load, bool bypass,
+              KernelProfile& p, double& l1_hits, double& l1_hit_lines) {
     // the sectors the active lanes touch, with the bytes each brings to them
     std::pair<std::uint64_t, std::uint32_t> piece[64];
     int np = 0;
@@ -332,7 +370,8 @@ class CtaSampler {
     int n = 0;
     for (int i = 0; i < np; ++i) {
       if (n > 0 && sec[n - 1] == piece[i].first) {
-        secbytes[n - 1] += piece[i].second;  // lanes writing the same bytes count them again: an upper bound, capped below
+        secbytes[n - 1] +=
+            piece[i].second;  // lanes writing the same bytes count them again: an upper bound, capped below
         continue;
       }
       sec[n] = piece[i].first;
@@ -350,8 +389,10 @@ class CtaSampler {
       }
       if (load) {
         const bool again = !reads_.insert(sec[i]);
-        if (again && !bypass) l1_hits += 1;
-        else line_missed = true;
+        if (again && !bypass)
+          l1_hits += 1;
+        else
+          line_missed = true;
         if (again) rereads_ += 1;
       } else {
         writes_.insert(sec[i]);
@@ -373,7 +414,8 @@ class CtaSampler {
           if (joined) continue;
           p.store_lines += 1;
           recent.push_back(line);
-          if (recent.size() > static_cast<std::size_t>(std::max<std::int64_t>(0, d_.l1.store_combine_lines))) recent.erase(recent.begin());
+          if (recent.size() > static_cast<std::size_t>(std::max<std::int64_t>(0, d_.l1.store_combine_lines)))
+            recent.erase(recent.begin());
         }
         if (joined) continue;
         p.store_sectors += 1;
@@ -388,13 +430,17 @@ class CtaSampler {
     return load && missed_lines > 0;
   }
 
-  double memory(sim::PtxCta& cta, int w, const P::Inst& in, const sim::StepInfo& info, KernelProfile& p, double& l1_hits,
-                double& l1_hit_lines, bool& miss) {
+  double memory(sim::PtxCta& cta, int w, const P::Inst& in, const sim::StepInfo& info, KernelProfile& p,
+                double& l1_hits, double& l1_hit_lines, bool& miss) {
     if (!info.active) return 1;
     const std::uint64_t* addrs = cta.lane_addresses(w);
-    const std::uint32_t eb = static_cast<std::uint32_t>(std::max(1, P::ty_bits(in.type) / 8)) * std::max<std::uint32_t>(1, in.vec);
+    const std::uint32_t eb =
+        static_cast<std::uint32_t>(std::max(1, P::ty_bits(in.type) / 8)) * std::max<std::uint32_t>(1, in.vec);
     switch (in.op) {
-      case P::Op::Ld: case P::Op::St: case P::Op::Atom: case P::Op::Red: {
+      case P::Op::Ld:
+      case P::Op::St:
+      case P::Op::Atom:
+      case P::Op::Red: {
         const bool atomic = in.op == P::Op::Atom || in.op == P::Op::Red;
         if (info.space == P::Space::Param) return d_.pipes.int_alu.latency_cycles;
         if (info.space == P::Space::Shared || info.space == P::Space::SharedCluster) {
@@ -408,7 +454,8 @@ class CtaSampler {
           return d_.l1.hit_latency_cycles;
         }
         if (atomic) {
-          const std::uint32_t lanes = (in.flags & P::kWarpAggregated) ? (info.active & (~info.active + 1)) : info.active;
+          const std::uint32_t lanes =
+              (in.flags & P::kWarpAggregated) ? (info.active & (~info.active + 1)) : info.active;
           std::uint64_t seen[32];
           int n = 0;
           for (std::uint32_t m = lanes; m; m &= m - 1) {
@@ -424,8 +471,10 @@ class CtaSampler {
           return d_.l2.atomic_latency_cycles;
         }
         const bool load = in.op == P::Op::Ld;
-        if (load) p.load_insts += 1;
-        else p.store_insts += 1;
+        if (load)
+          p.load_insts += 1;
+        else
+          p.store_insts += 1;
         miss = global(addrs, info.active, eb, load, (in.flags & P::kBypassL1) != 0, p, l1_hits, l1_hit_lines);
         return load ? d_.l1.hit_latency_cycles : 1;
       }
@@ -433,14 +482,17 @@ class CtaSampler {
         const std::uint32_t bytes = static_cast<std::uint32_t>(std::max<std::int16_t>(1, in.shape[0]));
         p.load_insts += 1;
         global(addrs, info.active, bytes, true, true, p, l1_hits, l1_hit_lines);
-        p.shared_wavefronts += std::ceil(std::popcount(info.active) * bytes / static_cast<double>(d_.shared.banks * d_.shared.bank_width_bytes));
+        p.shared_wavefronts += std::ceil(std::popcount(info.active) * bytes /
+                                         static_cast<double>(d_.shared.banks * d_.shared.bank_width_bytes));
         return 1;
       }
-      case P::Op::Ldmatrix: case P::Op::Stmatrix:
+      case P::Op::Ldmatrix:
+      case P::Op::Stmatrix:
         p.shared_insts += 1;
         p.shared_wavefronts += std::max<std::int16_t>(1, in.shape[0]);
         return d_.shared.latency_cycles;
-      case P::Op::WmmaLoad: case P::Op::WmmaStore: {
+      case P::Op::WmmaLoad:
+      case P::Op::WmmaStore: {
         // a fragment of 16x16 elements: its lines at the fragment's pitch
         const bool load = in.op == P::Op::WmmaLoad;
         if (info.space == P::Space::Shared) {
@@ -448,8 +500,10 @@ class CtaSampler {
           p.shared_wavefronts += 4;
           return d_.shared.latency_cycles;
         }
-        if (load) p.load_insts += 1;
-        else p.store_insts += 1;
+        if (load)
+          p.load_insts += 1;
+        else
+          p.store_insts += 1;
         miss = global(addrs, info.active, eb, load, false, p, l1_hits, l1_hit_lines);
         return load ? d_.l1.hit_latency_cycles : 1;
       }
@@ -458,12 +512,14 @@ class CtaSampler {
           const sim::AsyncStep& a = cta.async_step(w);
           if (a.copy) {
             for (const auto& [addr, bytes] : a.ranges) {
-              for (std::uint64_t s = addr / static_cast<std::uint64_t>(sector_); s <= (addr + bytes - 1) / static_cast<std::uint64_t>(sector_); ++s) {
+              for (std::uint64_t s = addr / static_cast<std::uint64_t>(sector_);
+                   s <= (addr + bytes - 1) / static_cast<std::uint64_t>(sector_); ++s) {
                 (a.dir == P::BulkDir::GlobalToShared ? reads_ : writes_).insert(s);
                 (a.dir == P::BulkDir::GlobalToShared ? p.load_sectors : p.store_sectors) += 1;
               }
             }
-            p.shared_wavefronts += std::ceil(static_cast<double>(a.bytes) / static_cast<double>(d_.shared.banks * d_.shared.bank_width_bytes));
+            p.shared_wavefronts += std::ceil(static_cast<double>(a.bytes) /
+                                             static_cast<double>(d_.shared.banks * d_.shared.bank_width_bytes));
           }
           return d_.tma.mbarrier_arrive_cycles;
         }
@@ -482,20 +538,22 @@ class CtaSampler {
   std::vector<std::pair<std::uint64_t, std::uint64_t>> bases_;  // allocations (base, size), sorted
   std::vector<PathTime> ready_, clock_;
   std::vector<int> waiting_;
-  SectorSet reads_, writes_;                           // sectors
-  double rereads_ = 0;                                 // load sectors the CTA had read before
-  double retouch_miss_ = 0;                            // the last load re-read only: the chance L1 had lost it
-  int warp_ = 0;                                       // the warp being accounted
+  SectorSet reads_, writes_;                                    // sectors
+  double rereads_ = 0;                                          // load sectors the CTA had read before
+  double retouch_miss_ = 0;                                     // the last load re-read only: the chance L1 had lost it
+  int warp_ = 0;                                                // the warp being accounted
   std::vector<std::vector<std::uint64_t>> recent_store_lines_;  // per warp: its latest store lines
-  std::unordered_map<std::uint64_t, std::uint64_t> atomics_;  // address -> operations
-  std::vector<std::vector<std::uint64_t>> atomic_sets_;       // per sampled CTA: its atomic addresses, sorted
+  std::unordered_map<std::uint64_t, std::uint64_t> atomics_;    // address -> operations
+  std::vector<std::vector<std::uint64_t>> atomic_sets_;         // per sampled CTA: its atomic addresses, sorted
 };
 
 }  // namespace
 
-KernelProfile profile_ptx(sim::PtxKernel& kernel, const device::DeviceSpec& dev, const sim::Occupancy& occ, const SampleOptions& opts) {
+KernelProfile profile_ptx(sim::PtxKernel& kernel, const device::DeviceSpec& dev, const sim::Occupancy& occ,
+                          const SampleOptions& opts) {
   if (kernel.dims().cluster_ctas() > 1)
-    throw Error(ErrorKind::NotImplemented, "the fast tier does not sample thread-block cluster launches yet (use --tier detailed)");
+    throw Error(ErrorKind::NotImplemented,
+                "the fast tier does not sample thread-block cluster launches yet (use --tier detailed)");
   CtaSampler s(kernel, dev, occ);
   KernelProfile p;
   const std::uint64_t n = kernel.dims().num_blocks();
@@ -512,10 +570,29 @@ KernelProfile profile_ptx(sim::PtxKernel& kernel, const device::DeviceSpec& dev,
   }
   // per CTA
   const double c = p.ctas_sampled;
-  for (double* x : {&p.warp_insts, &p.thread_insts, &p.issue_slots, &p.flops, &p.alt_busy, &p.load_insts, &p.store_insts,
-                    &p.atomic_insts, &p.load_sectors, &p.store_sectors, &p.load_lines, &p.store_lines, &p.store_partial_sectors, &p.l1_hit_sectors,
-                    &p.l1_hit_lines, &p.atomic_requests, &p.atomic_hot_address_ops, &p.shared_insts, &p.shared_wavefronts,
-                    &p.barriers, &p.path_cycles, &p.path_miss_loads, &p.reread_sectors})
+  for (double* x : {&p.warp_insts,
+                    &p.thread_insts,
+                    &p.issue_slots,
+                    &p.flops,
+                    &p.alt_busy,
+                    &p.load_insts,
+                    &p.store_insts,
+                    &p.atomic_insts,
+                    &p.load_sectors,
+                    &p.store_sectors,
+                    &p.load_lines,
+                    &p.store_lines,
+                    &p.store_partial_sectors,
+                    &p.l1_hit_sectors,
+                    &p.l1_hit_lines,
+                    &p.atomic_requests,
+                    &p.atomic_hot_address_ops,
+                    &p.shared_insts,
+                    &p.shared_wavefronts,
+                    &p.barriers,
+                    &p.path_cycles,
+                    &p.path_miss_loads,
+                    &p.reread_sectors})
     *x /= c;
   p.atomic_float_share = p.atomic_insts > 0 ? p.atomic_float_share / c / p.atomic_insts : 0;
   for (auto& u : p.unit_insts) u /= c;

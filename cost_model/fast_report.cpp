@@ -9,7 +9,8 @@ namespace kernsim::cost {
 
 using nlohmann::json;
 
-json fast_report_json(const LaunchFacts& f, const FastPrediction& r, const KernelProfile& p, const LaunchGeometry& g, const device::DeviceSpec& dev) {
+json fast_report_json(const LaunchFacts& f, const FastPrediction& r, const KernelProfile& p, const LaunchGeometry& g,
+                      const device::DeviceSpec& dev) {
   json j;
   j["tier"] = "fast";
   j["kernel"] = f.kernel;
@@ -20,31 +21,40 @@ json fast_report_json(const LaunchFacts& f, const FastPrediction& r, const Kerne
   if (!f.id.empty()) j["id"] = f.id;
   if (!f.family.empty()) j["family"] = f.family;
   j["launch"] = {{"grid", {f.grid[0], f.grid[1], f.grid[2]}}, {"block", {f.block[0], f.block[1], f.block[2]}},
-                 {"dynamic_shared_bytes", f.dynamic_shared}, {"registers_per_thread", f.registers},
-                 {"registers_source", f.registers_source}, {"static_shared_bytes", f.static_shared}};
+                 {"dynamic_shared_bytes", f.dynamic_shared},  {"registers_per_thread", f.registers},
+                 {"registers_source", f.registers_source},    {"static_shared_bytes", f.static_shared}};
   j["breakdown"] = {{"kernel_us", r.kernel_us}, {"launch_overhead_us", r.launch_us}};
   const double ctas = static_cast<double>(f.grid[0] * f.grid[1] * f.grid[2]);
-  j["sampling"] = {{"extrapolated", true}, {"fraction_timed", 0.0}, {"warp_instructions_timed", 0},
-                   {"warp_instructions_estimated", p.warp_insts * ctas}, {"ctas", static_cast<std::uint64_t>(ctas)},
-                   {"ctas_timed", 0}, {"ctas_sampled", p.ctas_sampled},
+  j["sampling"] = {{"extrapolated", true},
+                   {"fraction_timed", 0.0},
+                   {"warp_instructions_timed", 0},
+                   {"warp_instructions_estimated", p.warp_insts * ctas},
+                   {"ctas", static_cast<std::uint64_t>(ctas)},
+                   {"ctas_timed", 0},
+                   {"ctas_sampled", p.ctas_sampled},
                    {"warp_instructions_sampled", p.warp_insts * p.ctas_sampled},
-                   {"note", "fast tier: " + std::to_string(p.ctas_sampled) + " CTA(s) executed functionally, the time from an analytical model"}};
-  j["occupancy"] = {{"theoretical", r.occupancy.theoretical}, {"blocks_per_sm", r.occupancy.blocks_per_unit},
-                    {"limiter", r.occupancy.limiter}, {"achieved", nullptr}};
+                   {"note", "fast tier: " + std::to_string(p.ctas_sampled) +
+                                " CTA(s) executed functionally, the time from an analytical model"}};
+  j["occupancy"] = {{"theoretical", r.occupancy.theoretical},
+                    {"blocks_per_sm", r.occupancy.blocks_per_unit},
+                    {"limiter", r.occupancy.limiter},
+                    {"achieved", nullptr}};
   const double sms = static_cast<double>(dev.sm.count), subs = static_cast<double>(dev.sm.sub_partitions);
   const double window = std::max(1.0, r.cycles) * sms * subs;
   j["issue_utilization"] = std::min(1.0, p.issue_slots * ctas / window);
   json units = json::object();
   for (int u = 0; u < kUnits; ++u) {
     if (p.unit_insts[static_cast<std::size_t>(u)] <= 0) continue;
-    units[isa::to_string(static_cast<isa::Unit>(u))] = {{"instructions", p.unit_insts[static_cast<std::size_t>(u)] * ctas},
-                                                         {"busy_pct", 100.0 * p.unit_busy[static_cast<std::size_t>(u)] * ctas / window}};
+    units[isa::to_string(static_cast<isa::Unit>(u))] = {
+        {"instructions", p.unit_insts[static_cast<std::size_t>(u)] * ctas},
+        {"busy_pct", 100.0 * p.unit_busy[static_cast<std::size_t>(u)] * ctas / window}};
   }
   j["units"] = units;
   j["stall_reasons"] = json::object();
   const double sector = static_cast<double>(dev.l1.sector_bytes);
   json m;
-  m["l1"] = {{"bytes", (p.load_sectors + p.store_sectors) * sector * ctas}, {"hit_rate", p.load_sectors > 0 ? json(r.l1_hit_rate) : json(nullptr)}};
+  m["l1"] = {{"bytes", (p.load_sectors + p.store_sectors) * sector * ctas},
+             {"hit_rate", p.load_sectors > 0 ? json(r.l1_hit_rate) : json(nullptr)}};
   m["shared"] = {{"bytes", nullptr}, {"wavefronts", p.shared_wavefronts * ctas}, {"bank_conflict_factor", nullptr}};
   m["l2"] = {{"bytes", r.l2_bytes}, {"hit_rate", r.l2_bytes > 0 ? json(r.l2_hit_rate) : json(nullptr)}};
   m["dram"] = {{"read_bytes", r.dram_read_bytes}, {"write_bytes", r.dram_write_bytes}};
@@ -70,10 +80,17 @@ json fast_report_json(const LaunchFacts& f, const FastPrediction& r, const Kerne
     util[t.name] = r.cycles > 0 ? t.cycles / r.cycles : 0.0;
   }
   j["utilization"] = util;
-  j["fast"] = {{"terms_cycles", terms}, {"l2_hit_rate", r.l2_hit_rate}, {"ctas_per_sm", r.ctas_per_sm}, {"rounds", r.rounds},
-               {"path_cycles", p.path_cycles}, {"path_miss_loads", p.path_miss_loads}, {"complete", p.complete},
-               {"coefficients", {{"overlap_exponent", dev.fast.overlap_exponent}, {"latency_scale", dev.fast.latency_scale},
-                                 {"l2_reuse_fraction", dev.fast.l2_reuse_fraction}}},
+  j["fast"] = {{"terms_cycles", terms},
+               {"l2_hit_rate", r.l2_hit_rate},
+               {"ctas_per_sm", r.ctas_per_sm},
+               {"rounds", r.rounds},
+               {"path_cycles", p.path_cycles},
+               {"path_miss_loads", p.path_miss_loads},
+               {"complete", p.complete},
+               {"coefficients",
+                {{"overlap_exponent", dev.fast.overlap_exponent},
+                 {"latency_scale", dev.fast.latency_scale},
+                 {"l2_reuse_fraction", dev.fast.l2_reuse_fraction}}},
                {"profile", profile_to_json(p, g)}};
   j["thread_instructions"] = p.thread_insts * ctas;
   return j;
@@ -82,14 +99,17 @@ json fast_report_json(const LaunchFacts& f, const FastPrediction& r, const Kerne
 std::string fast_report_text(const json& j) {
   std::ostringstream o;
   char buf[256];
-  std::snprintf(buf, sizeof buf, "kernel   %s on %s (fast tier)\n", j["kernel"].get<std::string>().c_str(), j["arch"].get<std::string>().c_str());
+  std::snprintf(buf, sizeof buf, "kernel   %s on %s (fast tier)\n", j["kernel"].get<std::string>().c_str(),
+                j["arch"].get<std::string>().c_str());
   o << buf;
-  std::snprintf(buf, sizeof buf, "time     %.2f us  (%.0f cycles at %.0f MHz + %.2f us launch)\n", j["time_us"].get<double>(),
-                j["cycles"].get<double>(), j["clock_mhz"].get<double>(), j["breakdown"]["launch_overhead_us"].get<double>());
+  std::snprintf(buf, sizeof buf, "time     %.2f us  (%.0f cycles at %.0f MHz + %.2f us launch)\n",
+                j["time_us"].get<double>(), j["cycles"].get<double>(), j["clock_mhz"].get<double>(),
+                j["breakdown"]["launch_overhead_us"].get<double>());
   o << buf;
   o << "sampling " << j["sampling"]["note"].get<std::string>() << "\n";
-  std::snprintf(buf, sizeof buf, "occupancy theoretical %.0f%% (%d blocks/SM, limited by %s)\n", 100 * j["occupancy"]["theoretical"].get<double>(),
-                j["occupancy"]["blocks_per_sm"].get<int>(), j["occupancy"]["limiter"].get<std::string>().c_str());
+  std::snprintf(buf, sizeof buf, "occupancy theoretical %.0f%% (%d blocks/SM, limited by %s)\n",
+                100 * j["occupancy"]["theoretical"].get<double>(), j["occupancy"]["blocks_per_sm"].get<int>(),
+                j["occupancy"]["limiter"].get<std::string>().c_str());
   o << buf;
   o << "terms   ";
   for (auto it = j["fast"]["terms_cycles"].begin(); it != j["fast"]["terms_cycles"].end(); ++it) {
@@ -97,8 +117,9 @@ std::string fast_report_text(const json& j) {
     o << buf;
   }
   const auto& m = j["memory"];
-  std::snprintf(buf, sizeof buf, " (cycles)\nmemory   L2 %.1f MB  DRAM read %.1f MB write %.1f MB\n", m["l2"]["bytes"].get<double>() / 1e6,
-                m["dram"]["read_bytes"].get<double>() / 1e6, m["dram"]["write_bytes"].get<double>() / 1e6);
+  std::snprintf(buf, sizeof buf, " (cycles)\nmemory   L2 %.1f MB  DRAM read %.1f MB write %.1f MB\n",
+                m["l2"]["bytes"].get<double>() / 1e6, m["dram"]["read_bytes"].get<double>() / 1e6,
+                m["dram"]["write_bytes"].get<double>() / 1e6);
   o << buf;
   std::snprintf(buf, sizeof buf, "bound    %s\n", j["bottleneck"].get<std::string>().c_str());
   o << buf;
@@ -145,8 +166,11 @@ json profile_to_json(const KernelProfile& p, const LaunchGeometry& g) {
   }
   j["unit_busy"] = ub;
   j["unit_insts"] = ui;
-  for (const BufferUse& b : p.buffers) j["buffers"].push_back({b.size_bytes, b.read_bytes_per_cta, b.write_bytes_per_cta});
-  j["geometry"] = {{"ctas", g.ctas}, {"threads_per_block", g.threads_per_block}, {"registers_per_thread", g.registers_per_thread},
+  for (const BufferUse& b : p.buffers)
+    j["buffers"].push_back({b.size_bytes, b.read_bytes_per_cta, b.write_bytes_per_cta});
+  j["geometry"] = {{"ctas", g.ctas},
+                   {"threads_per_block", g.threads_per_block},
+                   {"registers_per_thread", g.registers_per_thread},
                    {"shared_per_block", g.shared_per_block}};
   return j;
 }
@@ -189,7 +213,8 @@ void profile_from_json(const json& j, KernelProfile& p, LaunchGeometry& g) {
   }
   p.buffers.clear();
   if (j.contains("buffers"))
-    for (const auto& b : j["buffers"]) p.buffers.push_back({b[0].get<double>(), b[1].get<double>(), b[2].get<double>()});
+    for (const auto& b : j["buffers"])
+      p.buffers.push_back({b[0].get<double>(), b[1].get<double>(), b[2].get<double>()});
   const json& x = j.at("geometry");
   x.at("ctas").get_to(g.ctas);
   x.at("threads_per_block").get_to(g.threads_per_block);

@@ -4,7 +4,6 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
-
 #include <string>
 
 #include "cost_model/fast_model.h"
@@ -12,8 +11,8 @@
 
 namespace kernsim::cost {
 
-nlohmann::json fast_report_json(const LaunchFacts& f, const FastPrediction& r, const KernelProfile& p, const LaunchGeometry& g,
-                                const device::DeviceSpec& dev);
+nlohmann::json fast_report_json(const LaunchFacts& f, const FastPrediction& r, const KernelProfile& p,
+                                const LaunchGeometry& g, const device::DeviceSpec& dev);
 std::string fast_report_text(const nlohmann::json& j);
 
 // The profile and geometry as the report's "fast"."profile" holds them, and back: the fitter

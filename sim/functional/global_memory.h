@@ -27,7 +27,9 @@ struct Allocation {
   // A lazy allocation (GlobalMemory::allocate_lazy) fills its bytes page by page when an access
   // first reaches them: `fill(offset, n, dst)` writes bytes [offset, offset + n) of its initial
   // contents to dst. Eager allocations have no filler and pay one test per lookup.
-  static constexpr std::uint64_t kLazyPage = 64 * 1024;
+  // 4 KiB: a strided sample (a GEMM's column panel) touches a few hundred bytes per row of a
+  // large matrix, and every byte filled costs the initialiser's work
+  static constexpr std::uint64_t kLazyPage = 4 * 1024;
   std::function<void(std::uint64_t, std::uint64_t, std::uint8_t*)> fill;
   std::vector<bool> filled;  // per kLazyPage page
   bool lazy() const { return static_cast<bool>(fill); }
