@@ -559,70 +559,87 @@ void validate_against_device(const LaunchSpec& s, const device::DeviceSpec& dev)
 }
 
 std::vector<std::uint8_t> make_initial_bytes(const LaunchSpec& s, std::size_t arg_index) {
+  std::vector<std::uint8_t> out(s.args.at(arg_index).buffer.bytes());
+  fill_initial_bytes(s, arg_index, 0, out.size(), out.data());
+  return out;
+}
+
+void fill_initial_bytes(const LaunchSpec& s, std::size_t arg_index, std::uint64_t offset, std::uint64_t nbytes, std::uint8_t* dst) {
   const BufferArg& b = s.args.at(arg_index).buffer;
-  std::vector<std::uint8_t> out(b.bytes());
-  const std::size_t n = static_cast<std::size_t>(b.count);
-  auto store = [&](std::size_t i, double v, std::int64_t iv, bool integral) {
-    std::uint8_t* p = out.data() + i * size_of(b.type);
+  const std::size_t esize = size_of(b.type);
+  if (offset % esize || nbytes % esize || offset + nbytes > b.bytes())
+    throw Error(ErrorKind::Internal, "kernsim bug: initial bytes [" + std::to_string(offset) + ", +" + std::to_string(nbytes) +
+                                         ") of args[" + std::to_string(arg_index) + "] are not whole elements of the buffer");
+  const std::size_t first = static_cast<std::size_t>(offset / esize), n = static_cast<std::size_t>(nbytes / esize);
+  std::uint8_t* const out = dst - offset;  // element i at out + i * esize
+  if (b.init.kind == Init::Kind::Zeros) std::memset(dst, 0, nbytes);
+  // each element's value from its index, written as the buffer's type (the type chosen once per
+  // range, not per element: a lazily filled buffer pays this for every page its sample touches)
+  auto fill = [&](auto value) {  // value(i) -> {double, int64, integral}
+    auto each = [&](auto put) {
+      for (std::size_t i = first; i < first + n; ++i) {
+        const auto [v, iv, integral] = value(i);
+        put(out + i * esize, v, iv, integral);
+      }
+    };
     switch (b.type) {
-      case ElemType::F32: { float f = static_cast<float>(v); std::memcpy(p, &f, 4); break; }
-      case ElemType::F64: { std::memcpy(p, &v, 8); break; }
-      case ElemType::F16: { std::uint16_t h = float_to_half(static_cast<float>(v)); std::memcpy(p, &h, 2); break; }
-      case ElemType::BF16: { std::uint16_t h = float_to_bf16(static_cast<float>(v)); std::memcpy(p, &h, 2); break; }
-      case ElemType::I32: { std::int32_t x = static_cast<std::int32_t>(integral ? iv : static_cast<std::int64_t>(v)); std::memcpy(p, &x, 4); break; }
-      case ElemType::U32: { std::uint32_t x = static_cast<std::uint32_t>(integral ? iv : static_cast<std::int64_t>(v)); std::memcpy(p, &x, 4); break; }
-      case ElemType::I64: { std::int64_t x = integral ? iv : static_cast<std::int64_t>(v); std::memcpy(p, &x, 8); break; }
-      case ElemType::U8: { std::uint8_t x = static_cast<std::uint8_t>(integral ? iv : static_cast<std::int64_t>(v)); *p = x; break; }
+      case ElemType::F32: each([](std::uint8_t* p, double v, std::int64_t, bool) { float f = static_cast<float>(v); std::memcpy(p, &f, 4); }); break;
+      case ElemType::F64: each([](std::uint8_t* p, double v, std::int64_t, bool) { std::memcpy(p, &v, 8); }); break;
+      case ElemType::F16: each([](std::uint8_t* p, double v, std::int64_t, bool) { std::uint16_t h = float_to_half(static_cast<float>(v)); std::memcpy(p, &h, 2); }); break;
+      case ElemType::BF16: each([](std::uint8_t* p, double v, std::int64_t, bool) { std::uint16_t h = float_to_bf16(static_cast<float>(v)); std::memcpy(p, &h, 2); }); break;
+      case ElemType::I32: each([](std::uint8_t* p, double v, std::int64_t iv, bool integral) { std::int32_t x = static_cast<std::int32_t>(integral ? iv : static_cast<std::int64_t>(v)); std::memcpy(p, &x, 4); }); break;
+      case ElemType::U32: each([](std::uint8_t* p, double v, std::int64_t iv, bool integral) { std::uint32_t x = static_cast<std::uint32_t>(integral ? iv : static_cast<std::int64_t>(v)); std::memcpy(p, &x, 4); }); break;
+      case ElemType::I64: each([](std::uint8_t* p, double v, std::int64_t iv, bool integral) { std::int64_t x = integral ? iv : static_cast<std::int64_t>(v); std::memcpy(p, &x, 8); }); break;
+      case ElemType::U8: each([](std::uint8_t* p, double v, std::int64_t iv, bool integral) { *p = static_cast<std::uint8_t>(integral ? iv : static_cast<std::int64_t>(v)); }); break;
     }
   };
+  struct Val { double v; std::int64_t iv; bool integral; };
   switch (b.init.kind) {
     case Init::Kind::Zeros: break;
     case Init::Kind::Uniform: {
       bool integral = !(b.type == ElemType::F32 || b.type == ElemType::F64 || b.type == ElemType::F16 || b.type == ElemType::BF16);
-      for (std::size_t i = 0; i < n; ++i) {
-        if (integral) {
-          // Integers: uniform over the small range [-1, 1) rounds to {-1, 0}; use full 8-bit range
-          // for u8 and [-128,127] for other ints so data-dependent kernels see variety.
-          std::uint64_t r = counter_random(s.seed, arg_index, i);
-          std::int64_t v = b.type == ElemType::U8 || b.type == ElemType::U32 ? static_cast<std::int64_t>(r & 0xff)
-                                                                             : static_cast<std::int64_t>(r & 0xff) - 128;
-          store(i, 0, v, true);
-        } else {
-          store(i, counter_uniform(s.seed, arg_index, i), 0, false);
-        }
+      if (integral) {
+        // Integers: uniform over the small range [-1, 1) rounds to {-1, 0}; use full 8-bit range
+        // for u8 and [-128,127] for other ints so data-dependent kernels see variety.
+        const bool unsigned_ = b.type == ElemType::U8 || b.type == ElemType::U32;
+        fill([&](std::size_t i) {
+          const std::uint64_t r = counter_random(s.seed, arg_index, i);
+          return Val{0, unsigned_ ? static_cast<std::int64_t>(r & 0xff) : static_cast<std::int64_t>(r & 0xff) - 128, true};
+        });
+      } else {
+        fill([&](std::size_t i) { return Val{counter_uniform(s.seed, arg_index, i), 0, false}; });
       }
       break;
     }
     case Init::Kind::Iota:
-      for (std::size_t i = 0; i < n; ++i) store(i, static_cast<double>(i), static_cast<std::int64_t>(i), true);
+      fill([](std::size_t i) { return Val{static_cast<double>(i), static_cast<std::int64_t>(i), true}; });
       break;
     case Init::Kind::RandInt: {
       std::uint64_t span = static_cast<std::uint64_t>(b.init.hi - b.init.lo) + 1;
-      for (std::size_t i = 0; i < n; ++i) {
-        std::uint64_t r = counter_random(s.seed, arg_index, i);
-        std::int64_t v = b.init.lo + static_cast<std::int64_t>(span == 0 ? r : r % span);
-        store(i, static_cast<double>(v), v, true);
-      }
+      fill([&](std::size_t i) {
+        const std::uint64_t r = counter_random(s.seed, arg_index, i);
+        const std::int64_t v = b.init.lo + static_cast<std::int64_t>(span == 0 ? r : r % span);
+        return Val{static_cast<double>(v), v, true};
+      });
       break;
     }
     case Init::Kind::File: {
-      std::string bytes = read_file(b.init.file, "buffer init file");
-      if (bytes.size() != out.size())
+      std::string bytes = read_file_range(b.init.file, offset, nbytes, "buffer init file");
+      if (bytes.size() != nbytes)
         throw Error(ErrorKind::LaunchSpec, "`args[" + std::to_string(arg_index) + "].init`: file " + b.init.file.string() +
                                                " changed size since the spec was read");
-      std::memcpy(out.data(), bytes.data(), out.size());
+      std::memcpy(dst, bytes.data(), nbytes);
       break;
     }
     case Init::Kind::Host: {
-      if (!b.init.host || b.init.host->size() != out.size())
+      if (!b.init.host || b.init.host->size() != b.bytes())
         throw Error(ErrorKind::LaunchSpec, "`args[" + std::to_string(arg_index) + "]`: the host data has " +
                                                std::to_string(b.init.host ? b.init.host->size() : 0) + " bytes but the buffer holds " +
-                                               std::to_string(out.size()) + " (" + std::to_string(b.count) + " x " + to_string(b.type) + ")");
-      std::memcpy(out.data(), b.init.host->data(), out.size());
+                                               std::to_string(b.bytes()) + " (" + std::to_string(b.count) + " x " + to_string(b.type) + ")");
+      std::memcpy(dst, b.init.host->data() + offset, nbytes);
       break;
     }
   }
-  return out;
 }
 
 }  // namespace kernsim::api

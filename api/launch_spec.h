@@ -157,5 +157,8 @@ void validate_against_device(const LaunchSpec& spec, const device::DeviceSpec& d
 
 // Fills a buffer argument's initial bytes (deterministic in spec.seed and the argument index).
 std::vector<std::uint8_t> make_initial_bytes(const LaunchSpec& spec, std::size_t arg_index);
+// Bytes [offset, offset + n) of the same (whole elements), written to dst: what a lazily filled
+// buffer (the fast tier) reads when an access first reaches a page.
+void fill_initial_bytes(const LaunchSpec& spec, std::size_t arg_index, std::uint64_t offset, std::uint64_t n, std::uint8_t* dst);
 
 }  // namespace kernsim::api

@@ -7,6 +7,7 @@
 
 #include "api/target.h"
 #include "api/views.h"
+#include "cost_model/fast_profile.h"
 #include "base/error.h"
 #include "isa/ptx/decode.h"
 #include "isa/ptx/parser.h"
@@ -167,6 +168,18 @@ class PtxTargetKernel final : public TargetKernel {
     t.timing = sim::time_ptx_kernel(dev, kernel, kr, opts, listener);
     t.thread_instructions = kernel.thread_instructions();
     return t;
+  }
+
+  cost::KernelProfile profile(const device::DeviceSpec& dev, sim::GlobalMemory& mem, std::vector<std::uint8_t> params, const LaunchShape& shape,
+                              const sim::Occupancy& occ) override {
+    sim::ExecOptions eo;
+    eo.kernel_name = shape.kernel_name;
+    eo.num_sms = static_cast<std::uint32_t>(dev.sm.count);
+    eo.max_warps_per_sm = static_cast<std::uint32_t>(dev.sm.max_warps);
+    if (shape.max_instructions) eo.max_warp_instructions = shape.max_instructions;
+    eo.wall_time_limit_s = shape.wall_time_limit_s;
+    sim::PtxKernel kernel(prog_, mem, shape.dims(), std::move(params), eo);
+    return cost::profile_ptx(kernel, dev, occ);
   }
 
  private:

@@ -16,6 +16,7 @@
 #include "api/target.h"
 #include "base/error.h"
 #include "base/files.h"
+#include "cost_model/fast_report.h"
 #include "cost_model/report.h"
 #include "sim/functional/global_memory.h"
 
@@ -27,6 +28,14 @@ namespace kernsim::api {
 namespace fs = std::filesystem;
 
 std::string version() { return KERNSIM_VERSION; }
+
+const char* to_string(Tier t) { return t == Tier::Fast ? "fast" : "detailed"; }
+
+Tier parse_tier(const std::string& s, const std::string& what) {
+  if (s == "detailed") return Tier::Detailed;
+  if (s == "fast") return Tier::Fast;
+  throw Error(ErrorKind::Usage, what + " must be `detailed` or `fast`, got `" + s + "`");
+}
 
 namespace {
 
@@ -125,6 +134,39 @@ cost::LaunchFacts launch_facts(const LaunchSpec& spec, const std::string& kernel
   return facts;
 }
 
+// The fast tier: a functional sample of a few CTAs and the analytical model (cost_model/fast_*).
+RunResult run_fast(const LaunchSpec& spec, const device::DeviceSpec& dev, TargetKernel& kernel, sim::GlobalMemory& mem,
+                   std::vector<std::uint8_t> params, const LaunchShape& shape, const std::string& kname) {
+  const device::DeviceSpec timed = kernel.timing_device(dev);
+  const KernelTraits& traits = kernel.traits();
+  cost::LaunchGeometry g;
+  g.ctas = shape.dims().num_blocks();
+  g.threads_per_block = static_cast<int>(shape.threads_per_block);
+  g.registers_per_thread = traits.registers;
+  g.shared_per_block = shape.shared_per_block;
+  sim::KernelResources kr;
+  kr.threads_per_block = g.threads_per_block;
+  kr.registers_per_thread = g.registers_per_thread;
+  kr.shared_per_block = g.shared_per_block;
+  const sim::Occupancy occ = sim::compute_occupancy(timed, kr);
+  if (timed.fast.overlap_exponent <= 0) cost::predict(cost::KernelProfile{}, g, timed);  // names the missing coefficients before sampling
+  const cost::KernelProfile prof = kernel.profile(timed, mem, std::move(params), shape, occ);
+  const cost::FastPrediction pred = cost::predict(prof, g, timed);
+  cost::LaunchFacts facts = launch_facts(spec, kname, dev.name);
+  facts.registers = traits.registers;
+  facts.registers_source = traits.registers_source;
+  facts.static_shared = traits.static_shared;
+  const nlohmann::json j = cost::fast_report_json(facts, pred, prof, g, timed);
+  RunResult r;
+  r.kernel = kname;
+  r.arch = dev.name;
+  r.time_us = pred.time_us;
+  r.cycles = pred.cycles;
+  r.report_json = j.dump(1);
+  r.report_text = cost::fast_report_text(j);
+  return r;
+}
+
 }  // namespace
 
 RunResult run_launch(const LaunchSpec& spec, const device::DeviceSpec& dev, const RunOptions& opts) {
@@ -137,14 +179,28 @@ RunResult run_launch(const LaunchSpec& spec, const device::DeviceSpec& dev, cons
   const KernelTraits& traits = kernel->traits();
   const std::int64_t shared = check_against_kernel(spec, dev, traits, ki.demangled);
 
-  // memory: what the kernel brings, then one allocation per buffer argument
+  const bool fast = opts.tier == Tier::Fast;
+  if (fast) {
+    const char* clash = opts.full ? "--full (`full`)" : opts.dump_dir ? "--dump-buffers" : opts.keep_outputs ? "outputs (`full=True` in Python)"
+                        : opts.trace_path                            ? "--trace"
+                                                                     : nullptr;
+    if (clash) throw Error(ErrorKind::Usage, std::string("the fast tier executes only a sample of CTAs: it cannot give ") + clash + "; use --tier detailed");
+  }
+
+  // memory: what the kernel brings, then one allocation per buffer argument (the fast tier's
+  // filled on demand: its sample reads a few pages of each)
   sim::GlobalMemory mem;
   kernel->map_code(mem, spec);
   std::vector<std::uint64_t> addr(spec.args.size(), 0);
   for (std::size_t i = 0; i < spec.args.size(); ++i) {
     if (!spec.args[i].has_buffer()) continue;
     const BufferArg& b = spec.args[i].buffer;
-    addr[i] = mem.allocate(b.bytes(), "arg" + std::to_string(i) + " (" + to_string(b.type) + "[" + std::to_string(b.count) + "])");
+    const std::string label = "arg" + std::to_string(i) + " (" + to_string(b.type) + "[" + std::to_string(b.count) + "])";
+    if (fast) {
+      addr[i] = mem.allocate_lazy(b.bytes(), label, [&spec, i](std::uint64_t off, std::uint64_t n, std::uint8_t* dst) { fill_initial_bytes(spec, i, off, n, dst); });
+      continue;
+    }
+    addr[i] = mem.allocate(b.bytes(), label);
     std::vector<std::uint8_t> init = make_initial_bytes(spec, i);
     std::memcpy(mem.find(addr[i], 1)->data(), init.data(), init.size());
     if (opts.dump_dir) dump(*opts.dump_dir, i, "in", init.data(), init.size());
@@ -171,6 +227,7 @@ RunResult run_launch(const LaunchSpec& spec, const device::DeviceSpec& dev, cons
   shape.kernel_name = ki.demangled;
   shape.max_instructions = opts.max_instructions;
   shape.wall_time_limit_s = opts.wall_time_limit_s < 0 ? kDefaultWallTimeLimitS : opts.wall_time_limit_s;
+  if (fast) return run_fast(spec, dev, *kernel, mem, std::move(params), shape, ki.demangled);
   sim::TimingOptions to;
   to.full = opts.full;
   to.detail_budget = budget;

@@ -26,6 +26,14 @@ namespace kernsim::api {
 // wall_time_limit_s); 0 turns it off. docs/limits.md.
 inline constexpr double kDefaultWallTimeLimitS = 120;
 
+// Which model answers: the detailed tier (the cycle model in sim/timing, with sampling) or the
+// fast tier (an analytical model over a functional sample of a few CTAs: cost_model/fast_model.h),
+// which answers in milliseconds, computes no outputs and is NVIDIA-only today.
+enum class Tier { Detailed, Fast };
+const char* to_string(Tier t);
+// "detailed" or "fast"; anything else is a usage error naming `what` (the option or keyword).
+Tier parse_tier(const std::string& s, const std::string& what);
+
 // Each field means the same on every part (tests/unit/run_options_test.cpp); "warp
 // instructions" are wave instructions on AMD parts.
 struct RunOptions {
@@ -41,6 +49,7 @@ struct RunOptions {
   // warp instructions timed in detail; 0 = KERNSIM_DETAIL_BUDGET, else the ISA's default
   std::uint64_t detail_budget = 0;
   std::optional<std::filesystem::path> trace_path;  // write a Chrome/Perfetto trace of the timed window
+  Tier tier = Tier::Detailed;  // Fast: no outputs, no dumps, no trace, not `full` (each is a usage error)
 };
 
 struct BufferOut {

@@ -22,6 +22,12 @@ frontends::DeviceModule Target::compile(const std::filesystem::path& source, con
   return m;
 }
 
+cost::KernelProfile TargetKernel::profile(const device::DeviceSpec& dev, sim::GlobalMemory&, std::vector<std::uint8_t>, const LaunchShape&,
+                                          const sim::Occupancy&) {
+  throw Error(ErrorKind::NotImplemented, "the fast tier (--tier fast) does not sample kernels for " + dev.name + " (" + dev.isa_target +
+                                             ") yet: use --tier detailed");
+}
+
 std::string spec_origin(const LaunchSpec& spec) {
   return spec.spec_file.empty() ? std::string("launch spec") : spec.spec_file.string();
 }

@@ -21,6 +21,7 @@
 #include "api/launch_spec.h"
 #include "device/device_spec.h"
 #include "frontends/module.h"
+#include "cost_model/fast_model.h"
 #include "cost_model/listing.h"
 #include "sim/timing/timing.h"
 
@@ -101,6 +102,10 @@ class TargetKernel {
   // Executes and times the launch on `dev` (timing_device()'s result), events to `listener`.
   virtual TimedLaunch time(const device::DeviceSpec& dev, sim::GlobalMemory& mem, std::vector<std::uint8_t> params,
                            const LaunchShape& shape, const sim::TimingOptions& opts, sim::Listener& listener) = 0;
+  // The fast tier's functional sample of a few CTAs (cost_model/fast_profile.h) on `dev`
+  // (timing_device()'s result). A target without one throws Error(NotImplemented).
+  virtual cost::KernelProfile profile(const device::DeviceSpec& dev, sim::GlobalMemory& mem, std::vector<std::uint8_t> params,
+                                      const LaunchShape& shape, const sim::Occupancy& occ);
 };
 
 // The per-ISA steps. Stateless: one instance per ISA, shared by every thread.

@@ -2,6 +2,8 @@
 #include "api/validate.h"
 
 #include <nlohmann/json.hpp>
+
+#include <ctime>
 #include <oneapi/tbb/parallel_for.h>
 #include <oneapi/tbb/task_arena.h>
 
@@ -101,7 +103,7 @@ double pearson(const std::vector<double>& a, const std::vector<double>& b) {
 }  // namespace
 
 ValidationSummary validate(const fs::path& dir, const fs::path& csv, const device::DeviceSpec& dev, int threads,
-                           const std::string& only) {
+                           const std::string& only, Tier tier) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) throw Error(ErrorKind::Io, "validation directory not found: " + dir.string());
   auto measured = read_measured(csv);
@@ -122,6 +124,7 @@ ValidationSummary validate(const fs::path& dir, const fs::path& csv, const devic
   }
   if (jobs.empty()) throw Error(ErrorKind::Io, "no launch spec under " + dir.string() + " has a measured time in " + csv.string());
   ValidationSummary sum;
+  sum.tier = tier;
   sum.rows.resize(jobs.size());
   tbb::task_arena arena(std::max(1, threads));
   arena.execute([&] {
@@ -133,15 +136,26 @@ ValidationSummary validate(const fs::path& dir, const fs::path& csv, const devic
       r.ladder = ladder_of(j.spec.notes);
       r.measured_us = j.meas;
       auto t0 = std::chrono::steady_clock::now();
+      timespec c0{}, c1{};
+      clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0);
       try {
-        RunResult rr = run_launch(j.spec, dev, {});
+        RunOptions ro;
+        ro.tier = tier;
+        RunResult rr = run_launch(j.spec, dev, ro);
         r.predicted_us = rr.time_us;
+        if (tier == Tier::Fast) r.fast_report = rr.report_json;
+        if (const auto b = rr.report_json.find("\"bottleneck\": \""); b != std::string::npos) {
+          const std::size_t from = b + 15;
+          r.bottleneck = rr.report_json.substr(from, rr.report_json.find('"', from) - from);
+        }
         r.error = (rr.time_us - j.meas) / j.meas;
         r.extrapolated = rr.report_json.find("\"extrapolated\": true") != std::string::npos;
       } catch (const Error& e) {
         r.failure = std::string(to_string(e.kind())) + ": " + e.what();
       }
       r.sim_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
+      r.cpu_seconds = static_cast<double>(c1.tv_sec - c0.tv_sec) + 1e-9 * static_cast<double>(c1.tv_nsec - c0.tv_nsec);
     });
   });
   // statistics over the launches that ran
@@ -223,6 +237,7 @@ std::string to_text(const ValidationSummary& s) {
 std::string to_json(const ValidationSummary& s, const std::string& arch) {
   nlohmann::json j;
   j["arch"] = arch;
+  j["tier"] = to_string(s.tier);
   j["mape"] = s.mape;
   j["spearman"] = s.spearman;
   j["pairwise"] = s.pairwise;
@@ -233,11 +248,12 @@ std::string to_json(const ValidationSummary& s, const std::string& arch) {
   for (const auto& [f, m] : s.family_mape) j["family_mape"][f] = m;
   for (const auto& r : s.rows) {
     nlohmann::json x = {{"id", r.id}, {"family", r.family}, {"ladder", r.ladder}, {"measured_us", r.measured_us},
-                        {"sim_seconds", r.sim_seconds}};
+                        {"sim_seconds", r.sim_seconds}, {"cpu_seconds", r.cpu_seconds}};
     if (r.failure.empty()) {
       x["predicted_us"] = r.predicted_us;
       x["error"] = r.error;
       x["extrapolated"] = r.extrapolated;
+      x["bottleneck"] = r.bottleneck;
     } else {
       x["failure"] = r.failure;
     }

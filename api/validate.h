@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "api/run.h"
 #include "device/device_spec.h"
 
 namespace kernsim::api {
@@ -20,7 +21,10 @@ struct ValidationRow {
   std::string id, family, ladder;
   double measured_us = 0, predicted_us = 0, error = 0;  // error = (pred - meas) / meas
   std::string failure;                                  // non-empty when the launch could not run
+  std::string bottleneck;                               // the report's
+  std::string fast_report;  // the fast tier's whole report (its profile: `kernsim fit-fast`)
   double sim_seconds = 0;
+  double cpu_seconds = 0;  // CPU time of the thread that ran the launch (in this process: no process start)
   bool extrapolated = false;
 };
 
@@ -31,10 +35,12 @@ struct ValidationSummary {
   std::vector<std::pair<std::string, double>> family_mape;
   std::vector<std::string> ladder_misses;  // "ladder: a predicted faster than b"
   double median_sim_seconds = 0, max_sim_seconds = 0;
+  Tier tier = Tier::Detailed;
 };
 
 ValidationSummary validate(const std::filesystem::path& dir, const std::filesystem::path& measured_csv,
-                           const device::DeviceSpec& dev, int threads, const std::string& only = "");
+                           const device::DeviceSpec& dev, int threads, const std::string& only = "",
+                           Tier tier = Tier::Detailed);
 
 std::string to_text(const ValidationSummary& s);
 std::string to_json(const ValidationSummary& s, const std::string& arch);

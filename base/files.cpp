@@ -36,6 +36,17 @@ std::string read_file(const fs::path& path, std::string_view what) {
   return ss.str();
 }
 
+std::string read_file_range(const fs::path& path, std::uint64_t offset, std::uint64_t n, std::string_view what) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    throw Error(ErrorKind::Io, "cannot open " + std::string(what) + " " + path.string() + ": " + std::strerror(errno));
+  std::string out(n, '\0');
+  in.seekg(static_cast<std::streamoff>(offset));
+  in.read(out.data(), static_cast<std::streamsize>(n));
+  out.resize(in ? n : static_cast<std::size_t>(std::max<std::streamsize>(0, in.gcount())));
+  return out;
+}
+
 void write_file_atomic(const fs::path& path, std::string_view bytes) {
   std::error_code ec;
   if (path.has_parent_path()) fs::create_directories(path.parent_path(), ec);

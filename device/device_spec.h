@@ -261,6 +261,16 @@ struct Launch {
   double cta_dispatch_cycles = 0;  // chip-wide cycles between consecutive CTA dispatches
 };
 
+// The fast analytical tier's free coefficients (cost_model/fast_model.h), fitted to measured
+// launches of the part (`kernsim fit-fast`); all zero when the part has none fitted, and then the
+// fast tier says so instead of predicting. Not hardware numbers: how the model combines the
+// hardware numbers above.
+struct FastTier {
+  double overlap_exponent = 0;   // p of the p-norm that joins the SM's issue, latency and bandwidth times (1: sum, large: max)
+  double latency_scale = 0;      // multiplies a CTA's dependent-path time (the in-order walk ignores scheduling and pipe conflicts)
+  double l2_reuse_fraction = 0;  // share of the L2 that holds data re-read across CTAs (the rest churns with streaming data)
+};
+
 // NVIDIA sm_90+ only (zero elsewhere): the SM's tensor memory accelerator (TMA: cp.async.bulk,
 // cp.async.bulk.tensor) and its mbarriers. A copy's data moves through the L2/HBM model; these
 // are the engine's own costs around it (sim/timing/nvidia_machine.cpp, TmaEngine).
@@ -302,6 +312,7 @@ class DeviceSpec {
   Mall mall;
   Dram dram;
   Launch launch;
+  FastTier fast;             // optional: the fast tier's fitted coefficients
   Tma tma;                   // NVIDIA only
   ScalarCache scalar_l1;     // AMD only
   std::array<MfmaTiming, kNumMfmaShapes> mfma{};  // AMD only; a shape is timed when the file gives mfma.<shape>.*

@@ -260,6 +260,9 @@ std::vector<Field> build_schema() {
   D("tma.try_wait_limit_cycles", "cycles", kNv, true, "the system-dependent time limit of a failing mbarrier.try_wait without a suspend-time hint", [](DeviceSpec& d) -> double& { return d.tma.try_wait_limit_cycles; });
   D("launch.overhead_us", "us", kBoth, true, "event-timed cost of an empty kernel launch", [](DeviceSpec& d) -> double& { return d.launch.overhead_us; });
   D("launch.cta_dispatch_cycles", "cycles", kBoth, true, "cycles between consecutive CTA/workgroup dispatches: NVIDIA chip-wide, AMD per XCD (each has its own workgroup manager)", [](DeviceSpec& d) -> double& { return d.launch.cta_dispatch_cycles; });
+  D("fast.overlap_exponent", "1", kBoth, false, "fast tier: p of the p-norm joining issue, latency and bandwidth times (fitted)", [](DeviceSpec& d) -> double& { return d.fast.overlap_exponent; });
+  D("fast.latency_scale", "1", kBoth, false, "fast tier: factor on a CTA's dependent-path time (fitted)", [](DeviceSpec& d) -> double& { return d.fast.latency_scale; });
+  D("fast.l2_reuse_fraction", "1", kBoth, false, "fast tier: share of the L2 holding data re-read across CTAs (fitted)", [](DeviceSpec& d) -> double& { return d.fast.l2_reuse_fraction; });
   return s;
 }
 

@@ -89,14 +89,37 @@ std::optional<fs::path> nvdisasm() {
   return *memo;
 }
 
+std::int64_t mtime_of(const fs::path& p);
+
+// The first line of `tool --version`, part of every compile-cache key. Kept on disk beside the
+// cache, keyed by the tool's resolved path, size and mtime, so that a process whose compile is
+// cached does not start clang just to ask its version (~20 ms of CPU, the bulk of a fast-tier
+// launch's own work; issue 15).
 std::string tool_version(const fs::path& tool) {
   static std::mutex mu;
   static std::map<std::string, std::string> memo;
   std::lock_guard<std::mutex> lock(mu);
   auto it = memo.find(tool.string());
   if (it != memo.end()) return it->second;
+  std::error_code ec;
+  const fs::path real = fs::canonical(tool, ec);
+  fs::path saved;
+  if (!ec) {
+    const std::string id = real.string() + "|" + std::to_string(fs::file_size(real, ec)) + "|" + std::to_string(mtime_of(real));
+    saved = cache_dir() / "tool_versions" / sha256_hex(id).substr(0, 32);
+    std::ifstream in(saved);
+    std::string line;
+    if (!ec && in && std::getline(in, line) && !line.empty()) return memo[tool.string()] = line;
+  }
   ProcessResult r = run_process({tool.string(), "--version"});
   std::string first = r.out.substr(0, r.out.find('\n'));
+  if (!saved.empty() && r.exit_code == 0 && !first.empty()) {
+    fs::create_directories(saved.parent_path(), ec);
+    try {
+      write_file_atomic(saved, first + "\n");
+    } catch (const Error&) {  // an unwritable cache directory only costs the next process the same question
+    }
+  }
   memo[tool.string()] = first;
   return first;
 }

@@ -31,12 +31,16 @@ def main():
         w = f"{worst['id']} ({100 * worst['error']:+.0f}%)" if worst else ""
         out.append(f"| {fam} | {len(fams.get(fam, []))} | {100 * m:.1f}% | {w} |")
     out.append("")
-    out.append("| launch | family | measured µs | predicted µs | error | sampled | sim s |")
+    fast = v.get("tier") == "fast"  # the fast tier: its bottleneck instead of whether it sampled
+    out.append(f"| launch | family | measured µs | predicted µs | error | {'bound' if fast else 'sampled'} | sim s |")
     out.append("| --- | --- | ---: | ---: | ---: | :---: | ---: |")
     for l in sorted(v["launches"], key=lambda l: (l["family"], l["id"])):
         if "error" in l:
+            col = l.get("bottleneck", "") if fast else ("yes" if l.get("extrapolated") else "")
             out.append(f"| {l['id']} | {l['family']} | {l['measured_us']:.2f} | {l['predicted_us']:.2f} | {100 * l['error']:+.1f}% | "
-                       f"{'yes' if l.get('extrapolated') else ''} | {l['sim_seconds']:.2f} |")
+                       f"{col} | {l['sim_seconds']:.3f} |" if fast else
+                       f"| {l['id']} | {l['family']} | {l['measured_us']:.2f} | {l['predicted_us']:.2f} | {100 * l['error']:+.1f}% | "
+                       f"{col} | {l['sim_seconds']:.2f} |")
         else:
             out.append(f"| {l['id']} | {l['family']} | {l['measured_us']:.2f} | failed: {l['failure']} | | | |")
     if v.get("ladder_misses"):

@@ -220,13 +220,14 @@ class _Task:
     max_instructions: int | None
     wall_time_limit_s: float
     check_timed_outputs: bool
+    tier: str = "detailed"
     ref_key: tuple = ()
     result: dict = field(default_factory=dict)
 
 
 _TASK_KEYS = {"candidate", "reference", "make_inputs", "outputs", "inouts", "check_sizes", "time_size", "arch",
               "device_file", "seed", "tolerance", "instruction_factor", "min_instructions", "max_instructions",
-              "wall_time_limit_s", "check_timed_outputs", "trust_candidate"}
+              "wall_time_limit_s", "check_timed_outputs", "trust_candidate", "tier"}
 
 
 def _make_task(i: int, t: dict) -> _Task:
@@ -258,11 +259,15 @@ def _make_task(i: int, t: dict) -> _Task:
                  tolerance=tol, instruction_factor=float(t.get("instruction_factor", 50.0)),
                  min_instructions=int(t.get("min_instructions", 1_000_000)), max_instructions=t.get("max_instructions"),
                  wall_time_limit_s=float(t.get("wall_time_limit_s", 60.0)),
-                 check_timed_outputs=bool(t.get("check_timed_outputs", True)))
+                 check_timed_outputs=bool(t.get("check_timed_outputs", True)), tier=str(t.get("tier", "detailed")))
+    if task.tier not in ("detailed", "fast"):
+        raise ValueError(f"task {i}: `tier` must be 'detailed' or 'fast', got {task.tier!r}")
+    if task.tier == "fast":  # the fast tier samples a few CTAs: the timed run has no outputs to check
+        task.check_timed_outputs = False
     # Tasks that share reference, inputs and sizes share the reference's runs within one batch.
     task.ref_key = (id(t["reference"]), id(t["make_inputs"]), json.dumps(check_sizes, sort_keys=True, default=str),
                     json.dumps(task.time_size, sort_keys=True, default=str), task.seed, task.arch, task.device_file,
-                    task.check_timed_outputs, tuple(outputs), tuple(inouts))
+                    task.check_timed_outputs, tuple(outputs), tuple(inouts), task.tier)
     return task
 
 
@@ -401,7 +406,8 @@ def _prepare(task: _Task, spec: KernelSpec, role: str, label: str, size: dict, i
         L.prepared = _PreparedLaunch(kernel, grid, block, list(args) + extra_args,
                                      arch=task.arch, device_file=task.device_file, full=not timed, keep_outputs=keep,
                                      dynamic_shared_bytes=dyn, max_instructions=max_instructions,
-                                     wall_time_limit_s=task.wall_time_limit_s, flops=flops, min_bytes=min_bytes)
+                                     wall_time_limit_s=task.wall_time_limit_s, flops=flops, min_bytes=min_bytes,
+                                     tier=task.tier if timed else "detailed")
     except KernsimError as e:
         L.error = e
     except (TypeError, ValueError, ArithmeticError, KeyError) as e:

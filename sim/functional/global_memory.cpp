@@ -29,6 +29,30 @@ std::uint64_t GlobalMemory::allocate(std::uint64_t size, std::string label, bool
   return base;
 }
 
+std::uint64_t GlobalMemory::allocate_lazy(std::uint64_t size, std::string label,
+                                          std::function<void(std::uint64_t, std::uint64_t, std::uint8_t*)> fill) {
+  const std::uint64_t base = allocate(0, std::move(label));
+  Allocation* a = by_base(base);
+  // left uninitialised (a large block is fresh pages from the system, touched only when filled)
+  a->bytes.reset(new std::uint8_t[std::max<std::uint64_t>(size, 1)]);
+  a->size = size;
+  a->fill = std::move(fill);
+  a->filled.assign((size + Allocation::kLazyPage - 1) / Allocation::kLazyPage, false);
+  next_ = (base + size + kGuard + 0xffff) & ~std::uint64_t{0xffff};
+  return base;
+}
+
+void Allocation::materialize(std::uint64_t offset, std::uint64_t n) {
+  if (offset >= size) return;
+  const std::uint64_t end = std::min(size, offset + std::max<std::uint64_t>(n, 1));
+  for (std::uint64_t p = offset / kLazyPage; p * kLazyPage < end; ++p) {
+    if (filled[p]) continue;
+    const std::uint64_t from = p * kLazyPage, len = std::min(kLazyPage, size - from);
+    fill(from, len, bytes.get() + from);
+    filled[p] = true;
+  }
+}
+
 void GlobalMemory::map_at(std::uint64_t base, std::uint64_t size, std::string label, bool read_only) {
   auto a = std::make_unique<Allocation>();
   a->base = base;

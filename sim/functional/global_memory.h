@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -22,6 +23,18 @@ struct Allocation {
   std::unique_ptr<std::uint8_t[]> bytes;
   std::uint8_t* data() { return bytes.get(); }
   const std::uint8_t* data() const { return bytes.get(); }
+
+  // A lazy allocation (GlobalMemory::allocate_lazy) fills its bytes page by page when an access
+  // first reaches them: `fill(offset, n, dst)` writes bytes [offset, offset + n) of its initial
+  // contents to dst. Eager allocations have no filler and pay one test per lookup.
+  // 4 KiB: a strided sample (a GEMM's column panel) touches a few hundred bytes per row of a
+  // large matrix, and every byte filled costs the initialiser's work
+  static constexpr std::uint64_t kLazyPage = 4 * 1024;
+  std::function<void(std::uint64_t, std::uint64_t, std::uint8_t*)> fill;
+  std::vector<bool> filled;  // per kLazyPage page
+  bool lazy() const { return static_cast<bool>(fill); }
+  // Fills the pages of [offset, offset + n) not yet filled; every page, n == size.
+  void materialize(std::uint64_t offset, std::uint64_t n);
 };
 
 class GlobalMemory {
@@ -33,13 +46,21 @@ class GlobalMemory {
   // A new zero-filled allocation; returns its device address (256-byte aligned, with a
   // 64 KiB guard gap after the previous allocation).
   std::uint64_t allocate(std::uint64_t size, std::string label, bool read_only = false);
+  // The same, filled on demand: a page's initial bytes come from `fill` when find() first
+  // reaches it, so that a launch that touches a few pages of a large buffer (the fast tier's
+  // sample of a CTA or two) does not pay for writing all of it. Allocation::data() of a lazy
+  // allocation is valid only for ranges find() returned it for (or after materialize(0, size)).
+  std::uint64_t allocate_lazy(std::uint64_t size, std::string label,
+                              std::function<void(std::uint64_t, std::uint64_t, std::uint8_t*)> fill);
   // An allocation at a fixed address (module statics placed by the decoder).
   void map_at(std::uint64_t base, std::uint64_t size, std::string label, bool read_only);
 
   // The allocation containing [addr, addr+size), or nullptr.
   Allocation* find(std::uint64_t addr, std::uint64_t size) {
-    if (last_ && addr - last_->base < last_->size && addr + size - last_->base <= last_->size) return last_;
-    return find_slow(addr, size);
+    Allocation* a = last_ && addr - last_->base < last_->size && addr + size - last_->base <= last_->size ? last_ : find_slow(addr, size);
+    if (a && a->lazy()) [[unlikely]]
+      a->materialize(addr - a->base, size);
+    return a;
   }
   Allocation* by_base(std::uint64_t base);
   // "24 bytes past the end of arg3 (f32[1000] at 0x700000010000, 4000 bytes)".

@@ -54,6 +54,14 @@ sed 's/"c++2x"/"c++20"/' "$TMP/bad_std.json" > "$TMP/good.json"
 check spec_compile   0 "time"            -- run "$TMP/good.json" --arch h200
 check run_cli_define 0 "time"            -- run "$TMP/good.json" --arch h200 -D EXTRA
 KERNSIM_DETAIL_BUDGET=lots check budget_env_bad 2 "KERNSIM_DETAIL_BUDGET must be a positive integer" -- run "$SPEC" --arch mi300x
+# the fast tier (--tier fast): the report says so; what a sample cannot give, and parts without fitted coefficients, say why
+CUSPEC="$DATA/../kernels/cuda/specs/triad_f32.json"
+check fast_tier      0 '"tier": "fast"'  -- run "$CUSPEC" --arch h200 --tier fast --json
+check fast_bound     0 "bound"           -- run "$CUSPEC" --arch h200 --tier fast
+check fast_bad_tier  2 "must be \`detailed\` or \`fast\`" -- run "$CUSPEC" --arch h200 --tier quick
+check fast_full      2 "fast tier"       -- run "$CUSPEC" --arch h200 --tier fast --full
+check fast_amd       5 "fast tier"       -- run "$SPEC" --arch mi300x --tier fast
+check fast_unfitted  5 "fast.overlap_exponent" -- run "$CUSPEC" --arch b200 --tier fast
 KERNSIM_DETAIL_BUDGET=lots check budget_env_bad_nv 2 "got \`lots\`" -- run "$DATA/../kernels/cuda/specs/triad_f32.json" --arch h200
 # calibrate: a perturbed L1 latency comes back to the measured 32 cycles; bad input names itself
 MEAS="$DATA/../../calibration/data/h200/cuda_microbench.json"

@@ -89,6 +89,23 @@ def test_sampled_launch_returns_outputs_only_when_asked():
     assert r2.time_us == r.time_us  # the remaining CTAs run untimed
 
 
+def test_fast_tier_answers_with_tier_fast_and_scales_with_the_bytes():
+    m = kernsim.compile(SAXPY, "h200")
+    times = []
+    for n in (1 << 22, 1 << 24):
+        x = np.ones(n, np.float32)
+        y = np.zeros(n, np.float32)
+        r = kernsim.launch(m["saxpy"], n // 256, 256, [n, 2.0, x, y], tier="fast")
+        assert r.report["tier"] == "fast" and r.report["bottleneck"]
+        assert r.outputs == {}
+        times.append(r.report["breakdown"]["kernel_us"])
+    # a streaming kernel: four times the bytes take about four times as long (HBM-bound)
+    assert 3.0 < times[1] / times[0] < 4.5
+    with pytest.raises(kernsim.KernsimError, match="fast tier"):
+        kernsim.launch(m["saxpy"], 16, 256, [4096, 2.0, np.ones(4096, np.float32), np.ones(4096, np.float32)],
+                       tier="fast", full=True)
+
+
 def test_scalar_types_follow_the_parameter_and_wrappers_are_exact():
     m = kernsim.compile(TEMPLATES, "h200")
     out = np.zeros(10, np.uint64)

@@ -32,6 +32,19 @@ def test_a_correct_fast_and_a_correct_slow_candidate():
     assert kernsim.reward(slow) == slow["speedup"]
 
 
+def test_the_fast_tier_times_the_candidates_and_ranks_the_serial_one_slower():
+    # a pre-filter: the correctness checks stay full runs, the timed runs use the fast tier
+    fast, slow = kernsim.score_many([vadd_task(FAST, tier="fast"), vadd_task(SLOW, tier="fast")])
+    assert fast["correct"] and slow["correct"]
+    assert fast["report"]["tier"] == "fast" and slow["report"]["tier"] == "fast"
+    # one thread per block walking 64 elements is slower than the reference and the float4 one
+    assert slow["speedup"] < 1 and slow["speedup"] < fast["speedup"]
+    wrong = score(variant(source=VADD.replace("a[i] + b[i]", "a[i] - b[i]")), tier="fast")
+    assert not wrong["correct"] and wrong["stage"] == "check"
+    with pytest.raises(ValueError, match="tier"):
+        score(REF, tier="quick")
+
+
 def test_a_wrong_candidate_fails_with_every_element_counted():
     r = score(variant(source=VADD.replace("a[i] + b[i]", "a[i] - b[i]")))
     assert not r["correct"] and r["stage"] == "check" and r["speedup"] is None

@@ -23,6 +23,7 @@
 #include "api/devices.h"
 #include "api/errors.h"
 #include "api/files.h"
+#include "api/fit_fast.h"
 #include "api/launch_spec.h"
 #include "api/run.h"
 #include "api/validate.h"
@@ -36,7 +37,9 @@ using api::ErrorKind;
 const char* kUsage =
     "usage:\n"
     "  kernsim run SPEC.json [--arch NAME | --device FILE] [--json] [--full] [--dump-buffers DIR]\n"
-    "                        [--max-instructions N] [--time-limit SECONDS] [--trace FILE]\n"
+    "                        [--max-instructions N] [--time-limit SECONDS] [--trace FILE] [--tier detailed|fast]\n"
+    "                                  --tier fast: an analytical time from a functional sample of a few\n"
+    "                                  CTAs, in milliseconds (NVIDIA parts; no outputs; docs/validation.md)\n"
     "                                  --time-limit stops the simulation after SECONDS of wall time\n"
     "                                  (default 120, 0 for none; docs/limits.md)\n"
     "                                  --json adds `by_pc` (issues and stall cycles per instruction);\n"
@@ -45,12 +48,15 @@ const char* kUsage =
     "  compile options (run, compile, list; added to the spec's `compile`):\n"
     "    -I DIR  -D NAME[=VALUE]  --std c++20  --flag X\n"
     "  kernsim validate DIR [--arch NAME | --device FILE] [--measured CSV] [--json] [--threads N]\n"
-    "                        [--only SUBSTRING]\n"
+    "                        [--only SUBSTRING] [--tier detailed|fast]\n"
     "                                  predicted vs measured times for every launch spec under DIR\n"
     "  kernsim calibrate MEASUREMENT.json --base NAME|FILE [-o OUT.yaml] [--params KEY,KEY...]\n"
     "                        [--specs DIR] [--range F] [--max-iterations N] [--threads N] [--no-launches]\n"
     "                        [--name NAME]\n"
     "                                  fit a device file's parameters to a microbenchmark measurement\n"
+    "  kernsim fit-fast (--specs DIR --measured CSV)... [--arch NAME | --device FILE] [-o OUT.yaml]\n"
+    "                        [--threads N]\n"
+    "                                  fit the fast tier's coefficients (fast.*) to measured launches\n"
     "  kernsim list FILE [--arch NAME]  the kernels a source file defines, with parameters and resources\n"
     "  kernsim compile FILE [--arch NAME] [-o OUT]\n"
     "                                  the ISA kernsim simulates for FILE (PTX for NVIDIA parts)\n"
@@ -61,8 +67,9 @@ const char* kUsage =
 
 struct Args {
   std::vector<std::string> positional;
-  std::optional<std::string> arch, device_file, dump_dir, measured, only, output, trace;
+  std::optional<std::string> arch, device_file, dump_dir, measured, only, output, trace, tier;
   std::optional<std::string> base, params, specs, name;  // calibrate
+  std::vector<std::pair<std::string, std::string>> fit_sets;  // fit-fast: --specs DIR --measured CSV pairs
   std::optional<double> range;
   std::optional<int> max_iterations;
   int threads = 0;
@@ -117,7 +124,11 @@ Args parse_args(int argc, char** argv, int first) {
     else if (s == "--device") a.device_file = value("--device");
     else if (s == "--dump-buffers") a.dump_dir = value("--dump-buffers");
     else if (s == "--trace") a.trace = value("--trace");
-    else if (s == "--measured") a.measured = value("--measured");
+    else if (s == "--tier") a.tier = value("--tier");
+    else if (s == "--measured") {
+      a.measured = value("--measured");
+      if (a.specs) a.fit_sets.push_back({*a.specs, *a.measured});
+    }
     else if (s == "-o" || s == "--output") a.output = value("-o");
     else if (s == "--only") a.only = value("--only");
     else if (s == "--base") a.base = value("--base");
@@ -166,6 +177,7 @@ int cmd_run(const Args& a) {
   if (a.trace) opts.trace_path = *a.trace;
   opts.max_instructions = a.max_instructions;
   if (a.time_limit) opts.wall_time_limit_s = *a.time_limit;
+  if (a.tier) opts.tier = api::parse_tier(*a.tier, "--tier");
   auto r = api::run_launch(spec, dev, opts);
   if (a.json) std::cout << r.report_json << "\n";
   else std::cout << r.report_text;
@@ -178,9 +190,27 @@ int cmd_validate(const Args& a) {
   std::string csv = a.measured ? *a.measured
                                : (api::data_dir() / "calibration" / "data" / dev.name / "validation_measured.csv").string();
   int threads = a.threads > 0 ? a.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  auto s = api::validate(a.positional[0], csv, dev, threads, a.only.value_or(""));
+  auto s = api::validate(a.positional[0], csv, dev, threads, a.only.value_or(""), a.tier ? api::parse_tier(*a.tier, "--tier") : api::Tier::Detailed);
   if (a.json) std::cout << api::to_json(s, dev.name) << "\n";
   else std::cout << api::to_text(s);
+  return 0;
+}
+
+int cmd_fit_fast(const Args& a) {
+  if (a.fit_sets.empty()) throw Error(ErrorKind::Usage, "fit-fast needs at least one --specs DIR --measured CSV pair");
+  auto dev = api::resolve_device(a.arch, a.device_file);
+  std::vector<api::FastFitSet> sets;
+  for (const auto& [d, c] : a.fit_sets) sets.push_back({d, c});
+  const int threads = a.threads > 0 ? a.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const auto r = api::fit_fast(sets, dev, threads);
+  std::cout << api::to_text(r);
+  const std::string yaml = api::fitted_fast_yaml(r, sets);
+  if (a.output) {
+    api::write_file_atomic(*a.output, yaml);
+    std::printf("wrote %s\n", a.output->c_str());
+  } else {
+    std::cout << yaml;
+  }
   return 0;
 }
 
@@ -336,6 +366,7 @@ int main(int argc, char** argv) {
     if (cmd == "list") return cmd_list(a);
     if (cmd == "device") return cmd_device(a);
     if (cmd == "calibrate") return cmd_calibrate(a);
+    if (cmd == "fit-fast") return cmd_fit_fast(a);
     throw Error(ErrorKind::Usage, "unknown command `" + cmd + "`\n" + kUsage);
   } catch (const Error& e) {
     std::fprintf(stderr, "kernsim: %s: %s\n", std::string(to_string(e.kind())).c_str(), e.what());

@@ -1,0 +1,229 @@
+// The fast tier (cost_model/fast_model.h, fast_profile.h): the analytical model's pieces on
+// synthetic profiles, each expectation computed here from the device file's numbers (never read
+// back from kernsim's output), and the functional sample's coalescing counts on a PTX kernel whose
+// sectors and lines per warp are known by hand.
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "api/launch_spec.h"
+#include "api/run.h"
+#include "cost_model/fast_model.h"
+#include "device/loader.h"
+#include "sim/functional/global_memory.h"
+#include "test_util.h"
+
+namespace kernsim {
+namespace {
+
+using test::expect_error;
+
+const std::string kData = KERNSIM_TEST_DATA;
+
+// A streaming CTA: `mb` MiB read from one buffer and as much written to another, coalesced, no
+// reuse, a short dependent path; `ctas` of them cover both buffers exactly.
+cost::KernelProfile stream_profile(double bytes_per_cta, std::uint64_t ctas, bool write = true) {
+  cost::KernelProfile p;
+  p.ctas_sampled = 1;
+  p.warps_per_cta = 8;
+  const double sectors = bytes_per_cta / 32;
+  p.load_sectors = sectors;
+  p.load_lines = sectors / 4;
+  p.load_insts = sectors / 4;
+  p.warp_insts = 4 * p.load_insts;
+  p.issue_slots = p.warp_insts;
+  if (write) {
+    p.store_sectors = sectors;
+    p.store_lines = sectors / 4;
+    p.store_insts = sectors / 4;
+  }
+  p.path_cycles = 100;
+  p.path_miss_loads = 1;
+  p.buffers.push_back({bytes_per_cta * static_cast<double>(ctas), bytes_per_cta, 0});
+  if (write) p.buffers.push_back({bytes_per_cta * static_cast<double>(ctas), 0, bytes_per_cta});
+  return p;
+}
+
+cost::LaunchGeometry geometry(std::uint64_t ctas, int threads = 256, int regs = 32, std::int64_t shared = 0) {
+  cost::LaunchGeometry g;
+  g.ctas = ctas;
+  g.threads_per_block = threads;
+  g.registers_per_thread = regs;
+  g.shared_per_block = shared;
+  return g;
+}
+
+// p = 16: the join is nearly the largest term alone, so the bandwidth term can be checked exactly
+device::FastTier near_max() {
+  return {16, 1, 1};
+}
+
+TEST(FastModel, ABandwidthBoundLaunchTakesItsBytesOverTheDeviceFilesHbmBandwidth) {
+  const auto dev = device::load_builtin_device("h200");
+  const std::uint64_t ctas = 4096;
+  const double per_cta = 64 * 1024;  // 256 MiB read in all, nothing written
+  const auto r = cost::predict(stream_profile(per_cta, ctas, false), geometry(ctas), dev, near_max());
+  const double bytes = per_cta * ctas;
+  const double expect_us = bytes / (dev.dram.bandwidth_gbps * 1e9 * dev.dram.read_efficiency) * 1e6;
+  EXPECT_NEAR(r.kernel_us, expect_us, 0.03 * expect_us);
+  EXPECT_EQ(r.bottleneck, "dram");
+  EXPECT_DOUBLE_EQ(r.dram_read_bytes, bytes);
+  EXPECT_DOUBLE_EQ(r.dram_write_bytes, 0);
+}
+
+TEST(FastModel, ABandwidthBoundLaunchScalesWithItsBytesAndInverselyWithHbmBandwidth) {
+  auto dev = device::load_builtin_device("h200");
+  const double per_cta = 64 * 1024;
+  const auto one = cost::predict(stream_profile(per_cta, 4096), geometry(4096), dev, near_max());
+  const auto two = cost::predict(stream_profile(per_cta, 8192), geometry(8192), dev, near_max());
+  EXPECT_NEAR(two.kernel_us / one.kernel_us, 2.0, 0.05);
+  dev.dram.bandwidth_gbps /= 2;
+  const auto half = cost::predict(stream_profile(per_cta, 4096), geometry(4096), dev, near_max());
+  EXPECT_NEAR(half.kernel_us / one.kernel_us, 2.0, 0.05);
+  // a read+write stream runs at the copy efficiency
+  const double expect_us = 2 * per_cta * 4096 / (2 * dev.dram.bandwidth_gbps * 1e9 * dev.dram.copy_efficiency) * 1e6;
+  EXPECT_NEAR(one.kernel_us, expect_us, 0.03 * expect_us);
+}
+
+TEST(FastModel, OccupancyComesFromRegistersAndSharedMemory) {
+  const auto dev = device::load_builtin_device("h200");
+  const auto p = stream_profile(1024, 1000);
+  // 64 registers x 32 lanes = 2048 per warp (a multiple of the 256 granule); 8 warps per block:
+  // 65536 / 16384 = 4 blocks
+  auto r = cost::predict(p, geometry(1000, 256, 64, 0), dev, near_max());
+  EXPECT_EQ(r.occupancy.blocks_per_unit, static_cast<int>(dev.sm.registers / (64 * 32 * 8)));
+  EXPECT_EQ(r.occupancy.limiter, "registers");
+  // 100 KiB of shared memory (+ the 1 KiB reserve, in 128-byte granules): 233472 / 103424 = 2
+  r = cost::predict(p, geometry(1000, 256, 32, 100 * 1024), dev, near_max());
+  const std::int64_t per_block = (100 * 1024 + dev.shared.reserved_per_block_bytes + 127) / 128 * 128;
+  EXPECT_EQ(r.occupancy.blocks_per_unit, static_cast<int>(dev.shared.bytes_per_unit / per_block));
+  EXPECT_EQ(r.occupancy.limiter, "shared");
+}
+
+TEST(FastModel, FewerResidentCtasMeanMoreRoundsOfTheDependentPath) {
+  const auto dev = device::load_builtin_device("h200");
+  auto p = stream_profile(128, 132 * 64);
+  p.path_cycles = 50000;  // latency-bound: a long dependent chain per CTA
+  const auto many = cost::predict(p, geometry(132 * 64, 256, 32, 0), dev, near_max());          // 8 CTAs per SM
+  const auto few = cost::predict(p, geometry(132 * 64, 256, 32, 100 * 1024), dev, near_max());  // 2 CTAs per SM
+  EXPECT_EQ(many.rounds, 8);
+  EXPECT_EQ(few.rounds, 32);
+  EXPECT_EQ(few.bottleneck, "latency");
+  EXPECT_NEAR(few.kernel_us / many.kernel_us, 4.0, 0.2);
+}
+
+TEST(FastModel, TheIssueTermIsTheBusiestPipeOverTheSchedulers) {
+  const auto dev = device::load_builtin_device("h200");
+  cost::KernelProfile p;
+  p.ctas_sampled = 1;
+  p.warps_per_cta = 8;
+  p.path_cycles = 10;
+  // 8 warps x 1000 fp64 instructions: 8000 x issue_cycles busy cycles on one scheduler's fp64 pipe
+  p.unit_insts[static_cast<int>(isa::Unit::Fp64)] = 8000;
+  p.unit_busy[static_cast<int>(isa::Unit::Fp64)] = 8000 * dev.pipes.fp64.issue_cycles;
+  p.warp_insts = p.issue_slots = 8000;
+  const std::uint64_t ctas = 132 * 8;  // 8 per SM
+  const auto r = cost::predict(p, geometry(ctas), dev, near_max());
+  const double expect = 8 * 8000 * dev.pipes.fp64.issue_cycles / dev.sm.sub_partitions;  // cycles per SM
+  EXPECT_NEAR(r.cycles, expect, 0.03 * expect);
+  EXPECT_EQ(r.bottleneck, "compute");
+}
+
+TEST(FastModel, AtomicsOnOneSharedAddressSerialiseAcrossTheChip) {
+  const auto dev = device::load_builtin_device("h200");
+  cost::KernelProfile p;
+  p.ctas_sampled = 2;
+  p.warps_per_cta = 1;
+  p.atomic_insts = p.atomic_requests = 1;
+  p.atomic_hot_address_ops = 1;
+  p.atomic_lines = 1;
+  p.atomic_hot_shared = true;
+  const auto r = cost::predict(p, geometry(100000, 32), dev, near_max());
+  const double expect = 100000 * dev.l2.atomic_same_address_cycles;
+  EXPECT_NEAR(r.cycles, expect, 0.03 * expect);
+  EXPECT_EQ(r.bottleneck, "atomics");
+}
+
+TEST(FastModel, NamesTheMissingCoefficientsOfAPartWithoutAFit) {
+  auto dev = device::load_builtin_device("h200");
+  dev.fast = {};
+  expect_error([&] { cost::predict(stream_profile(1024, 10), geometry(10), dev); }, ErrorKind::NotImplemented,
+               {"fast.overlap_exponent", "h200"});
+}
+
+// The functional sample's coalescing counts: per CTA of 4 warps, a[i] loads 4 sectors and 1 line
+// per warp; a[32 i] 32 sectors and 32 lines per warp; the stores out[i] 4 sectors and 1 line.
+nlohmann::json fast_profile_of(int stride) {
+  const std::string spec = R"({"source": "fast_strided.ptx", "kernel": "strided", "grid": 4, "block": 128,
+      "args": [{"buffer": "f32", "count": 16384, "init": "iota"}, {"buffer": "f32", "count": 512, "init": "zeros"},
+               {"type": "u32", "value": )" +
+                           std::to_string(stride) + "}]}";
+  api::RunOptions o;
+  o.tier = api::Tier::Fast;
+  const auto r = api::run_launch(api::parse_launch_spec_text(spec, kData + "/kernels", "test spec"),
+                                 device::load_builtin_device("h200"), o);
+  const auto j = nlohmann::json::parse(r.report_json);
+  EXPECT_EQ(j["tier"], "fast");
+  EXPECT_TRUE(j.contains("bottleneck"));
+  return j["fast"]["profile"];
+}
+
+TEST(FastSample, CountsSectorsAndLinesPerWarpFromTheSampledAddresses) {
+  const auto unit = fast_profile_of(1);
+  EXPECT_DOUBLE_EQ(unit["load_insts"].get<double>(), 4);
+  EXPECT_DOUBLE_EQ(unit["load_sectors"].get<double>(), 16);
+  EXPECT_DOUBLE_EQ(unit["load_lines"].get<double>(), 4);
+  EXPECT_DOUBLE_EQ(unit["store_sectors"].get<double>(), 16);
+  EXPECT_DOUBLE_EQ(unit["store_lines"].get<double>(), 4);
+  EXPECT_DOUBLE_EQ(unit["store_partial_sectors"].get<double>(), 0);
+  const auto strided = fast_profile_of(32);
+  EXPECT_DOUBLE_EQ(strided["load_sectors"].get<double>(), 128);
+  EXPECT_DOUBLE_EQ(strided["load_lines"].get<double>(), 128);
+  EXPECT_DOUBLE_EQ(strided["store_sectors"].get<double>(), 16);
+  // the footprint per CTA: 512 bytes of `a` at stride 1, 128 sectors' 4 KiB at stride 32
+  EXPECT_DOUBLE_EQ(unit["buffers"][0][1].get<double>(), 512);
+  EXPECT_DOUBLE_EQ(strided["buffers"][0][1].get<double>(), 128 * 32);
+}
+
+TEST(FastTier, RefusesWhatASampleCannotGive) {
+  const std::string spec = R"({"source": "fast_strided.ptx", "kernel": "strided", "grid": 4, "block": 128,
+      "args": [{"buffer": "f32", "count": 16384, "init": "iota"}, {"buffer": "f32", "count": 512, "init": "zeros"},
+               {"type": "u32", "value": 1}]})";
+  api::RunOptions o;
+  o.tier = api::Tier::Fast;
+  o.keep_outputs = true;
+  expect_error(
+      [&] {
+        api::run_launch(api::parse_launch_spec_text(spec, kData + "/kernels", "test spec"),
+                        device::load_builtin_device("h200"), o);
+      },
+      ErrorKind::Usage, {"fast tier", "--tier detailed"});
+  expect_error([] { api::parse_tier("quick", "--tier"); }, ErrorKind::Usage, {"--tier", "quick"});
+}
+
+TEST(LazyMemory, FillsOnlyThePagesAnAccessReaches) {
+  sim::GlobalMemory mem;
+  int calls = 0;
+  const std::uint64_t size = 5 * sim::Allocation::kLazyPage + 100;
+  const std::uint64_t base =
+      mem.allocate_lazy(size, "lazy", [&](std::uint64_t off, std::uint64_t n, std::uint8_t* dst) {
+        ++calls;
+        for (std::uint64_t i = 0; i < n; ++i) dst[i] = static_cast<std::uint8_t>((off + i) * 7);
+      });
+  const std::uint64_t at = 2 * sim::Allocation::kLazyPage + 5;
+  sim::Allocation* a = mem.find(base + at, 8);
+  ASSERT_NE(a, nullptr);
+  EXPECT_EQ(calls, 1);
+  for (std::uint64_t i = 0; i < 8; ++i) EXPECT_EQ(a->data()[at + i], static_cast<std::uint8_t>((at + i) * 7));
+  EXPECT_FALSE(a->filled[0]);
+  EXPECT_TRUE(a->filled[2]);
+  mem.find(base + at + 16, 4);  // the same page: no second fill
+  EXPECT_EQ(calls, 1);
+  // an access across a page boundary fills both pages; the short last page ends at the buffer's end
+  mem.find(base + size - 4 - sim::Allocation::kLazyPage, sim::Allocation::kLazyPage);
+  EXPECT_EQ(calls, 3);
+  EXPECT_EQ(a->data()[size - 1], static_cast<std::uint8_t>((size - 1) * 7));
+  EXPECT_EQ(mem.find(base + size, 1), nullptr);  // still bounds-checked
+}
+
+}  // namespace
+}  // namespace kernsim
