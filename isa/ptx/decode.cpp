@@ -250,7 +250,7 @@ class Decoder {
     // %r5 against a range %r<8>
     std::size_t d = name.size();
     while (d > 0 && std::isdigit(static_cast<unsigned char>(name[d - 1]))) --d;
-    if (d == name.size() || d == 0) return nullptr;
+    if (d == name.size() || d == 0 || name.size() - d > 9) return nullptr;  // no range holds 10^9 registers
     std::string prefix = name.substr(0, d);
     std::int64_t n = std::stoll(name.substr(d));
     if (name.size() - d > 1 && name[d] == '0') return nullptr;  // %r05 is not %r5

@@ -264,7 +264,8 @@ class _PreparedLaunch:
 
     def __init__(self, kernel: Kernel, grid, block, args: Sequence[Any], *, arch=None, device_file=None,
                  full=False, keep_outputs=None, dynamic_shared_bytes=0, max_instructions=None,
-                 wall_time_limit_s=None, flops=None, min_bytes=None, cluster=None, cluster_nonportable=False):
+                 wall_time_limit_s=None, flops=None, min_bytes=None, cluster=None, cluster_nonportable=False,
+                 check_all=False):
         if not isinstance(kernel, Kernel):
             raise TypeError("launch() needs a Kernel from kernsim.compile(...) (module['name'])")
         m = kernel.module
@@ -325,7 +326,8 @@ class _PreparedLaunch:
         keep = full if keep_outputs is None else bool(keep_outputs)
         self.job = {"spec_json": json.dumps(spec), "base_dir": "/", "origin": "launch", "host": host,
                     "arch": self.arch, "device_file": self.device_file or "", "full": bool(full), "keep_outputs": keep,
-                    "max_instructions": int(max_instructions or 0), "wall_time_limit_s": -1.0 if wall_time_limit_s is None else float(wall_time_limit_s)}
+                    "max_instructions": int(max_instructions or 0), "wall_time_limit_s": -1.0 if wall_time_limit_s is None else float(wall_time_limit_s),
+                    "check_all": bool(check_all)}
 
     def result(self, r: dict) -> LaunchResult:
         raise_if_error(r)
@@ -370,7 +372,7 @@ class TensorMap:
 def launch(kernel: Kernel, grid, block, args: Sequence[Any], *, arch: str | None = None, full: bool = False,
            dynamic_shared_bytes: int = 0, keep_outputs: bool | None = None, max_instructions: int | None = None,
            wall_time_limit_s: float | None = None, device_file=None, flops=None, min_bytes=None, cluster=None,
-           cluster_nonportable: bool = False) -> LaunchResult:
+           cluster_nonportable: bool = False, check_all: bool = False) -> LaunchResult:
     """Runs ``kernel`` on the simulated part and times it.
 
     ``args`` follow the kernel's parameters: numpy arrays for pointers (copied in; None is a null
@@ -384,11 +386,14 @@ def launch(kernel: Kernel, grid, block, args: Sequence[Any], *, arch: str | None
     kernel fault instead of returning a time. ``cluster`` (x[, y[, z]]) launches thread-block
     clusters (sm_90+; a kernel with ``__cluster_dims__`` has its own), ``cluster_nonportable``
     allows clusters above the portable 8 CTAs (cudaFuncAttributeNonPortableClusterSizeAllowed).
+    ``check_all=True`` runs the CTAs sampling does not time (untimed, as ``keep_outputs`` does) so
+    that a fault or endless loop in any CTA raises; ``report["checked"]`` says which CTAs ran.
     """
     p = _PreparedLaunch(kernel, grid, block, args, arch=arch, device_file=device_file, full=full,
                         keep_outputs=keep_outputs, dynamic_shared_bytes=dynamic_shared_bytes,
                         max_instructions=max_instructions, wall_time_limit_s=wall_time_limit_s, flops=flops,
-                        min_bytes=min_bytes, cluster=cluster, cluster_nonportable=cluster_nonportable)
+                        min_bytes=min_bytes, cluster=cluster, cluster_nonportable=cluster_nonportable,
+                        check_all=check_all)
     return p.result(_core.run_jobs([p.job], 1)[0])
 
 
