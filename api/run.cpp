@@ -133,14 +133,14 @@ void check_launch_size(const LaunchSpec& spec, const device::DeviceSpec& dev, co
   const long double blocks = static_cast<long double>(spec.grid[0]) * static_cast<long double>(spec.grid[1]) * static_cast<long double>(spec.grid[2]);
   const long double warps = blocks * warps_per_block;
   if (warps > static_cast<long double>(limit)) {
-    char buf[320];
+    const char* w = dev.vendor == device::Vendor::Nvidia ? "warp" : "wave";
+    char buf[400];
     std::snprintf(buf, sizeof buf,
-                  ": `grid`: %.0Lf blocks x %.0Lf %s each = %.3Le %s, more than the instruction limit (%llu %s instructions; each "
-                  "runs at least one): the launch cannot finish (--max-instructions raises the limit; docs/limits.md)",
-                  blocks, warps_per_block, dev.vendor == device::Vendor::Nvidia ? "warps" : "waves", warps,
-                  dev.vendor == device::Vendor::Nvidia ? "warps" : "waves", static_cast<unsigned long long>(limit),
-                  dev.vendor == device::Vendor::Nvidia ? "warp" : "wave");
-    throw Error(ErrorKind::LaunchSpec, spec_origin(spec) + buf);
+                  ": `grid`: %.0Lf blocks x %.0Lf %ss each = %.3Le %ss: the launch cannot finish within the instruction limit of "
+                  "%llu %s instructions (each %s runs at least one; refused before it runs; --max-instructions raises it, "
+                  "docs/limits.md)",
+                  blocks, warps_per_block, w, warps, w, static_cast<unsigned long long>(limit), w, w);
+    throw Error(ErrorKind::KernelFault, spec_origin(spec) + buf);
   }
 }
 

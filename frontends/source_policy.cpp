@@ -79,18 +79,20 @@ std::vector<std::pair<int, std::string>> logical_lines(std::string_view t) {
   return out;
 }
 
-std::string lower(std::string_view s) {
-  std::string r(s);
-  for (auto& c : r) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return r;
-}
-
+// `.incbin` in any spelling the assembler would see: case-insensitive, and across the string
+// pieces the compiler joins (`asm(".inc" "bin ...")`), so quotes and white space are dropped first.
 void check_incbin(const fs::path& file, std::string_view text) {
-  const std::string low = lower(text);
-  const std::size_t at = low.find("incbin");
-  if (at == std::string::npos) return;
-  const int line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
-  refuse(file, line, "`.incbin` is refused: it copies a host file into the kernel");
+  std::string squashed;
+  std::vector<int> line_of;
+  int line = 1;
+  for (const char c : text) {
+    if (c == '\n') ++line;
+    if (c == '"' || std::isspace(static_cast<unsigned char>(c))) continue;
+    squashed += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    line_of.push_back(line);
+  }
+  const std::size_t at = squashed.find("incbin");
+  if (at != std::string::npos) refuse(file, line_of[at], "`.incbin` is refused: it copies a host file into the kernel");
 }
 
 bool under(const fs::path& p, const fs::path& dir) {

@@ -80,20 +80,35 @@ bool ends(const std::string& s, const char* p) {
 
 // ------------------------------------------------------------------------------ LLVM context
 
-// LLVM 22's AMDGPU disassembler dereferences a null comment stream (SIGSEGV) when an operand
-// asks for a literal constant it cannot read: a GFX9 64-bit encoding (VOP3, VOP3P, MUBUF, MTBUF)
-// with the literal operand code 255 in a source or soffset field (GFX9 has no literals there), or
-// any literal past the end of the input. `llvm-mc --disassemble` crashes on the same words. Such
-// a word is not a valid GFX9 instruction, so kernsim marks it invalid without asking LLVM; the
-// end of the text is padded (decode()). Found by fuzzing (tests/fuzz/regressions/amdgcn_decode).
-bool literal_crashes_llvm(const std::uint8_t* p) {
+// Words LLVM 22's AMDGPU disassembler crashes on (SIGSEGV; `llvm-mc --disassemble` crashes on the
+// same words): an operand that asks for a literal constant it cannot read — a GFX9 64-bit
+// encoding (VOP3, VOP3P, MUBUF, MTBUF) with the literal code 255 in a source or soffset field
+// (GFX9 has no literals there; the error path writes to a null comment stream), or a literal past
+// the end of the input (decode() pads the text) — and SDWA selects out of range. None is a valid
+// GFX9 instruction, so kernsim marks them invalid without asking LLVM. Found by fuzzing
+// (tests/fuzz/regressions/amdgcn_decode).
+bool crashes_llvm(const std::uint8_t* p) {
   std::uint32_t w0, w1;
   std::memcpy(&w0, p, 4);
   std::memcpy(&w1, p + 4, 4);
   const std::uint32_t enc = w0 >> 26;
-  if (enc == 0x34)  // VOP3A/VOP3B/VOP3P: src0 [40:32], src1 [49:41], src2 [58:50]
-    return (w1 & 0x1ff) == 255 || ((w1 >> 9) & 0x1ff) == 255 || ((w1 >> 18) & 0x1ff) == 255;
+  if (enc == 0x34) {  // VOP3A/VOP3B/VOP3P: src0 [40:32], src1 [49:41], src2 [58:50]
+    if ((w1 & 0x1ff) == 255 || ((w1 >> 9) & 0x1ff) == 255 || ((w1 >> 18) & 0x1ff) == 255) return true;
+    // an SGPR destination in [7:0] (VOPC promoted to VOP3, v_readlane_b32, v_readfirstlane_b32):
+    // 255 is the literal code, which LLVM decodes as a source
+    const std::uint32_t op = (w0 >> 16) & 0x3ff;
+    if ((op < 0x100 || op == 0x289 || op == 0x142) && (w0 & 0xff) == 255) return true;
+    return false;
+  }
   if (enc == 0x38 || enc == 0x3a) return (w1 >> 24) == 255;  // MUBUF/MTBUF soffset [63:56]
+  // SDWA (VOP1/VOP2/VOPC with src0 = 249): an operand select of 7 or a dst_unused of 3 has no
+  // meaning, and LLVM 22 crashes on it too (an out-of-range table index)
+  const bool vop2 = (w0 >> 31) == 0, vop1 = (w0 >> 25) == 0x3f, vopc = (w0 >> 25) == 0x3e;
+  if ((vop1 || vop2 || vopc) && (w0 & 0x1ff) == 249) {
+    const std::uint32_t src0_sel = (w1 >> 16) & 7, src1_sel = (w1 >> 24) & 7, dst_sel = (w1 >> 8) & 7, dst_unused = (w1 >> 11) & 3;
+    if (src0_sel == 7 || src1_sel == 7) return true;
+    if (!vopc && (dst_sel == 7 || dst_unused == 3)) return true;
+  }
   return false;
 }
 
@@ -755,7 +770,7 @@ Program decode(std::shared_ptr<const CodeObject> code, const std::string& origin
     std::uint64_t size = 0;
     const std::uint64_t addr = co.text_addr + off;
     comments.clear();
-    auto status = literal_crashes_llvm(padded.data() + off) ? llvm::MCDisassembler::Fail
+    auto status = crashes_llvm(padded.data() + off) ? llvm::MCDisassembler::Fail
                                                             : L.dis->getInstruction(mi, size, padded_bytes.slice(off), addr, comment_stream);
     if (status == llvm::MCDisassembler::Success && size > bytes.size() - off) status = llvm::MCDisassembler::Fail;
     Inst in;
