@@ -3,6 +3,7 @@
 
 #include <llvm/BinaryFormat/ELF.h>
 #include <llvm/BinaryFormat/MsgPackDocument.h>
+#include <llvm/BinaryFormat/MsgPackReader.h>
 #include <llvm/Object/ELF.h>
 #include <llvm/Support/Error.h>
 
@@ -94,9 +95,42 @@ std::string str(llvm::msgpack::DocNode& n) {
   return n.getKind() == llvm::msgpack::Type::String ? n.getString().str() : std::string();
 }
 
+// LLVM's msgpack::Document orders map keys with operator<, which only knows scalar keys: a map
+// or array as a key (crafted metadata) is llvm_unreachable, which a release libLLVM runs past
+// into a SIGSEGV (found by fuzzing, tests/fuzz/regressions/code_object). The blob is walked with
+// the streaming reader first: every map key must be a string (all AMDHSA metadata keys are), and
+// nesting is bounded.
+void check_metadata_shape(llvm::StringRef blob, const std::string& origin) {
+  llvm::msgpack::Reader reader(blob);
+  struct Level {
+    std::uint64_t left;  // objects still to read at this level (a map of N entries: 2N)
+    bool map;
+  };
+  std::vector<Level> stack{{1, false}};
+  while (!stack.empty()) {
+    if (stack.back().left == 0) {
+      stack.pop_back();
+      continue;
+    }
+    const bool key = stack.back().map && stack.back().left % 2 == 0;
+    --stack.back().left;
+    llvm::msgpack::Object o;
+    auto got = reader.read(o);
+    if (!got) fail(origin, "the AMDGPU metadata note is not MessagePack: " + llvm::toString(got.takeError()));
+    if (!*got) fail(origin, "the AMDGPU metadata note ends inside a value");
+    if (key && o.Kind != llvm::msgpack::Type::String) fail(origin, "the AMDGPU metadata has a map key that is not a string");
+    if (o.Kind == llvm::msgpack::Type::Map || o.Kind == llvm::msgpack::Type::Array) {
+      if (stack.size() > 64) fail(origin, "the AMDGPU metadata nests deeper than 64 levels");
+      stack.push_back({o.Kind == llvm::msgpack::Type::Map ? 2 * std::uint64_t{o.Length} : std::uint64_t{o.Length},
+                       o.Kind == llvm::msgpack::Type::Map});
+    }
+  }
+}
+
 void read_metadata(CodeObject& co, llvm::ArrayRef<std::uint8_t> desc, const std::string& origin) {
   llvm::msgpack::Document doc;
   llvm::StringRef blob(reinterpret_cast<const char*>(desc.data()), desc.size());
+  check_metadata_shape(blob, origin);
   if (!doc.readFromBlob(blob, false)) fail(origin, "the AMDGPU metadata note is not MessagePack");
   auto& root = doc.getRoot();
   if (root.getKind() != llvm::msgpack::Type::Map) fail(origin, "the AMDGPU metadata is not a map");
