@@ -742,11 +742,13 @@ class Decoder {
     int w = width_of(cmp_ty);
     std::vector<Reg> d, s;
     std::size_t i = 0;
+    if (in.operands.size() < 3) fail(L, "`" + in.opcode + "`: expects a destination and two source operands");  // found by fuzzing
     d.push_back(dst(in.operands[i++], L));
     // setp p|q: the parser delivers q as the next operand when written with '|'
     bool two = setp && in.operands.size() == (inst.boolop == BoolOp::None ? 4u : 5u);
     if (two) d.push_back(dst(in.operands[i++], L));
     else d.push_back(Reg{});
+    if (in.operands.size() < i + 2) fail(L, "`" + in.opcode + "`: expects two source operands");
     s.push_back(src(in.operands[i++], w, L));
     s.push_back(src(in.operands[i++], w, L));
     if (inst.boolop != BoolOp::None) {
