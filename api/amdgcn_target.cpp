@@ -54,6 +54,7 @@ class AmdTargetKernel final : public TargetKernel {
     traits_.static_shared = k_->group_segment_fixed_size;
     traits_.dynamic_shared_offset = k_->group_segment_fixed_size;
     traits_.shared_words = "LDS";
+    traits_.local_bytes = k_->private_segment_fixed_size;
     traits_.registers = std::max(k_->vgpr_count, resources_.registers);
     traits_.registers_source = resources_.source.empty() ? "code object metadata" : resources_.source;
   }

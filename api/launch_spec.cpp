@@ -417,6 +417,8 @@ LaunchSpec parse_launch_spec_text(const std::string& text, const fs::path& base_
     j = json::parse(text);
   } catch (const json::parse_error& e) {
     throw Error(ErrorKind::LaunchSpec, origin + ":" + line_column(text, e.byte) + ": JSON syntax error: " + e.what());
+  } catch (const json::exception& e) {  // a number beyond a double (`1e999`): found by fuzzing
+    throw Error(ErrorKind::LaunchSpec, origin + ": JSON error: " + e.what());
   }
   if (!j.is_object()) r.fail("", "a launch spec must be a JSON object");
   r.only_keys(j, "", {"spec_version", "source", "kernel", "grid", "block", "dynamic_shared_bytes", "args", "id",
@@ -522,6 +524,8 @@ CompileSettings parse_compile_settings_text(const std::string& text, const fs::p
     j = json::parse(text);
   } catch (const json::parse_error& e) {
     throw Error(ErrorKind::LaunchSpec, origin + ":" + line_column(text, e.byte) + ": JSON syntax error: " + e.what());
+  } catch (const json::exception& e) {  // a number beyond a double (`1e999`): found by fuzzing
+    throw Error(ErrorKind::LaunchSpec, origin + ": JSON error: " + e.what());
   }
   return r.compile(j, base_dir);
 }

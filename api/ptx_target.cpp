@@ -88,6 +88,7 @@ class PtxTargetKernel final : public TargetKernel {
     traits_.static_shared = static_cast<std::int64_t>(prog_.static_shared_bytes);
     traits_.dynamic_shared_offset = static_cast<std::int64_t>(prog_.dynamic_shared_offset);
     traits_.shared_words = "shared memory";
+    traits_.local_bytes = static_cast<std::int64_t>(f.local_bytes);
     traits_.registers = ki.resources.registers;
     traits_.registers_source = ki.resources.source;
     if (traits_.registers <= 0) {

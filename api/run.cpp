@@ -9,16 +9,22 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
+#include <cstdio>
 #include <cstring>
 #include <memory>
+
+#include <unistd.h>
 
 #include "api/target.h"
 #include "base/error.h"
 #include "base/files.h"
 #include "cost_model/fast_report.h"
 #include "cost_model/report.h"
+#include "sim/functional/amd_exec.h"
 #include "sim/functional/global_memory.h"
+#include "sim/functional/ptx_exec.h"
 
 #ifndef KERNSIM_VERSION
 #define KERNSIM_VERSION "0.0.0"
@@ -68,6 +74,83 @@ std::int64_t check_against_kernel(const LaunchSpec& spec, const device::DeviceSp
                                            std::to_string(spec.dynamic_shared_bytes) + " dynamic bytes of " + k.shared_words + " exceed " +
                                            std::to_string(dev.limits.max_shared_per_block_bytes) + " on " + dev.name);
   return shared;
+}
+
+std::string bytes_text(long double b) {
+  char buf[64];
+  if (b >= (1ull << 30)) std::snprintf(buf, sizeof buf, "%.0Lf bytes (%.1Lf GiB)", b, b / (1ull << 30));
+  else std::snprintf(buf, sizeof buf, "%.0Lf bytes", b);
+  return buf;
+}
+
+std::uint64_t host_memory_limit(const RunOptions& opts) {
+  if (opts.host_memory_limit_bytes) return opts.host_memory_limit_bytes;
+  if (const char* env = std::getenv("KERNSIM_MEMORY_LIMIT_MB")) {
+    char* end = nullptr;
+    const unsigned long long mb = std::strtoull(env, &end, 10);
+    if (!*env || *end || mb == 0) throw Error(ErrorKind::Usage, std::string("KERNSIM_MEMORY_LIMIT_MB must be a positive integer, got `") + env + "`");
+    return static_cast<std::uint64_t>(mb) << 20;
+  }
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+  return pages > 0 && page > 0 ? static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page) / 2 : std::uint64_t{8} << 30;
+}
+
+// Memory the launch needs, refused before anything is allocated: the buffers against the part's
+// memory (dram.bytes) and the host's limit, each buffer by name; local memory (private segment)
+// per thread times the threads the part keeps resident against what the buffers leave of the
+// part's memory (as the driver sizes it), and one CTA's worth against the host's limit (the
+// executors allocate it per thread of a live CTA).
+void check_memory(const LaunchSpec& spec, const device::DeviceSpec& dev, const KernelTraits& k, const RunOptions& opts) {
+  const std::string origin = spec_origin(spec);
+  const long double host = static_cast<long double>(host_memory_limit(opts));
+  const long double part = static_cast<long double>(dev.dram.bytes);
+  const std::string host_words = " the host memory limit for a launch, " + bytes_text(host) + " (RunOptions::host_memory_limit_bytes, KERNSIM_MEMORY_LIMIT_MB)";
+  const std::string part_words = " " + dev.name + "'s memory, " + bytes_text(part) + " (dram.bytes)";
+  long double total = 0;
+  for (std::size_t i = 0; i < spec.args.size(); ++i) {
+    if (!spec.args[i].has_buffer()) continue;
+    const BufferArg& b = spec.args[i].buffer;
+    const long double bytes = static_cast<long double>(b.count) * static_cast<long double>(size_of(b.type));
+    const std::string name = "`args[" + std::to_string(i) + "]` (" + to_string(b.type) + "[" + std::to_string(b.count) + "], " + bytes_text(bytes) + ")";
+    if (bytes > part) throw Error(ErrorKind::LaunchSpec, origin + ": buffer " + name + " is larger than" + part_words);
+    if (bytes > host) throw Error(ErrorKind::LaunchSpec, origin + ": buffer " + name + " is larger than" + host_words);
+    total += bytes;
+  }
+  if (total > part) throw Error(ErrorKind::LaunchSpec, origin + ": the buffers take " + bytes_text(total) + ", more than" + part_words);
+  if (total > host) throw Error(ErrorKind::LaunchSpec, origin + ": the buffers take " + bytes_text(total) + ", more than" + host_words);
+  if (k.local_bytes <= 0) return;
+  const long double per_thread = static_cast<long double>(k.local_bytes);
+  const long double resident = static_cast<long double>(dev.sm.max_threads) * static_cast<long double>(dev.sm.count);
+  if (per_thread * resident > part - total)
+    throw Error(ErrorKind::LaunchSpec, origin + ": local memory: the kernel's " + bytes_text(per_thread) + " per thread x " +
+                                           std::to_string(dev.sm.max_threads * dev.sm.count) + " resident threads (sm.max_threads x sm.count) = " +
+                                           bytes_text(per_thread * resident) + " do not fit in what the buffers leave of" + part_words);
+  const long double per_cta = per_thread * static_cast<long double>(spec.threads_per_block());
+  if (per_cta + total > host)
+    throw Error(ErrorKind::LaunchSpec, origin + ": local memory: the kernel's " + bytes_text(per_thread) + " per thread x " +
+                                           std::to_string(spec.threads_per_block()) + " threads of a block = " + bytes_text(per_cta) +
+                                           " (with the buffers' " + bytes_text(total) + ") is more than" + host_words);
+}
+
+// A launch with more warps (waves) than the instruction limit cannot finish within it: every warp
+// executes at least one instruction. Refused before anything is compiled into a simulation, so an
+// absurd grid (2^31-1 x 65535 blocks) stops at once with its numbers, not after minutes.
+void check_launch_size(const LaunchSpec& spec, const device::DeviceSpec& dev, const RunOptions& opts, std::uint64_t default_limit) {
+  const std::uint64_t limit = opts.max_instructions ? opts.max_instructions : default_limit;
+  const long double warp = static_cast<long double>(dev.sm.warp_size > 0 ? dev.sm.warp_size : 32);
+  const long double warps_per_block = std::ceil(static_cast<long double>(spec.threads_per_block()) / warp);
+  const long double blocks = static_cast<long double>(spec.grid[0]) * static_cast<long double>(spec.grid[1]) * static_cast<long double>(spec.grid[2]);
+  const long double warps = blocks * warps_per_block;
+  if (warps > static_cast<long double>(limit)) {
+    const char* w = dev.vendor == device::Vendor::Nvidia ? "warp" : "wave";
+    char buf[400];
+    std::snprintf(buf, sizeof buf,
+                  ": `grid`: %.0Lf blocks x %.0Lf %ss each = %.3Le %ss: the launch cannot finish within the instruction limit of "
+                  "%llu %s instructions (each %s runs at least one; refused before it runs; --max-instructions raises it, "
+                  "docs/limits.md)",
+                  blocks, warps_per_block, w, warps, w, static_cast<unsigned long long>(limit), w, w);
+    throw Error(ErrorKind::KernelFault, spec_origin(spec) + buf);
+  }
 }
 
 // The cluster shape of the launch: the spec's, else the kernel's .reqnctapercluster, else clusters
@@ -171,6 +254,8 @@ RunResult run_fast(const LaunchSpec& spec, const device::DeviceSpec& dev, Target
 
 RunResult run_launch(const LaunchSpec& spec, const device::DeviceSpec& dev, const RunOptions& opts) {
   validate_against_device(spec, dev);
+  check_launch_size(spec, dev, opts, dev.vendor == device::Vendor::Nvidia ? sim::ExecOptions{}.max_warp_instructions
+                                                                         : sim::AmdExecOptions{}.max_wave_instructions);
   const Target& target = target_for(dev);
   const std::uint64_t budget = detail_budget(opts, target.default_detail_budget());
   const frontends::DeviceModule mod = target.compile(spec.source, dev.isa_target, spec.compile);
@@ -178,6 +263,7 @@ RunResult run_launch(const LaunchSpec& spec, const device::DeviceSpec& dev, cons
   const std::unique_ptr<TargetKernel> kernel = target.load(mod, ki, spec.source.string());
   const KernelTraits& traits = kernel->traits();
   const std::int64_t shared = check_against_kernel(spec, dev, traits, ki.demangled);
+  check_memory(spec, dev, traits, opts);
 
   const bool fast = opts.tier == Tier::Fast;
   if (fast) {
@@ -231,7 +317,7 @@ RunResult run_launch(const LaunchSpec& spec, const device::DeviceSpec& dev, cons
   sim::TimingOptions to;
   to.full = opts.full;
   to.detail_budget = budget;
-  to.complete_functionally = opts.dump_dir.has_value() || (opts.keep_outputs && !opts.sampled_outputs);
+  to.complete_functionally = opts.dump_dir.has_value() || (opts.keep_outputs && !opts.sampled_outputs) || opts.check_all;
   const device::DeviceSpec timed = kernel->timing_device(dev);
   cost::ReportView view(timed);
   LaunchViews views(view, kernel->listing(), timed, opts);
@@ -255,9 +341,16 @@ RunResult run_launch(const LaunchSpec& spec, const device::DeviceSpec& dev, cons
   facts.thread_instructions = t.thread_instructions;
   nlohmann::json j = view.to_json(facts, t.timing);
   for (const auto& [key, value] : t.launch_extras) j["launch"][key] = value;
+  // what the verdict covers: a fault or endless loop is found only in CTAs that ran
+  const bool all = opts.full || to.complete_functionally || t.timing.ctas_timed >= t.timing.ctas_total;
+  const std::uint64_t completed = all ? t.timing.ctas_total : t.timing.ctas_timed;
+  j["checked"] = {{"all_ctas", all}, {"ctas", t.timing.ctas_total}, {"ctas_run_to_completion", completed}};
   views.finish(j, t.timing);
   r.report_json = j.dump(1);
   r.report_text = view.text(j);
+  if (!all)
+    r.report_text += "checked  " + std::to_string(completed) + " of " + std::to_string(t.timing.ctas_total) +
+                     " blocks ran to completion; faults and endless loops in the others are not detected (--check-all runs them)\n";
   return r;
 }
 

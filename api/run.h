@@ -50,6 +50,13 @@ struct RunOptions {
   std::uint64_t detail_budget = 0;
   std::optional<std::filesystem::path> trace_path;  // write a Chrome/Perfetto trace of the timed window
   Tier tier = Tier::Detailed;  // Fast: no outputs, no dumps, no trace, not `full` (each is a usage error)
+  // host memory the launch's buffers and one CTA's local memory may take; 0 = half of the
+  // host's physical memory (KERNSIM_MEMORY_LIMIT_MB overrides it)
+  std::uint64_t host_memory_limit_bytes = 0;
+  // run every CTA (workgroup) the sampler does not time, untimed, so that a fault or an endless
+  // loop in any of them is found (what dump_dir and keep_outputs do; the report's `checked` says
+  // which CTAs ran)
+  bool check_all = false;
 };
 
 struct BufferOut {

@@ -45,6 +45,7 @@ struct KernelTraits {
   std::array<std::int64_t, 3> required_cluster{0, 0, 0};  // .reqnctapercluster; 0: not declared
   bool explicit_cluster = false;         // .explicitcluster: must be launched with clusters
   std::int64_t max_cluster_rank = 0;     // .maxclusterrank; 0: none
+  std::int64_t local_bytes = 0;          // local memory (NVIDIA) / private segment (AMD) per thread the launch allocates
   int registers = 0;                     // per thread (NVIDIA) / VGPRs (AMD), for the report
   std::string registers_source;          // "ptxas", "code object metadata", "estimate (...)"
 };

@@ -726,8 +726,15 @@ DeviceSpec load_device_file(const fs::path& file) {
   std::vector<fs::path> chain;
   std::error_code ec;
   chain.push_back(fs::weakly_canonical(file, ec));
-  Flat flat = load_flat(file, chain);
-  return build(flat, file);
+  try {
+    Flat flat = load_flat(file, chain);
+    return build(flat, file);
+  } catch (const YAML::Exception& e) {
+    // a node of the wrong shape where the loader reads a scalar (a map as a key, an alias as
+    // `inherits`): named with the line, never an internal error (found by fuzzing,
+    // tests/fuzz/regressions/device_file)
+    fail(file.string(), e.mark.line >= 0 ? e.mark.line + 1 : 0, "a value of the wrong shape: " + e.msg);
+  }
 }
 
 DeviceSpec load_builtin_device(std::string_view name) {

@@ -22,6 +22,7 @@
 #include "base/hash.h"
 #include "base/process.h"
 #include "frontends/compile.h"
+#include "frontends/source_policy.h"
 #include "isa/ptx/parser.h"
 
 namespace kernsim::frontends {
@@ -459,6 +460,7 @@ DeviceModule compile(const fs::path& source, const CompileOptions& opt) {
                                            "); expected .cu .ptx .ll .bc .hip .s .hsaco .co");
   const std::string target = target_for_ptx(opt.target);
   std::string bytes = read_file(source, "kernel source");
+  check_host_reads(source, bytes, opt.extra_flags, ext == ".cu" ? "c" : "asm");
 
   DeviceModule m;
   m.kind = IsaKind::Ptx;

@@ -27,6 +27,7 @@
 #include "base/files.h"
 #include "base/hash.h"
 #include "base/process.h"
+#include "frontends/source_policy.h"
 #include "frontends/compile.h"
 #include "isa/amdgcn/code_object.h"
 
@@ -219,6 +220,7 @@ DeviceModule compile_amd(const fs::path& source, const CompileOptions& opt) {
     throw Error(ErrorKind::LaunchSpec, "`source`: unsupported file type `" + ext + "` (" + source.string() +
                                            ") for " + target + "; expected .hip .s .hsaco .co .ll .bc");
   const std::string bytes = read_file(source, "kernel source");
+  if (ext != ".hsaco" && ext != ".co") check_host_reads(source, bytes, opt.extra_flags, ext == ".hip" ? "c" : "asm");
 
   DeviceModule m;
   m.kind = IsaKind::Amdgcn;

@@ -6,7 +6,7 @@ set -euo pipefail
 
 PKGS=(
   cmake ninja-build ccache pkg-config
-  clang-22 llvm-22-dev libclang-22-dev lld-22 clang-format-22 clang-tidy-22
+  clang-22 llvm-22-dev libclang-22-dev lld-22 clang-format-22 clang-tidy-22 libclang-rt-22-dev
   libeigen3-dev libtbb-dev libboost-graph-dev
   googletest libgtest-dev libgmock-dev libbenchmark-dev
   libyaml-cpp-dev nlohmann-json3-dev zlib1g-dev libzstd-dev libxml2-dev libedit-dev libffi-dev

@@ -3,6 +3,7 @@
 
 #include <llvm/BinaryFormat/ELF.h>
 #include <llvm/BinaryFormat/MsgPackDocument.h>
+#include <llvm/BinaryFormat/MsgPackReader.h>
 #include <llvm/Object/ELF.h>
 #include <llvm/Support/Error.h>
 
@@ -33,6 +34,14 @@ std::string hex(std::uint64_t v) {
   std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
   return b;
 }
+
+// The largest loadable segment kernsim allocates (code objects of real kernels are kilobytes to a
+// few megabytes; a larger p_memsz is a damaged or crafted file).
+constexpr std::uint64_t kMaxSegmentBytes = std::uint64_t{1} << 30;
+
+// Kernel arguments: the AMDHSA ABI passes at most 4 KiB of explicit arguments; with the hidden
+// ones a segment stays far below this bound, past which metadata is damaged or crafted.
+constexpr std::uint64_t kMaxKernargBytes = std::uint64_t{1} << 16;
 
 std::uint32_t rd32(const std::uint8_t* p) {
   std::uint32_t v;
@@ -86,9 +95,42 @@ std::string str(llvm::msgpack::DocNode& n) {
   return n.getKind() == llvm::msgpack::Type::String ? n.getString().str() : std::string();
 }
 
+// LLVM's msgpack::Document orders map keys with operator<, which only knows scalar keys: a map
+// or array as a key (crafted metadata) is llvm_unreachable, which a release libLLVM runs past
+// into a SIGSEGV (found by fuzzing, tests/fuzz/regressions/code_object). The blob is walked with
+// the streaming reader first: every map key must be a string (all AMDHSA metadata keys are), and
+// nesting is bounded.
+void check_metadata_shape(llvm::StringRef blob, const std::string& origin) {
+  llvm::msgpack::Reader reader(blob);
+  struct Level {
+    std::uint64_t left;  // objects still to read at this level (a map of N entries: 2N)
+    bool map;
+  };
+  std::vector<Level> stack{{1, false}};
+  while (!stack.empty()) {
+    if (stack.back().left == 0) {
+      stack.pop_back();
+      continue;
+    }
+    const bool key = stack.back().map && stack.back().left % 2 == 0;
+    --stack.back().left;
+    llvm::msgpack::Object o;
+    auto got = reader.read(o);
+    if (!got) fail(origin, "the AMDGPU metadata note is not MessagePack: " + llvm::toString(got.takeError()));
+    if (!*got) fail(origin, "the AMDGPU metadata note ends inside a value");
+    if (key && o.Kind != llvm::msgpack::Type::String) fail(origin, "the AMDGPU metadata has a map key that is not a string");
+    if (o.Kind == llvm::msgpack::Type::Map || o.Kind == llvm::msgpack::Type::Array) {
+      if (stack.size() > 64) fail(origin, "the AMDGPU metadata nests deeper than 64 levels");
+      stack.push_back({o.Kind == llvm::msgpack::Type::Map ? 2 * std::uint64_t{o.Length} : std::uint64_t{o.Length},
+                       o.Kind == llvm::msgpack::Type::Map});
+    }
+  }
+}
+
 void read_metadata(CodeObject& co, llvm::ArrayRef<std::uint8_t> desc, const std::string& origin) {
   llvm::msgpack::Document doc;
   llvm::StringRef blob(reinterpret_cast<const char*>(desc.data()), desc.size());
+  check_metadata_shape(blob, origin);
   if (!doc.readFromBlob(blob, false)) fail(origin, "the AMDGPU metadata note is not MessagePack");
   auto& root = doc.getRoot();
   if (root.getKind() != llvm::msgpack::Type::Map) fail(origin, "the AMDGPU metadata is not a map");
@@ -116,6 +158,9 @@ void read_metadata(CodeObject& co, llvm::ArrayRef<std::uint8_t> desc, const std:
     if (!k) continue;  // metadata for a kernel whose symbol is absent: ignore
     k->has_metadata = true;
     if (auto* n = get(".kernarg_segment_size")) k->kernarg_segment_size = static_cast<std::uint32_t>(num(*n));
+    if (k->kernarg_segment_size > kMaxKernargBytes)
+      fail(origin, "kernel `" + k->name + "`: a kernarg segment of " + std::to_string(k->kernarg_segment_size) + " bytes, beyond the " +
+                       std::to_string(kMaxKernargBytes) + "-byte limit");
     if (auto* n = get(".kernarg_segment_align")) k->kernarg_segment_align = static_cast<std::uint32_t>(num(*n));
     if (auto* n = get(".group_segment_fixed_size")) k->group_segment_fixed_size = static_cast<std::uint32_t>(num(*n));
     if (auto* n = get(".private_segment_fixed_size")) k->private_segment_fixed_size = static_cast<std::uint32_t>(num(*n));
@@ -141,6 +186,9 @@ void read_metadata(CodeObject& co, llvm::ArrayRef<std::uint8_t> desc, const std:
         if (auto i = am.find(".address_space"); i != am.end()) a.address_space = str(i->second);
         if (auto i = am.find(".offset"); i != am.end()) a.offset = static_cast<std::uint32_t>(num(i->second));
         if (auto i = am.find(".size"); i != am.end()) a.size = static_cast<std::uint32_t>(num(i->second));
+        if (std::uint64_t{a.offset} + a.size > kMaxKernargBytes)
+          fail(origin, "kernel `" + k->name + "`: argument `" + a.name + "` at offset " + std::to_string(a.offset) + " of " +
+                           std::to_string(a.size) + " bytes lies beyond the " + std::to_string(kMaxKernargBytes) + "-byte kernarg limit");
         k->args.push_back(std::move(a));
       }
     }
@@ -199,11 +247,17 @@ CodeObject read_code_object(const std::vector<std::uint8_t>& elf, const std::str
   auto phdrs = take(file.program_headers(), origin, "program headers");
   for (const auto& ph : phdrs) {
     if (ph.p_type == llvm::ELF::PT_LOAD) {
-      if (ph.p_offset + ph.p_filesz > elf.size()) fail(origin, "a PT_LOAD segment runs past the end of the file");
+      if (ph.p_offset > elf.size() || ph.p_filesz > elf.size() - ph.p_offset) fail(origin, "a PT_LOAD segment runs past the end of the file");
+      // a segment's memory is allocated: bounded before that (real code objects hold a few MB)
+      if (ph.p_memsz > kMaxSegmentBytes)
+        fail(origin, "a PT_LOAD segment of " + std::to_string(ph.p_memsz) + " bytes in memory, above the " + std::to_string(kMaxSegmentBytes) +
+                         " kernsim loads");
+      if (ph.p_vaddr > ~std::uint64_t{0} - ph.p_memsz) fail(origin, "a PT_LOAD segment at " + hex(ph.p_vaddr) + " wraps around the address space");
       Segment s;
       s.vaddr = ph.p_vaddr;
       s.bytes.assign(static_cast<std::size_t>(ph.p_memsz), 0);
-      std::memcpy(s.bytes.data(), elf.data() + ph.p_offset, static_cast<std::size_t>(std::min(ph.p_filesz, ph.p_memsz)));
+      if (const std::size_t n = static_cast<std::size_t>(std::min(ph.p_filesz, ph.p_memsz)); n > 0)
+        std::memcpy(s.bytes.data(), elf.data() + ph.p_offset, n);
       s.writable = ph.p_flags & llvm::ELF::PF_W;
       s.executable = ph.p_flags & llvm::ELF::PF_X;
       co.segments.push_back(std::move(s));
@@ -218,6 +272,7 @@ CodeObject read_code_object(const std::vector<std::uint8_t>& elf, const std::str
       auto c = take(file.getSectionContents(sh), origin, ".text");
       co.text_addr = sh.sh_addr;
       co.text.assign(c.begin(), c.end());
+      if (co.text_addr > ~std::uint64_t{0} - co.text.size()) fail(origin, ".text at " + hex(co.text_addr) + " wraps around the address space");
     }
     if (sh.sh_type == llvm::ELF::SHT_SYMTAB) symtab = &sh;
     if (!symtab && sh.sh_type == llvm::ELF::SHT_DYNSYM) symtab = &sh;
@@ -244,8 +299,9 @@ CodeObject read_code_object(const std::vector<std::uint8_t>& elf, const std::str
                    co.symbols.end());
 
   auto read_at = [&](std::uint64_t vaddr, std::size_t n) -> const std::uint8_t* {
-    for (const auto& seg : co.segments)
-      if (vaddr >= seg.vaddr && vaddr + n <= seg.vaddr + seg.bytes.size()) return seg.bytes.data() + (vaddr - seg.vaddr);
+    for (const auto& seg : co.segments)  // no sum that can wrap: a descriptor address near 2^64 is outside
+      if (vaddr >= seg.vaddr && vaddr - seg.vaddr <= seg.bytes.size() && n <= seg.bytes.size() - (vaddr - seg.vaddr))
+        return seg.bytes.data() + (vaddr - seg.vaddr);
     return nullptr;
   };
   for (const auto& [name, addr] : descriptors) {
@@ -256,11 +312,17 @@ CodeObject read_code_object(const std::vector<std::uint8_t>& elf, const std::str
     k.descriptor_addr = addr;
     k.kd = decode_descriptor(p);
     k.code_addr = addr + static_cast<std::uint64_t>(k.kd.kernel_code_entry_byte_offset);
+    if (k.code_addr < co.text_addr || k.code_addr - co.text_addr >= co.text.size() || k.code_addr % 4)
+      fail(origin, "kernel `" + name + "`: its entry " + hex(k.code_addr) + " (descriptor at " + hex(addr) + " + " +
+                       std::to_string(k.kd.kernel_code_entry_byte_offset) + ") is not an instruction of .text");
     for (const auto& s : co.symbols)
       if (s.is_function && s.addr == k.code_addr) k.code_size = s.size;
     k.group_segment_fixed_size = k.kd.group_segment_fixed_size;
     k.private_segment_fixed_size = k.kd.private_segment_fixed_size;
     k.kernarg_segment_size = k.kd.kernarg_size;
+    if (k.kernarg_segment_size > kMaxKernargBytes)
+      fail(origin, "kernel `" + name + "`: its descriptor gives a kernarg segment of " + std::to_string(k.kernarg_segment_size) +
+                       " bytes, beyond the " + std::to_string(kMaxKernargBytes) + "-byte limit");
     k.wavefront_size = k.kd.wavefront_size32 ? 32 : 64;
     co.kernels.push_back(std::move(k));
   }
@@ -299,6 +361,7 @@ CodeObject read_code_object(const std::vector<std::uint8_t>& elf, const std::str
       } else {
         fail(origin, "unsupported dynamic relocation type " + std::to_string(type) + " at " + hex(r.r_offset));
       }
+      if (!read_at(rel.offset, 8)) fail(origin, "relocation at " + hex(r.r_offset) + " lies outside the loadable segments");
       co.relocations.push_back(rel);
     }
   }

@@ -80,6 +80,38 @@ bool ends(const std::string& s, const char* p) {
 
 // ------------------------------------------------------------------------------ LLVM context
 
+// Words LLVM 22's AMDGPU disassembler crashes on (SIGSEGV; `llvm-mc --disassemble` crashes on the
+// same words): an operand that asks for a literal constant it cannot read — a GFX9 64-bit
+// encoding (VOP3, VOP3P, MUBUF, MTBUF) with the literal code 255 in a source or soffset field
+// (GFX9 has no literals there; the error path writes to a null comment stream), or a literal past
+// the end of the input (decode() pads the text) — and SDWA selects out of range. None is a valid
+// GFX9 instruction, so kernsim marks them invalid without asking LLVM. Found by fuzzing
+// (tests/fuzz/regressions/amdgcn_decode).
+bool crashes_llvm(const std::uint8_t* p) {
+  std::uint32_t w0, w1;
+  std::memcpy(&w0, p, 4);
+  std::memcpy(&w1, p + 4, 4);
+  const std::uint32_t enc = w0 >> 26;
+  if (enc == 0x34) {  // VOP3A/VOP3B/VOP3P: src0 [40:32], src1 [49:41], src2 [58:50]
+    if ((w1 & 0x1ff) == 255 || ((w1 >> 9) & 0x1ff) == 255 || ((w1 >> 18) & 0x1ff) == 255) return true;
+    // an SGPR destination in [7:0] (VOPC promoted to VOP3, v_readlane_b32, v_readfirstlane_b32):
+    // 255 is the literal code, which LLVM decodes as a source
+    const std::uint32_t op = (w0 >> 16) & 0x3ff;
+    if ((op < 0x100 || op == 0x289 || op == 0x142) && (w0 & 0xff) == 255) return true;
+    return false;
+  }
+  if (enc == 0x38 || enc == 0x3a) return (w1 >> 24) == 255;  // MUBUF/MTBUF soffset [63:56]
+  // SDWA (VOP1/VOP2/VOPC with src0 = 249): an operand select of 7 or a dst_unused of 3 has no
+  // meaning, and LLVM 22 crashes on it too (an out-of-range table index)
+  const bool vop2 = (w0 >> 31) == 0, vop1 = (w0 >> 25) == 0x3f, vopc = (w0 >> 25) == 0x3e;
+  if ((vop1 || vop2 || vopc) && (w0 & 0x1ff) == 249) {
+    const std::uint32_t src0_sel = (w1 >> 16) & 7, src1_sel = (w1 >> 24) & 7, dst_sel = (w1 >> 8) & 7, dst_unused = (w1 >> 11) & 3;
+    if (src0_sel == 7 || src1_sel == 7) return true;
+    if (!vopc && (dst_sel == 7 || dst_unused == 3)) return true;
+  }
+  return false;
+}
+
 struct Llvm {
   const llvm::Target* target = nullptr;
   llvm::Triple triple{"amdgcn-amd-amdhsa"};
@@ -112,6 +144,7 @@ struct Llvm {
     dis.reset(target->createMCDisassembler(*sti, *ctx));
     printer.reset(target->createMCInstPrinter(triple, 0, *mai, *mii, *mri));
     if (!dis || !printer) throw Error(ErrorKind::Internal, "LLVM lacks the AMDGPU disassembler or printer");
+
     // The source-modifier operand type: operand 1 of v_add_f32_e64.
     for (unsigned i = 0; i < mii->getNumOpcodes(); ++i)
       if (mii->getName(i) == "V_ADD_F32_e64_vi") {
@@ -724,11 +757,22 @@ Program decode(std::shared_ptr<const CodeObject> code, const std::string& origin
   const auto& table = op_table();
 
   llvm::ArrayRef<std::uint8_t> bytes(co.text.data(), co.text.size());
+  // The disassembler reads the text with zero padding after it, and an instruction that reaches
+  // into the padding is a truncated one (Invalid): LLVM's error path for a literal constant that
+  // runs past the end of its input is the one that needs the comment stream set above.
+  std::vector<std::uint8_t> padded(co.text);
+  padded.resize(co.text.size() + 32, 0);
+  const llvm::ArrayRef<std::uint8_t> padded_bytes(padded.data(), padded.size());
+  std::string comments;  // what the disassembler says about an encoding (a real stream: see Llvm)
+  llvm::raw_string_ostream comment_stream(comments);
   for (std::uint64_t off = 0; off < bytes.size();) {
     llvm::MCInst mi;
     std::uint64_t size = 0;
     const std::uint64_t addr = co.text_addr + off;
-    auto status = L.dis->getInstruction(mi, size, bytes.slice(off), addr, llvm::nulls());
+    comments.clear();
+    auto status = crashes_llvm(padded.data() + off) ? llvm::MCDisassembler::Fail
+                                                            : L.dis->getInstruction(mi, size, padded_bytes.slice(off), addr, comment_stream);
+    if (status == llvm::MCDisassembler::Success && size > bytes.size() - off) status = llvm::MCDisassembler::Fail;
     Inst in;
     in.addr = addr;
     in.text = static_cast<std::uint32_t>(p.text.size());

@@ -250,7 +250,7 @@ class Decoder {
     // %r5 against a range %r<8>
     std::size_t d = name.size();
     while (d > 0 && std::isdigit(static_cast<unsigned char>(name[d - 1]))) --d;
-    if (d == name.size() || d == 0) return nullptr;
+    if (d == name.size() || d == 0 || name.size() - d > 9) return nullptr;  // no range holds 10^9 registers
     std::string prefix = name.substr(0, d);
     std::int64_t n = std::stoll(name.substr(d));
     if (name.size() - d > 1 && name[d] == '0') return nullptr;  // %r05 is not %r5
@@ -742,11 +742,13 @@ class Decoder {
     int w = width_of(cmp_ty);
     std::vector<Reg> d, s;
     std::size_t i = 0;
+    if (in.operands.size() < 3) fail(L, "`" + in.opcode + "`: expects a destination and two source operands");  // found by fuzzing
     d.push_back(dst(in.operands[i++], L));
     // setp p|q: the parser delivers q as the next operand when written with '|'
     bool two = setp && in.operands.size() == (inst.boolop == BoolOp::None ? 4u : 5u);
     if (two) d.push_back(dst(in.operands[i++], L));
     else d.push_back(Reg{});
+    if (in.operands.size() < i + 2) fail(L, "`" + in.opcode + "`: expects two source operands");
     s.push_back(src(in.operands[i++], w, L));
     s.push_back(src(in.operands[i++], w, L));
     if (inst.boolop != BoolOp::None) {

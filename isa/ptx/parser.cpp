@@ -180,6 +180,25 @@ class Parser {
       }
     }
   }
+  // the bits of a 0f/0d literal (hex digits after the prefix)
+  std::uint64_t hex_bits(const Tok& k, const std::string& digits) const {
+    if (digits.empty() || digits.size() > 16 || digits.find_first_not_of("0123456789abcdefABCDEF") != std::string::npos)
+      fail(k, "bad floating-point bit pattern");
+    return std::stoull(digits, nullptr, 16);
+  }
+  double decimal(const Tok& k, const std::string& s) const {
+    try {
+      std::size_t pos = 0;
+      const double v = std::stod(s, &pos);
+      if (pos != s.size()) fail(k, "bad floating-point number");
+      return v;
+    } catch (const std::out_of_range&) {
+      fail(k, "floating-point number out of range");
+    } catch (const std::invalid_argument&) {
+      fail(k, "bad floating-point number");
+    }
+  }
+
   std::int64_t integer(const Tok& k) const {
     std::string s(k.text);
     try {
@@ -328,17 +347,17 @@ class Parser {
     int eb = type_bytes(d.type);
     std::uint64_t bits = 0;
     std::string s(tk.text);
-    if (s.size() > 2 && s[0] == '0' && (s[1] == 'f' || s[1] == 'F')) bits = std::stoull(s.substr(2), nullptr, 16);
-    else if (s.size() > 2 && s[0] == '0' && (s[1] == 'd' || s[1] == 'D')) bits = std::stoull(s.substr(2), nullptr, 16);
+    if (s.size() > 2 && s[0] == '0' && (s[1] == 'f' || s[1] == 'F')) bits = hex_bits(tk, s.substr(2));
+    else if (s.size() > 2 && s[0] == '0' && (s[1] == 'd' || s[1] == 'D')) bits = hex_bits(tk, s.substr(2));
     else if (s.find('.') != std::string::npos || s.find('e') != std::string::npos) {
-      double v = std::stod(s) * (negative ? -1 : 1);
+      double v = decimal(tk, s) * (negative ? -1 : 1);
       if (eb == 4) { float f = static_cast<float>(v); std::memcpy(&bits, &f, 4); }
       else std::memcpy(&bits, &v, 8);
       negative = false;
     } else {
       bits = static_cast<std::uint64_t>(integer(tk));
     }
-    if (negative) bits = static_cast<std::uint64_t>(-static_cast<std::int64_t>(bits));
+    if (negative) bits = 0 - bits;
     for (int b = 0; b < eb; ++b) d.init.push_back(static_cast<std::uint8_t>(bits >> (8 * b)));
   }
 
@@ -481,22 +500,22 @@ class Parser {
     std::string s(k.text);
     if (s.size() > 2 && s[0] == '0' && (s[1] == 'f' || s[1] == 'F') && s.find_first_not_of("0123456789abcdefABCDEF", 2) == std::string::npos) {
       o.kind = Operand::Kind::F32Imm;
-      o.fbits = std::stoull(s.substr(2), nullptr, 16);
+      o.fbits = hex_bits(k, s.substr(2));
       if (negative) o.fbits ^= 0x80000000u;
     } else if (s.size() > 2 && s[0] == '0' && (s[1] == 'd' || s[1] == 'D')) {
       o.kind = Operand::Kind::F64Imm;
-      o.fbits = std::stoull(s.substr(2), nullptr, 16);
+      o.fbits = hex_bits(k, s.substr(2));
       if (negative) o.fbits ^= 0x8000000000000000ull;
     } else if (s.find('.') != std::string::npos || ((s.find('e') != std::string::npos || s.find('E') != std::string::npos) &&
                                                    !(s.size() > 1 && (s[1] == 'x' || s[1] == 'X')))) {
       o.kind = Operand::Kind::F64Imm;  // decimal float literal; narrowed by the instruction type
-      double v = std::stod(s) * (negative ? -1.0 : 1.0);
+      double v = decimal(k, s) * (negative ? -1.0 : 1.0);
       std::memcpy(&o.fbits, &v, 8);
       o.name = "decimal";
     } else {
       o.kind = Operand::Kind::Imm;
       o.ival = integer(k);
-      if (negative) o.ival = -o.ival;
+      if (negative) o.ival = static_cast<std::int64_t>(0 - static_cast<std::uint64_t>(o.ival));  // wraps as PTX's 64-bit immediates do
     }
     return o;
   }

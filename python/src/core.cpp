@@ -116,7 +116,7 @@ nb::list describe_modules(const nb::list& jobs, int workers) {
 }
 
 // jobs: list of dicts {spec_json, base_dir, origin | spec_path, host: {arg_index: bytes}, arch, device_file,
-// full, keep_outputs, sampled_outputs, max_instructions, wall_time_limit_s, tier}.
+// full, keep_outputs, sampled_outputs, max_instructions, wall_time_limit_s, tier, check_all}.
 nb::list run_jobs(const nb::list& jobs, int workers) {
   std::vector<api::Job> js;
   std::vector<std::pair<bool, std::pair<ErrorKind, std::string>>> early(nb::len(jobs), {false, {ErrorKind::Internal, ""}});
@@ -150,6 +150,7 @@ nb::list run_jobs(const nb::list& jobs, int workers) {
       j.options.full = get<bool>(d, "full", false);
       j.options.keep_outputs = get<bool>(d, "keep_outputs", false);
       j.options.sampled_outputs = get<bool>(d, "sampled_outputs", false);
+      j.options.check_all = get<bool>(d, "check_all", false);
       j.options.max_instructions = get<std::uint64_t>(d, "max_instructions", 0);
       j.options.wall_time_limit_s = get<double>(d, "wall_time_limit_s", 0.0);
       j.options.tier = api::parse_tier(get<std::string>(d, "tier", "detailed"), "tier");

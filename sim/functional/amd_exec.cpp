@@ -160,8 +160,9 @@ AmdKernel::AmdKernel(const isa::amdgcn::Program& program, const isa::amdgcn::Ker
   put<std::uint64_t>(pkt, 40, kernarg_addr_);
   dispatch_addr_ = mem_.allocate(64, "dispatch packet", true);
   std::memcpy(mem_.find(dispatch_addr_, 1)->data(), pkt.data(), pkt.size());
-  for (const KernelArg& a : kernel_.args)
-    if (a.value_kind == "hidden_queue_ptr") std::memcpy(mem_.find(kernarg_addr_, 1)->data() + a.offset, &queue_addr_, 8);
+  for (const KernelArg& a : kernel_.args)  // an offset past the segment (a damaged code object's metadata) is skipped, as in put()
+    if (a.value_kind == "hidden_queue_ptr" && std::size_t{a.offset} + 8 <= ka.size())
+      std::memcpy(mem_.find(kernarg_addr_, 1)->data() + a.offset, &queue_addr_, 8);
 }
 
 AmdKernel::~AmdKernel() = default;

@@ -512,18 +512,22 @@ StepInfo PtxCta::step(int wi) {
       top.pc = pc + 1;
       if (gm != 0 || in.op == Op::Shfl || in.op == Op::Vote || in.op == Op::BarWarp) {
         if (in.flags & isa::ptx::kReadsClock) {
+          // %globaltimer counts nanoseconds on the Unix epoch, as a real part's does: simulated
+          // time (at the device clock) from a fixed, plausible start (kGlobalTimerStartNs), so a
+          // kernel cannot tell from it that it is simulated, and runs stay deterministic
+          const std::uint64_t gtimer = kGlobalTimerStartNs + static_cast<std::uint64_t>(static_cast<double>(clock_) * ns_per_cycle_);
           for (std::uint32_t si = 0; si < c.p.nspecial32; ++si) {
             const std::string& nm = c.p.special_names32[si];
             std::uint32_t v = nm == "%clock" ? static_cast<std::uint32_t>(clock_) : nm == "%clock_hi" ? static_cast<std::uint32_t>(clock_ >> 32)
-                              : nm == "%globaltimer_lo" ? static_cast<std::uint32_t>(clock_) : nm == "%globaltimer_hi" ? static_cast<std::uint32_t>(clock_ >> 32) : 0;
+                              : nm == "%globaltimer_lo" ? static_cast<std::uint32_t>(gtimer) : nm == "%globaltimer_hi" ? static_cast<std::uint32_t>(gtimer >> 32) : 0;
             if (nm == "%clock" || nm == "%clock_hi" || nm == "%globaltimer_lo" || nm == "%globaltimer_hi")
               std::fill_n(w.s32.data() + std::size_t{si} * 32, 32, v);
             if (nm == "%smid") std::fill_n(w.s32.data() + std::size_t{si} * 32, 32, smid_);
           }
           for (std::uint32_t si = 0; si < c.p.nspecial64; ++si) {
             const std::string& nm = c.p.special_names64[si];
-            // %clock64 counts core cycles; %globaltimer nanoseconds (at the device clock)
-            std::uint64_t v = nm == "%globaltimer" ? static_cast<std::uint64_t>(static_cast<double>(clock_) * ns_per_cycle_) : clock_;
+            // %clock64 counts core cycles; %globaltimer nanoseconds since the Unix epoch
+            std::uint64_t v = nm == "%globaltimer" ? gtimer : clock_;
             std::fill_n(w.s64.data() + std::size_t{si} * 32, 32, v);
           }
         }

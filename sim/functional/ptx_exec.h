@@ -145,6 +145,11 @@ class PtxCta {
   friend struct Impl;
 };
 
+// Where %globaltimer starts: 2023-11-14 22:13:20 UTC in nanoseconds since the Unix epoch (a real
+// part's global timer reads the wall clock, about 1.7e18 then). Fixed, so that runs are
+// deterministic; the simulated time of the launch is added to it.
+inline constexpr std::uint64_t kGlobalTimerStartNs = 1'700'000'000'000'000'000ull;
+
 class PtxKernel {
  public:
   PtxKernel(const isa::ptx::Program& program, GlobalMemory& memory, LaunchDims dims, std::vector<std::uint8_t> params,

@@ -36,10 +36,12 @@ using api::ErrorKind;
 
 const char* kUsage =
     "usage:\n"
-    "  kernsim run SPEC.json [--arch NAME | --device FILE] [--json] [--full] [--dump-buffers DIR]\n"
+    "  kernsim run SPEC.json [--arch NAME | --device FILE] [--json] [--full] [--check-all] [--dump-buffers DIR]\n"
     "                        [--max-instructions N] [--time-limit SECONDS] [--trace FILE] [--tier detailed|fast]\n"
     "                                  --tier fast: an analytical time from a functional sample of a few\n"
     "                                  CTAs, in milliseconds (NVIDIA parts; no outputs; docs/validation.md)\n"
+    "                                  --check-all runs the blocks sampling does not time (untimed), so a\n"
+    "                                  fault or endless loop in any block is found\n"
     "                                  --time-limit stops the simulation after SECONDS of wall time\n"
     "                                  (default 120, 0 for none; docs/limits.md)\n"
     "                                  --json adds `by_pc` (issues and stall cycles per instruction);\n"
@@ -73,7 +75,7 @@ struct Args {
   std::optional<double> range;
   std::optional<int> max_iterations;
   int threads = 0;
-  bool json = false, full = false, schema = false, no_launches = false;
+  bool json = false, full = false, check_all = false, schema = false, no_launches = false;
   std::uint64_t max_instructions = 0;
   api::CompileSettings compile;  // -I -D --std --flag, added to the spec's
   std::optional<double> time_limit;  // seconds; unset: api::kDefaultWallTimeLimitS
@@ -149,6 +151,7 @@ Args parse_args(int argc, char** argv, int first) {
     }
     else if (s == "--json") a.json = true;
     else if (s == "--full") a.full = true;
+    else if (s == "--check-all") a.check_all = true;
     else if (s == "--schema") a.schema = true;
     else if (s == "--time-limit") {
       std::string v = value("--time-limit");
@@ -173,6 +176,7 @@ int cmd_run(const Args& a) {
   spec.compile.add(a.compile);
   api::RunOptions opts;
   opts.full = a.full;
+  opts.check_all = a.check_all;
   if (a.dump_dir) opts.dump_dir = *a.dump_dir;
   if (a.trace) opts.trace_path = *a.trace;
   opts.max_instructions = a.max_instructions;
