@@ -62,13 +62,17 @@ REPO = os.path.abspath(os.path.join(HERE, "..", ".."))
 SPEC_DIR = os.path.join(HERE, "h200", "specs")
 CORPUS_SPEC_DIR = os.path.join(REPO, "tests", "kernels", "cuda", "specs")
 sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "h200"))
 import launch_inputs as li  # noqa: E402
+import ext_inputs  # noqa: E402  (issue 17's power-law CSR row pointers)
+import ext_reference  # noqa: E402  (numpy references of issue 17's launches)
 
 NVCC_CUBIN = ["-cubin", "-arch=sm_90a", "-O3"]
 NVCC_PTX = ["-ptx", "-arch=sm_90a", "-O3"]
 ACCUMULATING = {  # kernels whose outputs accumulate across launches (values do not change the timing)
     "reduce_atomic_f32", "reduce_shuffle_f32", "reduce_minmax_i32", "dot_f64", "histogram_global",
-    "histogram_shared", "saxpy_grid_stride",
+    "histogram_shared", "saxpy_grid_stride", "atomic_lines_f32", "atomic_lines_u32", "hist_pow_global",
+    "hist_pow_shared", "hist_pow_warpagg", "sum_shuffle_gs", "sum_shuffle_gs_f4", "sum_atomic",
 }
 
 
@@ -102,6 +106,8 @@ def ensure_input_files(specs):
             init = a.get("init", "")
             if isinstance(init, str) and init.startswith("file:"):
                 path = os.path.normpath(os.path.join(spec["_dir"], init[5:]))
+                if ext_inputs.ensure(path):
+                    continue
                 if not os.path.exists(path) and os.path.basename(path) == "csr_big.rowptr.i32.bin":
                     sys.path.insert(0, os.path.join(REPO, "tests", "kernels", "cuda"))
                     import gen_inputs
@@ -136,6 +142,18 @@ def compile_one(src, flags, ext, cache_dir, nvcc_ver):
     return out, None, time.time() - t0
 
 
+def ptxas_one(ptx, cache_dir):
+    """A PTX source (the Triton launches' PTX, kept in the repository) -> cubin with ptxas."""
+    with open(ptx, "rb") as f:
+        key = hashlib.sha256(f.read()).hexdigest()[:16]
+    cubin = os.path.join(cache_dir, f"{os.path.splitext(os.path.basename(ptx))[0]}-{key}.cubin")
+    if os.path.exists(cubin):
+        return {"cubin": cubin, "ptx": ptx, "error": None}
+    p = subprocess.run(["ptxas", "-arch=sm_90a", "-O3", ptx, "-o", cubin], capture_output=True, text=True)
+    return {"cubin": cubin if p.returncode == 0 else None, "ptx": ptx,
+            "error": None if p.returncode == 0 else f"ptxas: {p.stderr.strip()}\n"}
+
+
 def compile_from_ptx(sources, ptx_dir, cache_dir):
     """Measure the very PTX kernsim simulates: `ptx_dir/manifest.json` maps each source (relative
     to the repository) to the PTX `kernsim compile` produced for it; ptxas turns it into a cubin
@@ -145,6 +163,9 @@ def compile_from_ptx(sources, ptx_dir, cache_dir):
         manifest = json.load(f)
     res = {}
     for src in sources:
+        if src.endswith(".ptx"):
+            res[src] = ptxas_one(src, cache_dir)
+            continue
         rel = os.path.relpath(src, REPO)
         entry = manifest.get(rel)
         if entry is None:
@@ -165,7 +186,10 @@ def compile_all(sources, cache_dir, jobs, want_cubin=True):
     if ver is None:
         raise RuntimeError("nvcc not found on PATH")
     tasks = {}
+    ptx_sources = [src for src in sources if src.endswith(".ptx")]
+    sources = [src for src in sources if not src.endswith(".ptx")]
     with cf.ThreadPoolExecutor(max_workers=jobs) as ex:
+        ptx_done = {src: ex.submit(ptxas_one, src, cache_dir) for src in ptx_sources} if want_cubin else {}
         for src in sources:
             tasks[(src, "ptx")] = ex.submit(compile_one, src, NVCC_PTX, "ptx", cache_dir, ver)
             if want_cubin:
@@ -178,6 +202,10 @@ def compile_all(sources, cache_dir, jobs, want_cubin=True):
                 res[src]["error"] = (res[src]["error"] or "") + f"nvcc {kind}: {err}\n"
             elif dt:
                 log(f"  compiled {os.path.relpath(src, REPO)} -> {kind} in {dt:.1f} s")
+        for src, fut in ptx_done.items():
+            res[src] = fut.result()
+        for src in ptx_sources:
+            res.setdefault(src, {"cubin": None, "ptx": src, "error": None})
     return res
 
 
@@ -389,6 +417,8 @@ def main():
     ap.add_argument("--tag", default="", help="suffix of the output files (validation_measured<tag>.csv)")
     ap.add_argument("--no-compile", action="store_true", help="with --dry-run: skip nvcc")
     ap.add_argument("--no-corpus-check", action="store_true", help="skip the correctness corpus on the GPU")
+    ap.add_argument("--no-check", action="store_true", help="skip the numpy checks of the launches' outputs")
+    ap.add_argument("--ext-only", action="store_true", help="only the launches issue 17 added (h200/ext_specs.py)")
     ap.add_argument("--self-test", action="store_true", help="check the init port against the C++ golden digests")
     a = ap.parse_args()
 
@@ -399,6 +429,10 @@ def main():
     t_start = time.time()
     os.makedirs(a.out, exist_ok=True)
     specs = load_specs(a.specs, a.only)
+    if a.ext_only:
+        import ext_specs
+        keep = set(ext_specs.ids())
+        specs = [sp for sp in specs if sp["id"] in keep]
     if not specs:
         log("no specs matched")
         return 2
@@ -467,6 +501,8 @@ def main():
     flush = make_flush(cp, a.flush_mib << 20)
     pool = cp.get_default_memory_pool()
     csv_rows = []
+    checker = cf.ThreadPoolExecutor(max_workers=4)  # numpy checks run beside the GPU timing
+    pending, futures = [], {}
     for i, spec in enumerate(specs, 1):
         sid = spec["id"]
         if sid in errors:
@@ -486,11 +522,22 @@ def main():
             build_s = time.time() - t0
             func = modules[source_of(spec)].get_function(spec["kernel"])
             # budget: estimate this spec's cost from one launch, shrink reps if the run would overrun
+            dyn = int(spec.get("dynamic_shared_bytes", 0))
+            if dyn > 48 * 1024:
+                func.max_dynamic_shared_size_bytes = dyn
+            checked = ext_reference.has_check(spec) and not a.no_check
+            if checked:  # the first launch, from the initial buffers, is the one checked against numpy
+                ins = [cp.asnumpy(x) if isinstance(x, cp.ndarray) else x.item() for x in args]
             t1 = time.time()
-            func(li.dims3(spec["grid"]), li.dims3(spec["block"]), tuple(args),
-                 shared_mem=int(spec.get("dynamic_shared_bytes", 0)))
+            func(li.dims3(spec["grid"]), li.dims3(spec["block"]), tuple(args), shared_mem=dyn)
             cp.cuda.Device().synchronize()
             one = time.time() - t1
+            if checked:
+                outs = [cp.asnumpy(x) if isinstance(x, cp.ndarray) else None for x in args]
+                while len(pending) >= 6:  # bound the host copies held by checks in flight
+                    pending.pop(0)[1].result()
+                pending.append((sid, checker.submit(ext_reference.check, spec, ins, outs)))
+                del ins, outs
             left = a.budget_s - elapsed
             if left < remaining * (a.reps + a.warmup) * (one + 2e-4):
                 reps = max(10, int(left / max(remaining, 1) / (one + 2e-4)) - a.warmup)
@@ -510,6 +557,8 @@ def main():
             log(f"[{i:3d}/{len(specs)} +{time.time() - t_start:6.1f}s] {sid}: median {st['median_us']:.2f} us "
                 f"(min {st['min_us']:.2f}, p10 {st['p10_us']:.2f}, p90 {st['p90_us']:.2f}, n {st['n']}){extra}")
             csv_rows.append([sid] + [f"{st[k]:.3f}" for k in ("median_us", "min_us", "p10_us", "p90_us")] + [st["n"]])
+            if checked:
+                futures[sid] = pending[-1][1]
             del args
         except Exception as e:  # noqa: BLE001 -- record and go on
             errors[sid] = f"{type(e).__name__}: {e}"
@@ -520,6 +569,26 @@ def main():
     del flush
     pool.free_all_blocks()
     smi_after = nvidia_smi()
+    # outputs against numpy: a launch whose output is wrong keeps its record but leaves the CSV
+    check_lines, check_fail = [], 0
+    for rec in results:
+        fut = futures.get(rec["id"])
+        if fut is None:
+            continue
+        res = fut.result()
+        rec["check"] = {"ok": bool(res[0]), "message": res[1]}
+        check_lines.append(f"{'PASS' if res[0] else 'FAIL'} {rec['id']}: {res[1]}")
+        if not res[0]:
+            check_fail += 1
+            errors[rec["id"]] = "output check failed: " + res[1]
+            csv_rows = [r for r in csv_rows if r[0] != rec["id"]]
+            log(f"FAIL {rec['id']}: {res[1]}")
+    checker.shutdown()
+    if check_lines:
+        check_lines.append(f"{len(check_lines) - check_fail} passed, {check_fail} failed")
+        with open(os.path.join(a.out, f"validation_checks{a.tag}.txt"), "w") as f:
+            f.write("\n".join(check_lines) + "\n")
+        log(f"output checks: {check_lines[-1]}")
 
     with open(os.path.join(a.out, f"validation_measured{a.tag}.csv"), "w", newline="") as f:
         w = csv.writer(f)

@@ -27,6 +27,9 @@ SRC = "../../../../tests/kernels/cuda/"  # from specs/ to the corpus sources
 sys.path.insert(0, os.path.join(REPO, "tests", "kernels", "cuda"))
 import gen_inputs  # noqa: E402  (for the CSR size)
 
+sys.path.insert(0, HERE)
+import ext_specs  # noqa: E402  (issue 17's launches)
+
 
 def cdiv(a, b):
     return (a + b - 1) // b
@@ -53,7 +56,8 @@ def all_specs():
     S = []
 
     def add(id_, src, kernel, grid, block, args, family, notes, flops=None, min_bytes=None, dyn=0):
-        d = {"spec_version": 1, "id": id_, "family": family, "source": SRC + src, "kernel": kernel,
+        d = {"spec_version": 1, "id": id_, "family": family, "source": src if src.startswith("../") else SRC + src,
+             "kernel": kernel,
              "grid": list(grid), "block": list(block)}
         if dyn:
             d["dynamic_shared_bytes"] = dyn
@@ -287,6 +291,10 @@ def all_specs():
             [buf("u32", n, f"randint:0:{n - 1}"), buf("u32", T), sc("i32", 2048), sc("i32", n)], "latency",
             f"ladder=chase;variant={k}; one warp per SM, 2048 dependent loads per thread over a random map of "
             f"{tag} (random functional graph: trajectories merge, so the touched set is smaller)", None, None)
+
+    # ------------------------------------------------------- issue 17's additions (ext_specs.py)
+    ext_specs.cuda_specs(add, buf, sc)
+    ext_specs.triton_specs(S.append)
     return S
 
 
