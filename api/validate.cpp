@@ -101,7 +101,7 @@ double pearson(const std::vector<double>& a, const std::vector<double>& b) {
 }  // namespace
 
 ValidationSummary validate(const fs::path& dir, const fs::path& csv, const device::DeviceSpec& dev, int threads,
-                           const std::string& only) {
+                           const std::string& only, double wall_time_limit_s) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) throw Error(ErrorKind::Io, "validation directory not found: " + dir.string());
   auto measured = read_measured(csv);
@@ -134,7 +134,9 @@ ValidationSummary validate(const fs::path& dir, const fs::path& csv, const devic
       r.measured_us = j.meas;
       auto t0 = std::chrono::steady_clock::now();
       try {
-        RunResult rr = run_launch(j.spec, dev, {});
+        RunOptions opts;
+        if (wall_time_limit_s >= 0) opts.wall_time_limit_s = wall_time_limit_s;
+        RunResult rr = run_launch(j.spec, dev, opts);
         r.predicted_us = rr.time_us;
         r.error = (rr.time_us - j.meas) / j.meas;
         r.extrapolated = rr.report_json.find("\"extrapolated\": true") != std::string::npos;

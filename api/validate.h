@@ -33,8 +33,11 @@ struct ValidationSummary {
   double median_sim_seconds = 0, max_sim_seconds = 0;
 };
 
+// wall_time_limit_s: per launch, as `kernsim run --time-limit` (0: none; a negative value: the
+// default, api::kDefaultWallTimeLimitS).
 ValidationSummary validate(const std::filesystem::path& dir, const std::filesystem::path& measured_csv,
-                           const device::DeviceSpec& dev, int threads, const std::string& only = "");
+                           const device::DeviceSpec& dev, int threads, const std::string& only = "",
+                           double wall_time_limit_s = -1);
 
 std::string to_text(const ValidationSummary& s);
 std::string to_json(const ValidationSummary& s, const std::string& arch);
