@@ -103,7 +103,7 @@ double pearson(const std::vector<double>& a, const std::vector<double>& b) {
 }  // namespace
 
 ValidationSummary validate(const fs::path& dir, const fs::path& csv, const device::DeviceSpec& dev, int threads,
-                           const std::string& only, Tier tier) {
+                           const std::string& only, Tier tier, double wall_time_limit_s) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) throw Error(ErrorKind::Io, "validation directory not found: " + dir.string());
   auto measured = read_measured(csv);
@@ -141,6 +141,7 @@ ValidationSummary validate(const fs::path& dir, const fs::path& csv, const devic
       try {
         RunOptions ro;
         ro.tier = tier;
+        if (wall_time_limit_s >= 0) ro.wall_time_limit_s = wall_time_limit_s;
         RunResult rr = run_launch(j.spec, dev, ro);
         r.predicted_us = rr.time_us;
         if (tier == Tier::Fast) r.fast_report = rr.report_json;

@@ -38,9 +38,11 @@ struct ValidationSummary {
   Tier tier = Tier::Detailed;
 };
 
+// wall_time_limit_s: per launch, as `kernsim run --time-limit` (0: none; a negative value: the
+// default, api::kDefaultWallTimeLimitS).
 ValidationSummary validate(const std::filesystem::path& dir, const std::filesystem::path& measured_csv,
                            const device::DeviceSpec& dev, int threads, const std::string& only = "",
-                           Tier tier = Tier::Detailed);
+                           Tier tier = Tier::Detailed, double wall_time_limit_s = -1);
 
 std::string to_text(const ValidationSummary& s);
 std::string to_json(const ValidationSummary& s, const std::string& arch);

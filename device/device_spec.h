@@ -194,6 +194,7 @@ struct L2Cache : Cache {
   double write_sector_cost = 0;          // a whole sector written
   double partial_write_sector_cost = 0;  // part of a sector written (merge in L2)
   double atomic_ops_per_cycle = 0; // per slice: atomic sector requests (distinct addresses) per cycle
+  std::int64_t atomic_unit_bytes = 0;  // NVIDIA: aligned address span one slice's atomic unit owns (0: one line)
   double atomic_same_address_cycles = 0;  // per extra integer operation on one address (serialised)
   double atomic_float_same_address_cycles = 0;  // the same for floating-point atomics
   double atomic_latency_cycles = 0;      // issue to result of one atomic, unloaded

@@ -213,6 +213,7 @@ std::vector<Field> build_schema() {
   D("l2.write_sector_cost", "sector reads", kBoth, true, "throughput cost of writing a whole sector", [](DeviceSpec& d) -> double& { return d.l2.write_sector_cost; });
   D("l2.partial_write_sector_cost", "sector reads", kBoth, true, "throughput cost of writing part of a sector", [](DeviceSpec& d) -> double& { return d.l2.partial_write_sector_cost; });
   D("l2.atomic_ops_per_cycle", "requests/cycle", kBoth, true, "atomic sector requests (distinct addresses) per cycle per slice", [](DeviceSpec& d) -> double& { return d.l2.atomic_ops_per_cycle; });
+  I("l2.atomic_unit_bytes", "bytes", kNv, false, "aligned address span owned by one slice's atomic unit: spans of this many bytes go round the slices (absent: one line)", [](DeviceSpec& d) -> std::int64_t& { return d.l2.atomic_unit_bytes; });
   D("l2.atomic_same_address_cycles", "cycles", kBoth, true, "cycles per additional integer atomic on one address (serialised)", [](DeviceSpec& d) -> double& { return d.l2.atomic_same_address_cycles; });
   D("l2.atomic_float_same_address_cycles", "cycles", kBoth, true, "cycles per additional floating-point atomic on one address", [](DeviceSpec& d) -> double& { return d.l2.atomic_float_same_address_cycles; });
   D("l2.atomic_latency_cycles", "cycles", kBoth, true, "issue-to-result latency of one global atomic, unloaded", [](DeviceSpec& d) -> double& { return d.l2.atomic_latency_cycles; });
@@ -600,6 +601,9 @@ void check_model_limits(const DeviceSpec& d) {
   count("l2.instances", d.l2.instances, "the part has an L2");
   count("l2.slices", d.l2.slices, "lines are spread over the slices");
   rate("l2.atomic_ops_per_cycle", d.l2.atomic_ops_per_cycle, "the atomic units' throughput");
+  if (d.l2.atomic_unit_bytes < 0 || (d.l2.atomic_unit_bytes > 0 && d.l2.line_bytes > 0 && d.l2.atomic_unit_bytes % d.l2.line_bytes != 0))
+    reject("l2.atomic_unit_bytes", "must be a positive multiple of l2.line_bytes (" + std::to_string(d.l2.line_bytes) + "), got " +
+                                       std::to_string(d.l2.atomic_unit_bytes));
   if (!nv) {
     if (d.l1.line_bytes != d.l2.line_bytes)
       reject("l1.line_bytes", "must equal l2.line_bytes (" + std::to_string(d.l2.line_bytes) + "): the AMD model moves whole lines between them, got " +

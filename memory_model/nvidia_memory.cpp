@@ -23,6 +23,7 @@ NvMemorySystem::NvMemorySystem(const device::DeviceSpec& d, int num_sms, std::ui
   same_addr_cycles_ = d.l2.atomic_same_address_cycles / share;
   float_same_addr_cycles_ = d.l2.atomic_float_same_address_cycles / share;
   atomic_lat_ = d.l2.atomic_latency_cycles;
+  atomic_span_ = static_cast<std::uint64_t>(d.l2.atomic_unit_bytes > 0 ? d.l2.atomic_unit_bytes : d.l1.line_bytes);
   burst_ = static_cast<std::uint32_t>(d.dram.access_bytes);
   const double peak_bytes_per_cycle = d.dram.bandwidth_gbps * 1e9 / (d.clocks.core_mhz * 1e6);
   dram_ = CalendarServer(peak_bytes_per_cycle * share);
@@ -311,10 +312,12 @@ MemTiming NvMemorySystem::global(int sm, double t, const std::uint64_t* addrs, s
     if (kind == Access::Load) l1.set_ready(e.line, need, done);
     if (atomic) {
       // The L2 slice owning the line performs the operations once the data is there: one
-      // request per 32-byte sector; operations on the same address serialise.
+      // request per 32-byte sector; operations on the same address serialise. A slice's atomic
+      // unit owns aligned spans of l2.atomic_unit_bytes (several lines on the H200): lines in one
+      // span share its throughput.
       const double in_l2 = std::max(start, done - l2_lat_);
       done = std::max(done, l2_write(in_l2, e.line, need, nullptr, need, false).second - 0.5 * l2_lat_);
-      CalendarServer& unit = atomic_units_[static_cast<std::size_t>((e.line / line_) % atomic_units_.size())];
+      CalendarServer& unit = atomic_units_[static_cast<std::size_t>((e.line / atomic_span_) % atomic_units_.size())];
       const double per_same = kind == Access::AtomicFloat ? float_same_addr_cycles_ : same_addr_cycles_;
       for (std::uint32_t sm_ = need; sm_;) {
         const int sidx = std::countr_zero(sm_);

@@ -126,6 +126,7 @@ class NvMemorySystem {
   std::vector<CalendarServer> atomic_units_;  // per L2 slice
   std::vector<MissSlots> slots_;  // per SM: its outstanding-line slots (l1.max_outstanding_lines)
   double atomic_lat_ = 0, float_same_addr_cycles_ = 0;
+  std::uint64_t atomic_span_ = 0;  // bytes of address space one atomic unit owns (l2.atomic_unit_bytes, else a line)
   std::uint32_t burst_ = 64;  // HBM access granule
   MemCounters c_;
   std::uint32_t last_units_ = 0;

@@ -540,7 +540,7 @@ def main():
                 del ins, outs
             left = a.budget_s - elapsed
             if left < remaining * (a.reps + a.warmup) * (one + 2e-4):
-                reps = max(10, int(left / max(remaining, 1) / (one + 2e-4)) - a.warmup)
+                reps = min(a.reps, max(10, int(left / max(remaining, 1) / (one + 2e-4)) - a.warmup))
                 if reps < a.reps:
                     log(f"  budget: {sid} gets {reps} timed launches instead of {a.reps}")
             samples, _ = time_spec(cp, spec, func, args, flush, reps, a.warmup)

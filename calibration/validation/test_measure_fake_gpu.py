@@ -162,7 +162,7 @@ def main():
     sys.argv = ["measure_h200.py", "--out", out, "--only", "*_1024", "--only", "copy_f32x4_32M",
                 "--only", "spmv_vector_500k", "--only", "half_axpby_16M", "--only", "*block_sum*",
                 "--only", "tr_add_f32_4M", "--only", "tr_transpose_f32_3000x5000",
-                "--only", "atomic_u32_256addr_8lines_16M", "--reps", "5", "--flush-mib", "1",
+                "--only", "atomic_u32_256addr_8lines_16M", "--reps", "5", "--flush-mib", "1", "--budget-s", "1e9",
                 "--cache-dir", os.path.join(tempfile.gettempdir(), "kernsim-fake-h200-cubins")]
     rc = measure_h200.main()
     problems = []

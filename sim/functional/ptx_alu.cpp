@@ -672,10 +672,12 @@ void PtxCta::Impl::exec_alu(Warp& w, const Inst& in, std::uint32_t m) {
         else if (in.op == Op::Or) map2<std::uint64_t>(*this, w, in, m, [](std::uint64_t a, std::uint64_t b) { return a | b; });
         else map2<std::uint64_t>(*this, w, in, m, [](std::uint64_t a, std::uint64_t b) { return a ^ b; });
       } else {
-        if (in.op == Op::And) map2<std::uint32_t>(*this, w, in, m, [](std::uint32_t a, std::uint32_t b) { return a & b; });
-        else if (in.op == Op::Or) map2<std::uint32_t>(*this, w, in, m, [](std::uint32_t a, std::uint32_t b) { return a | b; });
-        else map2<std::uint32_t>(*this, w, in, m, [](std::uint32_t a, std::uint32_t b) { return a ^ b; });
-        if (ty_bits(t) == 16) map1<std::uint32_t>(*this, w, in, m, [](std::uint32_t a) { return a & 0xffffu; });
+        // 8/16-bit operands live in 32-bit rows: keep the result to the type's width (masking
+        // the result, not re-reading the first source, which would overwrite it)
+        const std::uint32_t keep = ty_bits(t) >= 32 ? 0xffffffffu : (1u << ty_bits(t)) - 1;
+        if (in.op == Op::And) map2<std::uint32_t>(*this, w, in, m, [keep](std::uint32_t a, std::uint32_t b) { return (a & b) & keep; });
+        else if (in.op == Op::Or) map2<std::uint32_t>(*this, w, in, m, [keep](std::uint32_t a, std::uint32_t b) { return (a | b) & keep; });
+        else map2<std::uint32_t>(*this, w, in, m, [keep](std::uint32_t a, std::uint32_t b) { return (a ^ b) & keep; });
       }
       return;
     }

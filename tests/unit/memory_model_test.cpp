@@ -283,6 +283,33 @@ TEST_F(NvMemory, SameAddressAtomicsSerialise) {
   EXPECT_NEAR(all - one, 31 * dev.l2.atomic_same_address_cycles, 1.0);
 }
 
+// A slice's atomic unit owns aligned spans of l2.atomic_unit_bytes: warps adding to 32 words of
+// one line, alternating between two lines, finish about twice as late when the lines share a
+// span as when they are a span apart (the H200: 32 consecutive lines reach 7x the one-line
+// rate, not 32x). Without the key a unit owns one line, and the two lines never share.
+TEST_F(NvMemory, AtomicsOnLinesOfOneSpanShareAUnit) {
+  auto finish = [&](std::int64_t span_bytes, std::uint64_t second_line) {
+    auto d = dev;
+    d.l2.atomic_unit_bytes = span_bytes;
+    mem::NvMemorySystem s(d, 16, 128 * 1024);
+    std::uint64_t a[32];
+    double last = 0;
+    for (int rep = 0; rep < 64; ++rep)
+      for (std::uint64_t base : {std::uint64_t{0x7000'0000'0000}, 0x7000'0000'0000 + second_line}) {
+        for (int l = 0; l < 32; ++l) a[l] = base + 4 * static_cast<std::uint64_t>(l);
+        last = std::max(last, s.global(rep % 16, 5000, a, ~0u, 4, Access::Atomic).done);
+      }
+    return last - 5000;
+  };
+  const double shared = finish(512, 128), apart = finish(512, 512), own_line = finish(0, 128);
+  // 128 requests of 4 sectors on one unit at l2.atomic_ops_per_cycle, against 64 on each of two
+  const double unit_work = 128 * 4 / dev.l2.atomic_ops_per_cycle;
+  EXPECT_GT(shared, unit_work);
+  EXPECT_LT(apart, 0.6 * unit_work + dev.l2.atomic_latency_cycles + dev.l2.hit_latency_cycles + 200);
+  EXPECT_GT(shared - apart, 0.4 * unit_work);
+  EXPECT_NEAR(own_line, apart, 1.0);
+}
+
 // The bank count comes from the device file, not from an array in the model: with 128 banks a
 // warp reading every 32nd word touches 4 banks, 8 words each (32 banks: 1 bank, 32 words).
 TEST_F(NvMemory, BankCountComesFromTheDeviceFile) {

@@ -231,6 +231,28 @@ TEST(PtxTable, APredicateImmediateIsTrueWhenNotZero) {
   for (int t = 0; t < 32; ++t) EXPECT_EQ(v[static_cast<std::size_t>(t)], 1u + 2u + 8u) << "thread " << t;
 }
 
+// 16-bit and/or/xor compute on both operands (Triton packs mask bits with selp/shl/or/and.b16):
+// the result once came out as the first operand.
+TEST(PtxTable, SixteenBitLogicUsesBothOperands) {
+  const auto v = run(R"(
+    setp.lt.u32 %p1, %r14, 100;
+    selp.b16 %h1, -1, 0, %p1;
+    shl.b16 %h2, %h1, 3;
+    selp.b16 %h3, 1, 0, %p1;
+    or.b16 %h4, %h2, %h3;
+    and.b16 %h5, %h4, 3;
+    xor.b16 %h6, %h2, %h1;
+    cvt.u32.u16 %r1, %h4;
+    cvt.u32.u16 %r2, %h5;
+    cvt.u32.u16 %r3, %h6;
+    shl.b32 %r1, %r1, 8;
+    shl.b32 %r3, %r3, 4;
+    or.b32 %r9, %r1, %r2;
+    or.b32 %r9, %r9, %r3;)", 32);
+  // or: 0xfff8 | 1 = 0xfff9; and: 0xfff9 & 3 = 1; xor: 0xfff8 ^ 0xffff = 7
+  for (int t = 0; t < 32; ++t) EXPECT_EQ(v[static_cast<std::size_t>(t)], (0xfff9u << 8) | 1u | (7u << 4)) << "thread " << t;
+}
+
 // elect.sync d|p, membermask among the lanes a branch left active: lanes 0, 4, 8, ... of each
 // warp skip it; the result is leader lane id + 1000 in the leader.
 const char* kElect = R"(

@@ -50,7 +50,7 @@ const char* kUsage =
     "  compile options (run, compile, list; added to the spec's `compile`):\n"
     "    -I DIR  -D NAME[=VALUE]  --std c++20  --flag X\n"
     "  kernsim validate DIR [--arch NAME | --device FILE] [--measured CSV] [--json] [--threads N]\n"
-    "                        [--only SUBSTRING] [--tier detailed|fast]\n"
+    "                        [--only SUBSTRING] [--tier detailed|fast] [--time-limit SECONDS]\n"
     "                                  predicted vs measured times for every launch spec under DIR\n"
     "  kernsim calibrate MEASUREMENT.json --base NAME|FILE [-o OUT.yaml] [--params KEY,KEY...]\n"
     "                        [--specs DIR] [--range F] [--max-iterations N] [--threads N] [--no-launches]\n"
@@ -194,7 +194,8 @@ int cmd_validate(const Args& a) {
   std::string csv = a.measured ? *a.measured
                                : (api::data_dir() / "calibration" / "data" / dev.name / "validation_measured.csv").string();
   int threads = a.threads > 0 ? a.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  auto s = api::validate(a.positional[0], csv, dev, threads, a.only.value_or(""), a.tier ? api::parse_tier(*a.tier, "--tier") : api::Tier::Detailed);
+  auto s = api::validate(a.positional[0], csv, dev, threads, a.only.value_or(""), a.tier ? api::parse_tier(*a.tier, "--tier") : api::Tier::Detailed,
+                         a.time_limit.value_or(-1));
   if (a.json) std::cout << api::to_json(s, dev.name) << "\n";
   else std::cout << api::to_text(s);
   return 0;

@@ -14,7 +14,7 @@ export PYTHONUNBUFFERED=1
 PY=python3
 [ -x /opt/torch/.venv/bin/python3 ] && PY=/opt/torch/.venv/bin/python3
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu --format=csv > "$OUT/smi.txt" 2>&1
-timeout 420 $PY calibration/validation/measure_h200.py --out "$OUT" --ptx-dir calibration/validation/h200/ptx_clang \
+timeout 400 $PY calibration/validation/measure_h200.py --out "$OUT" --ptx-dir calibration/validation/h200/ptx_clang \
   --tag _clang --no-corpus-check --budget-s 330 --cache-dir /tmp/kernsim_ext_cubins > "$OUT/run.log" 2>&1
 echo "measure exit $?"
 grep -v "^  compiled" "$OUT/run.log" | grep -E "ERROR|FAIL|budget|done in|output checks" | head -40
@@ -30,7 +30,7 @@ done
 METRICS=gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sectors_op_read.sum,lts__t_sectors_op_write.sum,lts__t_sectors_op_atom.sum,lts__t_sectors_op_red.sum,lts__t_sector_hit_rate.pct,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum,l1tex__t_sector_hit_rate.pct,smsp__inst_executed.sum,sm__warps_active.avg.pct_of_peak_sustained_active,sm__cycles_elapsed.avg,l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum
 NCU=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu /usr/local/cuda/bin/ncu 2>/dev/null | head -1)
 if [ -n "$NCU" ]; then
-  timeout 150 "$NCU" --clock-control none --target-processes all -k 'regex:^(?!cupy|_fill|kernsim_flush)' \
+  timeout 140 "$NCU" --clock-control none --target-processes all -k 'regex:^(?!cupy|_fill|kernsim_flush)' \
     --metrics "$METRICS" --csv $PY calibration/validation/measure_h200.py --out "$OUT/ncu_run" \
     --ptx-dir calibration/validation/h200/ptx_clang --tag _ncu --no-corpus-check --no-check --reps 1 --warmup 0 \
     --cache-dir /tmp/kernsim_ext_cubins $ONLY > "$OUT/ncu_ext.csv" 2> "$OUT/ncu_stderr.txt"
