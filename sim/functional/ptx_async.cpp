@@ -288,7 +288,8 @@ std::uint64_t mbar_operand(PtxCta::Impl& c, Warp& w, const Inst& in, int l) {
 
 // complete_tx of `bytes` on the mbarrier at `addr`: the destination CTA's barrier (a
 // shared::cluster address when `cluster`, else one of the own CTA's shared memory).
-void complete_tx_at(PtxCta::Impl& c, Warp& w, const Inst& in, int l, std::uint64_t addr, bool cluster, std::uint64_t bytes) {
+void complete_tx_at(PtxCta::Impl& c, Warp& w, const Inst& in, int l, std::uint64_t addr, bool cluster,
+                    std::uint64_t bytes) {
   Inst m = in;
   m.op = Op::MbarCompleteTx;
   m.addr = {P::AddrBase::Absolute, {}, static_cast<std::int64_t>(addr)};

@@ -242,7 +242,8 @@ TEST(Tma, AMulticastLoadFillsEveryCtaOfTheMaskAndCompletesEachOnesBarrier) {
     for (int rank = 0; rank < 2; ++rank)
       for (int y = 0; y < 8; ++y)
         for (int x = 0; x < 16; ++x)
-          ASSERT_EQ(out[rank * 128 + y * 16 + x], src[(10 + y) * 40 + 4 + x]) << "rank " << rank << " (" << x << "," << y << ")";
+          ASSERT_EQ(out[rank * 128 + y * 16 + x], src[(10 + y) * 40 + 4 + x])
+              << "rank " << rank << " (" << x << "," << y << ")";
     EXPECT_GT(r.time_us, 0.0);
   }
 }
