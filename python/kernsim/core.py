@@ -429,8 +429,7 @@ def launch(kernel: Kernel, grid, block, args: Sequence[Any], *, arch: str | None
     p = _PreparedLaunch(kernel, grid, block, args, arch=arch, device_file=device_file, full=full,
                         keep_outputs=keep_outputs, dynamic_shared_bytes=dynamic_shared_bytes,
                         max_instructions=max_instructions, wall_time_limit_s=wall_time_limit_s, flops=flops,
-                        min_bytes=min_bytes, cluster=cluster, cluster_nonportable=cluster_nonportable, tier=tier)
-                        min_bytes=min_bytes, cluster=cluster, cluster_nonportable=cluster_nonportable,
+                        min_bytes=min_bytes, cluster=cluster, cluster_nonportable=cluster_nonportable, tier=tier,
                         check_all=check_all)
     return p.result(_core.run_jobs([p.job], 1)[0])
 
