@@ -165,8 +165,9 @@ def _pch_argv(kind: str, target: str | None = None) -> list[str]:
     cccl = cuda_path() / "include" / "cccl"
     if cccl.is_dir():
         argv += ["-isystem", str(cccl)]
-    for d in include_dirs():
-        argv += ["-I", str(d)]
+    argv += ["-I", str(include_dirs()[0])]
+    for d in include_dirs()[1:]:
+        argv.append(f"-isystem{d}")
     argv += ["-DTORCH_API_INCLUDE_EXTENSION_H", "-std=c++20", "-w"]
     return argv
 
@@ -294,8 +295,12 @@ def build(name: str, cpp_sources: list[str], cuda_sources: list[str], *, functio
             dev_pch = precompiled_prelude("device", target) if target.startswith("sm_") and plain else None
             # -Xclang=: kernsim takes flags that start with "-" only
             pre = ["-Xclang=-include-pch", f"-Xclang={dev_pch}"] if dev_pch else ["-include" + prelude]
-            dev_flags = pre + ["-w"] + [f for f in cuda_keep if not f.startswith("-D") and not f.startswith("-I")]
-            dev_incs = include_dirs() + [Path(p) for p in inc_extra] + \
+            # PyTorch's, Python's and CCCL's headers are system headers (-isystem): the host-read
+            # policy checks the candidate's own includes and leaves trusted installations alone
+            # (CCCL's thrust includes computed header names, which it would refuse)
+            dev_flags = pre + ["-w"] + [f for f in cuda_keep if not f.startswith("-D") and not f.startswith("-I")] + \
+                [f"-isystem{p}" for p in include_dirs()[1:]]
+            dev_incs = include_dirs()[:1] + [Path(p) for p in inc_extra] + \
                 [Path(f[2:]) for f in cuda_keep if f.startswith("-I")]
             jobs.append(("device", ex.submit(kcompile, str(cu), arch, device_file=device_file, flags=dev_flags,
                                              include_dirs=[str(p) for p in dev_incs], std="c++20",
