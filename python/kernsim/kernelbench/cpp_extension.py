@@ -177,7 +177,10 @@ def precompiled_prelude(kind: str, target: str | None = None) -> Path | None:
     per (runtime sources, PyTorch, clang); None when clang cannot (the compile then includes the
     prelude as text: slower, same result)."""
     rt = build_runtime()
-    out = rt.parent / (f"prelude_{kind}{'_' + target if target else ''}.pch")
+    # the file name carries the flags it is built with (a change of flags is a new file); the
+    # runtime folder already stands for the prelude's content, PyTorch and clang
+    flags_id = hashlib.sha256("\0".join(_pch_argv(kind, target)).encode()).hexdigest()[:12]
+    out = rt.parent / (f"prelude_{kind}{'_' + target if target else ''}_{flags_id}.pch")
     if out.exists():
         return out
     bad = Path(str(out) + ".failed")
@@ -187,7 +190,9 @@ def precompiled_prelude(kind: str, target: str | None = None) -> Path | None:
         if out.exists():
             return out
         tmp = Path(f"{out}.tmp{os.getpid()}")
-        argv = [clang(), *_pch_argv(kind, target)]
+        # -fno-pch-timestamp: reinstalling the package (new mtimes, same content) must not make
+        # every later compile fail with "has been modified since the precompiled header"
+        argv = [clang(), *_pch_argv(kind, target), "-Xclang", "-fno-pch-timestamp"]
         if kind == "cuda_host":
             argv += ["-Xclang", "-emit-pch", "-c"]
         elif kind == "device":
