@@ -32,7 +32,7 @@ REPO = os.path.abspath(os.path.join(HERE, "..", ".."))
 
 
 def evaluate(ref, cand, arch, timeout):
-    env = dict(os.environ, PYTHONPATH=os.path.join(REPO, "python") + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    env = dict(os.environ)  # the installed package (scripts/install-python.sh): the source tree has no _core
     t0 = time.time()
     try:
         p = subprocess.run([sys.executable, "-m", "kernsim.kernelbench", ref, cand, "--arch", arch, "--json"],
