@@ -311,7 +311,10 @@ class Runtime:
             meta.update(num_warps=num_warps, num_stages=num_stages)
             grid = grid(meta)
         grid = tuple(int(g) for g in (grid if isinstance(grid, (tuple, list)) else (grid,)))
-        self.simulate(k, grid, None, values, stream=self._stream, label=jit.__name__, source="triton")
+        # the shared memory Triton's launcher asks for (its metadata's `shared`): a kernel with
+        # tl.sum/tl.max or a dot needs it, and declares none itself
+        shmem = int((getattr(m, "extra", None) or {}).get("triton", {}).get("shared", 0) or 0)
+        self.simulate(k, grid, None, values, shmem=shmem, stream=self._stream, label=jit.__name__, source="triton")
         if ignored:
             self.errors.append(f"note: Triton launch options ignored by kernsim: {', '.join(sorted(ignored))}")
         return None
