@@ -95,7 +95,9 @@ def _run_child(req: dict, time_limit_s: float) -> dict:
         if rs.exists():
             res = json.loads(rs.read_text())
         else:
-            tail = log.read_text(errors="replace")[-3000:] if log.exists() else ""
+            # the reason a process aborts comes first (terminate called after ...), the stack after it
+            text = log.read_text(errors="replace") if log.exists() else ""
+            tail = text if len(text) <= 3000 else text[:1200] + "\n[...]\n" + text[-1800:]
             if rc is None:
                 why = f"the evaluation did not finish within its {time_limit_s:.0f} s limit (stage: {stage})"
             elif rc < 0:

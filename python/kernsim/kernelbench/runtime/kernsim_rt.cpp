@@ -43,13 +43,27 @@ void unregister_range(void* p) {
 
 // Wraps PyTorch's CPU allocator: every CPU tensor's storage is registered (so that a raw
 // pointer a kernel receives maps to its allocation) and, while filling is on, prefilled with NaN.
-struct Held {
-  c10::DataPtr inner;
-};
-void delete_held(void* ctx) {
-  auto* h = static_cast<Held*>(ctx);
-  unregister_range(h->inner.get());
-  delete h;
+// The DataPtr's context is its data and its deleter one function (raw_deleter), as PyTorch's
+// raw_allocate/raw_deallocate require (CPU kernels such as GELU's use them for scratch); the
+// inner allocator's DataPtr is kept by address until then.
+std::mutex& held_mu() {
+  static std::mutex m;
+  return m;
+}
+std::unordered_map<void*, c10::DataPtr>& held() {
+  static std::unordered_map<void*, c10::DataPtr> h;
+  return h;
+}
+void delete_by_ptr(void* p) {
+  c10::DataPtr inner;  // freed when this returns
+  {
+    std::lock_guard<std::mutex> l(held_mu());
+    auto it = held().find(p);
+    if (it == held().end()) return;
+    inner = std::move(it->second);
+    held().erase(it);
+  }
+  unregister_range(p);
 }
 
 class RegisteringAllocator final : public c10::Allocator {
@@ -61,9 +75,13 @@ class RegisteringAllocator final : public c10::Allocator {
     if (!p) return d;
     if (g_fill) std::memset(p, 0xFF, n);
     register_range(p, n);
-    auto* h = new Held{std::move(d)};
-    return c10::DataPtr(p, h, &delete_held, c10::Device(c10::DeviceType::CPU));
+    {
+      std::lock_guard<std::mutex> l(held_mu());
+      held().emplace(p, std::move(d));
+    }
+    return c10::DataPtr(p, p, &delete_by_ptr, c10::Device(c10::DeviceType::CPU));
   }
+  c10::DeleterFnPtr raw_deleter() const override { return &delete_by_ptr; }
   void copy_data(void* dest, const void* src, std::size_t count) const override { default_copy_data(dest, src, count); }
 
  private:
