@@ -199,3 +199,29 @@ def test_sampled_check_says_so_and_still_catches_a_wrong_candidate():
     assert ok["correct"] and ok["correctness_checked"]["sampled"] and ok["launches"][0]["sampled"]
     assert 0 < ok["correctness_checked"]["elements_checked"] <= ok["correctness_checked"]["elements_total"]
     assert not bad["correct"] and "differ" in bad["error"]
+
+
+# Candidates of the KernelBench-format set (tests/kernelbench) that found evaluator bugs.
+KB = Path(__file__).resolve().parents[1] / "kernelbench"
+
+
+def test_triton_reduction_gets_the_shared_memory_triton_asks_for():
+    # tl.sum needs shared memory its PTX does not declare (Triton's launcher passes it)
+    r = evaluate(str(KB / "problems/level1/09_Sum_dim1.py"), str(KB / "candidates/level1/09_Sum_dim1/triton.py"),
+                 trials=1, time_limit_s=900)
+    assert r["compiled"] and r["correct"], r["error"]
+
+
+def test_reference_using_pytorch_raw_allocations_runs():
+    # PyTorch's CPU GELU allocates scratch with raw_allocate/raw_deallocate through the
+    # evaluator's registering allocator (it aborted the process before)
+    r = evaluate(str(KB / "problems/level1/02_GELU.py"), str(KB / "candidates/level1/02_GELU/triton.py"),
+                 trials=1, time_limit_s=900)
+    assert r["compiled"] and r["correct"], r["error"]
+
+
+def test_triton_kernel_that_does_not_compile_is_not_compiled():
+    r = evaluate(str(KB / "problems/level1/05_SiLU.py"),
+                 str(KB / "candidates/level1/05_SiLU/triton_compile_error.py"), trials=1, time_limit_s=900)
+    assert r["compiled"] is False and not r["correct"]
+    assert "Triton could not compile" in r["error"]

@@ -24,6 +24,19 @@ _TIMING_NAMES = [("torch.cuda", "Event"), ("torch.cuda", "synchronize"), ("torch
                  ("triton.testing", "do_bench")]
 
 
+
+def _triton_compile_error(e: BaseException) -> bool:
+    """Whether the forward failed because a Triton kernel did not compile (kernsim's Triton
+    frontend raises CompileError naming it), anywhere in the exception's chain."""
+    from ..errors import CompileError
+    seen = set()
+    while e is not None and id(e) not in seen:
+        seen.add(id(e))
+        if isinstance(e, CompileError) and "Triton could not compile" in str(e):
+            return True
+        e = e.__cause__ or e.__context__
+    return False
+
 def _stage(name: str) -> None:
     p = os.environ.get(STAGE_FILE_ENV)
     if p:
@@ -241,6 +254,8 @@ def run(req: dict) -> dict:
                 r = rt.end()
                 msg = "; ".join(x for x in r["errors"] if not x.startswith("note:")) or f"{type(e).__name__}: {e}"
                 res["error"] = f"trial {trial}: the candidate's forward failed: {msg}"
+                if _triton_compile_error(e):
+                    res["compiled"] = False  # a @triton.jit kernel compiles at its first launch
                 if not r["errors"]:
                     res["error"] += "\n" + "".join(traceback.format_exception_only(type(e), e)).strip()
                 res["launches"] = [l.to_json() for l in r["launches"]]
