@@ -248,7 +248,7 @@ class NvidiaMachine final : public SampledMachine {
   }
   bool in_slice(std::uint64_t id) const override { return id < slice_ctas_; }
   void assemble(int sms, double share, std::uint64_t ctas) override;
-  void warm_up(std::uint64_t) override;
+  std::string warm_up(std::uint64_t max_insts, bool previous_launch) override;
   bool warmed(std::uint64_t id) const override { return id >= warm_begin_ && id < warm_end_; }
   std::string slice_text(int sms) const override;
   std::uint64_t slots() const override { return static_cast<std::uint64_t>(nsms_) * static_cast<std::uint64_t>(occ_.blocks_per_unit); }
@@ -285,6 +285,8 @@ class NvidiaMachine final : public SampledMachine {
   void describe_instructions();
   double wgmma_service(const P::Inst& in) const;
   bool warm_warp(PtxCta& cta, int w);
+  void warm_cta(PtxCta& cta);
+  std::string replay_previous_launch(bool full, std::uint64_t max_insts);
   void launch_cta(int s, int slot, std::uint64_t id, double t) { start_cta(s, slot, id, k_.make_cta(id), t, nullptr); }
   void start_cta(int s, int slot, std::uint64_t id, std::unique_ptr<PtxCta> cta, double t, std::shared_ptr<ClusterGroup> group);
   void assemble_clusters();
@@ -497,29 +499,58 @@ std::uint64_t NvidiaMachine::probe_cta(std::uint64_t id) {
 // as the next CTAs, run functionally (untimed), leave it. The L2 keeps what was used last, so
 // those CTAs (as many as the slice has, after it) run from the last one back and stop once
 // earlier ones could change nothing.
-void NvidiaMachine::warm_up(std::uint64_t) {
+std::string NvidiaMachine::warm_up(std::uint64_t max_insts, bool previous_launch) {
   warm_end_ = std::min(grid_ctas(), 2 * slice_ctas_);
   warm_begin_ = warm_end_;
-  for (std::uint64_t id = warm_end_; id-- > slice_ctas_;) {
+  bool full = false;
+  for (std::uint64_t id = warm_end_; !full && id-- > slice_ctas_;) {
     warm_begin_ = id;
-    auto cta = k_.make_cta(id);
-    const int nw = cta->num_warps();
-    for (bool progressed = true; progressed && !cta->done();) {
-      progressed = false;
-      // a round in which every warp only failed mbarrier waits and nothing was stored repeats
-      // forever (a deadlock the timed run reports): the warm-up stops there
-      bool only_failed_waits = true;
-      const std::uint64_t stores = k_.memory().stores();
-      for (int w = 0; w < nw; ++w) {
-        if (cta->warp_done(w) || cta->warp_waiting(w)) continue;
-        progressed = true;
-        only_failed_waits &= warm_warp(*cta, w);
-      }
-      if (only_failed_waits && stores == k_.memory().stores()) break;
-    }
-    if (mem_->warm_cta_done()) break;
+    warm_cta(*k_.make_cta(id));
+    full = mem_->warm_cta_done();
   }
+  std::string note = previous_launch ? replay_previous_launch(full, max_insts) : std::string();
   mem_->warm_finish();
+  return note;
+}
+
+// Runs `cta` untimed, its global loads and stores warming the L2, until it ends or can make no
+// progress.
+void NvidiaMachine::warm_cta(PtxCta& cta) {
+  const int nw = cta.num_warps();
+  for (bool progressed = true; progressed && !cta.done();) {
+    progressed = false;
+    // a round in which every warp only failed mbarrier waits and nothing was stored repeats
+    // forever (a deadlock the timed run reports): the warm-up stops there
+    bool only_failed_waits = true;
+    const std::uint64_t stores = k_.memory().stores();
+    for (int w = 0; w < nw; ++w) {
+      if (cta.warp_done(w) || cta.warp_waiting(w)) continue;
+      progressed = true;
+      only_failed_waits &= warm_warp(cta, w);
+    }
+    if (only_failed_waits && stores == k_.memory().stores()) break;
+  }
+}
+
+// cache: warm. Before the CTAs of this launch (the slice's neighbours, already in the backfill)
+// the L2 saw a whole previous run of the launch, the last CTAs last: they run again untimed, the
+// last first and each with its writes undone (this launch's data stays as it was), until every
+// L2 set is full, the grid is done, or kWarmReplayBudgets detail budgets of instructions ran.
+std::string NvidiaMachine::replay_previous_launch(bool full, std::uint64_t max_insts) {
+  if (cluster_ > 1)
+    throw Error(ErrorKind::Unsupported, "cache: warm is not modelled for launches with thread-block clusters yet; use cache: cold");
+  const std::uint64_t start = k_.warp_instructions(), cap = max_insts * kWarmReplayBudgets;
+  std::uint64_t id = grid_ctas();
+  while (!full && id > 0 && k_.warp_instructions() - start < cap) {
+    --id;
+    k_.memory().run_undone([&] { warm_cta(*k_.make_cta(id)); });
+    full = mem_->warm_cta_done();
+  }
+  const std::uint64_t last = grid_ctas() - 1;
+  if (id == grid_ctas()) return "cache warm: the L2 was already full before a previous run's CTAs could add to it";
+  const std::string why = full ? "until every L2 set was full" : id == 0 ? "the whole grid" : "stopped at its instruction budget";
+  return "cache warm: the L2 as a previous run left it (CTAs " + std::to_string(id) + "-" + std::to_string(last) +
+         " replayed untimed, the last first, writes undone: " + why + ")";
 }
 
 std::string NvidiaMachine::slice_text(int sms) const {

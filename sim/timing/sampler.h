@@ -61,7 +61,12 @@ class SampledMachine {
   // serves; NVIDIA's, as many CTAs as the budget-sized slice, stays within it). `warmed`: whether the
   // warm-up ran CTA `id`. `slice_text` says in words what the slice of `units` ran, for the
   // sampling note.
-  virtual void warm_up(std::uint64_t max_insts) = 0;
+  // `previous_launch` (TimingOptions::warm_l2): older than what the slice's neighbours leave,
+  // the cache holds what a previous run of the whole launch left in it: the grid is replayed
+  // untimed, the last CTA first, its writes undone, until the cache is full or the replay has
+  // run `max_insts` x kWarmReplayBudgets instructions; returns what it did, in words, for the
+  // sampling note. A machine that cannot replay throws Unsupported naming the option.
+  virtual std::string warm_up(std::uint64_t max_insts, bool previous_launch) = 0;
   virtual bool warmed(std::uint64_t id) const = 0;
   virtual std::string slice_text(int units) const = 0;
   virtual std::uint64_t slots() const = 0;  // CTAs resident at once on the assembled machine
@@ -113,6 +118,9 @@ class SampledMachine {
   std::uint64_t timed_insts_ = 0;  // instructions timed in detail so far
   std::vector<int> woken_;         // see woken()
 };
+
+// How many detail budgets a warm-L2 replay (warm_up's previous_launch) may run untimed.
+inline constexpr std::uint64_t kWarmReplayBudgets = 10;
 
 class Sampler {
  public:
