@@ -238,7 +238,7 @@ class NvidiaMachine final : public SampledMachine {
   // set-up
   std::uint64_t grid_ctas() const override { return k_.dims().num_blocks(); }
   int part_units() const override { return static_cast<int>(d_.sm.count); }
-  std::uint64_t probe_cta(std::uint64_t id) override;
+  std::optional<std::uint64_t> probe_cta(std::uint64_t id, std::uint64_t max_insts) override;
   bool can_slice() const override { return cluster_ == 1; }  // a slice of whole GPCs is not built yet
   int slice_granule() const override { return 1; }
   // a slice runs the first CTAs of the grid (neighbouring CTAs that share data keep sharing it)
@@ -275,6 +275,14 @@ class NvidiaMachine final : public SampledMachine {
   bool reports_window() const override { return false; }
   void complete_started() override;
   void run_untimed(std::uint64_t id) override { k_.make_cta(id)->run(); }
+  std::array<std::uint32_t, 3> grid_dims() const override { return k_.dims().grid; }
+  bool can_probe() const override { return cluster_ == 1; }
+  void for_each_queued(const std::function<void(std::uint64_t)>& f) override {
+    if (cluster_ == 1) queue_.for_each_remaining(f);
+  }
+  bool probe_untimed(std::uint64_t id, std::uint64_t max_insts) override {
+    return probe_alone(k_, max_insts, [&] { k_.make_cta(id)->run(); });
+  }
   double core_mhz() const override { return d_.clocks.core_mhz; }
   double launch_overhead_us() const override { return d_.launch.overhead_us; }
   const char* inst_noun() const override { return "warp"; }
@@ -284,9 +292,9 @@ class NvidiaMachine final : public SampledMachine {
  private:
   void describe_instructions();
   double wgmma_service(const P::Inst& in) const;
-  bool warm_warp(PtxCta& cta, int w);
-  void warm_cta(PtxCta& cta);
+  void warm_cta(std::uint64_t id);
   std::string replay_previous_launch(bool full, std::uint64_t max_insts);
+  bool warm_warp(PtxCta& cta, int w);
   void launch_cta(int s, int slot, std::uint64_t id, double t) { start_cta(s, slot, id, k_.make_cta(id), t, nullptr); }
   void start_cta(int s, int slot, std::uint64_t id, std::unique_ptr<PtxCta> cta, double t, std::shared_ptr<ClusterGroup> group);
   void assemble_clusters();
@@ -482,15 +490,18 @@ int NvidiaMachine::sb_index(P::Reg r) const {
 
 // A launch with clusters runs the cluster at the same place in the grid (its CTAs only run
 // together) and counts its mean per CTA.
-std::uint64_t NvidiaMachine::probe_cta(std::uint64_t id) {
+std::optional<std::uint64_t> NvidiaMachine::probe_cta(std::uint64_t id, std::uint64_t max_insts) {
   const std::uint64_t before = k_.warp_instructions();
   const std::uint64_t per = k_.dims().cluster_ctas();
-  k_.memory().run_undone([&] {
-    if (per > 1 || k_.dims().explicit_cluster)
-      k_.make_cluster(id / per).front()->run();
-    else
-      k_.make_cta(id)->run();
+  const bool ended = probe_alone(k_, max_insts, [&] {
+    k_.memory().run_undone([&] {
+      if (per > 1 || k_.dims().explicit_cluster)
+        k_.make_cluster(id / per).front()->run();
+      else
+        k_.make_cta(id)->run();
+    });
   });
+  if (!ended) return std::nullopt;
   return (k_.warp_instructions() - before) / per;
 }
 
@@ -498,14 +509,16 @@ std::uint64_t NvidiaMachine::probe_cta(std::uint64_t id) {
 // the slice's share of its bandwidth, a cost the chip pays once for every CTA. So the L2 starts
 // as the next CTAs, run functionally (untimed), leave it. The L2 keeps what was used last, so
 // those CTAs (as many as the slice has, after it) run from the last one back and stop once
-// earlier ones could change nothing.
+// earlier ones could change nothing, or at one that spins waiting on CTAs that have not run (a
+// decoupled look-back, or one that does not end within kProbeBudgets x `max_insts` instructions): that one is
+// left to run later, and the warm-up stops.
 std::string NvidiaMachine::warm_up(std::uint64_t max_insts, bool previous_launch) {
   warm_end_ = std::min(grid_ctas(), 2 * slice_ctas_);
   warm_begin_ = warm_end_;
   bool full = false;
   for (std::uint64_t id = warm_end_; !full && id-- > slice_ctas_;) {
+    if (!probe_alone(k_, kProbeBudgets * max_insts, [&] { warm_cta(id); })) break;
     warm_begin_ = id;
-    warm_cta(*k_.make_cta(id));
     full = mem_->warm_cta_done();
   }
   std::string note = previous_launch ? replay_previous_launch(full, max_insts) : std::string();
@@ -513,44 +526,48 @@ std::string NvidiaMachine::warm_up(std::uint64_t max_insts, bool previous_launch
   return note;
 }
 
-// Runs `cta` untimed, its global loads and stores warming the L2, until it ends or can make no
-// progress.
-void NvidiaMachine::warm_cta(PtxCta& cta) {
-  const int nw = cta.num_warps();
-  for (bool progressed = true; progressed && !cta.done();) {
+// cache: warm. Before the CTAs of this launch (the slice's neighbours, already in the backfill)
+// the L2 saw a whole previous run of the launch, the last CTAs last: they run again untimed, the
+// last first and each with its writes undone (this launch's data stays as it was), until every
+// L2 set is full, the grid is done, a CTA cannot run alone (it waits on CTAs before it), or
+// kWarmReplayBudgets detail budgets of instructions ran.
+std::string NvidiaMachine::replay_previous_launch(bool full, std::uint64_t max_insts) {
+  if (cluster_ > 1)
+    throw Error(ErrorKind::Unsupported, "cache: warm is not modelled for launches with thread-block clusters yet; use cache: cold");
+  const std::uint64_t start = k_.warp_instructions(), cap = max_insts * kWarmReplayBudgets;
+  const std::uint64_t grid = grid_ctas();
+  std::uint64_t id = grid;
+  bool alone = true;
+  while (!full && alone && id > 0 && k_.warp_instructions() - start < cap) {
+    k_.memory().run_undone([&] { alone = probe_alone(k_, kProbeBudgets * max_insts, [&] { warm_cta(id - 1); }); });
+    if (!alone) break;
+    --id;
+    full = mem_->warm_cta_done();
+  }
+  if (id == grid) return full ? "cache warm: the L2 was already full before a previous run's CTAs could add to it"
+                              : "cache warm: the last CTA cannot run alone, the L2 starts cold";
+  const std::string why = full ? "until every L2 set was full" : id == 0 ? "the whole grid" : !alone ? "up to one that cannot run alone" : "stopped at its instruction budget";
+  return "cache warm: the L2 as a previous run left it (CTAs " + std::to_string(id) + "-" + std::to_string(grid - 1) +
+         " replayed untimed, the last first, writes undone: " + why + ")";
+}
+
+// Runs CTA `id` functionally, its global accesses warming the L2 (warm_up).
+void NvidiaMachine::warm_cta(std::uint64_t id) {
+  auto cta = k_.make_cta(id);
+  const int nw = cta->num_warps();
+  for (bool progressed = true; progressed && !cta->done();) {
     progressed = false;
     // a round in which every warp only failed mbarrier waits and nothing was stored repeats
     // forever (a deadlock the timed run reports): the warm-up stops there
     bool only_failed_waits = true;
     const std::uint64_t stores = k_.memory().stores();
     for (int w = 0; w < nw; ++w) {
-      if (cta.warp_done(w) || cta.warp_waiting(w)) continue;
+      if (cta->warp_done(w) || cta->warp_waiting(w)) continue;
       progressed = true;
-      only_failed_waits &= warm_warp(cta, w);
+      only_failed_waits &= warm_warp(*cta, w);
     }
     if (only_failed_waits && stores == k_.memory().stores()) break;
   }
-}
-
-// cache: warm. Before the CTAs of this launch (the slice's neighbours, already in the backfill)
-// the L2 saw a whole previous run of the launch, the last CTAs last: they run again untimed, the
-// last first and each with its writes undone (this launch's data stays as it was), until every
-// L2 set is full, the grid is done, or kWarmReplayBudgets detail budgets of instructions ran.
-std::string NvidiaMachine::replay_previous_launch(bool full, std::uint64_t max_insts) {
-  if (cluster_ > 1)
-    throw Error(ErrorKind::Unsupported, "cache: warm is not modelled for launches with thread-block clusters yet; use cache: cold");
-  const std::uint64_t start = k_.warp_instructions(), cap = max_insts * kWarmReplayBudgets;
-  std::uint64_t id = grid_ctas();
-  while (!full && id > 0 && k_.warp_instructions() - start < cap) {
-    --id;
-    k_.memory().run_undone([&] { warm_cta(*k_.make_cta(id)); });
-    full = mem_->warm_cta_done();
-  }
-  const std::uint64_t last = grid_ctas() - 1;
-  if (id == grid_ctas()) return "cache warm: the L2 was already full before a previous run's CTAs could add to it";
-  const std::string why = full ? "until every L2 set was full" : id == 0 ? "the whole grid" : "stopped at its instruction budget";
-  return "cache warm: the L2 as a previous run left it (CTAs " + std::to_string(id) + "-" + std::to_string(last) +
-         " replayed untimed, the last first, writes undone: " + why + ")";
 }
 
 std::string NvidiaMachine::slice_text(int sms) const {
