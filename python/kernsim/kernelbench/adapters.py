@@ -215,7 +215,11 @@ def evaluate_arena(config, candidate=None, arch: str = "h200", *, cache: str = "
     opts = {"arch": arch, "cache": cache, "functional": functional, "memory_limit_gb": memory_limit_gb}
     res = {"task_type": cfg["task_type"], "arch": arch, "cache": cache, "target_kernel_functions":
            cfg.get("target_kernel_functions") or [], "error": None}
-    base = _arena_role(path.parent, cfg, sources, None, opts, time_limit_s)
+    # the baseline's result is kept for this process (one task, many candidates)
+    key = (str(path), _task_digest(path.parent), json.dumps(opts, sort_keys=True))
+    base = _BASELINES.get(key)
+    if base is None:
+        base = _BASELINES[key] = _arena_role(path.parent, cfg, sources, None, opts, time_limit_s)
     if candidate is None:
         cand = base
     else:
@@ -232,6 +236,19 @@ def evaluate_arena(config, candidate=None, arch: str = "h200", *, cache: str = "
     res["score"] = _arena_score(res["pass_compilation"], res["pass_correctness"], res["speedup_ratio"])
     res["error"] = cand.get("error") or (base.get("error") and f"baseline: {base['error']}")
     return res
+
+
+_BASELINES: dict = {}
+
+
+def _task_digest(task_dir: Path) -> str:
+    import hashlib
+    h = hashlib.sha256()
+    for f in sorted(task_dir.rglob("*")):
+        if f.is_file() and f.suffix in (".py", ".yaml", ".yml", ".json", ".cu", ".hip", ".cpp", ".h"):
+            h.update(str(f.relative_to(task_dir)).encode())
+            h.update(f.read_bytes())
+    return h.hexdigest()
 
 
 def _as_list(x):

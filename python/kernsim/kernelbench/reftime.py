@@ -7,10 +7,11 @@
   TorchDispatchMode around its forward) and each is timed by a kernsim kernel on the part:
   memory-bound operations (elementwise, copies, reductions, softmax, layer/RMS/batch norm) by
   kernsim's streaming kernel moving the operation's input and output bytes once (PyTorch's
-  kernels for them are single-pass for the shapes KernelBench uses), each launch with its
-  launch overhead from the device file. An operation with no model (matmul/convolution today,
-  and anything not listed) is named in ``ref_unmodeled_ops`` and the simulated time is then not
-  given: never guessed.
+  kernels for them are single-pass for the shapes KernelBench uses), fp32 matrix products
+  (mm, addmm, bmm, baddbmm) by kernsim's simulated SGEMM (gemm.py), each launch with its
+  launch overhead from the device file. An operation with no model (convolutions, fp16/bf16
+  products, and anything not listed) is named in ``ref_unmodeled_ops`` with the reason in
+  ``ref_unmodeled_why``, and the simulated time is then not given: never guessed.
 * ``sol_us``: the bound no implementation beats on the part: max(FLOPs of the matrix products /
   the tensor-core peak for their dtype (fp32: TF32), bytes of the inputs and parameters read
   once + the outputs written once / the HBM bandwidth) + one launch overhead, all from the

@@ -213,7 +213,9 @@ class Runtime:
                     budget = min(budget or self.opts.functional_budget, self.opts.functional_budget)
                 r = _kcore.launch(kernel, grid, block, args, keep_outputs=True, max_instructions=budget, **kw)
         except KernelFaultError as e:
-            if mode == "auto" and "instruction" in str(e).lower() and "limit" in str(e).lower():
+            # only the functional budget (max_instructions) falls back to a sampled run; a wall-time
+            # fault ("... wall-time limit of 5 s after N warp instructions") is the verdict
+            if mode == "auto" and "instruction limit" in str(e).lower() and "wall-time" not in str(e).lower():
                 sampled = True
                 r = self._sampled(kernel, grid, block, args, kw)
             else:
