@@ -19,9 +19,6 @@ pytest.importorskip("triton")
 from kernsim.kernelbench import KernelExecResult, evaluate, evaluate_many  # noqa: E402
 
 D = Path(__file__).resolve().parent / "data" / "kernelbench"
-# minutes of simulation: run with KERNSIM_SLOW_TESTS=1 (CI does not)
-slow = [pytest.mark.slow, pytest.mark.skipif(not os.environ.get("KERNSIM_SLOW_TESTS"),
-                                             reason="slow: set KERNSIM_SLOW_TESTS=1")]
 REF = D / "relu_ref.py"
 FAST = dict(trials=2, time_limit_s=900)
 
@@ -219,8 +216,6 @@ def test_cli_prints_one_json_object():
     assert r["correct"] and r["launches"][0]["kernel"] == "relu_kernel"
 
 
-@slow[0]
-@slow[1]
 def test_gpumode_reference_kernels_layout_lays_out_task_files():
     # task.yml's `files` bring ../utils.py next to reference.py, as GPU MODE's runner does
     from kernsim.kernelbench.adapters import evaluate_gpumode
