@@ -97,6 +97,16 @@ def compact(c, r, ok, wall):
 
 
 def merge_results(path, cid, rec, arch):
+    import fcntl
+    import hashlib
+    import tempfile
+    name = hashlib.sha256(os.path.abspath(path).encode()).hexdigest()[:16]
+    with open(os.path.join(tempfile.gettempdir(), f"kernsim_results_{name}.lock"), "w") as lock:  # several runs may merge
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        _merge_locked(path, cid, rec, arch)
+
+
+def _merge_locked(path, cid, rec, arch):
     data = json.load(open(path)) if os.path.exists(path) else {}
     data.setdefault("what", "kernsim's answer for each candidate of manifest.json (run_kernsim.py --results); "
                             "times in microseconds on the simulated part, KernelBench's cold-L2 convention")
