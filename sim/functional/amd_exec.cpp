@@ -69,6 +69,7 @@ AmdKernel::AmdKernel(const isa::amdgcn::Program& program, const isa::amdgcn::Ker
     throw Error(ErrorKind::Parse, "kernel `" + opts_.kernel_name + "`: its entry " + hex(kernel_.code_addr) +
                                       " is not an instruction of the code object");
   entry_ = static_cast<std::uint32_t>(e);
+  limit_ = opts_.max_wave_instructions;
   if (opts_.wall_time_limit_s > 0)
     deadline_ = std::chrono::steady_clock::now() +
                 std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(opts_.wall_time_limit_s));
@@ -168,6 +169,8 @@ AmdKernel::AmdKernel(const isa::amdgcn::Program& program, const isa::amdgcn::Ker
 AmdKernel::~AmdKernel() = default;
 
 void AmdKernel::check_limits() const {
+  if (wave_insts_ > limit_ && wave_insts_ <= opts_.max_wave_instructions)
+    throw ProbeStopped("kernel `" + opts_.kernel_name + "`: a probe reached its bound of wave instructions");
   if (wave_insts_ > opts_.max_wave_instructions)
     throw Error(ErrorKind::KernelFault, "kernel `" + opts_.kernel_name + "` exceeded the instruction limit of " +
                                             std::to_string(opts_.max_wave_instructions) +
