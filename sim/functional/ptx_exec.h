@@ -171,6 +171,10 @@ class PtxKernel {
   std::uint64_t warp_instructions() const { return warp_insts_; }
   std::uint64_t thread_instructions() const { return thread_insts_; }
   void count(std::uint32_t active_lanes);
+  // Bounds the instructions of what runs next (a probe of one CTA): past `more` of them it throws
+  // ProbeStopped; uncap() restores the launch's limit.
+  void cap_instructions(std::uint64_t more);
+  void uncap() { limit_ = opts_.max_warp_instructions; }
   // Progress: the steps of warps that are not suspected of an endless loop (SpinWatch in
   // ptx_impl.h), counted as all steps less the suspects' so that the common step pays nothing.
   void note_suspect_step() { ++suspect_insts_; }
@@ -183,6 +187,8 @@ class PtxKernel {
   std::vector<std::uint8_t> params_;
   ExecOptions opts_;
   std::uint64_t warp_insts_ = 0, thread_insts_ = 0, suspect_insts_ = 0;
+  std::uint64_t limit_ = 0;  // the instruction count past which count() stops the run
+  [[noreturn]] void over_limit() const;
   std::chrono::steady_clock::time_point deadline_ = std::chrono::steady_clock::time_point::max();
 };
 
