@@ -30,7 +30,9 @@ inline constexpr std::int64_t kMaxSectorsPerLine = 4;    // mem::SectorCache kee
 inline constexpr std::int64_t kMaxLineWordBytes = 128;   // a sector's (AMD: line's) written 4-byte words are one 32-bit mask
 
 enum class Vendor { Nvidia, Amd };
-enum class Confidence { Documented, Measured, Estimated, Fitted };
+// Measured: measured by this project on the part; PublishedMeasurement: a third party's published
+// measurement (paper, article, repository data) of a part this project cannot measure.
+enum class Confidence { Documented, Measured, Estimated, Fitted, PublishedMeasurement };
 
 const char* to_string(Vendor v);
 const char* to_string(Confidence c);

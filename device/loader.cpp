@@ -26,6 +26,7 @@ const char* to_string(Confidence c) {
     case Confidence::Measured: return "measured";
     case Confidence::Estimated: return "estimated";
     case Confidence::Fitted: return "fitted";
+    case Confidence::PublishedMeasurement: return "published-measurement";
   }
   return "?";
 }
@@ -412,7 +413,9 @@ Confidence parse_confidence(const std::string& s, const Leaf& leaf, const std::s
   if (s == "measured") return Confidence::Measured;
   if (s == "estimated") return Confidence::Estimated;
   if (s == "fitted") return Confidence::Fitted;
-  fail(leaf.file, leaf.line, "key `" + key + "`: confidence `" + s + "` is not one of documented, measured, estimated, fitted");
+  if (s == "published-measurement") return Confidence::PublishedMeasurement;
+  fail(leaf.file, leaf.line,
+       "key `" + key + "`: confidence `" + s + "` is not one of documented, measured, published-measurement, estimated, fitted");
 }
 
 template <class T>
@@ -700,7 +703,7 @@ DeviceSpec build(const Flat& flat, const fs::path& file) {
     if (!leaf.node["source"] || leaf.node["source"].Scalar().empty())
       fail(leaf.file, leaf.line, "key `" + key + "`: missing `source` (a URL, a key of `sources:`, or how it was measured)");
     if (!leaf.node["confidence"])
-      fail(leaf.file, leaf.line, "key `" + key + "`: missing `confidence` (documented, measured, estimated or fitted)");
+      fail(leaf.file, leaf.line, "key `" + key + "`: missing `confidence` (documented, measured, published-measurement, estimated or fitted)");
     prov.source = leaf.node["source"].Scalar();
     prov.confidence = parse_confidence(leaf.node["confidence"].Scalar(), leaf, key);
     if (auto n = leaf.node["note"]) prov.note = n.Scalar();
