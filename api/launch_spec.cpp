@@ -132,6 +132,7 @@ class SpecReader {
   }
 
   std::string str(const json& obj, const std::string& key, const std::string& field) const {
+    if (!obj.is_object() || !obj.contains(key)) fail(field, "missing");
     const json& v = obj.at(key);
     if (!v.is_string()) fail(field, "must be a string");
     return v.get<std::string>();

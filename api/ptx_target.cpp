@@ -159,6 +159,7 @@ class PtxTargetKernel final : public TargetKernel {
     eo.kernel_name = shape.kernel_name;
     eo.num_sms = static_cast<std::uint32_t>(dev.sm.count);
     eo.max_warps_per_sm = static_cast<std::uint32_t>(dev.sm.max_warps);
+    eo.tmem_columns = static_cast<std::uint32_t>(dev.tcgen05.tmem_columns);
     if (shape.max_instructions) eo.max_warp_instructions = shape.max_instructions;
     eo.wall_time_limit_s = shape.wall_time_limit_s;
     sim::PtxKernel kernel(prog_, mem, dims, std::move(params), eo);
@@ -179,6 +180,7 @@ class PtxTargetKernel final : public TargetKernel {
     eo.kernel_name = shape.kernel_name;
     eo.num_sms = static_cast<std::uint32_t>(dev.sm.count);
     eo.max_warps_per_sm = static_cast<std::uint32_t>(dev.sm.max_warps);
+    eo.tmem_columns = static_cast<std::uint32_t>(dev.tcgen05.tmem_columns);
     if (shape.max_instructions) eo.max_warp_instructions = shape.max_instructions;
     eo.wall_time_limit_s = shape.wall_time_limit_s;
     sim::PtxKernel kernel(prog_, mem, shape.dims(), std::move(params), eo);

@@ -343,14 +343,20 @@ RunResult run_launch(const LaunchSpec& spec, const device::DeviceSpec& dev, cons
   for (const auto& [key, value] : t.launch_extras) j["launch"][key] = value;
   // what the verdict covers: a fault or endless loop is found only in CTAs that ran
   const bool all = opts.full || to.complete_functionally || t.timing.ctas_timed >= t.timing.ctas_total;
-  const std::uint64_t completed = all ? t.timing.ctas_total : t.timing.ctas_timed;
-  j["checked"] = {{"all_ctas", all}, {"ctas", t.timing.ctas_total}, {"ctas_run_to_completion", completed}};
+  const std::uint64_t completed = all ? t.timing.ctas_total : t.timing.ctas_timed + t.timing.ctas_probed;
+  j["checked"] = {{"all_ctas", all},
+                  {"ctas", t.timing.ctas_total},
+                  {"ctas_run_to_completion", completed},
+                  {"corner_ctas_probed", t.timing.ctas_probed},
+                  {"corner_ctas_open", t.timing.ctas_probe_open}};
   views.finish(j, t.timing);
   r.report_json = j.dump(1);
   r.report_text = view.text(j);
   if (!all)
-    r.report_text += "checked  " + std::to_string(completed) + " of " + std::to_string(t.timing.ctas_total) +
-                     " blocks ran to completion; faults and endless loops in the others are not detected (--check-all runs them)\n";
+    r.report_text += "checked  " + std::to_string(completed) + " of " + std::to_string(t.timing.ctas_total) + " blocks ran to completion (" +
+                     std::to_string(t.timing.ctas_probed) + " of them the grid's corners, untimed" +
+                     (t.timing.ctas_probe_open ? "; " + std::to_string(t.timing.ctas_probe_open) + " corner blocks did not end alone" : "") +
+                     "); faults and endless loops in the others are not detected (--check-all runs them)\n";
   return r;
 }
 

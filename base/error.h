@@ -39,6 +39,21 @@ class Error : public std::runtime_error {
   ErrorKind kind_;
 };
 
+// An endless loop found by the functional executors' detector (a KernelFault like any other). A CTA
+// run alone may spin on what other CTAs would write, so the sampler's corner probe tells it apart.
+class EndlessLoop : public Error {
+ public:
+  explicit EndlessLoop(const std::string& message) : Error(ErrorKind::KernelFault, message) {}
+};
+
+// A bounded probe run (sim/timing/sampler.cpp) reached its instruction bound. The sampler catches
+// it; should it ever escape, it reads as a kernsim bug, not as the kernel's fault.
+class ProbeStopped : public Error {
+ public:
+  explicit ProbeStopped(const std::string& message) : Error(ErrorKind::Internal, message) {}
+};
+
+
 [[noreturn]] void throw_internal(const char* file, int line, const char* expr, const std::string& msg);
 
 }  // namespace kernsim

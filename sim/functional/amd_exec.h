@@ -153,8 +153,15 @@ class AmdKernel {
   void count(std::uint64_t active, bool vector) {
     ++wave_insts_;
     thread_insts_ += vector ? static_cast<std::uint64_t>(__builtin_popcountll(active)) : 1u;
-    if (wave_insts_ > opts_.max_wave_instructions || ((wave_insts_ & 0x3fff) == 0 && opts_.wall_time_limit_s > 0)) check_limits();
+    if (wave_insts_ > limit_ || ((wave_insts_ & 0x3fff) == 0 && opts_.wall_time_limit_s > 0)) check_limits();
   }
+  // Bounds the instructions of what runs next (a probe of one workgroup): past `more` of them it
+  // throws ProbeStopped; uncap() restores the launch's limit.
+  void cap_instructions(std::uint64_t more) { limit_ = std::min(opts_.max_wave_instructions, wave_insts_ + more); }
+  void uncap() { limit_ = opts_.max_wave_instructions; }
+  // Progress: the steps of waves not suspected of an endless loop (WaveSpin in amd_impl.h).
+  void note_suspect_step() { ++suspect_insts_; }
+  std::uint64_t progress() const { return wave_insts_ - suspect_insts_; }
 
  private:
   void check_limits() const;  // throws when the instruction or wall-time limit is exceeded
@@ -171,7 +178,8 @@ class AmdKernel {
   std::uint64_t clock_ = 0, realtime_ = 0;
   bool packed_tid_ = true;
   int vgprs_ = 0, agprs_ = 0;
-  std::uint64_t wave_insts_ = 0, thread_insts_ = 0;
+  std::uint64_t wave_insts_ = 0, thread_insts_ = 0, suspect_insts_ = 0;
+  std::uint64_t limit_ = 0;  // the instruction count past which count() stops the run
   std::chrono::steady_clock::time_point deadline_ = std::chrono::steady_clock::time_point::max();
 };
 

@@ -49,6 +49,7 @@ void map_program_statics(const isa::ptx::Program& p, GlobalMemory& mem) {
 PtxKernel::PtxKernel(const isa::ptx::Program& program, GlobalMemory& memory, LaunchDims dims,
                      std::vector<std::uint8_t> params, ExecOptions options)
     : prog_(program), mem_(memory), dims_(dims), params_(std::move(params)), opts_(std::move(options)) {
+  limit_ = opts_.max_warp_instructions;
   if (opts_.wall_time_limit_s > 0)
     deadline_ = std::chrono::steady_clock::now() +
                 std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(opts_.wall_time_limit_s));
@@ -57,14 +58,21 @@ PtxKernel::PtxKernel(const isa::ptx::Program& program, GlobalMemory& memory, Lau
 void PtxKernel::count(std::uint32_t active) {
   ++warp_insts_;
   thread_insts_ += static_cast<std::uint64_t>(std::popcount(active));
-  if (warp_insts_ > opts_.max_warp_instructions)
-    throw Error(ErrorKind::KernelFault, "kernel `" + opts_.kernel_name + "` exceeded the instruction limit of " +
-                                            std::to_string(opts_.max_warp_instructions) +
-                                            " warp instructions (an endless loop?); raise it with --max-instructions");
+  if (warp_insts_ > limit_) over_limit();
   if ((warp_insts_ & 0x3fff) == 0 && opts_.wall_time_limit_s > 0 && std::chrono::steady_clock::now() > deadline_)
     throw Error(ErrorKind::KernelFault, "kernel `" + opts_.kernel_name + "` exceeded the wall-time limit of " +
                                             limit_text(opts_.wall_time_limit_s) + " s after " + std::to_string(warp_insts_) +
                                             " warp instructions; raise the limit with --time-limit SECONDS (Python: wall_time_limit_s), 0 for none");
+}
+
+void PtxKernel::cap_instructions(std::uint64_t more) { limit_ = std::min(opts_.max_warp_instructions, warp_insts_ + more); }
+
+void PtxKernel::over_limit() const {
+  if (warp_insts_ <= opts_.max_warp_instructions)
+    throw ProbeStopped("kernel `" + opts_.kernel_name + "`: a probe reached its bound of warp instructions");
+  throw Error(ErrorKind::KernelFault, "kernel `" + opts_.kernel_name + "` exceeded the instruction limit of " +
+                                          std::to_string(opts_.max_warp_instructions) +
+                                          " warp instructions (an endless loop?); raise it with --max-instructions");
 }
 
 void PtxKernel::run_all() {
@@ -632,7 +640,7 @@ void PtxCta::Impl::endless_loop(const Warp& w) {
       msg += ", which nothing writes";
       break;
     }
-  throw Error(ErrorKind::KernelFault, msg);
+  throw EndlessLoop(msg);
 }
 
 void PtxCta::Impl::deadlock() {

@@ -171,13 +171,14 @@ class AmdMachine final : public SampledMachine {
   // and HBM; it runs the workgroups the dispatcher sends to its XCDs
   std::uint64_t grid_ctas() const override { return k_.dims().num_blocks(); }
   int part_units() const override { return static_cast<int>(d_.sm.count); }
-  std::uint64_t probe_cta(std::uint64_t id) override;
+  std::optional<std::uint64_t> probe_cta(std::uint64_t id, std::uint64_t max_insts) override;
   bool can_slice() const override { return true; }
   int slice_granule() const override { return static_cast<int>(std::max<std::int64_t>(1, d_.topology.units_per_die)); }
   std::uint64_t slice_ctas(int units) const override;
   bool in_slice(std::uint64_t id) const override { return static_cast<int>(id % static_cast<std::uint64_t>(part_xcds())) < nxcd_; }
   void assemble(int units, double share, std::uint64_t ctas) override;
   void warm_up(std::uint64_t max_insts) override;
+  void warm_workgroup(std::uint64_t id);
   bool warmed(std::uint64_t id) const override { return id >= warm_begin_ && warm_xcd(id); }
   std::string slice_text(int units) const override;
   std::uint64_t slots() const override { return static_cast<std::uint64_t>(ncus_) * static_cast<std::uint64_t>(occ_.blocks_per_unit); }
@@ -214,6 +215,12 @@ class AmdMachine final : public SampledMachine {
   bool reports_window() const override { return true; }
   void complete_started() override;
   void run_untimed(std::uint64_t id) override { k_.make_workgroup(id)->run(); }
+  std::array<std::uint32_t, 3> grid_dims() const override { return k_.dims().grid; }
+  bool can_probe() const override { return true; }
+  void for_each_queued(const std::function<void(std::uint64_t)>& f) override { dispatch_->for_each_remaining(f); }
+  bool probe_untimed(std::uint64_t id, std::uint64_t max_insts) override {
+    return probe_alone(k_, max_insts, [&] { k_.make_workgroup(id)->run(); });
+  }
   double core_mhz() const override { return d_.clocks.core_mhz; }
   double launch_overhead_us() const override { return d_.launch.overhead_us; }
   const char* inst_noun() const override { return "wave"; }
@@ -531,9 +538,10 @@ std::uint64_t AmdMachine::slice_ctas(int units) const {
   return grid_ctas() / x * k + std::min(grid_ctas() % x, k);
 }
 
-std::uint64_t AmdMachine::probe_cta(std::uint64_t id) {
+std::optional<std::uint64_t> AmdMachine::probe_cta(std::uint64_t id, std::uint64_t max_insts) {
   const std::uint64_t before = k_.wave_instructions();
-  k_.memory().run_undone([&] { k_.make_workgroup(id)->run(); });
+  if (!probe_alone(k_, max_insts, [&] { k_.memory().run_undone([&] { k_.make_workgroup(id)->run(); }); }))
+    return std::nullopt;
   return k_.wave_instructions() - before;
 }
 
@@ -549,24 +557,31 @@ void AmdMachine::warm_up(std::uint64_t max_insts) {
   warm_begin_ = grid;
   for (std::uint64_t id = grid; id-- > 0 && k_.wave_instructions() - start < max_insts;) {
     if (!warm_xcd(id)) continue;
+    // a workgroup that spins on others that have not run (a decoupled look-back) or does not end
+    // within kProbeBudgets x `max_insts` ends the warm-up; it runs later
+    if (!probe_alone(k_, kProbeBudgets * max_insts, [&] { warm_workgroup(id); })) break;
     warm_begin_ = id;
-    auto wg = k_.make_workgroup(id);
-    const int nw = wg->num_waves();
-    for (bool progressed = true; progressed && !wg->done();) {
-      progressed = false;
-      for (int w = 0; w < nw; ++w)
-        for (int n = 0; n < 256 && !wg->wave_done(w) && !wg->wave_waiting(w); ++n) {
-          const AmdStepInfo info = wg->step(w);
-          progressed = true;
-          if (info.kind != AmdStepInfo::Kind::Executed || !(info.spaces & AmdStepInfo::kGlobal)) continue;
-          const A::Inst& in = p_.insts[info.pc];
-          if (itime_[info.pc].kind != Kind::Vmem || in.mem.kind == A::MemKind::Store) continue;
-          std::uint64_t global = 0, lds = 0, scratch = 0;
-          wg->lane_spaces(w, global, lds, scratch);
-          mem_->warm(wg->lane_addresses(w), global, in.mem.bytes);
-        }
-    }
     if (mem_->warm_workgroup_done()) break;
+  }
+}
+
+// Runs workgroup `id` functionally, its global loads warming the MALL (warm_up).
+void AmdMachine::warm_workgroup(std::uint64_t id) {
+  auto wg = k_.make_workgroup(id);
+  const int nw = wg->num_waves();
+  for (bool progressed = true; progressed && !wg->done();) {
+    progressed = false;
+    for (int w = 0; w < nw; ++w)
+      for (int n = 0; n < 256 && !wg->wave_done(w) && !wg->wave_waiting(w); ++n) {
+        const AmdStepInfo info = wg->step(w);
+        progressed = true;
+        if (info.kind != AmdStepInfo::Kind::Executed || !(info.spaces & AmdStepInfo::kGlobal)) continue;
+        const A::Inst& in = p_.insts[info.pc];
+        if (itime_[info.pc].kind != Kind::Vmem || in.mem.kind == A::MemKind::Store) continue;
+        std::uint64_t global = 0, lds = 0, scratch = 0;
+        wg->lane_spaces(w, global, lds, scratch);
+        mem_->warm(wg->lane_addresses(w), global, in.mem.bytes);
+      }
   }
 }
 

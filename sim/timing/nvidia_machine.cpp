@@ -238,7 +238,7 @@ class NvidiaMachine final : public SampledMachine {
   // set-up
   std::uint64_t grid_ctas() const override { return k_.dims().num_blocks(); }
   int part_units() const override { return static_cast<int>(d_.sm.count); }
-  std::uint64_t probe_cta(std::uint64_t id) override;
+  std::optional<std::uint64_t> probe_cta(std::uint64_t id, std::uint64_t max_insts) override;
   bool can_slice() const override { return cluster_ == 1; }  // a slice of whole GPCs is not built yet
   int slice_granule() const override { return 1; }
   // a slice runs the first CTAs of the grid (neighbouring CTAs that share data keep sharing it)
@@ -275,6 +275,14 @@ class NvidiaMachine final : public SampledMachine {
   bool reports_window() const override { return false; }
   void complete_started() override;
   void run_untimed(std::uint64_t id) override { k_.make_cta(id)->run(); }
+  std::array<std::uint32_t, 3> grid_dims() const override { return k_.dims().grid; }
+  bool can_probe() const override { return cluster_ == 1; }
+  void for_each_queued(const std::function<void(std::uint64_t)>& f) override {
+    if (cluster_ == 1) queue_.for_each_remaining(f);
+  }
+  bool probe_untimed(std::uint64_t id, std::uint64_t max_insts) override {
+    return probe_alone(k_, max_insts, [&] { k_.make_cta(id)->run(); });
+  }
   double core_mhz() const override { return d_.clocks.core_mhz; }
   double launch_overhead_us() const override { return d_.launch.overhead_us; }
   const char* inst_noun() const override { return "warp"; }
@@ -284,6 +292,7 @@ class NvidiaMachine final : public SampledMachine {
  private:
   void describe_instructions();
   double wgmma_service(const P::Inst& in) const;
+  void warm_cta(std::uint64_t id);
   bool warm_warp(PtxCta& cta, int w);
   void launch_cta(int s, int slot, std::uint64_t id, double t) { start_cta(s, slot, id, k_.make_cta(id), t, nullptr); }
   void start_cta(int s, int slot, std::uint64_t id, std::unique_ptr<PtxCta> cta, double t, std::shared_ptr<ClusterGroup> group);
@@ -480,15 +489,18 @@ int NvidiaMachine::sb_index(P::Reg r) const {
 
 // A launch with clusters runs the cluster at the same place in the grid (its CTAs only run
 // together) and counts its mean per CTA.
-std::uint64_t NvidiaMachine::probe_cta(std::uint64_t id) {
+std::optional<std::uint64_t> NvidiaMachine::probe_cta(std::uint64_t id, std::uint64_t max_insts) {
   const std::uint64_t before = k_.warp_instructions();
   const std::uint64_t per = k_.dims().cluster_ctas();
-  k_.memory().run_undone([&] {
-    if (per > 1 || k_.dims().explicit_cluster)
-      k_.make_cluster(id / per).front()->run();
-    else
-      k_.make_cta(id)->run();
+  const bool ended = probe_alone(k_, max_insts, [&] {
+    k_.memory().run_undone([&] {
+      if (per > 1 || k_.dims().explicit_cluster)
+        k_.make_cluster(id / per).front()->run();
+      else
+        k_.make_cta(id)->run();
+    });
   });
+  if (!ended) return std::nullopt;
   return (k_.warp_instructions() - before) / per;
 }
 
@@ -496,30 +508,37 @@ std::uint64_t NvidiaMachine::probe_cta(std::uint64_t id) {
 // the slice's share of its bandwidth, a cost the chip pays once for every CTA. So the L2 starts
 // as the next CTAs, run functionally (untimed), leave it. The L2 keeps what was used last, so
 // those CTAs (as many as the slice has, after it) run from the last one back and stop once
-// earlier ones could change nothing.
-void NvidiaMachine::warm_up(std::uint64_t) {
+// earlier ones could change nothing, or at one that spins waiting on CTAs that have not run (a
+// decoupled look-back, or one that does not end within kProbeBudgets x `max_insts` instructions): that one is
+// left to run later, and the warm-up stops.
+void NvidiaMachine::warm_up(std::uint64_t max_insts) {
   warm_end_ = std::min(grid_ctas(), 2 * slice_ctas_);
   warm_begin_ = warm_end_;
   for (std::uint64_t id = warm_end_; id-- > slice_ctas_;) {
+    if (!probe_alone(k_, kProbeBudgets * max_insts, [&] { warm_cta(id); })) break;
     warm_begin_ = id;
-    auto cta = k_.make_cta(id);
-    const int nw = cta->num_warps();
-    for (bool progressed = true; progressed && !cta->done();) {
-      progressed = false;
-      // a round in which every warp only failed mbarrier waits and nothing was stored repeats
-      // forever (a deadlock the timed run reports): the warm-up stops there
-      bool only_failed_waits = true;
-      const std::uint64_t stores = k_.memory().stores();
-      for (int w = 0; w < nw; ++w) {
-        if (cta->warp_done(w) || cta->warp_waiting(w)) continue;
-        progressed = true;
-        only_failed_waits &= warm_warp(*cta, w);
-      }
-      if (only_failed_waits && stores == k_.memory().stores()) break;
-    }
     if (mem_->warm_cta_done()) break;
   }
   mem_->warm_finish();
+}
+
+// Runs CTA `id` functionally, its global accesses warming the L2 (warm_up).
+void NvidiaMachine::warm_cta(std::uint64_t id) {
+  auto cta = k_.make_cta(id);
+  const int nw = cta->num_warps();
+  for (bool progressed = true; progressed && !cta->done();) {
+    progressed = false;
+    // a round in which every warp only failed mbarrier waits and nothing was stored repeats
+    // forever (a deadlock the timed run reports): the warm-up stops there
+    bool only_failed_waits = true;
+    const std::uint64_t stores = k_.memory().stores();
+    for (int w = 0; w < nw; ++w) {
+      if (cta->warp_done(w) || cta->warp_waiting(w)) continue;
+      progressed = true;
+      only_failed_waits &= warm_warp(*cta, w);
+    }
+    if (only_failed_waits && stores == k_.memory().stores()) break;
+  }
 }
 
 std::string NvidiaMachine::slice_text(int sms) const {

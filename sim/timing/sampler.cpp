@@ -28,7 +28,11 @@ void Sampler::choose_slice() {
   units_ = m_.part_units();
   ctas_ = total;
   if (opts_.full || !m_.can_slice() || total < 2 * static_cast<std::uint64_t>(units_)) return;
-  const double per_cta = static_cast<double>(m_.probe_cta(total / 2));
+  // the middle CTA, or CTA 0 where the middle one cannot end alone; neither: no slice
+  std::optional<std::uint64_t> probed = m_.probe_cta(total / 2, kProbeBudgets * opts_.detail_budget);
+  if (!probed) probed = m_.probe_cta(0, kProbeBudgets * opts_.detail_budget);
+  if (!probed) return;
+  const double per_cta = static_cast<double>(*probed);
   const double work = per_cta * static_cast<double>(total);
   if (work <= static_cast<double>(opts_.detail_budget)) return;
   const double n = static_cast<double>(m_.part_units());
@@ -103,12 +107,19 @@ double Sampler::work_per_cta() {
   const std::uint64_t grid = m_.grid_ctas();
   const std::uint64_t n = std::min<std::uint64_t>(kWorkSampleCtas, grid);
   double sum = 0;
+  std::uint64_t ended = 0;
   for (std::uint64_t k = 0; k < n; ++k) {
     const double f = std::fmod(static_cast<double>(k) * kGoldenRatioFraction, 1.0);
-    sum += static_cast<double>(
-        m_.probe_cta(std::min(grid - 1, static_cast<std::uint64_t>(f * static_cast<double>(grid)))));
+    const auto id = std::min(grid - 1, static_cast<std::uint64_t>(f * static_cast<double>(grid)));
+    if (const std::optional<std::uint64_t> w = m_.probe_cta(id, kProbeBudgets * opts_.detail_budget)) {
+      sum += static_cast<double>(*w);
+      ++ended;
+    }
   }
-  return n ? sum / static_cast<double>(n) : 1.0;
+  if (ended) return sum / static_cast<double>(ended);
+  // none could end alone (each waits on others): the CTAs the timed run completed
+  const std::uint64_t done = m_.ctas_done();
+  return done ? static_cast<double>(m_.done_cta_insts()) / static_cast<double>(done) : 1.0;
 }
 
 // The kernel's time from the windows' rates. At the served rate the dirty L2 lines left at the
@@ -168,6 +179,33 @@ void Sampler::finish_slice(TimingResult& r) {
       if (!m_.in_slice(c) && !m_.warmed(c)) m_.run_untimed(c);
 }
 
+// A sampled run leaves CTAs that never ran, and a fault in them would go unseen; bounds are crossed
+// most often at the grid's edges. Without functional completion, the grid's corner CTAs (at most
+// eight) that never started run untimed, each within a bound on its instructions: eight times the
+// mean of the CTAs that completed, at least an eighth of the detail budget. One that reaches the
+// bound or spins as an endless loop (alone, it may wait on CTAs that never ran) is counted as open,
+// not as a fault.
+void Sampler::probe_corners(TimingResult& r) {
+  if (opts_.complete_functionally || r.ctas_timed >= r.ctas_total || !m_.can_probe()) return;
+  const std::array<std::uint32_t, 3> g = m_.grid_dims();
+  std::vector<std::uint64_t> corners;
+  for (int k = 0; k < 8; ++k) {
+    const std::uint64_t x = (k & 1) ? g[0] - 1 : 0, y = (k & 2) ? g[1] - 1 : 0, z = (k & 4) ? g[2] - 1 : 0;
+    const std::uint64_t id = x + std::uint64_t{g[0]} * (y + std::uint64_t{g[1]} * z);
+    if (std::find(corners.begin(), corners.end(), id) == corners.end()) corners.push_back(id);
+  }
+  std::vector<std::uint64_t> unrun;
+  for (std::uint64_t id : corners)
+    if (share_ < 1.0 && !m_.in_slice(id) && !m_.warmed(id)) unrun.push_back(id);
+  m_.for_each_queued([&](std::uint64_t id) {
+    if (std::find(corners.begin(), corners.end(), id) != corners.end()) unrun.push_back(id);
+  });
+  const std::uint64_t done = m_.ctas_done();
+  const std::uint64_t mean = done ? m_.done_cta_insts() / done : 0;
+  const std::uint64_t bound = std::max(8 * mean, opts_.detail_budget / 8);
+  for (std::uint64_t id : unrun) (m_.probe_untimed(id, bound) ? r.ctas_probed : r.ctas_probe_open) += 1;
+}
+
 TimingResult Sampler::run() {
   choose_slice();
   m_.assemble(units_, share_, ctas_);
@@ -198,6 +236,7 @@ TimingResult Sampler::run() {
   }
   if ((!finished_ || two_windows_) && opts_.complete_functionally) m_.complete_started();
   finish_slice(r);
+  probe_corners(r);
   r.kernel_us = r.cycles / m_.core_mhz();
   r.launch_us = m_.launch_overhead_us();
   r.time_us = r.kernel_us + r.launch_us;

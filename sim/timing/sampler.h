@@ -21,11 +21,15 @@
 // and memory system, the sampler knows none of them.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <functional>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "base/error.h"
 #include "sim/timing/listener.h"
 #include "sim/timing/sampling.h"
 #include "sim/timing/timing.h"
@@ -42,8 +46,10 @@ class SampledMachine {
   virtual std::uint64_t grid_ctas() const = 0;
   virtual int part_units() const = 0;  // SMs/CUs of the part
   // Warp instructions of CTA `id` run functionally on its own, its writes undone (the slice's
-  // size and the extrapolation's work per CTA come from it).
-  virtual std::uint64_t probe_cta(std::uint64_t id) = 0;
+  // size and the extrapolation's work per CTA come from it), within `max_insts` instructions:
+  // nothing when it reached them or spun as an endless loop (a CTA that waits on its predecessor,
+  // as decoupled look-back scans do, cannot end alone).
+  virtual std::optional<std::uint64_t> probe_cta(std::uint64_t id, std::uint64_t max_insts) = 0;
   virtual bool can_slice() const = 0;
   // A slice is a multiple of this many units (AMD: whole XCDs, each with its own L2).
   virtual int slice_granule() const = 0;
@@ -103,6 +109,15 @@ class SampledMachine {
   virtual bool reports_window() const = 0;  // its schedulers issue several instructions a cycle
   virtual void complete_started() = 0;      // finishes in-flight, abandoned and queued CTAs untimed
   virtual void run_untimed(std::uint64_t id) = 0;
+  // The corner probe of a sampled run that leaves CTAs unrun (Sampler::probe_corners): the grid's
+  // extent; whether a CTA can run alone (not in a cluster launch); the CTAs still queued (called
+  // once, at the end: it empties the queue); one CTA run untimed within `max_insts` instructions,
+  // true when it ran to its end, false when it reached the bound or spun as an endless loop (alone,
+  // it may wait on CTAs that never ran). A fault in it is the launch's fault.
+  virtual std::array<std::uint32_t, 3> grid_dims() const = 0;
+  virtual bool can_probe() const = 0;
+  virtual void for_each_queued(const std::function<void(std::uint64_t)>& f) = 0;
+  virtual bool probe_untimed(std::uint64_t id, std::uint64_t max_insts) = 0;
   virtual double core_mhz() const = 0;
   virtual double launch_overhead_us() const = 0;
   virtual const char* inst_noun() const = 0;  // "warp" / "wave"
@@ -113,6 +128,30 @@ class SampledMachine {
   std::uint64_t timed_insts_ = 0;  // instructions timed in detail so far
   std::vector<int> woken_;         // see woken()
 };
+
+// A CTA run alone (a probe of its work, a warm-up) may run this many detail budgets before it
+// counts as one that cannot end alone (it spins on other CTAs in a way the endless-loop detector
+// does not see).
+inline constexpr std::uint64_t kProbeBudgets = 8;
+
+// Runs `run` (one CTA, untimed) with the kernel's instructions bounded by `max_insts`: true when it
+// ends, false when it reaches the bound or spins as an endless loop. Other faults propagate.
+template <class Kernel, class Run>
+bool probe_alone(Kernel& k, std::uint64_t max_insts, Run&& run) {
+  struct Uncap {
+    Kernel& k;
+    ~Uncap() { k.uncap(); }
+  } uncap{k};
+  k.cap_instructions(max_insts);
+  try {
+    run();
+  } catch (const EndlessLoop&) {
+    return false;
+  } catch (const ProbeStopped&) {
+    return false;
+  }
+  return true;
+}
 
 class Sampler {
  public:
@@ -126,6 +165,7 @@ class Sampler {
   void extrapolate(TimingResult& r, double now, double dirty, double flush);
   double work_per_cta();
   void finish_slice(TimingResult& r);
+  void probe_corners(TimingResult& r);
 
   SampledMachine& m_;
   TimingOptions opts_;

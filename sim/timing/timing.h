@@ -35,6 +35,8 @@ struct TimingResult {
   bool extrapolated = false;
   double sampled_fraction = 1;   // warp instructions timed in detail / estimated total
   std::uint64_t ctas_total = 0, ctas_timed = 0;
+  std::uint64_t ctas_probed = 0;      // corner CTAs run untimed to their end after a sampled run
+  std::uint64_t ctas_probe_open = 0;  // corner CTAs that stopped at the probe's bound or spun alone
   int sms_simulated = 0;         // SMs/CUs the detailed model ran (fewer than the part's for an SM slice)
   std::uint64_t warp_insts_timed = 0;
   double warp_insts_estimated = 0;

@@ -285,6 +285,14 @@ TEST(Tma, BadTensorMapsAreNamedAsTheDriverWouldRejectThem) {
   std::string dtype = tma_spec("none", "zero");
   dtype.replace(dtype.find("\"f32\""), 5, "\"f8\"");
   bad(dtype, {"args[0].tensor_map.dtype", "unknown tensor-map type `f8`"});
+  // Missing keys are named, in the map and in an inline buffer (a fuzzing finding: both threw
+  // nlohmann's out_of_range, an internal error).
+  std::string no_dtype = tma_spec("none", "zero");
+  no_dtype.replace(no_dtype.find("\"dtype\": \"f32\","), 15, "");
+  bad(no_dtype, {"args[0].tensor_map.dtype", "missing"});
+  bad(R"({"spec_version": 2, "source": "tma.ptx", "kernel": "tma_load", "grid": 1, "block": 32, "args": [
+          {"tensor_map": {"buffer": {"count": 8}, "dtype": "f32", "dims": [8], "box": [8]}}]})",
+      {"args[0].tensor_map.buffer.buffer", "missing"});
 }
 
 }  // namespace

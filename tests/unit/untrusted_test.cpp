@@ -60,6 +60,34 @@ const char* kPtx = R"(
   ret;
 }
 
+// a chain: block i > 0 (thread 0) waits until flags[i] is set, then sets flags[i + 1]; run alone,
+// a late block waits forever on a block that never ran
+.visible .entry chain(.param .u64 flags)
+{
+  .reg .pred %p<3>;
+  .reg .b32 %r<5>;
+  .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [flags];
+  cvta.to.global.u64 %rd1, %rd1;
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, %ctaid.x;
+  setp.ne.u32 %p1, %r1, 0;
+  @%p1 bra DONE;
+  mul.wide.u32 %rd2, %r2, 4;
+  add.u64 %rd3, %rd1, %rd2;
+  setp.eq.u32 %p2, %r2, 0;
+  @%p2 bra SIGNAL;
+WAIT:
+  ld.volatile.global.u32 %r3, [%rd3];
+  setp.eq.u32 %p2, %r3, 0;
+  @%p2 bra WAIT;
+SIGNAL:
+  mov.u32 %r4, 1;
+  st.volatile.global.u32 [%rd3+4], %r4;
+DONE:
+  ret;
+}
+
 // a 64 MiB local array per thread
 .visible .entry big_local(.param .u64 out)
 {
@@ -425,13 +453,32 @@ TEST(Untrusted, GlobalTimerReadsARealisticEpochAndClock64SimulatedCycles) {
 const char* kOobGrid = R"({"source": "untrusted.ptx", "kernel": "store_id", "grid": 65537, "block": 256,
                            "args": [{"buffer": "u32", "count": 16777216}]})";
 
+TEST(Untrusted, OutOfBoundsWriteInTheLastOf65537BlocksIsCaughtBySampledRunsToo) {
+  // the sampled run times the first blocks and probes the grid's corners: block 65536 faults
+  expect_error([&] { run_spec(kOobGrid); }, ErrorKind::KernelFault, {"store_id", "(65536,0,0)"});
+}
+
 TEST(Untrusted, SampledRunSaysWhichBlocksItChecked) {
-  auto r = run_spec(kOobGrid);
+  auto r = run_spec(R"({"source": "untrusted.ptx", "kernel": "store_id", "grid": 65536, "block": 256,
+                        "args": [{"buffer": "u32", "count": 16777216}]})");
   const auto j = nlohmann::json::parse(r.report_json);
   EXPECT_FALSE(j["checked"]["all_ctas"].get<bool>());
-  EXPECT_EQ(j["checked"]["ctas"].get<std::uint64_t>(), 65537u);
-  EXPECT_LT(j["checked"]["ctas_run_to_completion"].get<std::uint64_t>(), 65537u);
+  EXPECT_EQ(j["checked"]["ctas"].get<std::uint64_t>(), 65536u);
+  EXPECT_LT(j["checked"]["ctas_run_to_completion"].get<std::uint64_t>(), 65536u);
+  EXPECT_EQ(j["checked"]["corner_ctas_probed"].get<std::uint64_t>(), 1u) << "block 65535 (block 0 was timed)";
+  EXPECT_EQ(j["checked"]["corner_ctas_open"].get<std::uint64_t>(), 0u);
   EXPECT_THAT(r.report_text, ::testing::HasSubstr("faults and endless loops in the others are not detected"));
+}
+
+TEST(Untrusted, ACornerBlockThatWaitsOnBlocksThatNeverRanIsOpenNotAFault) {
+  // block 65535 alone spins on flags[65535], which block 65534 (never run) would set
+  auto r = run_spec(R"({"source": "untrusted.ptx", "kernel": "chain", "grid": 65536, "block": 64,
+                        "args": [{"buffer": "u32", "count": 65537}]})");
+  EXPECT_GT(r.time_us, 0);
+  const auto j = nlohmann::json::parse(r.report_json);
+  EXPECT_EQ(j["checked"]["corner_ctas_probed"].get<std::uint64_t>(), 0u);
+  EXPECT_EQ(j["checked"]["corner_ctas_open"].get<std::uint64_t>(), 1u);
+  EXPECT_THAT(r.report_text, ::testing::HasSubstr("1 corner blocks did not end alone"));
 }
 
 TEST(Untrusted, OutOfBoundsWriteInTheLastOf65537BlocksIsCaughtWhenEveryBlockIsChecked) {

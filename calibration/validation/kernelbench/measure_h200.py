@@ -75,15 +75,101 @@ def log(msg):
     print(f"[{time.strftime('%H:%M:%S')}] {msg}", flush=True)
 
 
+def cand_ext_dir(ext_dir: str, cid: str) -> str:
+    """Each candidate builds into its own TORCH_EXTENSIONS_DIR: two candidates may use one extension name."""
+    return os.path.join(ext_dir, re.sub(r"[^A-Za-z0-9_.-]", "_", cid))
+
+
+def install_prebuilt_hook():
+    """Makes load_inline/load import a build that phase 1 made (in this call or a carried archive of an
+    earlier one) instead of building again.
+
+    torch decides whether to rebuild from an in-process version table and ninja's view of the build
+    folder; in a new process on a copied tree it rebuilt every extension (2026-12-04: 57 kept builds,
+    each rebuilt in ~90 s). Here a build is reused only when a stamp written next to its .so by the
+    same wrapper holds the same key: a hash of every argument the candidate passed (sources, flags,
+    names). Anything else (no stamp, another key, is_python_module=False) goes to torch unchanged.
+    """
+    import hashlib
+    import torch.utils.cpp_extension as ce
+
+    def wrap(orig, kind):
+        def wrapper(*a, **kw):
+            names = ["name", "cpp_sources" if kind == "load_inline" else "sources"]
+            call = dict(zip(names, a[:2]), **kw)
+            if len(a) > 2 or not call.get("is_python_module", True):
+                return orig(*a, **kw)
+            name = call["name"]
+            bdir = call.get("build_directory") or os.path.join(os.environ["TORCH_EXTENSIONS_DIR"], name)
+            keyed = {k: v for k, v in call.items() if k != "verbose"}
+            if kind == "load":  # a file's contents, not only its name, decide
+                srcs = keyed["sources"] if isinstance(keyed["sources"], list) else [keyed["sources"]]
+                keyed["_contents"] = [open(f, "rb").read().hex() for f in srcs]
+            key = hashlib.sha256(repr((kind, sorted(keyed.items()), ARCH_LIST)).encode()).hexdigest()
+            so, stamp = os.path.join(bdir, name + ".so"), os.path.join(bdir, name + ".so.kbkey")
+            if os.path.exists(so) and os.path.exists(stamp) and open(stamp).read() == key:
+                return ce._import_module_from_library(name, bdir, True)
+            mod = orig(*a, **kw)
+            if os.path.exists(so):
+                with open(stamp, "w") as f:
+                    f.write(key)
+            return mod
+        return wrapper
+
+    ce.load_inline = wrap(ce.load_inline, "load_inline")
+    ce.load = wrap(ce.load, "load")
+
+
+def pack_builds(ext_dir: str, out_dir: str, part_bytes: int = 15 * 2 ** 20) -> list:
+    """The built .so files and their stamps as kb_ext.tar.xz.NN parts (at most 15 MiB each: the device
+    returns at most 16 MiB a file), for a later call on a fresh machine (--prebuilt)."""
+    files = []
+    for root, _, fs in os.walk(ext_dir):
+        for f in fs:
+            if f.endswith(".so.kbkey") and os.path.exists(os.path.join(root, f[:-len(".kbkey")])):
+                files += [os.path.relpath(os.path.join(root, f[:-len(".kbkey")]), ext_dir),
+                          os.path.relpath(os.path.join(root, f), ext_dir)]
+    if not files:
+        return []
+    subprocess.run(["strip", "--strip-debug"] + [os.path.join(ext_dir, f) for f in files if f.endswith(".so")],
+                   check=False)
+    tarp = os.path.join(tempfile.mkdtemp(), "kb_ext.tar.xz")
+    subprocess.run(["tar", "-C", ext_dir, "-cJf", tarp] + sorted(files), check=True,
+                   env=dict(os.environ, XZ_OPT="-T0 -6"))
+    parts = []
+    with open(tarp, "rb") as f:
+        while chunk := f.read(part_bytes):
+            parts.append(os.path.join(out_dir, f"kb_ext.tar.xz.{len(parts):02d}"))
+            with open(parts[-1], "wb") as g:
+                g.write(chunk)
+    return parts
+
+
+def unpack_builds(prebuilt_dir: str, ext_dir: str) -> int:
+    parts = sorted(f for f in os.listdir(prebuilt_dir) if re.fullmatch(r"kb_ext\.tar\.xz\.\d\d", f))
+    if not parts:
+        return 0
+    tarp = os.path.join(tempfile.mkdtemp(), "kb_ext.tar.xz")
+    with open(tarp, "wb") as g:
+        for p in parts:
+            with open(os.path.join(prebuilt_dir, p), "rb") as f:
+                g.write(f.read())
+    os.makedirs(ext_dir, exist_ok=True)
+    subprocess.run(["tar", "-C", ext_dir, "-xJf", tarp], check=True)
+    return sum(1 for _, _, fs in os.walk(ext_dir) for f in fs if f.endswith(".so.kbkey"))
+
+
 # ============================================================================ worker (phase 2)
 class Worker:
     """Runs in the worker process: measures one reference or candidate per request."""
 
-    def __init__(self, device: str, kb_dir: str):
+    def __init__(self, device: str, kb_dir: str, ext_dir: str):
         import torch
         self.torch = torch
         self.device = device
         self.kb_dir = kb_dir
+        self.ext_dir = ext_dir
+        install_prebuilt_hook()
         self.refs = {}
 
     # ---- KernelBench's helpers, re-implemented
@@ -169,6 +255,7 @@ class Worker:
         res = {"compiled": False, "correct": False, "error": None, "error_stage": None}
         ref = self.ref_module(p)
         t0 = time.time()
+        os.environ["TORCH_EXTENSIONS_DIR"] = cand_ext_dir(self.ext_dir, c["id"])
         try:
             cmod = self.load(os.path.join(self.kb_dir, c["file"]), "kbcand_" + re.sub(r"\W", "_", c["id"]))
         except Exception as e:  # noqa: BLE001 -- the candidate's own failure is the result
@@ -259,7 +346,7 @@ def stats(times):
 def worker_main(args):
     """Reads one JSON request per line on stdin, answers one JSON line on fd KB_RESULT_FD."""
     out = os.fdopen(int(os.environ["KB_RESULT_FD"]), "w", buffering=1)
-    w = Worker(args.device, args.kb_dir)
+    w = Worker(args.device, args.kb_dir, args.ext_dir)
     out.write(json.dumps({"ready": True}) + "\n")
     for line in sys.stdin:
         req = json.loads(line)
@@ -286,7 +373,7 @@ class WorkerHandle:
         r, w = os.pipe()
         env = dict(self.env, KB_RESULT_FD=str(w))
         cmd = [sys.executable, os.path.abspath(__file__), "--worker", "--device", self.args.device,
-               "--kb-dir", self.args.kb_dir]
+               "--kb-dir", self.args.kb_dir, "--ext-dir", self.args.ext_dir]
         self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=self.logf, stderr=self.logf, env=env,
                                      pass_fds=(w,), text=True, start_new_session=True)
         os.close(w)
@@ -346,6 +433,7 @@ class WorkerHandle:
 # ============================================================================ compile (phase 1)
 def compile_one(path):
     """Run in a child process: importing the candidate runs its load_inline (the build)."""
+    install_prebuilt_hook()
     spec = importlib.util.spec_from_file_location("kbcompile", path)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
@@ -355,23 +443,29 @@ def compile_all(cands, args, env, out_dir):
     results = {}
     logp = os.path.join(out_dir, "compile.log")
 
+    deadline = time.time() + args.compile_budget_s
+
     def job(c):
         t0 = time.time()
+        if t0 > deadline:
+            return c["id"], None, 0.0, f"not built: the compile budget of {args.compile_budget_s} s was used up"
         cmd = [sys.executable, os.path.abspath(__file__), "--compile-one", os.path.join(args.kb_dir, c["file"])]
         try:
-            r = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+            r = subprocess.run(cmd, env=dict(env, TORCH_EXTENSIONS_DIR=cand_ext_dir(args.ext_dir, c["id"])),
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                                timeout=args.compile_timeout_s)
             ok, text = r.returncode == 0, r.stdout
-        except subprocess.TimeoutExpired as e:
-            ok, text = False, f"compile timed out after {args.compile_timeout_s} s\n{(e.stdout or '')[-2000:]}"
+        except subprocess.TimeoutExpired as e:  # a slow build under load, not the candidate's verdict
+            ok, text = None, f"not built: the build ran past {args.compile_timeout_s} s\n{str(e.stdout or '')[-2000:]}"
         return c["id"], ok, round(time.time() - t0, 1), text
 
     with cf.ThreadPoolExecutor(max_workers=args.jobs) as ex, open(logp, "w") as lf:
         for cid, ok, secs, text in ex.map(job, cands):
-            lf.write(f"==== {cid}: {'ok' if ok else 'FAILED'} in {secs} s\n{text}\n")
+            word = "not built" if ok is None else "ok" if ok else "FAILED"
+            lf.write(f"==== {cid}: {word} in {secs} s\n{text}\n")
             lf.flush()
             results[cid] = {"ok": ok, "seconds": secs, "message": None if ok else tail_error(text)}
-            log(f"compile {'ok    ' if ok else 'FAILED'} {secs:6.1f} s  {cid}")
+            log(f"compile {word:<9} {secs:6.1f} s  {cid}")
     return results
 
 
@@ -466,14 +560,25 @@ def run(args):
     with open(os.path.join(args.kb_dir, "manifest.json")) as f:
         manifest = json.load(f)
     probs = select(manifest, args)
-    env = dict(os.environ, TORCH_EXTENSIONS_DIR=args.ext_dir, TORCH_CUDA_ARCH_LIST=ARCH_LIST, MAX_JOBS="2",
+    env = dict(os.environ, TORCH_EXTENSIONS_DIR=args.ext_dir, TORCH_CUDA_ARCH_LIST=ARCH_LIST,
+               MAX_JOBS=str(args.max_jobs),
                PYTHONUNBUFFERED="1", TRITON_CACHE_DIR=os.path.join(args.ext_dir, "triton_cache"))
     os.makedirs(args.ext_dir, exist_ok=True)
+    if args.prebuilt:
+        log(f"prebuilt: {unpack_builds(args.prebuilt, args.ext_dir)} builds unpacked from {args.prebuilt}")
+    done = {}
+    if args.resume and os.path.exists(args.resume):
+        with open(args.resume) as f:
+            for r in json.load(f).get("problems", []):
+                done[r["id"]] = r
+        log(f"resume: {len(done)} problems from {args.resume}")
     info = environment(args.device)
     log(f"environment: {json.dumps({k: v for k, v in info.items() if k not in ('nvcc', 'nvidia_smi')})}")
     info["settings"] = {"trials": args.trials, "seeds": args.seeds, "atol": args.atol, "rtol": args.rtol,
                         "warmup": 3, "l2_flush_bytes": 256 * 2 ** 20, "timeout_s": args.timeout_s, "jobs": args.jobs,
-                        "torch_cuda_arch_list": ARCH_LIST, "budget_s": args.budget_s}
+                        "torch_cuda_arch_list": ARCH_LIST, "budget_s": args.budget_s,
+                        "max_jobs": args.max_jobs, "compile_budget_s": args.compile_budget_s,
+                        "resumed_from": args.resume if done else None}
 
     compiled = {}
     cuda_cands = [c for _, cs in probs for c in cs if c["lang"] == "cuda"]
@@ -483,6 +588,9 @@ def run(args):
         compiled = compile_all(cuda_cands, args, env, out_dir)
         info["compile_phase_s"] = round(time.time() - t0, 1)
         log(f"phase 1 done in {info['compile_phase_s']} s")
+        if not args.no_pack:
+            parts = pack_builds(args.ext_dir, out_dir)
+            log(f"packed the builds into {len(parts)} part(s): {sum(os.path.getsize(p) for p in parts)} bytes")
     if args.compile_only:
         with open(os.path.join(out_dir, "compile_only.json"), "w") as f:
             json.dump({"environment": info, "compiled": compiled}, f, indent=1)
@@ -497,6 +605,14 @@ def run(args):
         elapsed = time.time() - t_start
         over = elapsed > args.budget_s
         trials = args.trials if elapsed < 0.75 * args.budget_s else max(20, args.trials // 4)
+        prev = done.get(p["id"])
+        if prev and not prev.get("skipped") and prev.get("reference") and not prev["reference"].get("error") \
+                and not any(c.get("skipped") for c in prev["candidates"]) \
+                and len(prev["candidates"]) == len(cands):
+            prev["resumed"] = True
+            results.append(prev)
+            log(f"{p['id']}: kept from {args.resume}")
+            continue
         r = {"id": p["id"], "level": p["level"], "baseline_key": p["baseline_key"], "candidates": []}
         results.append(r)
         if over:
@@ -517,6 +633,10 @@ def run(args):
                 r["candidates"].append(base)
                 continue
             comp = compiled.get(c["id"])
+            if comp is not None and comp["ok"] is None:
+                base.update(skipped=comp["message"])
+                r["candidates"].append(base)
+                continue
             if comp is not None and not comp["ok"]:
                 res = {"compiled": False, "correct": False, "verdict": "compile_error", "error": comp["message"],
                        "error_stage": "load_inline build"}
@@ -629,6 +749,42 @@ class ModelNew(nn.Module):
 }
 
 
+def self_test_prebuilt(tmp):
+    """The reuse of builds, with torch's build and import replaced by recorders: a first load_inline
+    builds and stamps, the same call again imports without building, a changed source builds again,
+    and the packed parts unpack to the same files elsewhere."""
+    import torch.utils.cpp_extension as ce
+    saved = ce.load_inline, ce.load, ce._import_module_from_library
+    calls = []
+
+    def fake_build(name, cpp_sources, cuda_sources=None, **kw):
+        bdir = os.path.join(os.environ["TORCH_EXTENSIONS_DIR"], name)
+        os.makedirs(bdir, exist_ok=True)
+        with open(os.path.join(bdir, name + ".so"), "w") as f:
+            f.write(cpp_sources)
+        calls.append(("build", cpp_sources))
+        return "built"
+
+    fails = []
+    try:
+        ce.load_inline, ce.load = fake_build, fake_build
+        ce._import_module_from_library = lambda name, path, is_python_module: calls.append(("import", name)) or "imported"
+        install_prebuilt_hook()
+        os.environ["TORCH_EXTENSIONS_DIR"] = cand_ext_dir(os.path.join(tmp, "pre"), "level1/x/cand")
+        got = [ce.load_inline("ext", "int a;", functions=["f"]), ce.load_inline("ext", "int a;", functions=["f"]),
+               ce.load_inline(name="ext", cpp_sources="int b;", functions=["f"])]
+        if got != ["built", "imported", "built"] or [c[0] for c in calls] != ["build", "import", "build"]:
+            fails.append(f"prebuilt hook: {got} {calls}")
+        parts = pack_builds(os.path.join(tmp, "pre"), tmp, part_bytes=64)
+        n = unpack_builds(tmp, os.path.join(tmp, "pre2"))
+        rel = os.path.join("level1_x_cand", "ext", "ext.so")
+        if len(parts) < 1 or n != 1 or open(os.path.join(tmp, "pre2", rel)).read() != "int b;":
+            fails.append(f"pack/unpack: {len(parts)} parts, {n} stamps")
+    finally:
+        ce.load_inline, ce.load, ce._import_module_from_library = saved
+    return fails
+
+
 def self_test():
     """Runs the whole parent/worker machinery on the CPU with pure-PyTorch stand-ins: a correct
     candidate, a wrong one, a cached-result hack, one that does not parse, one that segfaults, one that
@@ -652,15 +808,25 @@ def self_test():
     out = os.path.join(tmp, "out")
     ns = argparse.Namespace(out=out, kb_dir=tmp, device="cpu", trials=5, seeds=2, atol=1e-2, rtol=1e-2,
                             timeout_s=8, jobs=2, budget_s=300, only=None, include_hang=True, no_compile=True,
-                            compile_only=False,
+                            compile_only=False, max_jobs=1, compile_budget_s=60, prebuilt=None, no_pack=True,
+                            resume=None,
                             time_incorrect=False, ext_dir=os.path.join(tmp, "ext"), compile_timeout_s=60)
     run(ns)
     with open(os.path.join(out, "kernelbench_h200.json")) as f:
         doc = json.load(f)
+    # a second call resuming from the first keeps every problem measured whole and measures nothing again
+    out2 = os.path.join(tmp, "out2")
+    run(argparse.Namespace(**dict(vars(ns), out=out2, resume=os.path.join(out, "kernelbench_h200.json"))))
+    with open(os.path.join(out2, "kernelbench_h200.json")) as f:
+        doc2 = json.load(f)
+    fails = []
+    if not doc2["problems"][0].get("resumed") or doc2["problems"][0]["candidates"] != doc["problems"][0]["candidates"]:
+        fails.append("--resume did not keep the problem measured by the first call")
+    fails += self_test_prebuilt(tmp)
     got = {c["id"].split("/")[-1]: c for c in doc["problems"][0]["candidates"]}
     want = {"good": "correct", "wrong": "incorrect", "cache": "incorrect", "syntax": "compile_error",
             "segv": "runtime_error", "hang": "timeout", "good2": "correct"}
-    fails = [f"{k}: got {got[k].get('verdict')}, want {v}" for k, v in want.items() if got[k].get("verdict") != v]
+    fails += [f"{k}: got {got[k].get('verdict')}, want {v}" for k, v in want.items() if got[k].get("verdict") != v]
     if not got["good2"].get("stats") or got["good2"]["stats"]["num_trials"] != 5:
         fails.append("good2 was not timed after the crash and the hang")
     if any(not c["matches_expectation"] for c in got.values()):
@@ -691,6 +857,12 @@ def main():
     ap.add_argument("--jobs", type=int, default=max(1, min(8, (os.cpu_count() or 2) // 2)),
                     help="parallel load_inline builds (MAX_JOBS=2 each)")
     ap.add_argument("--budget-s", type=int, default=540)
+    ap.add_argument("--max-jobs", type=int, default=2, help="MAX_JOBS of each build (ninja jobs)")
+    ap.add_argument("--compile-budget-s", type=int, default=420,
+                    help="no build starts after this many seconds of phase 1 (those candidates are skipped)")
+    ap.add_argument("--prebuilt", help="a folder with kb_ext.tar.xz.NN parts of an earlier call (its $OUT)")
+    ap.add_argument("--no-pack", action="store_true", help="do not pack the builds into $OUT")
+    ap.add_argument("--resume", help="kernelbench_h200.json of an earlier call: problems measured whole are kept")
     ap.add_argument("--only", help="regex on problem ids")
     ap.add_argument("--include-hang", action="store_true", help="also run candidates with run_on_gpu=false")
     ap.add_argument("--no-compile", action="store_true", help="skip phase 1 (builds happen at import instead)")
@@ -711,6 +883,8 @@ def main():
         return self_test()
     args.out = os.path.abspath(args.out)
     args.ext_dir = os.path.abspath(args.ext_dir)
+    if args.resume:
+        args.resume = os.path.abspath(args.resume)
     return run(args)
 
 
