@@ -76,7 +76,10 @@ nb::dict module_dict(const api::ModuleDesc& m) {
                        {"source", nb::cast(r.source)}});
     kernels.append(kw({{"name", nb::cast(k.name)}, {"demangled", nb::cast(k.demangled)}, {"params", nb::cast(params)}, {"resources", nb::cast(res)}, {"reqntid", nb::cast(nb::make_tuple(k.reqntid[0], k.reqntid[1], k.reqntid[2]))}, {"maxntid", nb::cast(nb::make_tuple(k.maxntid[0], k.maxntid[1], k.maxntid[2]))}}));
   }
-  return kw({{"source", nb::cast(m.source.string())}, {"target", nb::cast(m.target)}, {"producer", nb::cast(m.producer)}, {"isa", nb::cast(m.isa)}, {"text", nb::cast(m.text)}, {"from_cache", nb::cast(m.from_cache)}, {"kernels", nb::cast(kernels)}});
+  nb::list warnings;
+  for (const auto& w : m.warnings)
+    warnings.append(kw({{"name", nb::cast(w.name)}, {"file", nb::cast(w.file)}, {"line", nb::cast(w.line)}, {"code", nb::cast(w.code)}, {"message", nb::cast(w.message)}}));
+  return kw({{"source", nb::cast(m.source.string())}, {"target", nb::cast(m.target)}, {"producer", nb::cast(m.producer)}, {"isa", nb::cast(m.isa)}, {"text", nb::cast(m.text)}, {"from_cache", nb::cast(m.from_cache)}, {"kernels", nb::cast(kernels)}, {"port", nb::cast(m.port)}, {"warnings", nb::cast(warnings)}});
 }
 
 // jobs: list of (source path, target[, compile object as JSON text]) tuples.

@@ -341,9 +341,9 @@ int cmd_device(const Args& a) {
                 p.note.empty() ? "" : "  -- ", p.note.c_str());
   }
   auto h = d.confidence_histogram();
-  std::printf("confidence: documented %d, measured %d, estimated %d, fitted %d\n",
+  std::printf("confidence: documented %d, measured %d, published-measurement %d, estimated %d, fitted %d\n",
               h[api::Confidence::Documented], h[api::Confidence::Measured],
-              h[api::Confidence::Estimated], h[api::Confidence::Fitted]);
+              h[api::Confidence::PublishedMeasurement], h[api::Confidence::Estimated], h[api::Confidence::Fitted]);
   return 0;
 }
 
