@@ -20,6 +20,10 @@
 #include "api/launch_spec.h"
 #include "api/run.h"
 #include "device/loader.h"
+#include "isa/ptx/decode.h"
+#include "isa/ptx/ops.h"
+#include "isa/ptx/parser.h"
+#include "sim/timing/occupancy.h"
 #include "test_util.h"
 
 namespace kernsim {
@@ -595,6 +599,96 @@ TEST(Tcgen05, InstructionsNotBuiltStopWithTheirNames) {
                   ";\n"
                   "  tcgen05.mma.cta_group::1.kind::f8f6f4 [%r6], %rd1, %rd1, %r7, %p1;\n",
               ErrorKind::Unsupported, {"fp6/fp4"});
+}
+
+// ---- timing (sim/timing/nvidia_machine.cpp, the tcgen05: section of b200.yaml) ---------------
+
+// One CTA: thread 0 issues `count` tcgen05.mma of M128 x N x K16 (.kind given, operands zero, no
+// swizzle) back to back, commits once, and every thread waits for the commit's arrival.
+std::string mma_loop_kernel(const std::string& kind, int n, int count, int fmt, bool a_tmem, int m) {
+  const std::uint32_t id = 1u << 4 | static_cast<std::uint32_t>(fmt) << 7 | static_cast<std::uint32_t>(fmt) << 10 |
+                           static_cast<std::uint32_t>(n >> 3) << 17 | static_cast<std::uint32_t>(m >> 4) << 24;
+  const std::uint64_t desc = (128ull >> 4) << 16 | (256ull >> 4) << 32 | 1ull << 46;  // LBO 128, SBO 256, no swizzle
+  std::ostringstream s;
+  s << ".version 8.7\n.target sm_100a\n.address_size 64\n.extern .shared .align 1024 .b8 smem[];\n"
+    << ".visible .entry k(.param .u64 out)\n{\n  .reg .pred %p<8>;\n  .reg .b32 %r<40>;\n  .reg .b64 %rd<8>;\n"
+    << "  .shared .align 8 .b64 bar;\n  .shared .align 4 .b32 slot;\n"
+    << "  mov.u32 %r1, %tid.x;\n  shr.u32 %r2, %r1, 5;\n  mov.u32 %r4, slot;\n  mov.u32 %r5, bar;\n  mov.u32 %r3, "
+       "smem;\n"
+    << "  setp.ne.u32 %p1, %r2, 0;\n  setp.ne.u32 %p2, %r1, 0;\n  @%p1 bra A;\n"
+    << "  tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%r4], 512;\nA:\n  @%p2 bra B;\n"
+    << "  mbarrier.init.shared::cta.b64 [%r5], 1;\nB:\n  bar.sync 0;\n  ld.shared.u32 %r6, [%r4];\n  @%p2 bra ISSUED;\n"
+    << "  cvt.u64.u32 %rd1, %r3;\n  shr.u64 %rd1, %rd1, 4;\n  add.s64 %rd1, %rd1, " << desc << ";\n  mov.b32 %r7, "
+    << id << ";\n"
+    << "  setp.eq.u32 %p3, %r1, %r1;\n  add.u32 %r8, %r6, 256;\n";
+  for (int i = 0; i < count; ++i)
+    s << "  tcgen05.mma.cta_group::1.kind::" << kind << " [%r6], " << (a_tmem ? "[%r8]" : "%rd1")
+      << ", %rd1, %r7, %p3;\n";
+  s << "  tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [%r5];\nISSUED:\n"
+    << "W:\n  mbarrier.try_wait.parity.shared::cta.b64 %p4, [%r5], 0;\n  @!%p4 bra W;\n  bar.sync 0;\n  @%p1 bra D;\n"
+    << "  tcgen05.dealloc.cta_group::1.sync.aligned.b32 %r6, 512;\nD:\n  ret;\n}\n";
+  return s.str();
+}
+
+double mma_loop_cycles(const std::string& kind, int n, int count, int fmt, bool a_tmem = false, int m = 128) {
+  const std::string name = "loop_" + kind + "_m" + std::to_string(m) + "_n" + std::to_string(n) + "_" +
+                           std::to_string(count) + (a_tmem ? "_ts" : "");
+  const auto dir = case_dir() / name;
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "k.ptx") << mma_loop_kernel(kind, n, count, fmt, a_tmem, m);
+  return run_ptx(dir, R"({"buffer": "u32", "count": 4})", 16384).cycles;
+}
+
+TEST(Tcgen05Timing, AnMmaCostsItsFlopAtTheKindsRateOrItsSharedMemoryBytes) {
+  const device::DeviceSpec d = device::load_builtin_device("b200");
+  const double port = static_cast<double>(d.shared.banks) * d.shared.bank_width_bytes;
+  auto per_mma = [&](const std::string& kind, int n, int fmt, bool a_tmem = false, int m = 128) {
+    return (mma_loop_cycles(kind, n, 24, fmt, a_tmem, m) - mma_loop_cycles(kind, n, 8, fmt, a_tmem, m)) / 16;
+  };
+  // M128 N256 K16 f16: FLOP-bound (2*128*256*16 FLOP; (128+256)*16*2 bytes read)
+  const double f16 = per_mma("f16", 256, 0);
+  EXPECT_NEAR(f16, 2.0 * 128 * 256 * 16 / d.tcgen05.mma_flops_per_cycle_f16, 1.0);
+  // fp8: K32 at the f8f6f4 rate, the same bytes
+  EXPECT_NEAR(per_mma("f8f6f4", 256, 0),
+              std::max(2.0 * 128 * 256 * 32 / d.tcgen05.mma_flops_per_cycle_f8f6f4, 384.0 * 32 / port), 1.0);
+  // M128 N64 K16 f16 reads (128+64)*32 bytes: bound by the shared-memory port, unless A is in TMEM
+  EXPECT_NEAR(per_mma("f16", 64, 0),
+              std::max(2.0 * 128 * 64 * 16 / d.tcgen05.mma_flops_per_cycle_f16, 192.0 * 32 / port), 1.0);
+  EXPECT_NEAR(per_mma("f16", 64, 0, true),
+              std::max(2.0 * 128 * 64 * 16 / d.tcgen05.mma_flops_per_cycle_f16, 64.0 * 32 / port), 1.0);
+  // M = 64 uses half the datapath: as long as M = 128 (A in TMEM: no shared-memory bound)
+  EXPECT_NEAR(per_mma("f16", 256, 0, true, 64), 2.0 * 128 * 256 * 16 / d.tcgen05.mma_flops_per_cycle_f16, 1.0);
+  // one mma alone: A from shared memory adds its read latency (the service is the same: M128 N128);
+  // the waiting warps' polling and issue order move the end by a few cycles
+  EXPECT_NEAR(mma_loop_cycles("f16", 128, 1, 0) - mma_loop_cycles("f16", 128, 1, 0, true),
+              d.tcgen05.mma_smem_latency_cycles, 4.0);
+}
+
+TEST(Tcgen05Timing, TensorMemoryLimitsTheResidentCtas) {
+  const device::DeviceSpec d = device::load_builtin_device("b200");
+  sim::KernelResources k;
+  k.threads_per_block = 128;
+  k.registers_per_thread = 32;
+  for (const auto& [cols, blocks] : std::vector<std::pair<int, int>>{{128, 4}, {256, 2}, {512, 1}}) {
+    k.tmem_columns_per_block = cols;
+    const sim::Occupancy o = sim::compute_occupancy(d, k);
+    EXPECT_EQ(o.blocks_per_unit, static_cast<int>(d.tcgen05.tmem_columns) / cols) << cols << " columns";
+    EXPECT_EQ(o.blocks_per_unit, blocks);
+    EXPECT_EQ(o.limiter, "tensor memory");
+  }
+  // a CTA's demand is the sum of its tcgen05.alloc counts; a count in a register is all columns
+  auto demand = [&](const std::string& body) {
+    const std::string text =
+        ".version 8.7\n.target sm_100a\n.address_size 64\n.visible .entry k(.param .u32 n)\n{\n"
+        "  .reg .b32 %r<4>;\n  .shared .align 4 .b32 slot;\n  mov.u32 %r1, slot;\n  ld.param.u32 %r2, [n];\n" +
+        body + "  ret;\n}\n";
+    auto ast = isa::ptx::parse_module(text, "t.ptx");
+    return isa::ptx::tmem_columns_requested(isa::ptx::decode_kernel(ast, "k", text, "t.ptx"), d.tcgen05.tmem_columns);
+  };
+  const std::string alloc = "  tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%r1], ";
+  EXPECT_EQ(demand(alloc + "64;\n" + alloc + "128;\n"), 192);
+  EXPECT_EQ(demand(alloc + "%r2;\n"), d.tcgen05.tmem_columns);
+  EXPECT_EQ(demand(""), 0);
 }
 
 }  // namespace
