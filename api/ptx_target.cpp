@@ -146,10 +146,12 @@ class PtxTargetKernel final : public TargetKernel {
   }
 
   device::DeviceSpec timing_device(const device::DeviceSpec& dev) const override {
-    // a kernel with matrix instructions runs at the part's tensor clock
+    // a kernel with matrix instructions (tcgen05.mma included) runs at the part's tensor clock; one
+    // that issues wgmma at the clock the SM drops to under the wgmma engine's load
     const bool tensor = std::any_of(prog_.insts.begin(), prog_.insts.end(),
                                     [](const ptx::Inst& in) { return isa::is_tensor(in.unit) || in.op == ptx::Op::Tcgen05Mma; });
-    return tensor ? device::at_tensor_clock(dev) : dev;
+    const bool wgmma = std::any_of(prog_.insts.begin(), prog_.insts.end(), [](const ptx::Inst& in) { return in.op == ptx::Op::WgmmaMma; });
+    return tensor ? device::at_tensor_clock(dev, wgmma) : dev;
   }
 
   TimedLaunch time(const device::DeviceSpec& dev, sim::GlobalMemory& mem, std::vector<std::uint8_t> params, const LaunchShape& shape,

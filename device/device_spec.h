@@ -30,7 +30,9 @@ inline constexpr std::int64_t kMaxSectorsPerLine = 4;    // mem::SectorCache kee
 inline constexpr std::int64_t kMaxLineWordBytes = 128;   // a sector's (AMD: line's) written 4-byte words are one 32-bit mask
 
 enum class Vendor { Nvidia, Amd };
-enum class Confidence { Documented, Measured, Estimated, Fitted };
+// Measured: measured by this project on the part; PublishedMeasurement: a third party's published
+// measurement (paper, article, repository data) of a part this project cannot measure.
+enum class Confidence { Documented, Measured, Estimated, Fitted, PublishedMeasurement };
 
 const char* to_string(Vendor v);
 const char* to_string(Confidence c);
@@ -73,6 +75,8 @@ struct Clocks {
   double core_mhz = 0;    // the clock the pipeline model counts cycles in
   double memory_mhz = 0;  // HBM data clock (informational; bandwidths are given directly)
   double tensor_mhz = 0;  // NVIDIA: the SM clock while kernels that use the tensor pipes run (0: core_mhz)
+  double wgmma_mhz = 0;   // NVIDIA sm_90a: the SM clock while kernels that issue wgmma.mma_async run (0: tensor_mhz)
+  double l2_mhz = 0;      // NVIDIA: the L2's own clock, which does not follow the SM clock (0: the L2 keeps SM cycles)
   double realtime_mhz = 0;  // AMD: the constant reference clock (REFCLK) s_memrealtime counts; NVIDIA: 0
 };
 
@@ -349,8 +353,11 @@ class DeviceSpec {
 };
 
 // The part as it runs a kernel that uses the tensor pipes: the SM at clocks.tensor_mhz (when
-// set), HBM's latencies (fixed in time) in that clock's cycles; bandwidths given per second
-// follow by themselves. On-chip latencies and rates in cycles are unchanged.
-DeviceSpec at_tensor_clock(const DeviceSpec& d);
+// set), or at clocks.wgmma_mhz for a kernel that issues wgmma.mma_async (when set; the clock
+// the SM drops to under the wgmma engine's power draw), HBM's latencies (fixed in time) in that
+// clock's cycles; bandwidths given per second follow by themselves. When clocks.l2_mhz is set
+// the L2 keeps its own clock, so its throughputs (given per SM cycle at clocks.core_mhz) grow
+// per cycle of the slower SM clock. Other on-chip latencies and rates in cycles are unchanged.
+DeviceSpec at_tensor_clock(const DeviceSpec& d, bool wgmma = false);
 
 }  // namespace kernsim::device

@@ -26,6 +26,7 @@ const char* to_string(Confidence c) {
     case Confidence::Measured: return "measured";
     case Confidence::Estimated: return "estimated";
     case Confidence::Fitted: return "fitted";
+    case Confidence::PublishedMeasurement: return "published-measurement";
   }
   return "?";
 }
@@ -82,6 +83,8 @@ std::vector<Field> build_schema() {
   D("clocks.core_mhz", "MHz", kBoth, true, "SM/CU clock the pipeline model counts cycles in", [](DeviceSpec& d) -> double& { return d.clocks.core_mhz; });
   D("clocks.memory_mhz", "MHz", kBoth, true, "HBM clock", [](DeviceSpec& d) -> double& { return d.clocks.memory_mhz; });
   D("clocks.tensor_mhz", "MHz", kNv, true, "SM clock while a kernel that uses the tensor pipes runs", [](DeviceSpec& d) -> double& { return d.clocks.tensor_mhz; });
+  D("clocks.wgmma_mhz", "MHz", kNv, false, "SM clock while a kernel that issues wgmma.mma_async runs (absent: clocks.tensor_mhz)", [](DeviceSpec& d) -> double& { return d.clocks.wgmma_mhz; });
+  D("clocks.l2_mhz", "MHz", kNv, false, "L2 clock, independent of the SM clock (absent: the L2 counts SM cycles); L2 rates stay given per SM cycle at clocks.core_mhz", [](DeviceSpec& d) -> double& { return d.clocks.l2_mhz; });
   D("clocks.realtime_mhz", "MHz", kAmd, true, "constant reference clock (REFCLK) that s_memrealtime counts", [](DeviceSpec& d) -> double& { return d.clocks.realtime_mhz; });
 
   I("limits.max_threads_per_block", "threads", kBoth, true, "largest CTA/workgroup", [](DeviceSpec& d) -> std::int64_t& { return d.limits.max_threads_per_block; });
@@ -414,7 +417,9 @@ Confidence parse_confidence(const std::string& s, const Leaf& leaf, const std::s
   if (s == "measured") return Confidence::Measured;
   if (s == "estimated") return Confidence::Estimated;
   if (s == "fitted") return Confidence::Fitted;
-  fail(leaf.file, leaf.line, "key `" + key + "`: confidence `" + s + "` is not one of documented, measured, estimated, fitted");
+  if (s == "published-measurement") return Confidence::PublishedMeasurement;
+  fail(leaf.file, leaf.line,
+       "key `" + key + "`: confidence `" + s + "` is not one of documented, measured, published-measurement, estimated, fitted");
 }
 
 template <class T>
@@ -704,7 +709,7 @@ DeviceSpec build(const Flat& flat, const fs::path& file) {
     if (!leaf.node["source"] || leaf.node["source"].Scalar().empty())
       fail(leaf.file, leaf.line, "key `" + key + "`: missing `source` (a URL, a key of `sources:`, or how it was measured)");
     if (!leaf.node["confidence"])
-      fail(leaf.file, leaf.line, "key `" + key + "`: missing `confidence` (documented, measured, estimated or fitted)");
+      fail(leaf.file, leaf.line, "key `" + key + "`: missing `confidence` (documented, measured, published-measurement, estimated or fitted)");
     prov.source = leaf.node["source"].Scalar();
     prov.confidence = parse_confidence(leaf.node["confidence"].Scalar(), leaf, key);
     if (auto n = leaf.node["note"]) prov.note = n.Scalar();
@@ -879,14 +884,21 @@ std::string value_as_yaml(const DeviceSpec& d, std::string_view key) {
   return "";
 }
 
-DeviceSpec at_tensor_clock(const DeviceSpec& d) {
+DeviceSpec at_tensor_clock(const DeviceSpec& d, bool wgmma) {
   DeviceSpec t = d;
-  if (d.clocks.tensor_mhz <= 0 || d.clocks.tensor_mhz == d.clocks.core_mhz) return t;
-  const double r = d.clocks.tensor_mhz / d.clocks.core_mhz;
-  t.clocks.core_mhz = d.clocks.tensor_mhz;
+  const double mhz = wgmma && d.clocks.wgmma_mhz > 0 ? d.clocks.wgmma_mhz : d.clocks.tensor_mhz;
+  if (mhz <= 0 || mhz == d.clocks.core_mhz) return t;
+  const double r = mhz / d.clocks.core_mhz;
+  t.clocks.core_mhz = mhz;
   t.dram.latency_cycles *= r;
   t.dram.queue_service_cycles *= r;
   t.dram.queue_max_cycles *= r;
+  if (d.clocks.l2_mhz > 0) {  // the L2 does not slow down with the SM: more of its work per SM cycle
+    t.l2.bytes_per_cycle /= r;
+    t.l2.atomic_ops_per_cycle /= r;
+    t.l2.atomic_same_address_cycles *= r;
+    t.l2.atomic_float_same_address_cycles *= r;
+  }
   return t;
 }
 
