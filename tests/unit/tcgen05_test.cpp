@@ -601,6 +601,30 @@ TEST(Tcgen05, InstructionsNotBuiltStopWithTheirNames) {
               ErrorKind::Unsupported, {"fp6/fp4"});
 }
 
+// tcgen05.commit .multicast::cluster arrives on the mbarrier at the same offset in every CTA of
+// ctaMask: in a cluster of two, rank 0 commits (nothing in flight: the arrival is at once) with
+// mask 0b11, and both CTAs' waits complete (rank 1 would wait for ever otherwise).
+TEST(Tcgen05, CommitMulticastArrivesOnEveryCtaOfTheMask) {
+  const auto dir = case_dir() / "commit_multicast";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "k.ptx")
+      << ".version 8.7\n.target sm_100a\n.address_size 64\n.visible .entry k(.param .u64 out)\n{\n"
+         "  .reg .pred %p<4>;\n  .reg .b32 %r<12>;\n  .reg .b64 %rd<4>;\n  .shared .align 8 .b64 bar;\n"
+         "  mov.u32 %r1, %tid.x;\n  mov.u32 %r2, %cluster_ctarank;\n  mov.u32 %r3, bar;\n"
+         "  setp.ne.u32 %p1, %r1, 0;\n  @%p1 bra A;\n  mbarrier.init.shared::cta.b64 [%r3], 1;\nA:\n"
+         "  barrier.cluster.arrive;\n  barrier.cluster.wait;\n  or.b32 %r4, %r1, %r2;\n"
+         "  setp.ne.u32 %p2, %r4, 0;\n  mov.b32 %r5, 3;\n  @%p2 bra B;\n"
+         "  tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.multicast::cluster.b64 [%r3], %r5;\n"
+         "B:\n  mbarrier.try_wait.parity.shared::cta.b64 %p3, [%r3], 0;\n  @!%p3 bra B;\n"
+         "  @%p1 bra C;\n  ld.param.u64 %rd1, [out];\n  cvta.to.global.u64 %rd1, %rd1;\n"
+         "  mul.wide.u32 %rd2, %r2, 4;\n  add.s64 %rd1, %rd1, %rd2;\n  st.global.u32 [%rd1], 1;\nC:\n"
+         "  barrier.cluster.arrive;\n  barrier.cluster.wait;\n  ret;\n}\n";
+  const api::RunResult r = run_ptx(dir, R"({"buffer": "u32", "count": 2})", 0, 32, R"(, "grid": 2, "cluster": 2)");
+  const auto* v = reinterpret_cast<const std::uint32_t*>(r.outputs.at(0).bytes.data());
+  EXPECT_EQ(v[0], 1u) << "rank 0's barrier completed";
+  EXPECT_EQ(v[1], 1u) << "rank 1's barrier completed by rank 0's multicast commit";
+}
+
 // ---- timing (sim/timing/nvidia_machine.cpp, the tcgen05: section of b200.yaml) ---------------
 
 // One CTA: thread 0 issues `count` tcgen05.mma of M128 x N x K16 (.kind given, operands zero, no
