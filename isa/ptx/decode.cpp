@@ -638,8 +638,7 @@ class Decoder {
         if (P.has("cc")) inst.flags |= kCarryOut;
         break;
       case Op::Min: case Op::Max:
-        need(in, 3, 4);  // PTX 8.0 has three-input min/max
-        if (in.operands.size() == 4) return "the three-input form (PTX 8.0)";
+        need(in, 3, 4);  // PTX 8.0 has three-input min/max: d, a, b, c (decode_alu reads the third source)
         break;
       case Op::Bfind:
         if (P.has("shiftamt")) inst.flags |= kShiftLeft;
@@ -711,6 +710,7 @@ class Decoder {
   void decode_alu(Inst& inst, const ast::Instr& in, const Parts& P, std::string_view srcs, bool with_dst) {
     if (const char* why = op_modifiers(inst, in, P)) return unsupported(inst, in, why);
     const std::size_t first = with_dst ? 1 : 0;
+    if ((inst.op == Op::Min || inst.op == Op::Max) && in.operands.size() == 4) srcs = "www";  // three-input form
     need(in, first + srcs.size(), first + srcs.size());
     std::vector<Reg> d, s;
     if (with_dst) d.push_back(dst(in.operands[0], in.line));

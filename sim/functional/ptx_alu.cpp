@@ -601,6 +601,21 @@ void PtxCta::Impl::exec_alu(Warp& w, const Inst& in, std::uint32_t m) {
     case Op::Max: {
       const bool mn = in.op == Op::Min;
       const bool nan = in.flags & P::kNaN;
+      if (in.nsrc == 3) {  // PTX 8.0's three-input form: min/max of a, b and c, NaN rules as for two
+        if (t == Ty::F32 && !(in.flags & P::kXorsign) && !(in.flags & P::kRelu)) {
+          map3<float>(*this, w, in, m, [&](float a, float b, float c) {
+            if (f32ftz) { a = ftz(a); b = ftz(b); c = ftz(c); }
+            return mn ? fmin_ptx(fmin_ptx(a, b, nan), c, nan) : fmax_ptx(fmax_ptx(a, b, nan), c, nan);
+          });
+          return;
+        }
+        if ((in.flags & P::kRelu) || (in.flags & P::kXorsign) || P::ty_is_float(t))
+          unsupported(in, "three-input min/max on type ." + std::string(to_string(t)) + " or with .relu/.xorsign");
+#define X(T) map3<T>(*this, w, in, m, [&](T a, T b, T c) { return mn ? std::min({a, b, c}) : std::max({a, b, c}); })
+        switch (t) { KS_INT_TYPES(X) default: float_unsupported(); }
+#undef X
+        return;
+      }
       if (t == Ty::F32) {
         map2<float>(*this, w, in, m, [&](float a, float b) {
           if (f32ftz) { a = ftz(a); b = ftz(b); }
