@@ -32,7 +32,7 @@ def kernsim_cell(kernsim, L, time_limit):
         return f"{L['flops'] / (us * 1e-6) / 1e12:.0f} ({us:.1f} µs)"
     msg = (r.stderr.strip().splitlines() or [""])[-1]
     if r.returncode == 5:
-        m = re.search(r"does not implement (\S+)", msg) or re.search(r"unsupported: .*?: (register type \.\w+|[^:]+)$", msg)
+        m = re.search(r"does not implement (.+)$", msg) or re.search(r"unsupported: .*?: (register type \.\w+|[^:]+)$", msg)
         return "stops: `" + (m.group(1) if m else msg[-80:]) + "`"
     return f"exit {r.returncode}: {msg[-100:]}"
 
