@@ -21,7 +21,8 @@ Ty parse_ty(std::string_view s) {
       {"s8", Ty::S8}, {"s16", Ty::S16}, {"s32", Ty::S32}, {"s64", Ty::S64},
       {"f16", Ty::F16}, {"f16x2", Ty::F16x2}, {"bf16", Ty::BF16}, {"bf16x2", Ty::BF16x2},
       {"f32", Ty::F32}, {"f64", Ty::F64}, {"pred", Ty::Pred}, {"tf32", Ty::TF32},
-      {"e4m3", Ty::E4M3}, {"e5m2", Ty::E5M2}, {"e4m3x2", Ty::E4M3x2}, {"e5m2x2", Ty::E5M2x2}};
+      {"e4m3", Ty::E4M3}, {"e5m2", Ty::E5M2}, {"e4m3x2", Ty::E4M3x2}, {"e5m2x2", Ty::E5M2x2},
+      {"f32x2", Ty::F32x2}};
   auto it = m.find(s);
   return it == m.end() ? Ty::None : it->second;
 }
