@@ -19,7 +19,12 @@ CompiledSource compile_source(const std::filesystem::path& source, const device:
 std::string kernel_listing(const std::filesystem::path& source, const device::DeviceSpec& dev,
                            const CompileSettings& settings) {
   const Target& t = target_for(dev);
-  return t.listing(t.compile(source, dev.isa_target, settings));
+  const frontends::DeviceModule m = t.compile(source, dev.isa_target, settings);
+  std::string text = t.listing(m);
+  // a CUDA source ported to an AMD part: where it assumes 32-lane warps (docs/cuda_on_amd.md)
+  if (!m.port.empty()) text += "port: CUDA compiled as HIP for a 64-lane wave (docs/cuda_on_amd.md)\n";
+  for (const auto& w : m.warnings) text += "warning " + w.name + " " + w.file + ":" + std::to_string(w.line) + ": " + w.code + "\n";
+  return text;
 }
 
 }  // namespace kernsim::api

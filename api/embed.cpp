@@ -53,6 +53,8 @@ ModuleDesc describe_module(const fs::path& source, const std::string& target, co
   d.isa = m.kind == frontends::IsaKind::Ptx ? "ptx" : "amdgcn";
   d.from_cache = m.from_cache;
   d.kernels = t.describe(m);
+  d.port = m.port;
+  d.warnings = m.warnings;
   d.text = std::move(m.text);
   return d;
 }

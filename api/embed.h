@@ -56,6 +56,8 @@ struct ModuleDesc {
   std::string text;      // the ISA text
   bool from_cache = false;
   std::vector<KernelDesc> kernels;
+  std::string port;                           // "cuda-as-hip": a CUDA source ported to an AMD part
+  std::vector<frontends::Warning> warnings;   // the port's warp32-* warnings (docs/cuda_on_amd.md)
 };
 
 ModuleDesc describe_module(const std::filesystem::path& source, const std::string& target,

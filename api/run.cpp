@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <cstdio>
 #include <cstring>
+#include <map>
 #include <memory>
 
 #include <unistd.h>
@@ -41,6 +42,14 @@ Tier parse_tier(const std::string& s, const std::string& what) {
   if (s == "detailed") return Tier::Detailed;
   if (s == "fast") return Tier::Fast;
   throw Error(ErrorKind::Usage, what + " must be `detailed` or `fast`, got `" + s + "`");
+}
+
+const char* to_string(Cache c) { return c == Cache::Warm ? "warm" : "cold"; }
+
+Cache parse_cache(const std::string& s, const std::string& what) {
+  if (s == "cold") return Cache::Cold;
+  if (s == "warm") return Cache::Warm;
+  throw Error(ErrorKind::Usage, what + " must be `cold` or `warm`, got `" + s + "`");
 }
 
 namespace {
@@ -217,9 +226,28 @@ cost::LaunchFacts launch_facts(const LaunchSpec& spec, const std::string& kernel
   return facts;
 }
 
+// A CUDA source ported to an AMD part (frontends/cuda_port.h): the port in `launch.port`, and
+// each place the source assumes 32-lane warps in `warnings` (JSON) and after the report (text).
+void add_module_warnings(const frontends::DeviceModule& mod, nlohmann::json& j, std::string& text) {
+  if (!mod.port.empty()) j["launch"]["port"] = mod.port;
+  if (mod.port.empty() && mod.warnings.empty()) return;
+  nlohmann::json w = nlohmann::json::array();
+  std::map<std::string, std::string> meaning;
+  if (!mod.port.empty())
+    text += "port     CUDA compiled as HIP for a 64-lane wave: " + std::to_string(mod.warnings.size()) + " place" +
+            (mod.warnings.size() == 1 ? "" : "s") + " assuming 32-lane warps found (docs/cuda_on_amd.md)\n";
+  for (const auto& x : mod.warnings) {
+    w.push_back({{"name", x.name}, {"file", x.file}, {"line", x.line}, {"code", x.code}, {"message", x.message}});
+    text += "warning  " + x.name + "  " + x.file + ":" + std::to_string(x.line) + ": " + x.code + "\n";
+    meaning[x.name] = x.message;
+  }
+  for (const auto& [name, message] : meaning) text += "         " + name + ": " + message + "\n";
+  j["warnings"] = w;
+}
+
 // The fast tier: a functional sample of a few CTAs and the analytical model (cost_model/fast_*).
 RunResult run_fast(const LaunchSpec& spec, const device::DeviceSpec& dev, TargetKernel& kernel, sim::GlobalMemory& mem,
-                   std::vector<std::uint8_t> params, const LaunchShape& shape, const std::string& kname) {
+                   std::vector<std::uint8_t> params, const LaunchShape& shape, const std::string& kname, const frontends::DeviceModule& mod) {
   const device::DeviceSpec timed = kernel.timing_device(dev);
   const KernelTraits& traits = kernel.traits();
   cost::LaunchGeometry g;
@@ -245,8 +273,11 @@ RunResult run_fast(const LaunchSpec& spec, const device::DeviceSpec& dev, Target
   r.arch = dev.name;
   r.time_us = pred.time_us;
   r.cycles = pred.cycles;
-  r.report_json = j.dump(1);
-  r.report_text = cost::fast_report_text(j);
+  nlohmann::json jw = j;
+  std::string text = cost::fast_report_text(j);
+  add_module_warnings(mod, jw, text);
+  r.report_json = jw.dump(1);
+  r.report_text = text;
   return r;
 }
 
@@ -271,6 +302,9 @@ RunResult run_launch(const LaunchSpec& spec, const device::DeviceSpec& dev, cons
                         : opts.trace_path                            ? "--trace"
                                                                      : nullptr;
     if (clash) throw Error(ErrorKind::Usage, std::string("the fast tier executes only a sample of CTAs: it cannot give ") + clash + "; use --tier detailed");
+    if (opts.cache == Cache::Warm)
+      throw Error(ErrorKind::Usage, "the fast tier models no cache state between launches: it cannot time with a warm L2 (--cache warm, "
+                                    "cache=\"warm\"); use --tier detailed");
   }
 
   // memory: what the kernel brings, then one allocation per buffer argument (the fast tier's
@@ -313,11 +347,12 @@ RunResult run_launch(const LaunchSpec& spec, const device::DeviceSpec& dev, cons
   shape.kernel_name = ki.demangled;
   shape.max_instructions = opts.max_instructions;
   shape.wall_time_limit_s = opts.wall_time_limit_s < 0 ? kDefaultWallTimeLimitS : opts.wall_time_limit_s;
-  if (fast) return run_fast(spec, dev, *kernel, mem, std::move(params), shape, ki.demangled);
+  if (fast) return run_fast(spec, dev, *kernel, mem, std::move(params), shape, ki.demangled, mod);
   sim::TimingOptions to;
   to.full = opts.full;
   to.detail_budget = budget;
   to.complete_functionally = opts.dump_dir.has_value() || (opts.keep_outputs && !opts.sampled_outputs) || opts.check_all;
+  to.warm_l2 = opts.cache == Cache::Warm;
   const device::DeviceSpec timed = kernel->timing_device(dev);
   cost::ReportView view(timed);
   LaunchViews views(view, kernel->listing(), timed, opts);
@@ -344,14 +379,16 @@ RunResult run_launch(const LaunchSpec& spec, const device::DeviceSpec& dev, cons
   // what the verdict covers: a fault or endless loop is found only in CTAs that ran
   const bool all = opts.full || to.complete_functionally || t.timing.ctas_timed >= t.timing.ctas_total;
   const std::uint64_t completed = all ? t.timing.ctas_total : t.timing.ctas_timed + t.timing.ctas_probed;
+  j["cache"] = to_string(opts.cache);
   j["checked"] = {{"all_ctas", all},
                   {"ctas", t.timing.ctas_total},
                   {"ctas_run_to_completion", completed},
                   {"corner_ctas_probed", t.timing.ctas_probed},
                   {"corner_ctas_open", t.timing.ctas_probe_open}};
   views.finish(j, t.timing);
-  r.report_json = j.dump(1);
   r.report_text = view.text(j);
+  add_module_warnings(mod, j, r.report_text);
+  r.report_json = j.dump(1);
   if (!all)
     r.report_text += "checked  " + std::to_string(completed) + " of " + std::to_string(t.timing.ctas_total) + " blocks ran to completion (" +
                      std::to_string(t.timing.ctas_probed) + " of them the grid's corners, untimed" +

@@ -9,6 +9,10 @@ with one 256-thread block and a shared-memory tree. The candidates are what a mo
   oob       reads one element past the end of each row (caught by bounds checking)
 
 Run:  python3 examples/rl_reward.py [--arch h200] [--workers 2]
+
+The candidates are CUDA; on an AMD part (--arch mi300x, mi355x) they are ported (compiled as
+HIP, docs/cuda_on_amd.md), and the note names the port's warnings: `fast` is written for 32-lane
+warps, and stays correct on a 64-lane wave because each 32-lane half does a whole row.
 """
 
 import argparse
@@ -98,6 +102,9 @@ def main():
     ok = True
     for (name, _), r in zip(CANDIDATES.items(), results):
         note = r["error"].splitlines()[0][:120] if r["error"] else f"bottleneck: {r['report']['bottleneck']}"
+        if r.get("warnings"):  # a CUDA candidate on an AMD part: where it assumes 32-lane warps
+            names = sorted({w["name"] for w in r["warnings"]})
+            note += f"; {len(r['warnings'])} port warnings ({', '.join(names)})"
         t = f"{r['time_us']:9.2f}" if r["time_us"] else f"{'-':>9}"
         rt = f"{r['ref_time_us']:9.2f}" if r["ref_time_us"] else f"{'-':>9}"
         sp = f"{r['speedup']:8.2f}" if r["speedup"] else f"{'-':>8}"

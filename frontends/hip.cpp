@@ -1,6 +1,9 @@
 // The AMD frontend: HIP, AMDGCN assembly, LLVM IR and ready code objects to an AMDGPU code object
 // for gfx942 (MI300X) or gfx950 (MI355X).
 //
+//   .cu         CUDA, ported: compiled as HIP (below) with kernsim's CUDA-compatibility headers
+//               (hip_include/cuda_compat) force-included, after a preprocessing pass whose output
+//               the port's scan reads for 32-lane-warp assumptions (frontends/cuda_port.h).
 //   .hip        clang-22 -x hip --offload-arch=<gfx> --cuda-device-only -nogpuinc -nogpulib with
 //               kernsim's own device headers (frontends/hip_include), ROCm's ocml/ockl bitcode and
 //               kernsim's __oclc_* control constants linked as builtin bitcode, -O3, code object v5;
@@ -19,6 +22,7 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <regex>
 #include <sstream>
 #include <thread>
 #include <unistd.h>
@@ -29,6 +33,7 @@
 #include "base/process.h"
 #include "frontends/source_policy.h"
 #include "frontends/compile.h"
+#include "frontends/cuda_port.h"
 #include "isa/amdgcn/code_object.h"
 
 namespace kernsim::frontends {
@@ -203,6 +208,25 @@ std::string lower_ext(const fs::path& p) {
   return e;
 }
 
+// A ported CUDA source that clang refused: a CUDA header the port has no counterpart for, or inline
+// assembly (PTX), is unsupported by name; anything else is a compile error that says the source
+// went through the port.
+[[noreturn]] void port_fail(const fs::path& source, const std::string& target, const ProcessResult& r, const PortScan& scan = {}) {
+  static const std::regex missing(R"(fatal error: '([^']+)' file not found)");
+  std::smatch m;
+  const std::string what = "CUDA on AMD (" + source.string() + " compiled as HIP for " + target + ", docs/cuda_on_amd.md): ";
+  static const std::regex cuda_header(R"(^(cuda|cub/|thrust/|cooperative_groups|mma\.h|crt/|curand|cublas|cufft|cusparse|cutlass/|cute/|nv|sm_\d|device_|vector_|texture_|surface_|math_functions|sm_))");
+  if (std::regex_search(r.err, m, missing) && std::regex_search(m[1].str(), cuda_header))
+    throw Error(ErrorKind::Unsupported, what + "<" + m[1].str() + "> has no counterpart in kernsim's CUDA-compatibility headers " +
+                                            "(cuda_runtime.h, cuda_fp16.h, cuda_bf16.h, math_constants.h, ...); clang said:\n" + r.err);
+  if (!scan.asm_lines.empty()) {
+    std::string where;
+    for (const auto& [file, line] : scan.asm_lines) where += (where.empty() ? "" : ", ") + file + ":" + std::to_string(line);
+    throw Error(ErrorKind::Unsupported, what + "inline assembly (PTX) at " + where + " cannot run on an AMD part; clang said:\n" + r.err);
+  }
+  throw Error(ErrorKind::Compile, "clang could not compile " + source.string() + " for " + target + " as HIP (kernsim's CUDA-on-AMD port, docs/cuda_on_amd.md):\n" + r.err + r.out);
+}
+
 }  // namespace
 
 DeviceModule compile_amd(const fs::path& source, const CompileOptions& opt) {
@@ -213,14 +237,16 @@ DeviceModule compile_amd(const fs::path& source, const CompileOptions& opt) {
                                         ". AMD sources run on mi300x (gfx942) and mi355x (gfx950)");
   if (target != "gfx942" && target != "gfx950")
     throw Error(ErrorKind::Unsupported, "target `" + target + "`: kernsim compiles AMD code for gfx942 and gfx950 only");
-  if (ext == ".cu" || ext == ".ptx")
-    throw Error(ErrorKind::Compile, "`" + source.string() + "` is " + (ext == ".cu" ? "CUDA" : "PTX") + ", which runs on NVIDIA " +
-                                        "targets only; the device is " + target + " (write the kernel in HIP, .hip)");
-  if (ext != ".hip" && ext != ".s" && ext != ".hsaco" && ext != ".co" && ext != ".ll" && ext != ".bc")
+  if (ext == ".ptx")
+    throw Error(ErrorKind::Unsupported, "`" + source.string() + "` is PTX, which runs on NVIDIA targets only; the device is " + target +
+                                            " (a CUDA source, .cu, is ported to AMD automatically: docs/cuda_on_amd.md)");
+  if (ext != ".hip" && ext != ".cu" && ext != ".s" && ext != ".hsaco" && ext != ".co" && ext != ".ll" && ext != ".bc")
     throw Error(ErrorKind::LaunchSpec, "`source`: unsupported file type `" + ext + "` (" + source.string() +
-                                           ") for " + target + "; expected .hip .s .hsaco .co .ll .bc");
+                                           ") for " + target + "; expected .hip .cu .s .hsaco .co .ll .bc");
+  const bool port = ext == ".cu";  // CUDA compiled as HIP (docs/cuda_on_amd.md)
+  const bool hip = ext == ".hip" || port;
   const std::string bytes = read_file(source, "kernel source");
-  if (ext != ".hsaco" && ext != ".co") check_host_reads(source, bytes, opt.extra_flags, ext == ".hip" ? "c" : "asm");
+  if (ext != ".hsaco" && ext != ".co") check_host_reads(source, bytes, opt.extra_flags, hip ? "c" : "asm");
 
   DeviceModule m;
   m.kind = IsaKind::Amdgcn;
@@ -243,7 +269,8 @@ DeviceModule compile_amd(const fs::path& source, const CompileOptions& opt) {
     key.field(version_of(clang())).field(version_of(lld()));
     const fs::path libs = device_lib_dir();
     for (const char* lib : {"ocml.bc", "ockl.bc"}) key.field(std::to_string(fs::file_size(libs / lib))).field(std::to_string(mtime_of(libs / lib)));
-    if (ext == ".hip") key.field(fs::absolute(source).parent_path().string()).field(hip_include_dir().string());
+    if (hip) key.field(fs::absolute(source).parent_path().string()).field(hip_include_dir().string());
+    if (port) key.field("cuda-port-1");
   }
   const std::string hash = key.hex();
   const fs::path entry = cache_dir() / "v1" / hash.substr(0, 2) / hash;
@@ -256,6 +283,11 @@ DeviceModule compile_amd(const fs::path& source, const CompileOptions& opt) {
         m.binary.assign(co.begin(), co.end());
         m.producer = meta.at("producer").get<std::string>();
         list_amd_kernels(m);
+        if (port) {
+          m.port = "cuda-as-hip";
+          for (const auto& w : meta.at("warnings"))
+            m.warnings.push_back({w.at("name"), w.at("file"), w.at("line"), w.at("code"), w.at("message")});
+        }
         m.from_cache = true;
         return m;
       }
@@ -280,12 +312,26 @@ DeviceModule compile_amd(const fs::path& source, const CompileOptions& opt) {
   auto fail = [&](const std::string& tool, const ProcessResult& r) {
     throw Error(ErrorKind::Compile, tool + " could not compile " + source.string() + " for " + target + ":\n" + r.err + r.out);
   };
-  if (ext == ".hip") {
+  if (hip) {
     const fs::path dep = tmp / "out.d";
     std::vector<std::string> argv = {clang().string(), "-x", "hip", "--offload-arch=" + target, "--cuda-device-only",
                                      "--no-gpu-bundle-output", "-nogpuinc", "-nogpulib", "-mcode-object-version=5",
                                      "-std=c++17", "-O3", "-I", hip_include_dir().string(), "-include",
-                                     "__kernsim_hip_prelude.h", "-c", "-o", out.string()};
+                                     "__kernsim_hip_prelude.h"};
+    if (port)
+      for (auto& f : cuda_port_flags(hip_include_dir())) argv.push_back(f);
+    PortScan scan;
+    if (port) {  // the preprocessor's view of the source, for the scan (and to name a missing header)
+      std::vector<std::string> pre = argv;
+      for (const char* a : {"-E", "-dD", "-o", "-"}) pre.push_back(a);
+      for (const auto& f : opt.extra_flags) pre.push_back(f);
+      pre.push_back(source.string());
+      ProcessResult p = run_process(pre);
+      if (p.exit_code != 0) port_fail(source, target, p);
+      scan = scan_cuda_port(p.out, hip_include_dir());
+    }
+    for (const char* a : {"-c", "-o"}) argv.push_back(a);
+    argv.push_back(out.string());
     // the headers the source includes, for the cache (-MD is ignored with --cuda-device-only -c)
     for (const char* a : {"-dependency-file", dep.c_str(), "-MT", "out"}) {
       argv.push_back("-Xclang");
@@ -295,11 +341,20 @@ DeviceModule compile_amd(const fs::path& source, const CompileOptions& opt) {
     for (const auto& f : opt.extra_flags) argv.push_back(f);
     argv.push_back(source.string());
     ProcessResult r = run_process(argv);
-    if (r.exit_code != 0) fail("clang", r);
+    if (r.exit_code != 0) {
+      if (port) port_fail(source, target, r, scan);
+      fail("clang", r);
+    }
     std::error_code ec;
     if (fs::exists(dep, ec)) deps = depfile_deps(read_file(dep));
     else cacheable = false;  // without the list of headers a cached entry could go stale
     m.producer = "clang 22 HIP (" + version_of(clang()) + ")";
+    if (port) {
+      add_ballot_width_warnings(scan, r.err);
+      m.port = "cuda-as-hip";
+      m.warnings = std::move(scan.warnings);
+      m.producer = "clang 22 CUDA as HIP (" + version_of(clang()) + ")";
+    }
   } else if (ext == ".ll" || ext == ".bc") {
     if (ext == ".ll" && bytes.find("target triple") != std::string::npos && bytes.find("amdgcn") == std::string::npos)
       throw Error(ErrorKind::Compile, source.string() + ": the LLVM IR's target triple is not amdgcn; kernsim compiles IR for " +
@@ -344,7 +399,10 @@ DeviceModule compile_amd(const fs::path& source, const CompileOptions& opt) {
   if (opt.use_cache && cacheable) {
     try {
       write_file_atomic(entry / "module.hsaco", co);
-      write_file_atomic(entry / "meta.json", json{{"producer", m.producer}, {"target", target}, {"deps", deps}}.dump(1));
+      json warnings = json::array();
+      for (const auto& w : m.warnings)
+        warnings.push_back({{"name", w.name}, {"file", w.file}, {"line", w.line}, {"code", w.code}, {"message", w.message}});
+      write_file_atomic(entry / "meta.json", json{{"producer", m.producer}, {"target", target}, {"deps", deps}, {"warnings", warnings}}.dump(1));
     } catch (const Error&) {
       // an unwritable cache only costs speed
     }

@@ -34,6 +34,17 @@ struct KernelInfo {
   Resources resources;
 };
 
+// Something the frontend found in the source that may make the result differ from what the
+// source's author expects, named so that a program can act on it (the CUDA-on-AMD port's
+// warp32-* warnings: frontends/cuda_port.h, docs/cuda_on_amd.md).
+struct Warning {
+  std::string name;     // "warp32-mask", ...
+  std::string file;     // as the compiler names it
+  int line = 0;
+  std::string code;     // the source line (macros expanded), trimmed
+  std::string message;  // what it means
+};
+
 struct DeviceModule {
   IsaKind kind = IsaKind::Ptx;
   std::string target;                 // sm_90a / gfx942 ...
@@ -43,6 +54,9 @@ struct DeviceModule {
   std::string producer;               // "clang 22", "nvcc ptx", "passthrough"
   std::vector<KernelInfo> kernels;
   bool from_cache = false;
+  // "cuda-as-hip": a CUDA source compiled for an AMD part through the port (docs/cuda_on_amd.md)
+  std::string port;
+  std::vector<Warning> warnings;
 
   // Finds a kernel by mangled name, full demangled signature, or unique demangled name without
   // the parameter list ("saxpy", "scale<float>"). Throws Error(LaunchSpec) listing the kernels.

@@ -279,6 +279,9 @@ class Decoder {
     auto& scope = scopes_.back();
     if (d.space == "reg") {
       Bank b = bank_for(d.type);
+      if (b == Bank::None && d.type == "b128")  // valid PTX (sm_70+, clusterlaunchcontrol's response): not built yet
+        throw Error(ErrorKind::Unsupported, origin_ + ":" + std::to_string(d.line) +
+                                                ": register type .b128 (kernsim holds registers of 1 to 8 bytes)");
       if (b == Bank::None) fail(d.line, "register type ." + d.type + " is not supported (registers of 1 to 8 bytes)");
       std::uint32_t& counter = b == Bank::Pred ? f.npred : b == Bank::R64 ? f.n64 : f.n32;
       std::int64_t n = d.range > 0 ? d.range : 1;
@@ -636,7 +639,7 @@ class Decoder {
         break;
       case Op::Min: case Op::Max:
         need(in, 3, 4);  // PTX 8.0 has three-input min/max
-        if (in.operands.size() == 4) fail(L, "three-input " + in.parts[0] + " is not supported");
+        if (in.operands.size() == 4) return "the three-input form (PTX 8.0)";
         break;
       case Op::Bfind:
         if (P.has("shiftamt")) inst.flags |= kShiftLeft;

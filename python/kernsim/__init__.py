@@ -32,7 +32,7 @@ _data_dir_fallback()
 
 from . import _core  # noqa: E402
 from .core import (DEFAULT_ARCH, BufferAt, Kernel, LaunchResult, Module, Param, Pointer, TensorMap, compile, compile_many,  # noqa: E402
-                   device_info, devices, launch, launch_many, run_spec)
+                   device_info, devices, infer_lang, launch, launch_many, run_spec)
 from .errors import (CompileError, DeviceFileError, InternalError, KernelFaultError, KernsimError,  # noqa: E402
                      KernsimIOError, LaunchSpecError, NotImplementedStageError, ParseError, UnsupportedError,
                      UsageError)
@@ -43,7 +43,7 @@ from .types import Scalar, f32, f64, i32, i64, u32, u64  # noqa: E402
 __version__ = _core.version()
 
 __all__ = [
-    "compile", "compile_many", "launch", "launch_many", "run_spec", "device_info", "devices", "Module", "Kernel",
+    "compile", "compile_many", "infer_lang", "launch", "launch_many", "run_spec", "device_info", "devices", "Module", "Kernel",
     "Param", "LaunchResult", "TensorMap", "Pointer", "BufferAt", "score", "score_many", "reward", "compare", "evaluate", "KernelSpec",
     "DEFAULT_TOLERANCE", "compile_triton", "Scalar", "i32", "u32", "i64", "u64", "f32", "f64", "KernsimError",
     "UsageError", "DeviceFileError", "LaunchSpecError", "KernsimIOError", "CompileError", "ParseError",

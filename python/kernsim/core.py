@@ -22,6 +22,8 @@ from .types import Scalar, buffer_type, scalar_for_param
 DEFAULT_ARCH = "h200"
 
 _EXT_BY_LANG = {"cuda": ".cu", "ptx": ".ptx", "llvm": ".ll", "hip": ".hip", "amdgcn": ".s", "hsaco": ".hsaco"}
+_LANG_BY_EXT = {".cu": "cuda", ".ptx": "ptx", ".ll": "llvm", ".bc": "llvm", ".hip": "hip", ".s": "amdgcn", ".hsaco": "hsaco",
+                ".co": "hsaco", ".py": "triton"}
 _SOURCE_EXTS = (".cu", ".ptx", ".ll", ".bc", ".hip", ".s", ".hsaco", ".co")
 
 
@@ -91,6 +93,10 @@ class Module:
     kernels: list[Kernel]
     extra: dict = field(default_factory=dict)  # frontend extras (Triton metadata)
     compile_settings: dict | None = None  # the launch spec's `compile` object it was compiled with
+    port: str = ""       # "cuda-as-hip": a CUDA source compiled for an AMD part (docs/cuda_on_amd.md)
+    # the port's warp32-* warnings: {name, file, line, code, message} per place the source assumes
+    # 32-lane warps (docs/cuda_on_amd.md)
+    warnings: list = field(default_factory=list)
 
     def kernel(self, name: str | None = None) -> Kernel:
         """By mangled name, full demangled signature, unique short name ("scale<float>") or unique
@@ -129,7 +135,36 @@ def _guess_lang(text: str) -> str:
         return "ptx"
     if "define " in text and ("target triple" in text or "@" in text) and "__global__" not in text:
         return "llvm"
+    if "@triton.jit" in text or "import triton" in text:
+        return "triton"
+    if (".amdgcn_target" in text or ".amdhsa_kernel" in text or "s_endpgm" in text) and "__global__" not in text:
+        return "amdgcn"
+    if any(w in text for w in ("hip/hip_runtime.h", "hipLaunchKernelGGL", "HIP_DYNAMIC_SHARED", "hipMalloc", "__HIP_PLATFORM")):
+        return "hip"
     return "cuda"
+
+
+def infer_lang(source) -> str:
+    """The language of a kernel source as kernsim.compile and kernsim.score read it when ``lang``
+    is not given: cuda, hip, triton, ptx, llvm, amdgcn or hsaco. A path goes by its extension
+    (.cu .hip .py .ptx .ll/.bc .s .hsaco/.co), bytes are a code object, a Python function is a
+    Triton kernel, and text by what it holds: PTX directives, LLVM IR, ``@triton.jit``, AMDGCN
+    assembly (``.amdhsa_kernel``), HIP's header or API (``hip/hip_runtime.h``, ``hipMalloc``,
+    ``hipLaunchKernelGGL``), else CUDA. A CUDA source runs on AMD parts too (docs/cuda_on_amd.md);
+    ``lang="hip"`` says that text is HIP, which runs on AMD parts only."""
+    if isinstance(source, bytes):
+        return "hsaco"
+    if callable(source) or hasattr(source, "fn"):
+        return "triton"
+    if isinstance(source, os.PathLike) or (isinstance(source, str) and (_looks_like_path(source) or (
+            "\n" not in source and len(source) < 4096 and Path(source).suffix.lower() in _LANG_BY_EXT))):
+        ext = Path(source).suffix.lower()
+        if ext in _LANG_BY_EXT:
+            return _LANG_BY_EXT[ext]
+        raise ValueError(f"{source}: unknown source extension {ext!r} (one of {', '.join(sorted(_LANG_BY_EXT))})")
+    if isinstance(source, str):
+        return _guess_lang(source)
+    raise TypeError(f"a kernel source is a path, text, bytes or a Triton function, got {type(source).__name__}")
 
 
 def resolve_source(source: str | bytes | os.PathLike, lang: str | None = None) -> str:
@@ -145,6 +180,9 @@ def resolve_source(source: str | bytes | os.PathLike, lang: str | None = None) -
     else:
         lang = lang or _guess_lang(source)
         data = source.encode()
+    if lang == "triton":
+        raise ValueError("a Triton kernel (@triton.jit) is compiled by kernsim.compile_triton(fn_or_source, kernel, "
+                         "args=[...]), which specializes it for its arguments; kernsim.score takes it with lang=\"triton\"")
     ext = _EXT_BY_LANG.get(lang)
     if ext is None:
         raise ValueError(f"unknown lang {lang!r} (one of {', '.join(_EXT_BY_LANG)}; Triton: kernsim.compile_triton)")
@@ -160,7 +198,8 @@ def _target_of(arch: str, device_file) -> str:
 
 def _module_from_desc(desc: dict, arch: str, device_file) -> Module:
     m = Module(source=desc["source"], arch=arch, device_file=device_file, target=desc["target"], isa=desc["isa"],
-               producer=desc["producer"], text=desc["text"], from_cache=desc["from_cache"], kernels=[])
+               producer=desc["producer"], text=desc["text"], from_cache=desc["from_cache"], kernels=[],
+               port=desc.get("port", ""), warnings=list(desc.get("warnings", [])))
     for k in desc["kernels"]:
         m.kernels.append(Kernel(name=k["name"], demangled=k["demangled"],
                                 params=[Param(**p) for p in k["params"]], resources=dict(k["resources"]),
@@ -191,9 +230,13 @@ def compile(source: str | bytes | os.PathLike, arch: str = DEFAULT_ARCH, *, lang
     aliases) and returns the module with its kernels, their parameters and resource usage.
 
     ``source`` is a path (.cu .ptx .ll .bc; AMD .hip .s .hsaco .co) or the
-    source text itself (CUDA unless it looks like PTX or LLVM IR; ``lang=`` decides:
-    cuda, ptx, llvm, hip, amdgcn, hsaco). Only device code is compiled (clang --cuda-device-only):
-    no host code in the source is ever compiled or run. Results are cached by content hash.
+    source text itself, whose language is inferred (kernsim.infer_lang: PTX, LLVM IR, AMDGCN
+    assembly, HIP, else CUDA); ``lang=`` decides instead: cuda, hip, ptx, llvm, amdgcn, hsaco.
+    ``lang="hip"`` marks HIP text (AMD parts only). A CUDA source compiled for an AMD part
+    (mi300x, mi355x) is ported: compiled as HIP, with ``Module.warnings`` naming each place it
+    assumes 32-lane warps (docs/cuda_on_amd.md). Only device code is compiled (clang
+    --cuda-device-only): no host code in the source is ever compiled or run. Results are cached
+    by content hash.
 
     ``flags`` (clang flags), ``include_dirs``, ``defines`` ({name: value or None}) and ``std``
     ("c++20") are the launch spec's `compile` object (docs/compile.md); they are part of the
@@ -248,6 +291,12 @@ class LaunchResult:
     def __getitem__(self, arg_index: int) -> np.ndarray:
         return self.outputs[arg_index]
 
+    @property
+    def warnings(self) -> list:
+        """The compile's warnings (report["warnings"]): for a CUDA source run on an AMD part, each
+        place it assumes 32-lane warps, as {name, file, line, code, message} (docs/cuda_on_amd.md)."""
+        return list(self.report.get("warnings", []))
+
 
 def _dims(v, what: str) -> list[int]:
     if isinstance(v, (int, np.integer)):
@@ -265,7 +314,7 @@ class _PreparedLaunch:
     def __init__(self, kernel: Kernel, grid, block, args: Sequence[Any], *, arch=None, device_file=None,
                  full=False, keep_outputs=None, dynamic_shared_bytes=0, max_instructions=None,
                  wall_time_limit_s=None, flops=None, min_bytes=None, cluster=None, cluster_nonportable=False,
-                 tier="detailed", check_all=False):
+                 tier="detailed", check_all=False, cache="cold"):
         if not isinstance(kernel, Kernel):
             raise TypeError("launch() needs a Kernel from kernsim.compile(...) (module['name'])")
         m = kernel.module
@@ -280,6 +329,9 @@ class _PreparedLaunch:
         if block is None and tri is not None:
             from .triton_frontend import block_of
             block = block_of(kernel)  # num_warps x warp size (AMD code objects declare no .reqntid)
+        if tri is not None and not dynamic_shared_bytes:
+            # Triton's kernels take all their shared memory dynamically (tiles, mbarriers, the TMEM address)
+            dynamic_shared_bytes = int(tri.get("shared", 0))
         if block is None:
             if not any(kernel.reqntid):
                 raise LaunchSpecError(f"kernel `{kernel.demangled}` declares no block size (.reqntid): give `block`")
@@ -343,7 +395,7 @@ class _PreparedLaunch:
         self.job = {"spec_json": json.dumps(spec), "base_dir": "/", "origin": "launch", "host": host,
                     "arch": self.arch, "device_file": self.device_file or "", "full": bool(full), "keep_outputs": keep,
                     "max_instructions": int(max_instructions or 0), "wall_time_limit_s": -1.0 if wall_time_limit_s is None else float(wall_time_limit_s),
-                    "tier": str(tier), "check_all": bool(check_all)}
+                    "tier": str(tier), "check_all": bool(check_all), "cache": str(cache)}
 
     def result(self, r: dict) -> LaunchResult:
         raise_if_error(r)
@@ -406,7 +458,8 @@ class TensorMap:
 def launch(kernel: Kernel, grid, block, args: Sequence[Any], *, arch: str | None = None, full: bool = False,
            dynamic_shared_bytes: int = 0, keep_outputs: bool | None = None, max_instructions: int | None = None,
            wall_time_limit_s: float | None = None, device_file=None, flops=None, min_bytes=None, cluster=None,
-           cluster_nonportable: bool = False, tier: str = "detailed", check_all: bool = False) -> LaunchResult:
+           cluster_nonportable: bool = False, tier: str = "detailed", check_all: bool = False,
+           cache: str = "cold") -> LaunchResult:
     """Runs ``kernel`` on the simulated part and times it.
 
     ``args`` follow the kernel's parameters: numpy arrays for pointers (copied in; None is a null
@@ -425,12 +478,14 @@ def launch(kernel: Kernel, grid, block, args: Sequence[Any], *, arch: str | None
     docs/validation.md, "Fast tier"); the report says ``"tier": "fast"``.
     ``check_all=True`` runs the CTAs sampling does not time (untimed, as ``keep_outputs`` does) so
     that a fault or endless loop in any CTA raises; ``report["checked"]`` says which CTAs ran.
+    ``cache="warm"`` starts the L2 as a previous run of the same launch left it (back-to-back
+    trials without a flush) instead of cold (flushed, the default); NVIDIA parts, detailed tier.
     """
     p = _PreparedLaunch(kernel, grid, block, args, arch=arch, device_file=device_file, full=full,
                         keep_outputs=keep_outputs, dynamic_shared_bytes=dynamic_shared_bytes,
                         max_instructions=max_instructions, wall_time_limit_s=wall_time_limit_s, flops=flops,
                         min_bytes=min_bytes, cluster=cluster, cluster_nonportable=cluster_nonportable, tier=tier,
-                        check_all=check_all)
+                        check_all=check_all, cache=cache)
     return p.result(_core.run_jobs([p.job], 1)[0])
 
 

@@ -19,6 +19,7 @@ format and every guard against reward hacking; in short:
 from __future__ import annotations
 
 import ast
+import dataclasses
 import concurrent.futures
 import json
 import math
@@ -96,8 +97,9 @@ def evaluate(expr: str, env: dict) -> Any:
 class KernelSpec:
     """What `candidate` and `reference` are (docs/python.md, "The task format").
 
-    source: CUDA/PTX/LLVM text or a path; lang: cuda | ptx | llvm | triton (None: guessed, not
-    for Triton); kernel: the kernel's name; grid, block: int, tuple (of ints or expressions) or an
+    source: CUDA/HIP/PTX/LLVM/Triton text or a path; lang: cuda | hip | ptx | llvm | amdgcn |
+    triton (None: inferred by kernsim.infer_lang, `@triton.jit` text included; a CUDA source
+    scored on an AMD part is ported, its 32-lane-warp assumptions in the result's `warnings`); kernel: the kernel's name; grid, block: int, tuple (of ints or expressions) or an
     expression string over the problem size; args: one entry per kernel parameter: an input name,
     an expression string, a number, a kernsim.i32(...)-style scalar or None (null pointer);
     dynamic_shared_bytes: int or expression. Triton only: num_warps, num_stages, constexprs
@@ -136,6 +138,12 @@ class KernelSpec:
                     raise TypeError(f"{role}.{name}: callables are not accepted from an untrusted candidate "
                                     f"(use numbers or expression strings such as \"cdiv(n, 256)\"); "
                                     f"pass trust_candidate=True for your own code")
+        if spec.lang is None:
+            from .core import infer_lang
+            try:
+                spec = dataclasses.replace(spec, lang=infer_lang(spec.source))
+            except (TypeError, ValueError):
+                pass  # resolve_source names the problem
         if spec.lang != "triton" and spec.block is None:
             raise ValueError(f"{role}: `block` is required (except for Triton kernels, where num_warps sets it)")
         return spec
@@ -490,7 +498,7 @@ def compare(got: np.ndarray, want: np.ndarray, tolerance: dict) -> dict:
 def _empty_result(task: _Task) -> dict:
     return {"correct": False, "max_rel_err": None, "time_us": None, "ref_time_us": None, "speedup": None,
             "report": None, "ref_report": None, "error": None, "error_kind": None, "stage": None, "checks": [],
-            "instruction_limit": None, "wall_s": 0.0}
+            "instruction_limit": None, "wall_s": 0.0, "warnings": []}
 
 
 def _fail(task: _Task, stage: str, e: Exception):
@@ -532,6 +540,12 @@ def score_many(tasks: Sequence[dict], workers: int = 1) -> list[dict]:
                 _fail(t, "device", e)
     compiler.compile_sources([(s, t.arch, t.device_file) for t in ts if not t.result["stage"]
                               for s in (t.reference, t.candidate) if s.lang != "triton"])
+    for t in ts:  # a CUDA candidate ported to an AMD part: where it assumes 32-lane warps
+        if not t.result["stage"] and t.candidate.lang != "triton":
+            try:
+                t.result["warnings"] = list(compiler.module(t.candidate, t.arch, t.device_file).warnings)
+            except KernsimError:
+                pass  # the compile error is reported where the candidate runs
 
     # 1. the reference: every size, once per group
     ref_runs: dict = {}

@@ -76,7 +76,10 @@ nb::dict module_dict(const api::ModuleDesc& m) {
                        {"source", nb::cast(r.source)}});
     kernels.append(kw({{"name", nb::cast(k.name)}, {"demangled", nb::cast(k.demangled)}, {"params", nb::cast(params)}, {"resources", nb::cast(res)}, {"reqntid", nb::cast(nb::make_tuple(k.reqntid[0], k.reqntid[1], k.reqntid[2]))}, {"maxntid", nb::cast(nb::make_tuple(k.maxntid[0], k.maxntid[1], k.maxntid[2]))}}));
   }
-  return kw({{"source", nb::cast(m.source.string())}, {"target", nb::cast(m.target)}, {"producer", nb::cast(m.producer)}, {"isa", nb::cast(m.isa)}, {"text", nb::cast(m.text)}, {"from_cache", nb::cast(m.from_cache)}, {"kernels", nb::cast(kernels)}});
+  nb::list warnings;
+  for (const auto& w : m.warnings)
+    warnings.append(kw({{"name", nb::cast(w.name)}, {"file", nb::cast(w.file)}, {"line", nb::cast(w.line)}, {"code", nb::cast(w.code)}, {"message", nb::cast(w.message)}}));
+  return kw({{"source", nb::cast(m.source.string())}, {"target", nb::cast(m.target)}, {"producer", nb::cast(m.producer)}, {"isa", nb::cast(m.isa)}, {"text", nb::cast(m.text)}, {"from_cache", nb::cast(m.from_cache)}, {"kernels", nb::cast(kernels)}, {"port", nb::cast(m.port)}, {"warnings", nb::cast(warnings)}});
 }
 
 // jobs: list of (source path, target[, compile object as JSON text]) tuples.
@@ -116,7 +119,7 @@ nb::list describe_modules(const nb::list& jobs, int workers) {
 }
 
 // jobs: list of dicts {spec_json, base_dir, origin | spec_path, host: {arg_index: bytes}, arch, device_file,
-// full, keep_outputs, sampled_outputs, max_instructions, wall_time_limit_s, tier, check_all}.
+// full, keep_outputs, sampled_outputs, max_instructions, wall_time_limit_s, tier, check_all, cache}.
 nb::list run_jobs(const nb::list& jobs, int workers) {
   std::vector<api::Job> js;
   std::vector<std::pair<bool, std::pair<ErrorKind, std::string>>> early(nb::len(jobs), {false, {ErrorKind::Internal, ""}});
@@ -154,6 +157,7 @@ nb::list run_jobs(const nb::list& jobs, int workers) {
       j.options.max_instructions = get<std::uint64_t>(d, "max_instructions", 0);
       j.options.wall_time_limit_s = get<double>(d, "wall_time_limit_s", 0.0);
       j.options.tier = api::parse_tier(get<std::string>(d, "tier", "detailed"), "tier");
+      j.options.cache = api::parse_cache(get<std::string>(d, "cache", "cold"), "cache");
       index.push_back(js.size());
       js.push_back(std::move(j));
     } catch (const Error& e) {

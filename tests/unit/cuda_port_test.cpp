@@ -1,0 +1,207 @@
+// The CUDA-on-AMD port (frontends/cuda_port.h, docs/cuda_on_amd.md): a CUDA source runs on
+// mi300x compiled as HIP, and the places where it assumes 32-lane warps carry named warnings.
+// The end-to-end tests compare outputs with what each warp width must give, computed here from
+// the inputs: the 32-lane kernel is right on H200 and wrong on MI300X exactly where its warnings
+// say, the warp-size-agnostic kernel is right on both and has no warning.
+#include "frontends/cuda_port.h"
+
+#include <cstring>
+#include <nlohmann/json.hpp>
+#include <numeric>
+#include <set>
+
+#include "api/launch_spec.h"
+#include "api/run.h"
+#include "device/loader.h"
+#include "test_util.h"
+
+namespace kernsim {
+namespace {
+
+using nlohmann::json;
+
+const std::string kPort = std::string(KERNSIM_TEST_DATA) + "/port";
+
+// A preprocessed text of one user file, as `clang -E` marks it.
+std::string pre(const std::string& body) {
+  return "# 1 \"k.cu\"\n" + body;
+}
+
+TEST(CudaPortScan, FindsEach32LaneAssumptionOnItsLine) {
+  const auto s = frontends::scan_cuda_port(pre("__global__ void k(float* x) {\n"
+                                               "  float v = __shfl_xor_sync(0xffffffffu, x[0], 1);\n"
+                                               "  int lane = threadIdx.x & 31;\n"
+                                               "  int warp = threadIdx.x >> 5;\n"
+                                               "  for (int o = 16; o > 0; o >>= 1)\n"
+                                               "    v += __shfl_down_sync(m, v, o);\n"
+                                               "  float last = __shfl_sync(m, v, 31);\n"
+                                               "#define WARP_SIZE 32\n"
+                                               "  constexpr int kWarpSize = 32;\n"
+                                               "}\n"),
+                                           "/nonexistent/kernsim/headers");
+  std::map<int, std::string> at;
+  for (const auto& w : s.warnings) at[w.line] = w.name;
+  EXPECT_EQ(at[2], "warp32-mask");
+  EXPECT_EQ(at[3], "warp32-lane-math");
+  EXPECT_EQ(at[4], "warp32-lane-math");
+  EXPECT_EQ(at[5], "warp32-shuffle");
+  EXPECT_EQ(at[7], "warp32-shuffle");
+  EXPECT_EQ(at[8], "warp32-warp-size");
+  EXPECT_EQ(at[9], "warp32-warp-size");
+  EXPECT_EQ(s.warnings.size(), 7u);
+  for (const auto& w : s.warnings) {
+    EXPECT_EQ(w.file, "k.cu");
+    EXPECT_FALSE(w.message.empty()) << w.name;
+  }
+}
+
+TEST(CudaPortScan, WarpSizeAgnosticSpellingsAreNotWarned) {
+  const auto s = frontends::scan_cuda_port(
+      pre("__global__ void k(float* x, int n) {\n"
+          "  int lane = threadIdx.x % warpSize, warp = threadIdx.x / warpSize;\n"
+          "  float v = __shfl_xor_sync(__activemask(), x[0], 1);\n"
+          "  for (int o = warpSize / 2; o > 0; o /= 2) v += __shfl_down_sync(__activemask(), v, o);\n"
+          "  unsigned long long full = 0xffffffffffffffffull;\n"
+          "  int tile = n / 32;\n"  // 32 with no lane or warp in sight
+          "  x[lane] = v * 32.0f;\n"
+          "}\n"),
+      "/nonexistent/kernsim/headers");
+  EXPECT_TRUE(s.warnings.empty()) << s.warnings.front().name << " on line " << s.warnings.front().line;
+}
+
+TEST(CudaPortScan, SystemAndKernsimHeadersAreNotScanned) {
+  const std::string t =
+      "# 1 \"/usr/include/x.h\" 1 3\n"
+      "int a = threadIdx.x % 32;\n"
+      "# 1 \"/opt/kernsim/hip_include/hip/hip_runtime.h\" 1\n"
+      "int b = threadIdx.x % 32;\n"
+      "# 7 \"k.cu\" 2\n"
+      "int c = threadIdx.x % 32;\n";
+  const auto s = frontends::scan_cuda_port(t, "/opt/kernsim/hip_include");
+  ASSERT_EQ(s.warnings.size(), 1u);
+  EXPECT_EQ(s.warnings[0].file, "k.cu");
+  EXPECT_EQ(s.warnings[0].line, 7) << "the line marker's number";
+}
+
+TEST(CudaPortScan, BallotNarrowedTo32BitsComesFromTheCompilersDiagnostic) {
+  frontends::PortScan s = frontends::scan_cuda_port(pre("auto m = __ballot_sync(__activemask(), p);\n"
+                                                        "unsigned int n = m;\n"
+                                                        "unsigned int q = (unsigned long long)r;\n"),
+                                                    "/nonexistent");
+  const std::string err =
+      "k.cu:2:20: warning: implicit conversion loses integer precision: 'unsigned long long' to 'unsigned int' "
+      "[-Wshorten-64-to-32]\n"
+      "k.cu:3:20: warning: implicit conversion loses integer precision: 'unsigned long long' to 'unsigned int' "
+      "[-Wshorten-64-to-32]\n";
+  frontends::add_ballot_width_warnings(s, err);
+  ASSERT_EQ(s.warnings.size(), 1u) << "line 3 narrows something that is not a ballot";
+  EXPECT_EQ(s.warnings[0].name, "warp32-ballot-width");
+  EXPECT_EQ(s.warnings[0].line, 2);
+}
+
+// ---------------------------------------------------------------------------------------------
+// end to end: tests/data/port/{warp32,agnostic}.cu (in = 0, 1, ..., 255; two blocks of 128)
+
+struct Outputs {
+  std::vector<float> warp_sum;
+  std::vector<int> below;
+  float total = 0;
+  json report;
+};
+
+Outputs run(const std::string& spec_file, const char* arch) {
+  const api::LaunchSpec spec = api::parse_launch_spec(kPort + "/" + spec_file);
+  api::RunOptions o;
+  o.full = true;
+  o.keep_outputs = true;
+  const api::RunResult r = api::run_launch(spec, device::load_builtin_device(arch), o);
+  Outputs out;
+  out.report = json::parse(r.report_json);
+  for (const auto& b : r.outputs) {
+    if (b.arg_index == 1) out.warp_sum.resize(256), std::memcpy(out.warp_sum.data(), b.bytes.data(), 1024);
+    if (b.arg_index == 2) out.below.resize(256), std::memcpy(out.below.data(), b.bytes.data(), 1024);
+    if (b.arg_index == 3) std::memcpy(&out.total, b.bytes.data(), 4);
+  }
+  EXPECT_EQ(out.warp_sum.size(), 256u);
+  return out;
+}
+
+// sum of in[i] = i over [first, first + n)
+float iota_sum(int first, int n) {
+  return static_cast<float>(n * first + n * (n - 1) / 2);
+}
+int below_limit(int first, int n) {
+  return std::max(0, std::min(first + n, 40) - first);
+}  // in[i] < 40
+
+TEST(CudaOnAmd, Warp32KernelIsRightOnH200) {
+  const Outputs o = run("warp32.json", "h200");
+  for (int i = 0; i < 256; ++i) {
+    EXPECT_EQ(o.warp_sum[i], iota_sum(i / 32 * 32, 32)) << i;
+    EXPECT_EQ(o.below[i], below_limit(i / 32 * 32, 32)) << i;
+  }
+  EXPECT_EQ(o.total, iota_sum(0, 256));
+  EXPECT_FALSE(o.report.contains("warnings")) << "no port on an NVIDIA part";
+}
+
+TEST(CudaOnAmd, Warp32KernelRunsOnMi300xWrongWhereItsWarningsSay) {
+  const Outputs o = run("warp32.json", "mi300x");
+  for (int i = 0; i < 256; ++i) {
+    // a 64-lane wave: lanes 32-63 read lane 0's sum (lanes 0-31) and lanes 0-31's ballot
+    const int wave = i / 64 * 64;
+    EXPECT_EQ(o.warp_sum[i], iota_sum(wave, 32)) << i;
+    EXPECT_EQ(o.below[i], below_limit(wave, 32)) << i;
+  }
+  EXPECT_NE(o.warp_sum[32], iota_sum(32, 32)) << "the second 32-lane warp's sum is lost";
+  EXPECT_EQ(o.total, iota_sum(0, 256)) << "lanes 0 and 32 (threadIdx.x % 32 == 0) both add: the total is right";
+  EXPECT_EQ(o.report["launch"]["port"], "cuda-as-hip");
+  std::map<std::string, std::set<int>> lines;
+  for (const auto& w : o.report.at("warnings")) {
+    EXPECT_NE(w["file"].get<std::string>().find("warp32.cu"), std::string::npos);
+    lines[w["name"]].insert(w["line"].get<int>());
+  }
+  EXPECT_EQ(lines["warp32-mask"], (std::set<int>{14, 15, 16})) << "FULL_MASK (a macro) and 0xffffffff";
+  EXPECT_EQ(lines["warp32-ballot-width"], (std::set<int>{14})) << "unsigned votes = __ballot_sync(...)";
+  EXPECT_EQ(lines["warp32-shuffle"], (std::set<int>{15})) << "the loop from offset 16";
+  EXPECT_EQ(lines["warp32-lane-math"], (std::set<int>{21})) << "threadIdx.x % 32";
+}
+
+TEST(CudaOnAmd, WarpSizeAgnosticKernelIsRightOnMi300xWithoutWarnings) {
+  const Outputs o = run("agnostic.json", "mi300x");
+  for (int i = 0; i < 256; ++i) {
+    EXPECT_EQ(o.warp_sum[i], iota_sum(i / 64 * 64, 64)) << i;
+    EXPECT_EQ(o.below[i], below_limit(i / 64 * 64, 64)) << i;
+  }
+  EXPECT_EQ(o.total, iota_sum(0, 256));
+  EXPECT_EQ(o.report["launch"]["port"], "cuda-as-hip");
+  EXPECT_TRUE(o.report.at("warnings").empty()) << o.report["warnings"].dump();
+}
+
+TEST(CudaOnAmd, MissingCudaLibraryHeaderIsUnsupportedByName) {
+  test::TempDir d;
+  d.write("k.cu", "#include <cooperative_groups.h>\n__global__ void k(float* x) { x[0] = 1; }\n");
+  const std::string spec =
+      R"({"source": "k.cu", "kernel": "k", "grid": [1], "block": [64], "args": [{"buffer": "f32", "count": 1}]})";
+  test::expect_error(
+      [&] {
+        api::run_launch(api::parse_launch_spec_text(spec, d.path(), "spec"), device::load_builtin_device("mi300x"), {});
+      },
+      ErrorKind::Unsupported, {"cooperative_groups.h", "CUDA on AMD"});
+}
+
+TEST(CudaOnAmd, InlinePtxIsUnsupportedByName) {
+  test::TempDir d;
+  d.write("k.cu",
+          "__global__ void k(unsigned* x) {\n  unsigned v;\n  asm(\"mov.u32 %0, %%laneid;\" : \"=r\"(v));\n  x[0] = "
+          "v;\n}\n");
+  const std::string spec =
+      R"({"source": "k.cu", "kernel": "k", "grid": [1], "block": [64], "args": [{"buffer": "u32", "count": 1}]})";
+  test::expect_error(
+      [&] {
+        api::run_launch(api::parse_launch_spec_text(spec, d.path(), "spec"), device::load_builtin_device("mi300x"), {});
+      },
+      ErrorKind::Unsupported, {"inline assembly", "k.cu:3"});
+}
+
+}  // namespace
+}  // namespace kernsim
