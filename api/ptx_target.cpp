@@ -218,9 +218,11 @@ class PtxTargetKernel final : public TargetKernel {
   }
 
   device::DeviceSpec timing_device(const device::DeviceSpec& dev) const override {
-    // a kernel with matrix instructions runs at the part's tensor clock
+    // a kernel with matrix instructions runs at the part's tensor clock; one that issues wgmma at
+    // the clock the SM drops to under the wgmma engine's load
     const bool tensor = std::any_of(prog_.insts.begin(), prog_.insts.end(), [](const ptx::Inst& in) { return isa::is_tensor(in.unit); });
-    return tensor ? device::at_tensor_clock(dev) : dev;
+    const bool wgmma = std::any_of(prog_.insts.begin(), prog_.insts.end(), [](const ptx::Inst& in) { return in.op == ptx::Op::WgmmaMma; });
+    return tensor ? device::at_tensor_clock(dev, wgmma) : dev;
   }
 
   TimedLaunch time(const device::DeviceSpec& dev, sim::GlobalMemory& mem, std::vector<std::uint8_t> params, const LaunchShape& shape,
@@ -230,6 +232,7 @@ class PtxTargetKernel final : public TargetKernel {
     eo.kernel_name = shape.kernel_name;
     eo.num_sms = static_cast<std::uint32_t>(dev.sm.count);
     eo.max_warps_per_sm = static_cast<std::uint32_t>(dev.sm.max_warps);
+    eo.tmem_columns = static_cast<std::uint32_t>(dev.tcgen05.tmem_columns);
     if (shape.max_instructions) eo.max_warp_instructions = shape.max_instructions;
     eo.wall_time_limit_s = shape.wall_time_limit_s;
     sim::PtxKernel kernel(prog_, mem, dims, std::move(params), eo);
@@ -250,6 +253,7 @@ class PtxTargetKernel final : public TargetKernel {
     eo.kernel_name = shape.kernel_name;
     eo.num_sms = static_cast<std::uint32_t>(dev.sm.count);
     eo.max_warps_per_sm = static_cast<std::uint32_t>(dev.sm.max_warps);
+    eo.tmem_columns = static_cast<std::uint32_t>(dev.tcgen05.tmem_columns);
     if (shape.max_instructions) eo.max_warp_instructions = shape.max_instructions;
     eo.wall_time_limit_s = shape.wall_time_limit_s;
     sim::PtxKernel kernel(prog_, mem, shape.dims(), std::move(params), eo);

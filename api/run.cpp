@@ -44,6 +44,14 @@ Tier parse_tier(const std::string& s, const std::string& what) {
   throw Error(ErrorKind::Usage, what + " must be `detailed` or `fast`, got `" + s + "`");
 }
 
+const char* to_string(Cache c) { return c == Cache::Warm ? "warm" : "cold"; }
+
+Cache parse_cache(const std::string& s, const std::string& what) {
+  if (s == "cold") return Cache::Cold;
+  if (s == "warm") return Cache::Warm;
+  throw Error(ErrorKind::Usage, what + " must be `cold` or `warm`, got `" + s + "`");
+}
+
 namespace {
 
 void dump(const fs::path& dir, std::size_t i, const char* suffix, const std::uint8_t* data, std::size_t n) {
@@ -294,6 +302,9 @@ RunResult run_launch(const LaunchSpec& spec, const device::DeviceSpec& dev, cons
                         : opts.trace_path                            ? "--trace"
                                                                      : nullptr;
     if (clash) throw Error(ErrorKind::Usage, std::string("the fast tier executes only a sample of CTAs: it cannot give ") + clash + "; use --tier detailed");
+    if (opts.cache == Cache::Warm)
+      throw Error(ErrorKind::Usage, "the fast tier models no cache state between launches: it cannot time with a warm L2 (--cache warm, "
+                                    "cache=\"warm\"); use --tier detailed");
   }
 
   // memory: what the kernel brings, then one allocation per buffer argument (the fast tier's
@@ -341,6 +352,7 @@ RunResult run_launch(const LaunchSpec& spec, const device::DeviceSpec& dev, cons
   to.full = opts.full;
   to.detail_budget = budget;
   to.complete_functionally = opts.dump_dir.has_value() || (opts.keep_outputs && !opts.sampled_outputs) || opts.check_all;
+  to.warm_l2 = opts.cache == Cache::Warm;
   const device::DeviceSpec timed = kernel->timing_device(dev);
   cost::ReportView view(timed);
   LaunchViews views(view, kernel->listing(), timed, opts);
@@ -367,6 +379,7 @@ RunResult run_launch(const LaunchSpec& spec, const device::DeviceSpec& dev, cons
   // what the verdict covers: a fault or endless loop is found only in CTAs that ran
   const bool all = opts.full || to.complete_functionally || t.timing.ctas_timed >= t.timing.ctas_total;
   const std::uint64_t completed = all ? t.timing.ctas_total : t.timing.ctas_timed + t.timing.ctas_probed;
+  j["cache"] = to_string(opts.cache);
   j["checked"] = {{"all_ctas", all},
                   {"ctas", t.timing.ctas_total},
                   {"ctas_run_to_completion", completed},

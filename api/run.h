@@ -34,6 +34,15 @@ const char* to_string(Tier t);
 // "detailed" or "fast"; anything else is a usage error naming `what` (the option or keyword).
 Tier parse_tier(const std::string& s, const std::string& what);
 
+// The L2 a launch starts with: Cold (flushed before it: KernelBench's convention, the default)
+// or Warm (as a previous run of the same launch left it: trials timed back to back without a
+// flush, as CUDA-graph replays and GPU MODE's AMD harness time them). Warm is NVIDIA's detailed
+// tier only; AMD parts and the fast tier refuse it by name (exit 5 / usage error).
+enum class Cache { Cold, Warm };
+const char* to_string(Cache c);
+// "cold" or "warm"; anything else is a usage error naming `what`.
+Cache parse_cache(const std::string& s, const std::string& what);
+
 // Each field means the same on every part (tests/unit/run_options_test.cpp); "warp
 // instructions" are wave instructions on AMD parts.
 struct RunOptions {
@@ -50,6 +59,7 @@ struct RunOptions {
   std::uint64_t detail_budget = 0;
   std::optional<std::filesystem::path> trace_path;  // write a Chrome/Perfetto trace of the timed window
   Tier tier = Tier::Detailed;  // Fast: no outputs, no dumps, no trace, not `full` (each is a usage error)
+  Cache cache = Cache::Cold;   // the L2 at the launch's start (see Cache)
   // host memory the launch's buffers and one CTA's local memory may take; 0 = half of the
   // host's physical memory (KERNSIM_MEMORY_LIMIT_MB overrides it)
   std::uint64_t host_memory_limit_bytes = 0;

@@ -30,7 +30,9 @@ inline constexpr std::int64_t kMaxSectorsPerLine = 4;    // mem::SectorCache kee
 inline constexpr std::int64_t kMaxLineWordBytes = 128;   // a sector's (AMD: line's) written 4-byte words are one 32-bit mask
 
 enum class Vendor { Nvidia, Amd };
-enum class Confidence { Documented, Measured, Estimated, Fitted };
+// Measured: measured by this project on the part; PublishedMeasurement: a third party's published
+// measurement (paper, article, repository data) of a part this project cannot measure.
+enum class Confidence { Documented, Measured, Estimated, Fitted, PublishedMeasurement };
 
 const char* to_string(Vendor v);
 const char* to_string(Confidence c);
@@ -73,6 +75,8 @@ struct Clocks {
   double core_mhz = 0;    // the clock the pipeline model counts cycles in
   double memory_mhz = 0;  // HBM data clock (informational; bandwidths are given directly)
   double tensor_mhz = 0;  // NVIDIA: the SM clock while kernels that use the tensor pipes run (0: core_mhz)
+  double wgmma_mhz = 0;   // NVIDIA sm_90a: the SM clock while kernels that issue wgmma.mma_async run (0: tensor_mhz)
+  double l2_mhz = 0;      // NVIDIA: the L2's own clock, which does not follow the SM clock (0: the L2 keeps SM cycles)
   double realtime_mhz = 0;  // AMD: the constant reference clock (REFCLK) s_memrealtime counts; NVIDIA: 0
 };
 
@@ -284,6 +288,23 @@ struct Tma {
   double try_wait_limit_cycles = 0;   // a failing try_wait without a suspend-time hint sleeps at most this long
 };
 
+// NVIDIA sm_100a only (zero elsewhere, where tcgen05 stops with its name): tensor memory and the
+// 5th-generation tensor core (tcgen05). Functional: the TMEM columns each CTA allocates from;
+// timing: the SM's tensor engine serving tcgen05.mma and the TMEM <-> register path
+// (sim/timing/nvidia_machine.cpp), and TMEM as an occupancy limit (sim/timing/occupancy.cpp).
+struct Tcgen05 {
+  std::int64_t tmem_columns = 0;          // 32-bit columns of tensor memory per SM (each 128 lanes)
+  double mma_flops_per_cycle_f16 = 0;     // dense FLOP per SM cycle of tcgen05.mma .kind::f16
+  double mma_flops_per_cycle_tf32 = 0;    // .kind::tf32
+  double mma_flops_per_cycle_f8f6f4 = 0;  // .kind::f8f6f4 (e4m3/e5m2)
+  double mma_flops_per_cycle_i8 = 0;      // .kind::i8
+  double mma_latency_cycles = 0;          // end of an mma's service on the engine to its completion
+  double commit_latency_cycles = 0;       // completion of a thread's mmas to its tcgen05.commit's mbarrier arrival
+  double ld_latency_cycles = 0;           // tcgen05.ld issue to its registers (tcgen05.wait::ld)
+  double st_latency_cycles = 0;           // tcgen05.st issue to its data in TMEM (tcgen05.wait::st)
+  double tmem_bytes_per_cycle = 0;        // TMEM <-> registers bytes per SM cycle (tcgen05.ld and .st)
+};
+
 struct Topology {
   std::int64_t dies = 0;        // NVIDIA: dies; AMD: XCDs
   std::int64_t units_per_die = 0;
@@ -315,6 +336,7 @@ class DeviceSpec {
   Launch launch;
   FastTier fast;             // optional: the fast tier's fitted coefficients
   Tma tma;                   // NVIDIA only
+  Tcgen05 tcgen05;           // NVIDIA sm_100a only
   ScalarCache scalar_l1;     // AMD only
   std::array<MfmaTiming, kNumMfmaShapes> mfma{};  // AMD only; a shape is timed when the file gives mfma.<shape>.*
 
@@ -329,8 +351,11 @@ class DeviceSpec {
 };
 
 // The part as it runs a kernel that uses the tensor pipes: the SM at clocks.tensor_mhz (when
-// set), HBM's latencies (fixed in time) in that clock's cycles; bandwidths given per second
-// follow by themselves. On-chip latencies and rates in cycles are unchanged.
-DeviceSpec at_tensor_clock(const DeviceSpec& d);
+// set), or at clocks.wgmma_mhz for a kernel that issues wgmma.mma_async (when set; the clock
+// the SM drops to under the wgmma engine's power draw), HBM's latencies (fixed in time) in that
+// clock's cycles; bandwidths given per second follow by themselves. When clocks.l2_mhz is set
+// the L2 keeps its own clock, so its throughputs (given per SM cycle at clocks.core_mhz) grow
+// per cycle of the slower SM clock. Other on-chip latencies and rates in cycles are unchanged.
+DeviceSpec at_tensor_clock(const DeviceSpec& d, bool wgmma = false);
 
 }  // namespace kernsim::device

@@ -26,6 +26,7 @@ const char* to_string(Confidence c) {
     case Confidence::Measured: return "measured";
     case Confidence::Estimated: return "estimated";
     case Confidence::Fitted: return "fitted";
+    case Confidence::PublishedMeasurement: return "published-measurement";
   }
   return "?";
 }
@@ -82,6 +83,8 @@ std::vector<Field> build_schema() {
   D("clocks.core_mhz", "MHz", kBoth, true, "SM/CU clock the pipeline model counts cycles in", [](DeviceSpec& d) -> double& { return d.clocks.core_mhz; });
   D("clocks.memory_mhz", "MHz", kBoth, true, "HBM clock", [](DeviceSpec& d) -> double& { return d.clocks.memory_mhz; });
   D("clocks.tensor_mhz", "MHz", kNv, true, "SM clock while a kernel that uses the tensor pipes runs", [](DeviceSpec& d) -> double& { return d.clocks.tensor_mhz; });
+  D("clocks.wgmma_mhz", "MHz", kNv, false, "SM clock while a kernel that issues wgmma.mma_async runs (absent: clocks.tensor_mhz)", [](DeviceSpec& d) -> double& { return d.clocks.wgmma_mhz; });
+  D("clocks.l2_mhz", "MHz", kNv, false, "L2 clock, independent of the SM clock (absent: the L2 counts SM cycles); L2 rates stay given per SM cycle at clocks.core_mhz", [](DeviceSpec& d) -> double& { return d.clocks.l2_mhz; });
   D("clocks.realtime_mhz", "MHz", kAmd, true, "constant reference clock (REFCLK) that s_memrealtime counts", [](DeviceSpec& d) -> double& { return d.clocks.realtime_mhz; });
 
   I("limits.max_threads_per_block", "threads", kBoth, true, "largest CTA/workgroup", [](DeviceSpec& d) -> std::int64_t& { return d.limits.max_threads_per_block; });
@@ -261,6 +264,16 @@ std::vector<Field> build_schema() {
   D("tma.try_wait_limit_cycles", "cycles", kNv, true, "the system-dependent time limit of a failing mbarrier.try_wait without a suspend-time hint", [](DeviceSpec& d) -> double& { return d.tma.try_wait_limit_cycles; });
   D("launch.overhead_us", "us", kBoth, true, "event-timed cost of an empty kernel launch", [](DeviceSpec& d) -> double& { return d.launch.overhead_us; });
   D("launch.cta_dispatch_cycles", "cycles", kBoth, true, "cycles between consecutive CTA/workgroup dispatches: NVIDIA chip-wide, AMD per XCD (each has its own workgroup manager)", [](DeviceSpec& d) -> double& { return d.launch.cta_dispatch_cycles; });
+  I("tcgen05.tmem_columns", "columns", kNv, false, "tensor memory per SM: 32-bit columns of 128 lanes each that tcgen05.alloc hands out (absent: no tcgen05)", [](DeviceSpec& d) -> std::int64_t& { return d.tcgen05.tmem_columns; });
+  D("tcgen05.mma_flops_per_cycle_f16", "FLOP/cycle", kNv, false, "tcgen05.mma .kind::f16 (f16/bf16 inputs): dense FLOP the SM's tensor engine does per cycle", [](DeviceSpec& d) -> double& { return d.tcgen05.mma_flops_per_cycle_f16; });
+  D("tcgen05.mma_flops_per_cycle_tf32", "FLOP/cycle", kNv, false, "tcgen05.mma .kind::tf32: dense FLOP per SM cycle", [](DeviceSpec& d) -> double& { return d.tcgen05.mma_flops_per_cycle_tf32; });
+  D("tcgen05.mma_flops_per_cycle_f8f6f4", "FLOP/cycle", kNv, false, "tcgen05.mma .kind::f8f6f4 (e4m3/e5m2 inputs): dense FLOP per SM cycle", [](DeviceSpec& d) -> double& { return d.tcgen05.mma_flops_per_cycle_f8f6f4; });
+  D("tcgen05.mma_flops_per_cycle_i8", "FLOP/cycle", kNv, false, "tcgen05.mma .kind::i8: dense operations per SM cycle", [](DeviceSpec& d) -> double& { return d.tcgen05.mma_flops_per_cycle_i8; });
+  D("tcgen05.mma_latency_cycles", "cycles", kNv, false, "tcgen05.mma: from the end of its service on the tensor engine to its completion", [](DeviceSpec& d) -> double& { return d.tcgen05.mma_latency_cycles; });
+  D("tcgen05.commit_latency_cycles", "cycles", kNv, false, "tcgen05.commit: the completion of the thread's mmas to the arrival on its mbarrier", [](DeviceSpec& d) -> double& { return d.tcgen05.commit_latency_cycles; });
+  D("tcgen05.ld_latency_cycles", "cycles", kNv, false, "tcgen05.ld: issue to the data in registers (tcgen05.wait::ld may return), beyond its transfer", [](DeviceSpec& d) -> double& { return d.tcgen05.ld_latency_cycles; });
+  D("tcgen05.st_latency_cycles", "cycles", kNv, false, "tcgen05.st: issue to the data in tensor memory (tcgen05.wait::st may return), beyond its transfer", [](DeviceSpec& d) -> double& { return d.tcgen05.st_latency_cycles; });
+  D("tcgen05.tmem_bytes_per_cycle", "bytes/cycle", kNv, false, "bytes per SM cycle between tensor memory and registers (tcgen05.ld and tcgen05.st)", [](DeviceSpec& d) -> double& { return d.tcgen05.tmem_bytes_per_cycle; });
   D("fast.overlap_exponent", "1", kBoth, false, "fast tier: p of the p-norm joining issue, latency and bandwidth times (fitted)", [](DeviceSpec& d) -> double& { return d.fast.overlap_exponent; });
   D("fast.latency_scale", "1", kBoth, false, "fast tier: factor on a CTA's dependent-path time (fitted)", [](DeviceSpec& d) -> double& { return d.fast.latency_scale; });
   D("fast.l2_reuse_fraction", "1", kBoth, false, "fast tier: share of the L2 holding data re-read across CTAs (fitted)", [](DeviceSpec& d) -> double& { return d.fast.l2_reuse_fraction; });
@@ -402,7 +415,9 @@ Confidence parse_confidence(const std::string& s, const Leaf& leaf, const std::s
   if (s == "measured") return Confidence::Measured;
   if (s == "estimated") return Confidence::Estimated;
   if (s == "fitted") return Confidence::Fitted;
-  fail(leaf.file, leaf.line, "key `" + key + "`: confidence `" + s + "` is not one of documented, measured, estimated, fitted");
+  if (s == "published-measurement") return Confidence::PublishedMeasurement;
+  fail(leaf.file, leaf.line,
+       "key `" + key + "`: confidence `" + s + "` is not one of documented, measured, published-measurement, estimated, fitted");
 }
 
 template <class T>
@@ -551,6 +566,18 @@ void check_model_limits(const DeviceSpec& d) {
                                  std::to_string(d.sm.warp_size));
     check_gpcs(d, reject);
     rate("shared.dsmem_bytes_per_cycle", d.shared.dsmem_bytes_per_cycle, "distributed shared memory's bandwidth");
+    if (d.tcgen05.tmem_columns != 0 && (d.tcgen05.tmem_columns < 32 || d.tcgen05.tmem_columns % 32 || d.tcgen05.tmem_columns > 65535))
+      reject("tcgen05.tmem_columns", "must be a multiple of 32 (the unit of tcgen05.alloc) below 65536, got " + std::to_string(d.tcgen05.tmem_columns));
+    if (d.tcgen05.tmem_columns != 0) {  // a part with tensor memory times tcgen05
+      rate("tcgen05.mma_flops_per_cycle_f16", d.tcgen05.mma_flops_per_cycle_f16, "the tensor engine's service time divides by it");
+      rate("tcgen05.mma_flops_per_cycle_tf32", d.tcgen05.mma_flops_per_cycle_tf32, "the tensor engine's service time divides by it");
+      rate("tcgen05.mma_flops_per_cycle_f8f6f4", d.tcgen05.mma_flops_per_cycle_f8f6f4, "the tensor engine's service time divides by it");
+      rate("tcgen05.mma_flops_per_cycle_i8", d.tcgen05.mma_flops_per_cycle_i8, "the tensor engine's service time divides by it");
+      rate("tcgen05.tmem_bytes_per_cycle", d.tcgen05.tmem_bytes_per_cycle, "a tcgen05.ld/st's transfer time divides its bytes by it");
+      if (d.tcgen05.mma_latency_cycles < 0 || d.tcgen05.commit_latency_cycles < 0 || d.tcgen05.ld_latency_cycles < 0 ||
+          d.tcgen05.st_latency_cycles < 0)
+        reject("tcgen05.mma_latency_cycles", "the tcgen05 cycle counts must not be negative");
+    }
   } else {
     if (d.sm.warp_size != 32 && d.sm.warp_size != kMaxWarpSize)
       reject("cu.warp_size", "must be 32 or " + std::to_string(kMaxWarpSize) + " (lane masks are 64 bits), got " + std::to_string(d.sm.warp_size));
@@ -678,7 +705,7 @@ DeviceSpec build(const Flat& flat, const fs::path& file) {
     if (!leaf.node["source"] || leaf.node["source"].Scalar().empty())
       fail(leaf.file, leaf.line, "key `" + key + "`: missing `source` (a URL, a key of `sources:`, or how it was measured)");
     if (!leaf.node["confidence"])
-      fail(leaf.file, leaf.line, "key `" + key + "`: missing `confidence` (documented, measured, estimated or fitted)");
+      fail(leaf.file, leaf.line, "key `" + key + "`: missing `confidence` (documented, measured, published-measurement, estimated or fitted)");
     prov.source = leaf.node["source"].Scalar();
     prov.confidence = parse_confidence(leaf.node["confidence"].Scalar(), leaf, key);
     if (auto n = leaf.node["note"]) prov.note = n.Scalar();
@@ -853,14 +880,21 @@ std::string value_as_yaml(const DeviceSpec& d, std::string_view key) {
   return "";
 }
 
-DeviceSpec at_tensor_clock(const DeviceSpec& d) {
+DeviceSpec at_tensor_clock(const DeviceSpec& d, bool wgmma) {
   DeviceSpec t = d;
-  if (d.clocks.tensor_mhz <= 0 || d.clocks.tensor_mhz == d.clocks.core_mhz) return t;
-  const double r = d.clocks.tensor_mhz / d.clocks.core_mhz;
-  t.clocks.core_mhz = d.clocks.tensor_mhz;
+  const double mhz = wgmma && d.clocks.wgmma_mhz > 0 ? d.clocks.wgmma_mhz : d.clocks.tensor_mhz;
+  if (mhz <= 0 || mhz == d.clocks.core_mhz) return t;
+  const double r = mhz / d.clocks.core_mhz;
+  t.clocks.core_mhz = mhz;
   t.dram.latency_cycles *= r;
   t.dram.queue_service_cycles *= r;
   t.dram.queue_max_cycles *= r;
+  if (d.clocks.l2_mhz > 0) {  // the L2 does not slow down with the SM: more of its work per SM cycle
+    t.l2.bytes_per_cycle /= r;
+    t.l2.atomic_ops_per_cycle /= r;
+    t.l2.atomic_same_address_cycles *= r;
+    t.l2.atomic_float_same_address_cycles *= r;
+  }
   return t;
 }
 

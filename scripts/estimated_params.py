@@ -69,9 +69,11 @@ def markdown(kernsim):
             for k, v in est:
                 out.append(f"| `{k}` | {cell(fmt_value(v['value']))} | {cell(v['source'])} | {cell(v.get('note', ''))} |")
         out.append("")
-    head = ["| device | values | documented | measured | fitted | estimated |", "| --- | --- | --- | --- | --- | --- |"]
+    head = ["| device | values | documented | measured | published-measurement | fitted | estimated |",
+            "| --- | --- | --- | --- | --- | --- | --- |"]
     for name, c, n in summary:
-        head.append(f"| {name} | {n} | {c.get('documented', 0)} | {c.get('measured', 0)} | {c.get('fitted', 0)} | {c.get('estimated', 0)} |")
+        head.append(f"| {name} | {n} | {c.get('documented', 0)} | {c.get('measured', 0)} | "
+                    f"{c.get('published-measurement', 0)} | {c.get('fitted', 0)} | {c.get('estimated', 0)} |")
     return "\n".join(out[:5] + head + [""] + out[5:]) + END
 
 

@@ -197,6 +197,7 @@ class Decoder {
       p_.symbols.push_back(std::move(s));
     }
     p_.static_shared_bytes = shared_off;
+    extern_shared_align_ = static_cast<std::uint64_t>(max_shared_align);
     p_.dynamic_shared_offset = (shared_off + max_shared_align - 1) / max_shared_align * max_shared_align;
     for (auto& s : p_.symbols)
       if (s.space == Space::Shared && s.is_extern) s.addr = p_.dynamic_shared_offset;
@@ -278,6 +279,9 @@ class Decoder {
     auto& scope = scopes_.back();
     if (d.space == "reg") {
       Bank b = bank_for(d.type);
+      if (b == Bank::None && d.type == "b128")  // valid PTX (sm_70+, clusterlaunchcontrol's response): not built yet
+        throw Error(ErrorKind::Unsupported, origin_ + ":" + std::to_string(d.line) +
+                                                ": register type .b128 (kernsim holds registers of 1 to 8 bytes)");
       if (b == Bank::None) fail(d.line, "register type ." + d.type + " is not supported (registers of 1 to 8 bytes)");
       std::uint32_t& counter = b == Bank::Pred ? f.npred : b == Bank::R64 ? f.n64 : f.n32;
       std::int64_t n = d.range > 0 ? d.range : 1;
@@ -320,12 +324,20 @@ class Decoder {
       s.align = std::max(1, d.align ? d.align : static_cast<int>(d.element_bytes()));
       if (d.is_extern || d.array == 0) {
         s.is_extern = true;
+        extern_shared_align_ = std::max<std::uint64_t>(extern_shared_align_, static_cast<std::uint64_t>(s.align));
+        p_.dynamic_shared_offset = (p_.dynamic_shared_offset + extern_shared_align_ - 1) / extern_shared_align_ * extern_shared_align_;
         s.addr = p_.dynamic_shared_offset;
+        for (auto& other : p_.symbols)
+          if (other.space == Space::Shared && other.is_extern) other.addr = p_.dynamic_shared_offset;
       } else {
         std::uint64_t off = (p_.static_shared_bytes + s.align - 1) / s.align * s.align;
         s.addr = off;
         p_.static_shared_bytes = off + static_cast<std::uint64_t>(s.bytes);
-        p_.dynamic_shared_offset = std::max<std::uint64_t>(p_.dynamic_shared_offset, (p_.static_shared_bytes + 15) / 16 * 16);
+        // the dynamic shared memory (extern arrays) follows every static, at the externs' alignment
+        const std::uint64_t a = std::max<std::uint64_t>(16, extern_shared_align_);
+        p_.dynamic_shared_offset = std::max<std::uint64_t>(p_.dynamic_shared_offset, (p_.static_shared_bytes + a - 1) / a * a);
+        for (auto& other : p_.symbols)
+          if (other.space == Space::Shared && other.is_extern) other.addr = p_.dynamic_shared_offset;
       }
       Binding bnd;
       bnd.kind = Binding::SharedSym;
@@ -607,6 +619,7 @@ class Decoder {
       case Form::Bulk: return decode_bulk(inst, in, P);
       case Form::BulkTensor: return decode_bulk_tensor(inst, in, P);
       case Form::Tensormap: return decode_tensormap(inst, in, P);
+      case Form::Tcgen05: return decode_tcgen05(inst, in, P);
       case Form::Derived: break;
     }
     throw Error(ErrorKind::Internal, "kernsim bug: ops.def row `" + std::string(to_string(inst.op)) + "` has no operand form");
@@ -626,7 +639,7 @@ class Decoder {
         break;
       case Op::Min: case Op::Max:
         need(in, 3, 4);  // PTX 8.0 has three-input min/max
-        if (in.operands.size() == 4) fail(L, "three-input " + in.parts[0] + " is not supported");
+        if (in.operands.size() == 4) return "the three-input form (PTX 8.0)";
         break;
       case Op::Bfind:
         if (P.has("shiftamt")) inst.flags |= kShiftLeft;
@@ -1414,6 +1427,154 @@ class Decoder {
     push_ops(inst, D, S);
   }
 
+  // ---- tcgen05 (sm_100a; sim/functional/ptx_tcgen05.cpp executes them) -----------------------
+
+  // A tensor-memory address operand [taddr+off]: its base register and its offset as a constant
+  // source (the offset may name lanes, bits 16-31, as well as columns).
+  std::pair<Reg, Reg> tmem_operand(const ast::Operand& o, int line) {
+    const Addr a = addr(o, Space::Generic, line);
+    if (a.kind == AddrBase::Absolute) return {const32(0), const32(static_cast<std::uint32_t>(a.offset))};
+    if (a.kind != AddrBase::Reg) fail(line, "a tensor-memory address must be a register, optionally with an offset");
+    return {a.base, const32(static_cast<std::uint32_t>(a.offset))};
+  }
+
+  // tcgen05.alloc.cta_group.sync.aligned{.shared::cta}.b32 [dst], nCols; .dealloc ... taddr, nCols;
+  // .relinquish_alloc_permit; .mma (tcgen05_mma); .commit.cta_group.mbarrier::arrive::one
+  // {.shared::cluster}{.multicast::cluster}.b64 [mbar]{, ctaMask}; .ld/.st (tcgen05_ld_st);
+  // .wait::ld/st; .fence::before/after_thread_sync.
+  void decode_tcgen05(Inst& inst, const ast::Instr& in, const Parts& P) {
+    const int L = in.line;
+    const std::string& t = p_.target;
+    const bool ok_target = t.find("sm_100a") != std::string::npos || t.find("sm_100f") != std::string::npos ||
+                           t.find("sm_101a") != std::string::npos || t.find("sm_103a") != std::string::npos ||
+                           t.find("sm_103f") != std::string::npos || t.find("sm_110a") != std::string::npos;
+    if (!ok_target)
+      fail(L, "`" + in.opcode + "` needs .target sm_100a (or another tcgen05 target); the module targets " +
+                  (t.empty() ? std::string("none") : t));
+    inst.shape[0] = P.has("cta_group::2") ? 2 : 1;
+    const auto& o = in.operands;
+    switch (inst.op) {
+      case Op::Tcgen05Alloc:
+        need(in, 2, 2);
+        inst.space = P.has("shared::cta") || P.has("shared") ? Space::Shared : Space::Generic;
+        memory_operand(inst, o[0], L);
+        return push_ops(inst, {}, {src(o[1], 32, L)});
+      case Op::Tcgen05Dealloc: need(in, 2, 2); return push_ops(inst, {}, {src(o[0], 32, L), src(o[1], 32, L)});
+      case Op::Tcgen05Relinquish: case Op::Tcgen05WaitLd: case Op::Tcgen05WaitSt: case Op::Tcgen05Fence:
+        need(in, 0, 0);
+        return push_ops(inst, {}, {});
+      case Op::Tcgen05Commit: {
+        for (const auto& m : P.ordered)
+          if (is_space_name(m)) inst.space = async_space(m, inst, true);
+        if (!P.has("mbarrier::arrive::one")) fail(L, "`" + in.opcode + "`: the completion mechanism must be .mbarrier::arrive::one");
+        const bool mc = P.has("multicast::cluster");
+        need(in, mc ? 2 : 1, mc ? 2 : 1);
+        if (mc) inst.sub |= kTcMulticast;
+        std::vector<Reg> s{mbar_operand(inst, o[0], L)};
+        if (mc) s.push_back(src(o[1], 32, L));
+        return push_ops(inst, {}, s);
+      }
+      case Op::Tcgen05Mma: return decode_tcgen05_mma(inst, in, P);
+      case Op::Tcgen05Ld: case Op::Tcgen05St: return decode_tcgen05_ld_st(inst, in, P);
+      default: break;
+    }
+    fail(L, "kernsim bug: `" + in.opcode + "` reached the tcgen05 decoder");
+  }
+
+  // tcgen05.mma.cta_group.kind{.collector::a::op} [d], a-desc|[a], b-desc, idesc, {mask}, enable-input-d{, scale-input-d}.
+  // Sources: d base, d offset, A (descriptor, or tensor-memory base), A offset, B descriptor, idesc,
+  // enable-input-d, scale-input-d (constant 0 when absent), then the 4 disable-output-lane words if given.
+  void decode_tcgen05_mma(Inst& inst, const ast::Instr& in, const Parts& P) {
+    const int L = in.line;
+    if (P.has("block_scale") || P.has("kind::mxf8f6f4") || P.has("kind::mxf4") || P.has("kind::mxf4nvf4"))
+      return unsupported(inst, in, "block-scaled tcgen05.mma (.kind::mxf8f6f4/mxf4/mxf4nvf4)");
+    if (P.has("ashift")) return unsupported(inst, in, "tcgen05.mma .ashift (convolution A shift)");
+    TcKind kind;
+    if (P.has("kind::f16")) kind = TcKind::F16;
+    else if (P.has("kind::tf32")) kind = TcKind::Tf32;
+    else if (P.has("kind::f8f6f4")) kind = TcKind::F8f6f4;
+    else if (P.has("kind::i8")) kind = TcKind::I8;
+    else fail(L, "`" + in.opcode + "`: expects .kind::f16, ::tf32, ::f8f6f4, ::i8 (or a block-scaled kind)");
+    inst.shape[1] = static_cast<std::int16_t>(kind);
+    const auto& o = in.operands;
+    need(in, 5, 7);
+    const bool mask = o.size() >= 6 && o[4].kind == ast::Operand::Kind::Vec;
+    const std::size_t en = mask ? 5 : 4;
+    if (o.size() > en + 2) fail(L, "`" + in.opcode + "`: too many operands");
+    const bool scale = o.size() == en + 2;
+    if (scale && kind != TcKind::F16 && kind != TcKind::Tf32) fail(L, "`" + in.opcode + "`: scale-input-d is only for .kind::f16 and .kind::tf32");
+    if (scale && (o[en + 1].kind != ast::Operand::Kind::Imm || o[en + 1].ival < 0 || o[en + 1].ival > 15))
+      fail(L, "`" + in.opcode + "`: scale-input-d must be an immediate in 0..15");
+    const auto [d_base, d_off] = tmem_operand(o[0], L);
+    std::vector<Reg> s{d_base, d_off};
+    if (o[1].kind == ast::Operand::Kind::Addr) {
+      inst.sub |= kTcATmem;
+      const auto [a_base, a_off] = tmem_operand(o[1], L);
+      s.push_back(a_base);
+      s.push_back(a_off);
+    } else {
+      s.push_back(src(o[1], 64, L));
+      s.push_back(const32(0));
+    }
+    s.push_back(src(o[2], 64, L));
+    s.push_back(src(o[3], 32, L));
+    s.push_back(src(o[en], 1, L));
+    s.push_back(scale ? src(o[en + 1], 32, L) : const32(0));
+    if (scale) inst.sub |= kTcScaleD;
+    if (mask) {
+      std::vector<Reg> m = vec_regs(o[4], 32, L, false);
+      if (m.size() != 4u * static_cast<unsigned>(inst.shape[0]))
+        fail(L, "`" + in.opcode + "`: disable-output-lane has " + std::to_string(m.size()) + " words, .cta_group::" +
+                    std::to_string(inst.shape[0]) + " takes " + std::to_string(4 * inst.shape[0]));
+      s.insert(s.end(), m.begin(), m.end());
+    }
+    push_ops(inst, {}, s);
+  }
+
+  // tcgen05.ld.sync.aligned.shape.num{.pack::16b}.b32 r, [taddr]{, immHalfSplitoff};
+  // tcgen05.st.sync.aligned.shape.num{.unpack::16b}.b32 [taddr]{, immHalfSplitoff}, r.
+  // Sources: taddr base, taddr offset (then, for st, the data registers); destinations: ld's registers.
+  void decode_tcgen05_ld_st(Inst& inst, const ast::Instr& in, const Parts& P) {
+    const int L = in.line;
+    const bool ld = inst.op == Op::Tcgen05Ld;
+    static const char* kShapes[] = {"32x32b", "16x64b", "16x128b", "16x256b", "16x32bx2"};
+    static const int kRegs[] = {1, 1, 2, 4, 1};  // registers per .x1 (the PTX ISA's table of .num and .shape)
+    int sh = -1, num = 0;
+    for (const auto& m : P.ordered) {
+      for (int i = 0; i < 5; ++i)
+        if (m == kShapes[i]) sh = i;
+      if (m.size() > 1 && m[0] == 'x' && std::all_of(m.begin() + 1, m.end(), ::isdigit)) num = std::stoi(m.substr(1));
+      if (m == (ld ? "pack::16b" : "unpack::16b")) inst.sub |= kTcPack;
+    }
+    if (sh < 0) fail(L, "`" + in.opcode + "`: expects a shape .32x32b, .16x64b, .16x128b, .16x256b or .16x32bx2");
+    const int max_num = sh == 2 ? 64 : sh == 3 ? 32 : 128;
+    if (num < 1 || num > max_num || (num & (num - 1)))
+      fail(L, "`" + in.opcode + "`: .x" + std::to_string(num) + " is not legal for ." + kShapes[sh] + " (.x1 .. .x" +
+                  std::to_string(max_num) + ", powers of two)");
+    inst.shape[1] = static_cast<std::int16_t>(sh);
+    inst.shape[2] = static_cast<std::int16_t>(num);
+    inst.type = Ty::B32;
+    const bool split = sh == 4;
+    const auto& o = in.operands;
+    need(in, split ? 3 : 2, split ? 3 : 2);
+    const ast::Operand& data = ld ? o[0] : o.back();
+    const auto [base, off] = tmem_operand(ld ? o[1] : o[0], L);
+    if (split) {
+      const ast::Operand& imm = ld ? o[2] : o[1];
+      if (imm.kind != ast::Operand::Kind::Imm) fail(L, "`" + in.opcode + "`: immHalfSplitoff must be an immediate");
+      inst.imm = static_cast<std::uint32_t>(imm.ival);
+    }
+    std::vector<Reg> regs = vec_regs(data, 32, L, ld);
+    const int want = kRegs[sh] * num;
+    if (static_cast<int>(regs.size()) != want)
+      fail(L, "`" + in.opcode + "`: has " + std::to_string(regs.size()) + " registers, ." + kShapes[sh] + ".x" +
+                  std::to_string(num) + " takes " + std::to_string(want));
+    std::vector<Reg> s{base, off};
+    if (ld) return push_ops(inst, regs, s);
+    s.insert(s.end(), regs.begin(), regs.end());
+    push_ops(inst, {}, s);
+  }
+
   // ---- functions ---------------------------------------------------------------------------
   void decode_function(const ast::Function& af, std::uint32_t index) {
     Function& f = p_.functions[index];
@@ -1574,6 +1735,7 @@ class Decoder {
  public:
   std::vector<std::string> unsupported_names_;
   std::vector<std::uint32_t> unsupported_index_;
+  std::uint64_t extern_shared_align_ = 1;  // the largest alignment of an extern .shared array (dynamic shared memory)
   std::uint64_t statics_bytes_ = 0;
 
  private:

@@ -86,6 +86,18 @@ enum : std::uint8_t {
   kMbarNoInc = 1u << 3,       // cp.async.mbarrier.arrive.noinc
   kMbarHint = 1u << 4,        // try_wait with a suspend-time hint
 };
+// tcgen05 (sim/functional/ptx_tcgen05.cpp). Inst::shape[0] is the .cta_group (1 or 2) of every
+// tcgen05 instruction; tcgen05.mma: shape[1] the .kind (TcKind), Inst::sub kTc* bits; tcgen05.ld/st:
+// shape[1] the TcShape, shape[2] the .num repeat, sub kTcPack, imm the immHalfSplitoff of .16x32bx2;
+// tcgen05.commit: sub kTcMulticast, imm the mbarrier operand's byte offset.
+enum class TcKind : std::uint8_t { F16, Tf32, F8f6f4, I8 };
+enum class TcShape : std::uint8_t { S32x32b, S16x64b, S16x128b, S16x256b, S16x32bx2 };
+enum : std::uint8_t {
+  kTcATmem = 1u << 0,      // tcgen05.mma: A is in tensor memory ([a-taddr]), else a shared-memory descriptor
+  kTcScaleD = 1u << 1,     // tcgen05.mma: a scale-input-d operand follows enable-input-d
+  kTcPack = 1u << 0,       // tcgen05.ld .pack::16b / tcgen05.st .unpack::16b
+  kTcMulticast = 1u << 0,  // tcgen05.commit .multicast::cluster: a ctaMask source follows the mbarrier
+};
 // The field tensormap.replace sets (Inst::sub), as the PTX ISA names them.
 enum class TmapField : std::uint8_t { GlobalAddress, Rank, BoxDim, GlobalDim, GlobalStride, ElementStride, ElemType, InterleaveLayout,
                                       SwizzleMode, SwizzleAtomicity, FillMode };

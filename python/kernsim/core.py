@@ -314,7 +314,7 @@ class _PreparedLaunch:
     def __init__(self, kernel: Kernel, grid, block, args: Sequence[Any], *, arch=None, device_file=None,
                  full=False, keep_outputs=None, dynamic_shared_bytes=0, max_instructions=None,
                  wall_time_limit_s=None, flops=None, min_bytes=None, cluster=None, cluster_nonportable=False,
-                 tier="detailed", check_all=False):
+                 tier="detailed", check_all=False, cache="cold"):
         if not isinstance(kernel, Kernel):
             raise TypeError("launch() needs a Kernel from kernsim.compile(...) (module['name'])")
         m = kernel.module
@@ -392,7 +392,7 @@ class _PreparedLaunch:
         self.job = {"spec_json": json.dumps(spec), "base_dir": "/", "origin": "launch", "host": host,
                     "arch": self.arch, "device_file": self.device_file or "", "full": bool(full), "keep_outputs": keep,
                     "max_instructions": int(max_instructions or 0), "wall_time_limit_s": -1.0 if wall_time_limit_s is None else float(wall_time_limit_s),
-                    "tier": str(tier), "check_all": bool(check_all)}
+                    "tier": str(tier), "check_all": bool(check_all), "cache": str(cache)}
 
     def result(self, r: dict) -> LaunchResult:
         raise_if_error(r)
@@ -455,7 +455,8 @@ class TensorMap:
 def launch(kernel: Kernel, grid, block, args: Sequence[Any], *, arch: str | None = None, full: bool = False,
            dynamic_shared_bytes: int = 0, keep_outputs: bool | None = None, max_instructions: int | None = None,
            wall_time_limit_s: float | None = None, device_file=None, flops=None, min_bytes=None, cluster=None,
-           cluster_nonportable: bool = False, tier: str = "detailed", check_all: bool = False) -> LaunchResult:
+           cluster_nonportable: bool = False, tier: str = "detailed", check_all: bool = False,
+           cache: str = "cold") -> LaunchResult:
     """Runs ``kernel`` on the simulated part and times it.
 
     ``args`` follow the kernel's parameters: numpy arrays for pointers (copied in; None is a null
@@ -474,12 +475,14 @@ def launch(kernel: Kernel, grid, block, args: Sequence[Any], *, arch: str | None
     docs/validation.md, "Fast tier"); the report says ``"tier": "fast"``.
     ``check_all=True`` runs the CTAs sampling does not time (untimed, as ``keep_outputs`` does) so
     that a fault or endless loop in any CTA raises; ``report["checked"]`` says which CTAs ran.
+    ``cache="warm"`` starts the L2 as a previous run of the same launch left it (back-to-back
+    trials without a flush) instead of cold (flushed, the default); NVIDIA parts, detailed tier.
     """
     p = _PreparedLaunch(kernel, grid, block, args, arch=arch, device_file=device_file, full=full,
                         keep_outputs=keep_outputs, dynamic_shared_bytes=dynamic_shared_bytes,
                         max_instructions=max_instructions, wall_time_limit_s=wall_time_limit_s, flops=flops,
                         min_bytes=min_bytes, cluster=cluster, cluster_nonportable=cluster_nonportable, tier=tier,
-                        check_all=check_all)
+                        check_all=check_all, cache=cache)
     return p.result(_core.run_jobs([p.job], 1)[0])
 
 

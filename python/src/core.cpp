@@ -119,7 +119,7 @@ nb::list describe_modules(const nb::list& jobs, int workers) {
 }
 
 // jobs: list of dicts {spec_json, base_dir, origin | spec_path, host: {arg_index: bytes}, arch, device_file,
-// full, keep_outputs, sampled_outputs, max_instructions, wall_time_limit_s, tier, check_all}.
+// full, keep_outputs, sampled_outputs, max_instructions, wall_time_limit_s, tier, check_all, cache}.
 nb::list run_jobs(const nb::list& jobs, int workers) {
   std::vector<api::Job> js;
   std::vector<std::pair<bool, std::pair<ErrorKind, std::string>>> early(nb::len(jobs), {false, {ErrorKind::Internal, ""}});
@@ -157,6 +157,7 @@ nb::list run_jobs(const nb::list& jobs, int workers) {
       j.options.max_instructions = get<std::uint64_t>(d, "max_instructions", 0);
       j.options.wall_time_limit_s = get<double>(d, "wall_time_limit_s", 0.0);
       j.options.tier = api::parse_tier(get<std::string>(d, "tier", "detailed"), "tier");
+      j.options.cache = api::parse_cache(get<std::string>(d, "cache", "cold"), "cache");
       index.push_back(js.size());
       js.push_back(std::move(j));
     } catch (const Error& e) {

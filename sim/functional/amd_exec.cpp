@@ -18,6 +18,7 @@ std::string limit_text(double s) {
 
 using namespace amd;
 using isa::amdgcn::KernelArg;
+using isa::amdgcn::MemKind;
 
 namespace amd {
 std::string hex(std::uint64_t v) {
@@ -379,6 +380,10 @@ AmdStepInfo AmdWorkgroup::step(int wi) {
   c.k.count(info.active, info.vector);
   std::uint32_t next = w.pc + 1;
   w.spaces = 0;
+  if (w.spin.suspect) [[unlikely]] {
+    if (w.pc >= w.spin.head && w.pc <= w.spin.pc) c.k.note_suspect_step();
+    else w.spin.suspect = false;  // it left the loop it was suspected in
+  }
 
   if (in.op == Op::Unknown)
     c.unsupported(in, c.p.notes[in.text].empty() ? std::string("this instruction") : "this instruction: " + c.p.notes[in.text]);
@@ -406,6 +411,7 @@ AmdStepInfo AmdWorkgroup::step(int wi) {
         case Op::s_cbranch_execz: if (w.exec() == 0) next = static_cast<std::uint32_t>(in.target); break;
         case Op::s_cbranch_execnz: if (w.exec() != 0) next = static_cast<std::uint32_t>(in.target); break;
         case Op::s_barrier:
+          c.k.memory().note_store();  // an arrival is progress the endless-loop watch must see
           w.pc = next;
           ++c.arrived;
           if (c.arrived >= c.live) {
@@ -466,7 +472,10 @@ AmdStepInfo AmdWorkgroup::step(int wi) {
       }
       c.salu(w, in);
       break;
-    case Fmt::Smem: c.smem(w, in); break;
+    case Fmt::Smem:
+      c.smem(w, in);
+      if (in.op == Op::s_store) c.k.memory().note_store();
+      break;
     case Fmt::Vop1: case Fmt::Vop2: case Fmt::Vop3: case Fmt::Vop3p:
       if (w.gpr_idx) c.valu(w, indexed(c, w, in));
       else c.valu(w, in);
@@ -480,14 +489,75 @@ AmdStepInfo AmdWorkgroup::step(int wi) {
       if (in.fmt == Fmt::Mfma) c.mfma(w, in);
       else if (in.fmt == Fmt::Ds) c.ds(w, in);
       else c.vmem(w, in);
+      if (in.fmt != Fmt::Mfma && (in.mem.kind == MemKind::Store || in.mem.kind == MemKind::Atomic)) c.k.memory().note_store();
       break;
     case Fmt::None: c.unsupported(in, "this instruction");
   }
   if (next >= c.p.insts.size()) c.fault(w, in, -1, "execution ran past the end of the code object's text");
+  if (next <= w.pc && in.fmt == Fmt::Sopp && (++w.spin.backedges & (kWaveSpinSampleEvery - 1)) == 0) [[unlikely]]
+    c.watch_backedge(w, w.pc, next);
   w.pc = next;
   info.next_pc = next;
   info.spaces = w.spaces;
   return info;
+}
+
+// ---------------------------------------------------------------------------------------------
+// endless loops (WaveSpin in amd_impl.h)
+
+[[gnu::noinline]] void AmdWorkgroup::Impl::watch_backedge(Wave& w, std::uint32_t pc, std::uint32_t head) {
+  WaveSpin& s = w.spin;
+  const std::uint64_t stores = k.memory().stores();
+  const std::size_t nvec = static_cast<std::size_t>(nv) * kLanes, nacc = static_cast<std::size_t>(na) * kLanes;
+  const bool scalar_same = s.pc == pc && s.stores == stores && s.scc == w.scc && s.s.size() == w.s.size() &&
+                           std::equal(w.s.begin(), w.s.end(), s.s.begin());
+  const bool vector_same = scalar_same && s.vector_copied && std::equal(w.v, w.v + nvec, s.v.begin()) &&
+                           (nacc == 0 || std::equal(w.a, w.a + nacc, s.a.begin()));
+  if (!vector_same) {
+    if (!scalar_same) {
+      s.pc = pc;
+      s.head = head;
+      s.stores = stores;
+      s.scc = w.scc;
+      s.s.assign(w.s.begin(), w.s.end());
+      s.vector_copied = false;
+    } else {  // the scalar state repeats: copy the vector registers for the next sample
+      s.v.assign(w.v, w.v + nvec);
+      s.a.assign(w.a, w.a + nacc);
+      s.vector_copied = true;
+    }
+    s.suspect = false;
+    return;
+  }
+  if (!s.suspect || s.progress != k.progress()) {
+    // the first repeat, or other waves moved since: watch one more round, letting them run
+    s.suspect = true;
+    s.progress = k.progress();
+    s.yield = true;
+    return;
+  }
+  endless_loop(w);
+}
+
+void AmdWorkgroup::Impl::endless_loop(const Wave& w) const {
+  std::string msg = "kernel `" + k.options().kernel_name + "`, workgroup (" + std::to_string(wgid[0]) + "," + std::to_string(wgid[1]) +
+                    "," + std::to_string(wgid[2]) + ") wave " + std::to_string(w.index) + ": endless loop at " +
+                    p.describe(p.insts[w.spin.pc]) + " (the loop from " + p.describe(p.insts[w.spin.head]) +
+                    "): the wave's registers repeat every " + std::to_string(kWaveSpinSampleEvery) +
+                    " iterations while no wave of the launch stores to memory or makes progress";
+  // the address it waits on: the last global load in the loop (w.addrs holds the last access)
+  for (std::uint32_t i = w.spin.head; i <= w.spin.pc; ++i) {
+    const Inst& in = p.insts[i];
+    const bool vmem = in.fmt == Fmt::Flat || in.fmt == Fmt::Global || in.fmt == Fmt::Mubuf || in.fmt == Fmt::Smem;
+    if (!vmem || in.mem.kind != MemKind::Load) continue;
+    const std::uint64_t m = w.exec();
+    const std::uint64_t a = w.addrs[m ? std::countr_zero(m) : 0];
+    msg += "; it waits on address " + hex(a);
+    if (const Allocation* al = k.memory().find(a, 1)) msg += " (" + al->label + " + " + std::to_string(a - al->base) + ")";
+    msg += ", which nothing writes";
+    break;
+  }
+  throw EndlessLoop(msg);
 }
 
 void AmdWorkgroup::run() {
@@ -499,6 +569,10 @@ void AmdWorkgroup::run() {
       while (!w.done && !w.waiting) {
         step(wi);
         progress = true;
+        if (w.spin.yield) {  // suspected of an endless loop: the other waves may free it
+          w.spin.yield = false;
+          break;
+        }
       }
     }
     if (!progress)

@@ -159,6 +159,9 @@ class AmdKernel {
   // throws ProbeStopped; uncap() restores the launch's limit.
   void cap_instructions(std::uint64_t more) { limit_ = std::min(opts_.max_wave_instructions, wave_insts_ + more); }
   void uncap() { limit_ = opts_.max_wave_instructions; }
+  // Progress: the steps of waves not suspected of an endless loop (WaveSpin in amd_impl.h).
+  void note_suspect_step() { ++suspect_insts_; }
+  std::uint64_t progress() const { return wave_insts_ - suspect_insts_; }
 
  private:
   void check_limits() const;  // throws when the instruction or wall-time limit is exceeded
@@ -175,7 +178,7 @@ class AmdKernel {
   std::uint64_t clock_ = 0, realtime_ = 0;
   bool packed_tid_ = true;
   int vgprs_ = 0, agprs_ = 0;
-  std::uint64_t wave_insts_ = 0, thread_insts_ = 0;
+  std::uint64_t wave_insts_ = 0, thread_insts_ = 0, suspect_insts_ = 0;
   std::uint64_t limit_ = 0;  // the instruction count past which count() stops the run
   std::chrono::steady_clock::time_point deadline_ = std::chrono::steady_clock::time_point::max();
 };

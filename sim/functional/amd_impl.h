@@ -35,6 +35,29 @@ inline constexpr std::uint64_t kSharedAperture = std::uint64_t{0x00010000u} << 3
 inline constexpr std::uint64_t kPrivateAperture = std::uint64_t{0x00020000u} << 32;
 inline constexpr std::uint64_t kApertureSize = std::uint64_t{1} << 32;
 
+// Endless-loop watch of one wave (AmdWorkgroup::Impl::watch_backedge), as the PTX executor's
+// SpinWatch: every kSpinSampleEvery-th backward branch taken, the wave's state is compared with
+// the copy of the previous sample, the SGPRs and SCC first and the VGPRs/AGPRs only when those
+// match (a uniform loop counter lives in an SGPR, so the common sample copies little). The same
+// state at the same branch while the launch's store epoch stood still makes the wave a suspect:
+// its steps stop counting as progress and AmdWorkgroup::run gives the other waves a turn. A
+// suspect that repeats once more while no other wave progressed and nothing was stored can never
+// leave its loop.
+inline constexpr std::uint32_t kWaveSpinSampleEvery = 1024;  // backward branches between samples (power of 2)
+
+struct WaveSpin {
+  std::uint32_t backedges = 0;
+  std::uint32_t pc = 0xffffffffu;  // the sampled branch
+  std::uint32_t head = 0;          // its target: the loop is [head, pc]
+  std::uint64_t stores = 0;        // store epoch at the last sample
+  std::uint64_t progress = 0;      // the launch's progress when the wave became a suspect
+  bool suspect = false;
+  bool yield = false;              // AmdWorkgroup::run should run the other waves now
+  bool vector_copied = false;      // v/a below belong to the last sample
+  bool scc = false;
+  std::vector<std::uint32_t> s, v, a;
+};
+
 struct Wave {
   int index = 0;                   // wave within the workgroup
   std::uint32_t pc = 0;            // instruction index
@@ -52,6 +75,7 @@ struct Wave {
   bool gpr_idx = false;            // VGPR indexing mode (s_set_gpr_idx_on): M0[7:0] index, M0[15:12] operands
   std::uint32_t hw_id = 0;         // HW_REG_HW_ID (AmdPlacement::hw_id; WAVE_ID = index until placed)
   std::uint32_t xcc_id = 0;        // HW_REG_XCC_ID
+  WaveSpin spin;
 
   std::uint64_t exec() const { return s[kExec] | (std::uint64_t{s[kExec + 1]} << 32); }
   void set_exec(std::uint64_t e) {
@@ -151,6 +175,10 @@ struct AmdWorkgroup::Impl {
   void ds(amd::Wave& w, const amd::Inst& in);
   void vmem(amd::Wave& w, const amd::Inst& in);
   void mfma(amd::Wave& w, const amd::Inst& in);
+
+  // endless loops (see WaveSpin)
+  void watch_backedge(amd::Wave& w, std::uint32_t pc, std::uint32_t head);
+  [[noreturn]] void endless_loop(const amd::Wave& w) const;
 };
 
 }  // namespace kernsim::sim

@@ -630,6 +630,8 @@ Space PtxCta::Impl::exec_async(Warp& w, const Inst& in, std::uint32_t m) {
     case P::Form::Tensormap:
       for_lanes(m, [&](int l) { exec_tensormap_lane(*this, w, in, l); });
       return Space::Global;
+    case P::Form::Tcgen05:
+      return exec_tcgen05(w, in, m);
     case P::Form::NoOperands:
     case P::Form::WaitGroup:
       return Space::Global;  // bulk groups: functional copies are complete
@@ -637,6 +639,37 @@ Space PtxCta::Impl::exec_async(Warp& w, const Inst& in, std::uint32_t m) {
       break;
   }
   unsupported(in, std::string("`") + to_string(in.op) + "` in the asynchronous-copy path");
+}
+
+// ---------------------------------------------------------------------------------------------
+// tcgen05.commit (the rest of tcgen05 is in ptx_tcgen05.cpp)
+
+// The thread's tcgen05.mma are performed when issued, so the arrival happens now; the timing model
+// takes its time from the tensor engine (MbarEvent::What::Commit).
+void PtxCta::Impl::tcgen05_commit_lane(Warp& w, const Inst& in, int l) {
+  const std::uint64_t bar = get(w, p.src(in, 0), l) + in.imm;
+  auto arrive_at = [&](std::uint64_t addr, bool cluster, Space space) {
+    Inst m = in;
+    m.op = Op::MbarArrive;
+    m.sub = 0;
+    m.addr = {P::AddrBase::Absolute, {}, static_cast<std::int64_t>(addr)};
+    m.space = space;
+    m.flags = cluster ? (in.flags | P::kClusterSpace) : (in.flags & ~P::kClusterSpace);
+    MbarRef b(*this, w, m, l);
+    b.require_valid();
+    bool completed = false;
+    arrive(b, m, 1, 0, completed);
+    b.write();
+    note(w, MbarEvent::What::Commit, b.addr(), completed);
+  };
+  if (!(in.sub & P::kTcMulticast)) return arrive_at(bar, (in.flags & P::kClusterSpace) != 0, in.space);
+  std::uint64_t off = bar;
+  if (in.space == Space::Generic && off >= P::kSharedWindow && off < P::kSharedWindow + P::kWindowSize)
+    off -= P::kSharedWindow;
+  off %= P::kClusterRankStride;
+  const std::uint32_t mask = cta_mask(*this, w, in, l, 1);
+  for (std::uint32_t r = 0; r < cluster_size(); ++r)
+    if (mask >> r & 1u) arrive_at((r + 1) * P::kClusterRankStride + off, true, Space::Shared);
 }
 
 }  // namespace kernsim::sim

@@ -47,6 +47,9 @@ struct ExecOptions {
   // the default is the H200's (calibration/devices/h200.yaml) for callers without a device
   std::uint32_t max_warps_per_sm = 64;
   std::string kernel_name;                                // for messages (demangled if known)
+  // Tensor memory columns per SM (tcgen05, DeviceSpec::tcgen05.tmem_columns); 0: the part has none,
+  // and tcgen05.alloc stops with its name
+  std::uint32_t tmem_columns = 0;
   // Wall-clock limit (RL scoring): past it the launch fails with KernelFault. 0 = none.
   double wall_time_limit_s = 0;
 };
@@ -56,13 +59,23 @@ struct ExecOptions {
 // and whether that completed its phase; a bulk or tensor copy's bytes and the global ranges it
 // reads or writes. Valid after a step whose StepInfo::async is set, until the warp's next one.
 struct MbarEvent {
-  enum class What : std::uint8_t { Init, Arrive, Tx, CopyTx, WaitOk, WaitFail, Other };
+  // Commit: tcgen05.commit's arrival, which takes effect when the thread's tcgen05.mma complete
+  enum class What : std::uint8_t { Init, Arrive, Tx, CopyTx, WaitOk, WaitFail, Commit, Other };
   What what = What::Other;
   std::uint32_t addr = 0;        // the mbarrier's shared-memory offset
   bool completed_phase = false;  // this operation completed the barrier's current phase
 };
+// One tcgen05.mma a thread issued (the tensor engine's work).
+struct TcMma {
+  std::uint8_t kind = 0;  // isa::ptx::TcKind
+  std::uint16_t m = 0, n = 0, k = 0;
+  bool a_tmem = false;    // A from tensor memory (else shared memory)
+  std::uint32_t smem_bytes = 0;  // bytes it reads from shared memory (A unless in TMEM, and B)
+};
 struct AsyncStep {
   std::vector<MbarEvent> mbar;
+  std::vector<TcMma> tc_mma;              // tcgen05.mma issued by the step's lanes
+  std::uint64_t tmem_bytes = 0;           // tcgen05.ld/st: bytes moved between TMEM and registers
   bool copy = false;                      // a bulk/tensor copy, reduction or prefetch
   isa::ptx::BulkDir dir = isa::ptx::BulkDir::GlobalToShared;
   bool prefetch = false, reduce = false;
@@ -78,6 +91,8 @@ struct AsyncStep {
     try_wait = stuck = false;
     hint_ns = 0;
     mbar.clear();
+    tc_mma.clear();
+    tmem_bytes = 0;
     copy = prefetch = reduce = false;
     bytes = 0;
     ranges.clear();

@@ -149,6 +149,23 @@ struct ClusterState {
   std::uint32_t arrived = 0;           // threads arrived in the current phase
 };
 
+// A CTA's tensor memory (tcgen05, sim/functional/ptx_tcgen05.cpp): 128 lanes x the device's
+// columns of 32 bits, made at the CTA's first tcgen05.alloc; the allocations it holds (first
+// column, columns) and whether it gave up the right to allocate.
+struct TensorMemory {
+  std::vector<std::uint32_t> cells;  // lane-major: cells[lane * columns + column]
+  std::uint32_t columns = 0;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> allocs;
+  bool relinquished = false;
+};
+
+// A decoded tcgen05.mma instruction descriptor (.kind::f16/tf32/f8f6f4/i8).
+struct TcDesc {
+  Ty a = Ty::None, b = Ty::None, d = Ty::None;
+  int m = 0, n = 0, k = 0;
+  bool neg_a = false, neg_b = false, mn_a = false, mn_b = false, sat = false;
+};
+
 struct PtxCta::Impl {
   PtxCta& self;
   PtxKernel& k;
@@ -165,6 +182,7 @@ struct PtxCta::Impl {
   int cluster_waiting = 0;  // warps at barrier.cluster.wait
   std::shared_ptr<ClusterState> cluster;  // null: a launch without clusters
   std::uint32_t rank = 0;                 // %cluster_ctarank
+  TensorMemory tmem;                      // tcgen05
 
   Impl(PtxCta& s, PtxKernel& kernel, std::uint64_t cta_linear, std::shared_ptr<ClusterState> cl, std::uint32_t r);
 
@@ -258,6 +276,18 @@ struct PtxCta::Impl {
   void wgmma_hazard(Warp& w, const Inst& in);
   void perform_all_wgmma(Warp& w);
   Space exec_async(Warp& w, const Inst& in, std::uint32_t mask);  // ptx_async.cpp
+  Space exec_tcgen05(Warp& w, const Inst& in, std::uint32_t mask);  // ptx_tcgen05.cpp
+  // tcgen05.commit by lane l: an arrive-on (count 1) on its mbarrier (each CTA of ctaMask with
+  // .multicast::cluster), noted as MbarEvent::What::Commit (ptx_async.cpp)
+  void tcgen05_commit_lane(Warp& w, const Inst& in, int l);
+  std::uint64_t tc_uniform(Warp& w, const Inst& in, int i, const char* what);
+  TensorMemory& tmem_state(Warp& w, const Inst& in);
+  void tmem_alloc(Warp& w, const Inst& in);
+  void tmem_dealloc(Warp& w, const Inst& in);
+  void tmem_check(Warp& w, const Inst& in, int lane, std::uint32_t col, std::uint32_t n, const char* what);
+  void tmem_ld_st(Warp& w, const Inst& in);
+  void tc_mma_lane(Warp& w, const Inst& in, int l);
+  TcDesc tc_idesc(Warp& w, const Inst& in, int l, std::uint32_t v);
 
   // The shared memory of the CTA that a .shared::cluster address names, `bytes` from it: the own
   // CTA's window (a .shared::cta address is a .shared::cluster address of its own CTA). Other

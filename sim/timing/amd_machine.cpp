@@ -177,7 +177,7 @@ class AmdMachine final : public SampledMachine {
   std::uint64_t slice_ctas(int units) const override;
   bool in_slice(std::uint64_t id) const override { return static_cast<int>(id % static_cast<std::uint64_t>(part_xcds())) < nxcd_; }
   void assemble(int units, double share, std::uint64_t ctas) override;
-  void warm_up(std::uint64_t max_insts) override;
+  std::string warm_up(std::uint64_t max_insts, bool previous_launch) override;
   void warm_workgroup(std::uint64_t id);
   bool warmed(std::uint64_t id) const override { return id >= warm_begin_ && warm_xcd(id); }
   std::string slice_text(int units) const override;
@@ -551,7 +551,10 @@ std::optional<std::uint64_t> AmdMachine::probe_cta(std::uint64_t id, std::uint64
 // the slice has leave it: run functionally (untimed), the last first, until every MALL set is
 // full or they have run `max_insts` wave instructions (one XCD's work can be many times the
 // budget). The slice's L2s need no warm-up: only the slice's own workgroups use them.
-void AmdMachine::warm_up(std::uint64_t max_insts) {
+std::string AmdMachine::warm_up(std::uint64_t max_insts, bool previous_launch) {
+  if (previous_launch)
+    throw Error(ErrorKind::Unsupported, "cache: warm (the L2 as a previous run of the launch left it) is not modelled on AMD parts (" + d_.name +
+                                            "): their L2s and MALL start cold; use cache: cold");
   const std::uint64_t grid = grid_ctas();
   const std::uint64_t start = k_.wave_instructions();
   warm_begin_ = grid;
@@ -563,6 +566,7 @@ void AmdMachine::warm_up(std::uint64_t max_insts) {
     warm_begin_ = id;
     if (mem_->warm_workgroup_done()) break;
   }
+  return {};
 }
 
 // Runs workgroup `id` functionally, its global loads warming the MALL (warm_up).

@@ -248,7 +248,7 @@ class NvidiaMachine final : public SampledMachine {
   }
   bool in_slice(std::uint64_t id) const override { return id < slice_ctas_; }
   void assemble(int sms, double share, std::uint64_t ctas) override;
-  void warm_up(std::uint64_t) override;
+  std::string warm_up(std::uint64_t max_insts, bool previous_launch) override;
   bool warmed(std::uint64_t id) const override { return id >= warm_begin_ && id < warm_end_; }
   std::string slice_text(int sms) const override;
   std::uint64_t slots() const override { return static_cast<std::uint64_t>(nsms_) * static_cast<std::uint64_t>(occ_.blocks_per_unit); }
@@ -293,6 +293,7 @@ class NvidiaMachine final : public SampledMachine {
   void describe_instructions();
   double wgmma_service(const P::Inst& in) const;
   void warm_cta(std::uint64_t id);
+  std::string replay_previous_launch(bool full, std::uint64_t max_insts);
   bool warm_warp(PtxCta& cta, int w);
   void launch_cta(int s, int slot, std::uint64_t id, double t) { start_cta(s, slot, id, k_.make_cta(id), t, nullptr); }
   void start_cta(int s, int slot, std::uint64_t id, std::unique_ptr<PtxCta> cta, double t, std::shared_ptr<ClusterGroup> group);
@@ -511,15 +512,43 @@ std::optional<std::uint64_t> NvidiaMachine::probe_cta(std::uint64_t id, std::uin
 // earlier ones could change nothing, or at one that spins waiting on CTAs that have not run (a
 // decoupled look-back, or one that does not end within kProbeBudgets x `max_insts` instructions): that one is
 // left to run later, and the warm-up stops.
-void NvidiaMachine::warm_up(std::uint64_t max_insts) {
+std::string NvidiaMachine::warm_up(std::uint64_t max_insts, bool previous_launch) {
   warm_end_ = std::min(grid_ctas(), 2 * slice_ctas_);
   warm_begin_ = warm_end_;
-  for (std::uint64_t id = warm_end_; id-- > slice_ctas_;) {
+  bool full = false;
+  for (std::uint64_t id = warm_end_; !full && id-- > slice_ctas_;) {
     if (!probe_alone(k_, kProbeBudgets * max_insts, [&] { warm_cta(id); })) break;
     warm_begin_ = id;
-    if (mem_->warm_cta_done()) break;
+    full = mem_->warm_cta_done();
   }
+  std::string note = previous_launch ? replay_previous_launch(full, max_insts) : std::string();
   mem_->warm_finish();
+  return note;
+}
+
+// cache: warm. Before the CTAs of this launch (the slice's neighbours, already in the backfill)
+// the L2 saw a whole previous run of the launch, the last CTAs last: they run again untimed, the
+// last first and each with its writes undone (this launch's data stays as it was), until every
+// L2 set is full, the grid is done, a CTA cannot run alone (it waits on CTAs before it), or
+// kWarmReplayBudgets detail budgets of instructions ran.
+std::string NvidiaMachine::replay_previous_launch(bool full, std::uint64_t max_insts) {
+  if (cluster_ > 1)
+    throw Error(ErrorKind::Unsupported, "cache: warm is not modelled for launches with thread-block clusters yet; use cache: cold");
+  const std::uint64_t start = k_.warp_instructions(), cap = max_insts * kWarmReplayBudgets;
+  const std::uint64_t grid = grid_ctas();
+  std::uint64_t id = grid;
+  bool alone = true;
+  while (!full && alone && id > 0 && k_.warp_instructions() - start < cap) {
+    k_.memory().run_undone([&] { alone = probe_alone(k_, kProbeBudgets * max_insts, [&] { warm_cta(id - 1); }); });
+    if (!alone) break;
+    --id;
+    full = mem_->warm_cta_done();
+  }
+  if (id == grid) return full ? "cache warm: the L2 was already full before a previous run's CTAs could add to it"
+                              : "cache warm: the last CTA cannot run alone, the L2 starts cold";
+  const std::string why = full ? "until every L2 set was full" : id == 0 ? "the whole grid" : !alone ? "up to one that cannot run alone" : "stopped at its instruction budget";
+  return "cache warm: the L2 as a previous run left it (CTAs " + std::to_string(id) + "-" + std::to_string(grid - 1) +
+         " replayed untimed, the last first, writes undone: " + why + ")";
 }
 
 // Runs CTA `id` functionally, its global accesses warming the L2 (warm_up).

@@ -209,7 +209,8 @@ void Sampler::probe_corners(TimingResult& r) {
 TimingResult Sampler::run() {
   choose_slice();
   m_.assemble(units_, share_, ctas_);
-  if (share_ < 1.0) m_.warm_up(opts_.detail_budget);
+  std::string warm;
+  if (share_ < 1.0 || opts_.warm_l2) warm = m_.warm_up(opts_.detail_budget, opts_.warm_l2);
   m_.fill(0);
   TimingResult r;
   r.occupancy = m_.occupancy();
@@ -237,6 +238,7 @@ TimingResult Sampler::run() {
   if ((!finished_ || two_windows_) && opts_.complete_functionally) m_.complete_started();
   finish_slice(r);
   probe_corners(r);
+  if (!warm.empty()) r.sampling_note += "; " + warm;
   r.kernel_us = r.cycles / m_.core_mhz();
   r.launch_us = m_.launch_overhead_us();
   r.time_us = r.kernel_us + r.launch_us;

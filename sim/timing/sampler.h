@@ -67,7 +67,13 @@ class SampledMachine {
   // serves; NVIDIA's, as many CTAs as the budget-sized slice, stays within it). `warmed`: whether the
   // warm-up ran CTA `id`. `slice_text` says in words what the slice of `units` ran, for the
   // sampling note.
-  virtual void warm_up(std::uint64_t max_insts) = 0;
+  // `previous_launch` (TimingOptions::warm_l2): older than what the slice's neighbours leave,
+  // the cache holds what a previous run of the whole launch left in it: the grid is replayed
+  // untimed, the last CTA first, its writes undone, until the cache is full, a CTA cannot run
+  // alone, or the replay has run `max_insts` x kWarmReplayBudgets instructions; returns what it
+  // did, in words, for the sampling note. A machine that cannot replay throws Unsupported naming
+  // the option.
+  virtual std::string warm_up(std::uint64_t max_insts, bool previous_launch) = 0;
   virtual bool warmed(std::uint64_t id) const = 0;
   virtual std::string slice_text(int units) const = 0;
   virtual std::uint64_t slots() const = 0;  // CTAs resident at once on the assembled machine
@@ -133,6 +139,9 @@ class SampledMachine {
 // counts as one that cannot end alone (it spins on other CTAs in a way the endless-loop detector
 // does not see).
 inline constexpr std::uint64_t kProbeBudgets = 8;
+
+// How many detail budgets a warm-L2 replay (warm_up's previous_launch) may run untimed.
+inline constexpr std::uint64_t kWarmReplayBudgets = 10;
 
 // Runs `run` (one CTA, untimed) with the kernel's instructions bounded by `max_insts`: true when it
 // ends, false when it reaches the bound or spins as an endless loop. Other faults propagate.

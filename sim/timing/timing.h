@@ -25,6 +25,10 @@ struct TimingOptions {
   // launch under 2 s of CPU at 0.2 points of MAPE (3 M: 2.44 s; docs/validation.md)
   std::uint64_t detail_budget = 1'500'000;
   bool complete_functionally = false;       // after a sampled run, execute the rest (untimed) so outputs are whole
+  // cache: "warm": the L2 starts as a previous run of the same launch left it (trials timed
+  // back to back without a flush: CUDA-graph replays, GPU MODE's AMD harness), instead of cold.
+  // The launch is replayed once untimed, its writes undone (Sampler::run); NVIDIA only.
+  bool warm_l2 = false;
 };
 
 struct TimingResult {

@@ -8,14 +8,19 @@ against the manifest's ground truth:
   expected "correct"        -> compiled and correct, no hack flagged
   expected "incorrect"      -> compiled, not correct
   expected "compile_error"  -> not compiled
-  expected "hack"           -> a hack flagged, or not correct (kernsim may see through a hack
-                               that KernelBench's value check passes)
-  expected "crash" / "hang" -> not correct, with an error that says why
+  expected "hack"           -> the manifest's hack kind flagged (HACK_KIND: kernsim's name for it);
+                               not being correct as well is allowed (kernsim may be stricter
+                               than KernelBench's value check)
+  expected "runtime_error" / "timeout" -> not correct, with an error that says why
 
   python3 tests/kernelbench/run_kernsim.py --out /tmp/kb_kernsim.json [--only SUBSTR] [--jobs 2]
+      [--results tests/kernelbench/kernsim_results_h200.json]
 
 Prints a line per candidate and a summary (how many as expected, per kind); writes every
-evaluator answer to --out. Exit 1 when any candidate is not as expected.
+evaluator answer to --out, and with --results merges a compact record per candidate (verdict,
+times, hacks) into that file (runs of subsets accumulate). Exit 1 when any candidate is not as
+expected. The package is the one python3 imports (PYTHONPATH=python with a built _core, or the
+installed one).
 """
 from __future__ import annotations
 
@@ -31,11 +36,12 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.abspath(os.path.join(HERE, "..", ".."))
 
 
-def evaluate(ref, cand, arch, timeout):
-    env = dict(os.environ)  # the installed package (scripts/install-python.sh): the source tree has no _core
+def evaluate(ref, cand, arch, timeout, trials=None):
+    env = dict(os.environ)  # the package python3 imports (PYTHONPATH=python with a built _core, or the installed one)
     t0 = time.time()
+    extra = ["--trials", str(trials)] if trials else []
     try:
-        p = subprocess.run([sys.executable, "-m", "kernsim.kernelbench", ref, cand, "--arch", arch, "--json"],
+        p = subprocess.run([sys.executable, "-m", "kernsim.kernelbench", ref, cand, "--arch", arch, "--json"] + extra,
                            capture_output=True, text=True, timeout=timeout, env=env, cwd=REPO)
     except subprocess.TimeoutExpired:
         return {"error": f"evaluator did not answer within {timeout} s", "compiled": None, "correct": None}, time.time() - t0
@@ -46,9 +52,15 @@ def evaluate(ref, cand, arch, timeout):
                 "correct": None}, time.time() - t0
 
 
+# the manifest's hack kinds -> the kind kernsim's evaluator reports (docs/kernelbench.md)
+HACK_KIND = {"output_aliases_input": "output_aliases_input", "cached_result": "cached_results",
+             "partial_computation": "partial_computation", "timer_dependent": "reads_timer",
+             "side_stream": "side_stream", "torch_reference": "output_from_torch"}
+
+
 def as_expected(c, r):
     exp = c["expected"]
-    hacks = r.get("hacks") or []
+    hacks = [h["kind"] for h in r.get("hacks") or []]
     if exp == "correct":
         return bool(r.get("compiled")) and bool(r.get("correct")) and not hacks
     if exp == "incorrect":
@@ -56,8 +68,44 @@ def as_expected(c, r):
     if exp == "compile_error":
         return r.get("compiled") is False
     if exp == "hack":
-        return bool(hacks) or r.get("correct") is False
-    return r.get("correct") is not True and bool(r.get("error"))  # crash, hang
+        return HACK_KIND[c["hack"]] in hacks
+    return r.get("correct") is not True and bool(r.get("error"))  # runtime_error, timeout
+
+
+def verdict(r):
+    """kernsim's answer in the manifest's words."""
+    if r.get("compiled") is False:
+        return "compile_error"
+    if r.get("hacks"):
+        return "hack"
+    if r.get("correct"):
+        return "correct"
+    return "incorrect" if r.get("compiled") else "error"
+
+
+def compact(c, r, ok, wall):
+    err = r.get("error") or None
+    return {"expected": c["expected"], "manifest_hack": c["hack"], "verdict": verdict(r), "as_expected": ok,
+            "compiled": r.get("compiled"), "correct": r.get("correct"),
+            "hacks": sorted(h["kind"] for h in r.get("hacks") or []), "runtime_us": r.get("runtime_us"),
+            "ref_runtime_us": r.get("ref_runtime_us"), "ref_runtime_source": r.get("ref_runtime_source"),
+            "speedup": r.get("speedup"), "sol_us": r.get("sol_us"),
+            "sampled": (r.get("correctness_checked") or {}).get("sampled"),
+            "launches": [{"kernel": l["kernel"], "grid": l["grid"], "block": l["block"], "time_us": l["time_us"]}
+                         for l in r.get("launches") or []],
+            "error": err[:300] if err else None, "wall_s": round(wall, 1)}
+
+
+def merge_results(path, cid, rec, arch):
+    data = json.load(open(path)) if os.path.exists(path) else {}
+    data.setdefault("what", "kernsim's answer for each candidate of manifest.json (run_kernsim.py --results); "
+                            "times in microseconds on the simulated part, KernelBench's cold-L2 convention")
+    data["arch"] = arch
+    data.setdefault("candidates", {})[cid] = dict(rec, date=time.strftime("%Y-%m-%d"))
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        json.dump(data, f, indent=1, sort_keys=True)
+    os.replace(tmp, path)
 
 
 def main():
@@ -65,19 +113,22 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--arch", default="h200")
     ap.add_argument("--only", action="append", default=[])
+    ap.add_argument("--exact", action="store_true", help="--only names whole candidate ids")
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--timeout-s", type=int, default=900)
+    ap.add_argument("--results", help="merge a compact record per candidate into this JSON file")
+    ap.add_argument("--trials", type=int, help="correctness trials (the evaluator's default: 5)")
     a = ap.parse_args()
     m = json.load(open(os.path.join(HERE, "manifest.json")))
     work = []
     for p in m["problems"]:
         for c in p["candidates"]:
-            if a.only and not any(s in c["id"] for s in a.only):
+            if a.only and not any((s == c["id"]) if a.exact else (s in c["id"]) for s in a.only):
                 continue
             work.append((os.path.join(HERE, p["file"]), os.path.join(HERE, c["file"]), c))
     results, bad = {}, []
     with cf.ThreadPoolExecutor(max_workers=a.jobs) as ex:
-        futs = {ex.submit(evaluate, ref, cand, a.arch, a.timeout_s): c for ref, cand, c in work}
+        futs = {ex.submit(evaluate, ref, cand, a.arch, a.timeout_s, a.trials): c for ref, cand, c in work}
         for f in cf.as_completed(futs):
             c = futs[f]
             r, wall = f.result()
@@ -89,6 +140,8 @@ def main():
                   f"correct {r.get('correct')} hacks {r.get('hacks')} speedup {r.get('speedup')} ({wall:.0f} s)",
                   flush=True)
             json.dump(results, open(a.out, "w"), indent=1, sort_keys=True)
+            if a.results:
+                merge_results(a.results, c["id"], dict(compact(c, r, ok, wall), trials=a.trials or 5), a.arch)
     kinds = {}
     for r in results.values():
         k = kinds.setdefault(r["expected"], [0, 0])

@@ -238,3 +238,32 @@ def test_cluster_launch_exchanges_shared_memory_between_ctas():
     np.testing.assert_array_equal(r.outputs[1], want)
     with pytest.raises(kernsim.LaunchSpecError, match="not a multiple"):
         kernsim.launch(m["ring"], grid=6, block=64, args=[x, out], cluster=(4,), full=True)
+
+
+def test_warm_cache_starts_the_l2_as_a_previous_run_left_it():
+    # saxpy over 1 Mi elements (12 MiB moved) fits the H200's L2: replayed once untimed, the
+    # timed run reads nothing from HBM. y = 2x + y is computed once: the replay's writes are undone.
+    m = kernsim.compile(SAXPY, "h200")
+    n = 1 << 20
+    x, y = np.arange(n, dtype=np.float32), np.ones(n, np.float32)
+    cold = kernsim.launch(m["saxpy"], n // 256, 256, [n, 2.0, x, y], full=True)
+    warm = kernsim.launch(m["saxpy"], n // 256, 256, [n, 2.0, x, y], full=True, cache="warm")
+    assert cold.report["cache"] == "cold" and warm.report["cache"] == "warm"
+    np.testing.assert_array_equal(warm.outputs[3], 2 * x + 1)
+    assert cold.report["memory"]["dram"]["read_bytes"] == 8 << 20
+    assert warm.report["memory"]["dram"]["read_bytes"] == 0 and warm.report["memory"]["l2"]["hit_rate"] == 1.0
+    assert warm.time_us < cold.time_us
+    assert "replayed untimed" in warm.report["sampling"]["note"]
+
+
+def test_warm_cache_is_refused_by_amd_parts_and_the_fast_tier():
+    n = 1 << 12
+    args = [n, 2.0, np.ones(n, np.float32), np.ones(n, np.float32)]
+    hip = kernsim.compile("#include <hip/hip_runtime.h>\n" + SAXPY, "mi300x", lang="hip")
+    with pytest.raises(kernsim.UnsupportedError, match="cache: warm.*AMD"):
+        kernsim.launch(hip["saxpy"], n // 256, 256, args, cache="warm")
+    m = kernsim.compile(SAXPY, "h200")
+    with pytest.raises(kernsim.UsageError, match="fast tier"):
+        kernsim.launch(m["saxpy"], n // 256, 256, args, cache="warm", tier="fast")
+    with pytest.raises(kernsim.UsageError, match="cold.*warm"):
+        kernsim.launch(m["saxpy"], n // 256, 256, args, cache="lukewarm")

@@ -30,7 +30,8 @@ def kinds(r):
 @pytest.fixture(scope="module")
 def triton_results():
     names = ["relu_triton_ok.py", "relu_triton_wrong.py", "relu_triton_partial.py", "relu_triton_cached.py",
-             "relu_triton_side_stream.py", "relu_triton_inplace.py", "relu_triton_timing.py"]
+             "relu_triton_side_stream.py", "relu_triton_inplace.py", "relu_triton_timing.py",
+             "relu_triton_torch_output.py", "relu_triton_torch_epilogue.py"]
     rs = evaluate_many([(str(REF), str(D / n)) for n in names], workers=2, **FAST)
     return dict(zip(names, rs))
 
@@ -90,6 +91,38 @@ def test_output_aliasing_an_input_is_flagged(triton_results):
     assert "output_aliases_input" in kinds(r)
 
 
+def test_output_computed_by_torch_beside_a_decoy_kernel_is_flagged(triton_results):
+    r = triton_results["relu_triton_torch_output.py"]
+    # the values are right (torch.relu), a kernel ran, but no kernel made the output
+    assert r["correct"] and [la["kernel"] for la in r["launches"]] == ["copy_kernel"]
+    (h,) = [h for h in r["hacks"] if h["kind"] == "output_from_torch"]
+    assert "`relu`" in h["detail"]
+
+
+def test_torch_op_on_a_kernel_result_is_not_output_from_torch(triton_results):
+    r = triton_results["relu_triton_torch_epilogue.py"]
+    assert r["correct"], r["error"]
+    assert r["hacks"] == []
+
+
+def test_storage_states_follow_kernels_copies_and_torch_ops():
+    from kernsim.kernelbench.provenance import storage_states
+    x, scratch, y, out = 0x1000, 0x2000, 0x3000, 0x4000
+    ev = [{"op": "empty_like", "ins": [x], "outs": [scratch]},
+          {"launch": "decoy", "writes": [scratch]},
+          {"op": "relu", "ins": [x], "outs": [y]},                  # from the input alone: torch's result
+          {"op": "add", "ins": [scratch, x], "outs": [out]}]        # from a kernel's result: the candidate's
+    st = storage_states(ev)
+    assert st[scratch][0] == "kernel" and st[y] == ("torch", "relu") and st[out][0] == "kernel"
+    # copy_ overwrites with its source's state; a fill leaves nothing computed
+    st = storage_states(ev + [{"op": "copy_", "ins": [out, y], "outs": [out]},
+                              {"op": "fill_", "ins": [y], "outs": [y]}])
+    assert st[out] == ("torch", "copy_") and st[y] == (None, "fill_")
+    # views change nothing; a kernel writing over torch's result makes it the kernel's
+    st = storage_states(ev + [{"op": "view", "ins": [y], "outs": [y]}, {"launch": "k2", "writes": [y]}])
+    assert st[y] == ("kernel", "k2")
+
+
 def test_timing_tampering_is_flagged(triton_results):
     r = triton_results["relu_triton_timing.py"]
     (h,) = [h for h in r["hacks"] if h["kind"] == "timing_tampered"]
@@ -113,9 +146,19 @@ def test_wall_clock_limit_kills_the_child():
     assert not r["correct"] and "did not finish within its 20 s limit" in r["error"]
 
 
-def test_warm_cache_is_refused_not_guessed():
+def test_warm_cache_times_each_launch_after_a_replay(triton_results):
+    cold = triton_results["relu_triton_ok.py"]
     r = evaluate(str(REF), str(D / "relu_triton_ok.py"), trials=1, cache="warm")
-    assert r["runtime_us"] is None and "warm" in r["error"]
+    assert r["correct"] and r["cache"] == "warm", r["error"]
+    # 64 KB in and out stay in the L2 from the replay: no HBM latency on the loads
+    assert r["runtime_us"] < cold["runtime_us"]
+    # the reference is timed the same way
+    assert r["ref_runtime_us"] < cold["ref_runtime_us"]
+
+
+def test_warm_cache_on_an_amd_part_is_a_named_error():
+    r = evaluate(str(REF), str(D / "relu_triton_ok.py"), arch="mi300x", trials=1, cache="warm")
+    assert not r["correct"] and "cache: warm" in r["error"] and "AMD" in r["error"]
 
 
 def test_baseline_table_gives_the_reference_time(tmp_path):
@@ -173,6 +216,20 @@ def test_cli_prints_one_json_object():
     assert r["correct"] and r["launches"][0]["kernel"] == "relu_kernel"
 
 
+def test_gpumode_reference_kernels_layout_lays_out_task_files():
+    # task.yml's `files` bring ../utils.py next to reference.py, as GPU MODE's runner does
+    from kernsim.kernelbench.adapters import evaluate_gpumode
+    folder = KB / "gpumode" / "softmax_py"
+    r = evaluate_gpumode(folder, time_limit_s=900)  # FOLDER/submission.py by default
+    assert r["passed"], r
+    assert [t["spec"]["rows"] for t in r["tests"]] == [128, 257, 1024]
+    assert [b["spec"]["rows"] for b in r["benchmarks"]] == [4096, 2048]
+    assert all(b["time_us"] > 2.85 for b in r["benchmarks"])
+    bad = evaluate_gpumode(folder, folder / "solutions" / "wrong" / "no_max_shift.py", time_limit_s=900)
+    assert not bad["passed"] and bad["benchmarks"] == []
+    assert all("differ" in t["message"] for t in bad["tests"])
+
+
 def test_gpumode_folder_runs_through_its_adapter():
     from kernsim.kernelbench.adapters import evaluate_gpumode
     folder = D.parent / "gpumode_vadd"
@@ -186,11 +243,58 @@ def test_gpumode_folder_runs_through_its_adapter():
     assert all(not t["passed"] and "max abs diff" in t["message"] for t in bad["tests"])
 
 
-def test_agentkernelarena_task_is_scored():
+def test_agentkernelarena_short_form_is_scored():
     from kernsim.kernelbench.adapters import evaluate_arena
     r = evaluate_arena(D.parent / "arena_relu" / "config.yaml", trials=1, time_limit_s=900)
     assert r["task_type"] == "triton2triton" and r["correct"]
     assert r["score"] == pytest.approx(120.0 + 100.0 * r["speedup"])
+
+
+ARENA = D.parent / "arena_scale_task"
+
+
+@pytest.fixture(scope="module")
+def arena_results():
+    from kernsim.kernelbench.adapters import evaluate_arena
+    return {c: evaluate_arena(ARENA / "config.yaml", ARENA / "candidates" / c if c else None)
+            for c in (None, "kernel_wide.py", "kernel_wrong.py", "kernel_syntax_error.py")}
+
+
+def test_agentkernelarena_config_runs_the_tasks_own_commands(arena_results):
+    base = arena_results[None]
+    assert base["pass_compilation"] and base["pass_correctness"], base["error"]
+    kinds = [c["kind"] for c in base["baseline"]["commands"]]
+    assert kinds == ["compile", "correctness", "performance"]
+    perf = base["baseline"]["commands"][-1]
+    # 2 configs x (3 warm-up + 20 timed) launches; a repeat of the same launch on the same data
+    # is not simulated again
+    assert perf["launches"] == 46 and perf["memo_hits"] >= 40
+    # the harness's CUDA events read kernsim's clock: a launch costs at least the H200's overhead
+    assert base["base_execution_time"] > 2.85e-3
+    assert base["speedup_ratio"] == pytest.approx(1.0) and base["score"] == pytest.approx(220.0)
+
+
+def test_agentkernelarena_scores_a_candidate_as_the_repository_does(arena_results):
+    wide, wrong, broken = (arena_results[c] for c in ("kernel_wide.py", "kernel_wrong.py", "kernel_syntax_error.py"))
+    assert wide["pass_correctness"] and wide["benchmark_method_consistent"]
+    assert wide["speedup_ratio"] == pytest.approx(wide["base_execution_time"] / wide["best_optimized_execution_time"])
+    assert wide["score"] == pytest.approx(120.0 + 100.0 * wide["speedup_ratio"])
+    assert wrong["pass_compilation"] and not wrong["pass_correctness"] and wrong["score"] == 20.0
+    assert "correctness command" in wrong["error"]
+    assert not broken["pass_compilation"] and broken["score"] == 0.0 and "SyntaxError" in broken["error"]
+
+
+def test_agentkernelarena_shell_commands_are_refused_by_name(tmp_path):
+    import shutil
+
+    import yaml
+    from kernsim.kernelbench.adapters import evaluate_arena
+    shutil.copytree(ARENA, tmp_path / "t")
+    cfg = yaml.safe_load((tmp_path / "t" / "config.yaml").read_text())
+    cfg["compile_command"] = ["hipcc -O3 kernel.hip -o kernel"]
+    (tmp_path / "t" / "config.yaml").write_text(yaml.safe_dump(cfg))
+    r = evaluate_arena(tmp_path / "t" / "config.yaml")
+    assert not r["pass_compilation"] and "not a Python command" in r["error"] and "hipcc" in r["error"]
 
 
 def test_sampled_check_says_so_and_still_catches_a_wrong_candidate():
@@ -225,3 +329,58 @@ def test_triton_kernel_that_does_not_compile_is_not_compiled():
                  str(KB / "candidates/level1/05_SiLU/triton_compile_error.py"), trials=1, time_limit_s=900)
     assert r["compiled"] is False and not r["correct"]
     assert "Triton could not compile" in r["error"]
+
+
+# ---- the reference's matrix products: kernsim's SGEMM (gemm.py)
+def test_sgemm_model_computes_the_product_for_every_layout_and_epilogue():
+    import numpy as np
+
+    import kernsim
+    from kernsim.kernelbench import gemm
+    from kernsim.types import f32, i32, i64
+    m = kernsim.compile(gemm.SGEMM_SRC, "h200")
+    rng = np.random.default_rng(0)
+    M, N, K, B = 70, 50, 33, 2  # not multiples of any tile: the edges are masked
+    for kernel, bm, ta, tb, use_d, use_bias in (("kb_sgemm_64x64", 64, 0, 0, 0, 0), ("kb_sgemm_128x128", 128, 1, 1, 1, 1),
+                                                ("kb_sgemm_64x64", 64, 0, 1, 0, 1)):
+        a, b = rng.standard_normal((B, M, K), dtype=np.float32), rng.standard_normal((B, K, N), dtype=np.float32)
+        d, bias = rng.standard_normal((B, M, N), dtype=np.float32), rng.standard_normal(N, dtype=np.float32)
+        args = [np.ascontiguousarray(a.transpose(0, 2, 1)) if ta else a,
+                np.ascontiguousarray(b.transpose(0, 2, 1)) if tb else b, np.zeros((B, M, N), np.float32),
+                d if use_d else None, bias if use_bias else None, i32(M), i32(N), i32(K), i32(ta), i32(tb),
+                i64(M * K), i64(K * N), i64(M * N), i64(M * N), f32(1.5), f32(0.5)]
+        r = kernsim.launch(m[kernel], (-(-N // bm), -(-M // bm), B), 256, args, full=True)
+        want = 1.5 * a @ b + (0.5 * d if use_d else 0) + (bias if use_bias else 0)
+        np.testing.assert_allclose(r.outputs[2], want, rtol=1e-4, atol=1e-4)
+
+
+def test_sgemm_model_reads_the_aten_records_of_linear_and_bmm():
+    from kernsim.kernelbench import gemm, reftime
+    lin = torch.nn.Linear(96, 64)
+    _, ops = reftime.record_ops(lin, [torch.randn(128, 96)])
+    (op,) = [o for o in ops if o["op"] in reftime.GEMM]
+    # nn.Linear: addmm(bias, x, weight.t()): the weight is read transposed, the bias is a row vector
+    assert gemm.product(op) == {"batch": 1, "M": 128, "N": 64, "K": 96, "trans_a": False, "trans_b": True,
+                                "d": False, "bias": True}
+    _, ops = reftime.record_ops(lambda a, b: torch.bmm(a, b), [torch.randn(3, 8, 5), torch.randn(3, 5, 7)])
+    assert gemm.product(ops[0])["batch"] == 3 and gemm.product(ops[0])["N"] == 7
+    _, ops = reftime.record_ops(lambda a, b: a @ b, [torch.randn(8, 8).half(), torch.randn(8, 8).half()])
+    with pytest.raises(gemm.NoModel, match="float16"):
+        gemm.product(ops[0])
+
+
+def test_matmul_reference_is_timed_by_kernsims_sgemm(tmp_path, monkeypatch):
+    monkeypatch.setenv("KERNSIM_CACHE_DIR", str(tmp_path))
+    r = evaluate(str(D / "linear_relu_ref.py"), str(D / "linear_relu_triton.py"), trials=1, time_limit_s=900)
+    assert r["correct"], r["error"]
+    assert r["ref_runtime_us"] is not None and r["ref_runtime_source"].startswith("simulated")
+    (g,) = [o for o in r["ref_ops"] if o["op"] == "addmm"]
+    assert g["model"].startswith("kernsim SGEMM") and g["shape"]["trans_b"]
+    # more than the launch overhead and more than the relu after it
+    relu = [o for o in r["ref_ops"] if o["op"] == "relu"][0]
+    assert g["time_us"] > 2.85
+    assert r["ref_runtime_us"] == pytest.approx(g["time_us"] + relu["time_us"])
+    # the candidate's own torch.matmul is the same model: its time is given, and so the speedup
+    assert [o["op"] for o in r["torch_ops"]][:1] == ["mm"] and r["speedup"] is not None
+    cached = json.loads((tmp_path / "kernelbench" / "sgemm_times.json").read_text())
+    assert len(cached) == 2 and all(v["config"].startswith("kb_sgemm_") for v in cached.values())

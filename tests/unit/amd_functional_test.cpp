@@ -96,9 +96,30 @@ TEST(AmdFunctional, LdsOutOfBoundsIsAFault) {
 }
 
 TEST(AmdFunctional, EndlessKernelStopsAtTheInstructionLimit) {
+  // 2000 instructions come before the endless-loop watch has seen the loop repeat
   expect_error([] { run_amd(R"({"source": "faults.hip", "kernel": "endless", "grid": 1, "block": 64,
-                                "args": [{"buffer": "i32", "count": 1}]})", kAmd, "mi300x", 20000); },
-               ErrorKind::KernelFault, {"kernel `endless`", "instruction limit of 20000", "--max-instructions"});
+                                "args": [{"buffer": "i32", "count": 1}]})", kAmd, "mi300x", 2000); },
+               ErrorKind::KernelFault, {"kernel `endless`", "instruction limit of 2000", "--max-instructions"});
+}
+
+TEST(AmdFunctional, AWaveSpinningOnAFlagNothingWritesIsANamedEndlessLoop) {
+  // well before the default limit of 4e9 instructions: the wave's state repeats and nothing stores
+  for (const char* arch : {"mi300x", "mi355x"})
+    expect_error([&] { run_amd(R"({"source": "faults.hip", "kernel": "endless", "grid": 1, "block": 64,
+                                   "args": [{"buffer": "i32", "count": 1}]})", kAmd, arch); },
+                 ErrorKind::KernelFault,
+                 {"kernel `endless`", "workgroup (0,0,0) wave 0: endless loop at", "the loop from", "it waits on address",
+                  "+ 0), which nothing writes"});
+}
+
+TEST(AmdFunctional, AWaveSpinningUntilAnotherWaveOfItsWorkgroupWritesEnds) {
+  // wave 0 spins on an LDS flag that wave 3 sets after its own long loop: the watch suspects
+  // wave 0, lets the other waves run, and sees wave 3's progress, so it is no endless loop
+  const auto bufs = run_amd(R"({"source": "faults.hip", "kernel": "wait_for_last_wave", "grid": 1, "block": 256,
+                                "args": [{"buffer": "i32", "count": 256}, {"type": "i32", "value": 100000}]})", kAmd);
+  const auto* out = reinterpret_cast<const std::int32_t*>(bufs.at(0).data());
+  EXPECT_EQ(out[0], 100000) << "wave 0 read the flag wave 3 wrote after its loop";
+  EXPECT_EQ(out[255], 100000);
 }
 
 TEST(AmdFunctional, UnknownInstructionIsNamedWithItsAddress) {

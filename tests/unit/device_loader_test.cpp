@@ -177,6 +177,18 @@ TEST(DeviceFiles, UnknownConfidenceIsAnError) {
   expect_error([&] { load_device_file(f); }, ErrorKind::DeviceFile, {"`sm.count`", "guessed"});
 }
 
+TEST(DeviceFiles, PublishedMeasurementIsItsOwnConfidence) {
+  TempDir t;
+  auto f = t.write("x.yaml",
+                   "inherits: h200\nname: x\nl2:\n  hit_latency_cycles: {value: 295, source: a-b, confidence: published-measurement}\n");
+  DeviceSpec d = load_device_file(f);
+  EXPECT_EQ(d.provenance.at("l2.hit_latency_cycles").confidence, Confidence::PublishedMeasurement);
+  EXPECT_STREQ(to_string(Confidence::PublishedMeasurement), "published-measurement");
+  EXPECT_EQ(d.confidence_histogram()[Confidence::PublishedMeasurement], 1);
+  auto g = t.write("y.yaml", "inherits: h200\nsm:\n  count: {value: 140, source: a-b, confidence: published}\n");
+  expect_error([&] { load_device_file(g); }, ErrorKind::DeviceFile, {"`sm.count`", "published-measurement"});
+}
+
 TEST(DeviceFiles, UndefinedSourceKeyIsAnError) {
   TempDir t;
   auto f = t.write("x.yaml", "inherits: h200\nsm:\n  count: {value: 140, source: NOPE_REF, confidence: measured}\n");

@@ -64,6 +64,22 @@ TEST(Functional, UnknownInstructionIsNamedWithItsLine) {
                ErrorKind::Unsupported, {"tex.1d.v4.f32.s32", "PTX line 18"});
 }
 
+TEST(Functional, Sm100PtxFeaturesNotBuiltStopAsUnsupportedWithTheirNames) {
+  // Valid PTX that kernsim does not run yet is exit 5 with its name, not a parse error (exit 4).
+  auto on_b200 = [](const std::string& json) {
+    auto spec = api::parse_launch_spec_text(json, kData + "/kernels", "test spec");
+    api::RunOptions o;
+    o.full = true;
+    return api::run_launch(spec, device::load_builtin_device("b200"), o);
+  };
+  expect_error([&] { on_b200(R"({"source": "sm100_unsupported.ptx", "kernel": "max3", "grid": 1, "block": 32,
+                                 "args": [{"buffer": "u32", "count": 1}]})"); },
+               ErrorKind::Unsupported, {"max.s32", "three-input form", "PTX line 20"});
+  expect_error([&] { on_b200(R"({"source": "sm100_unsupported.ptx", "kernel": "reg128", "grid": 1, "block": 32,
+                                 "args": [{"buffer": "u32", "count": 4}]})"); },
+               ErrorKind::Unsupported, {"register type .b128", "sm100_unsupported.ptx:31"});
+}
+
 TEST(Functional, WmmaFragmentFaultsAndUnsupportedTypesAreNamed) {
   // a fragment read past its buffer: the lane, the address and the buffer it overruns
   expect_error([] { run_spec(R"({"source": "wmma_load.cu", "kernel": "wmma_load_loop", "grid": 1, "block": 32,

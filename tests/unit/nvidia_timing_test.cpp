@@ -122,6 +122,25 @@ TEST(NvidiaTiming, TensorKernelsRunAtTheTensorClock) {
   EXPECT_DOUBLE_EQ(t.l2.hit_latency_cycles, d.l2.hit_latency_cycles);
 }
 
+// The L2 has its own clock (clocks.l2_mhz, measured constant while the SM clock moved): when the
+// SM slows to the tensor or wgmma clock, the L2 serves as many bytes and atomics per second, so
+// more per SM cycle; without the key its rates stay per SM cycle (they slow with the SM).
+TEST(NvidiaTiming, TheL2KeepsItsClockWhenTheSmSlows) {
+  const auto d = device::load_builtin_device("h200");
+  ASSERT_GT(d.clocks.l2_mhz, 0);
+  for (bool wgmma : {false, true}) {
+    const auto t = device::at_tensor_clock(d, wgmma);
+    ASSERT_LT(t.clocks.core_mhz, d.clocks.core_mhz);
+    EXPECT_DOUBLE_EQ(t.clocks.core_mhz, wgmma ? d.clocks.wgmma_mhz : d.clocks.tensor_mhz);
+    EXPECT_NEAR(t.l2.bytes_per_cycle * t.clocks.core_mhz, d.l2.bytes_per_cycle * d.clocks.core_mhz, 1e-6);
+    EXPECT_NEAR(t.l2.atomic_ops_per_cycle * t.clocks.core_mhz, d.l2.atomic_ops_per_cycle * d.clocks.core_mhz, 1e-9);
+    EXPECT_NEAR(t.l2.atomic_same_address_cycles / t.clocks.core_mhz, d.l2.atomic_same_address_cycles / d.clocks.core_mhz, 1e-12);
+  }
+  auto old = d;
+  old.clocks.l2_mhz = 0;
+  EXPECT_DOUBLE_EQ(device::at_tensor_clock(old, true).l2.bytes_per_cycle, d.l2.bytes_per_cycle);
+}
+
 // A value crossing between the FMA and the ALU pipe arrives sm.cross_pipe_latency_cycles later
 // (pipe_forward.cu on the H200: 10.39 against 8.45-8.51 cycles per two-instruction step).
 TEST(NvidiaTiming, ValuesCrossingBetweenFmaAndAluPipesArriveLater) {

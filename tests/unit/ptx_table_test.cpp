@@ -340,5 +340,34 @@ TEST(PtxTable, NwarpidIsTheDevicesWarpSlotsPerSm) {
   EXPECT_EQ(got, 40u);
 }
 
+// Dynamic shared memory follows every static, function-scope ones included, at the extern array's
+// alignment: Triton/CUTLASS-style kernels put an mbarrier in a function-scope .shared variable and
+// their swizzled tiles in a 1024-byte-aligned extern array (the two overlapped before).
+TEST(PtxDecode, DynamicSharedMemoryFollowsFunctionScopeStaticsAtItsAlignment) {
+  const std::string text = R"(.version 8.0
+.target sm_90a
+.address_size 64
+.extern .shared .align 1024 .b8 smem[];
+.visible .entry k(.param .u64 out)
+{
+  .reg .b32 %r<4>;
+  .shared .align 8 .b64 bar;
+  .shared .align 4 .b32 slot;
+  mov.u32 %r1, smem;
+  mov.u32 %r2, bar;
+  mov.u32 %r3, slot;
+  ret;
+}
+)";
+  auto ast = P::parse_module(text, "test.ptx");
+  const P::Program p = P::decode_kernel(ast, "k", text, "test.ptx");
+  EXPECT_EQ(p.static_shared_bytes, 12u);
+  EXPECT_EQ(p.dynamic_shared_offset, 1024u) << "the extern array's 1024-byte alignment after 12 static bytes";
+  std::uint64_t smem = 0;
+  for (const P::Symbol& s : p.symbols)
+    if (s.name == "smem") smem = s.addr;
+  EXPECT_EQ(smem, 1024u);
+}
+
 }  // namespace
 }  // namespace kernsim

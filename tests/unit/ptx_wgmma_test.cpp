@@ -12,6 +12,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <random>
 #include <sstream>
 
@@ -655,7 +656,7 @@ std::string wgmma_loop_ptx(int n, int reps, bool rs) {
   return s.str();
 }
 
-double loop_cycles(int n, int reps, bool rs) {
+api::RunResult run_loop(int n, int reps, bool rs, const device::DeviceSpec& dev) {
   const auto dir = case_dir() / ("loop_" + std::to_string(n) + "_" + std::to_string(reps) + (rs ? "_rs" : "_ss"));
   std::filesystem::create_directories(dir);
   std::ofstream(dir / "k.ptx") << wgmma_loop_ptx(n, reps, rs);
@@ -665,7 +666,27 @@ double loop_cycles(int n, int reps, bool rs) {
       dir, "test");
   api::RunOptions o;
   o.full = true;
-  return api::run_launch(spec, device::load_builtin_device("h200"), o).cycles;
+  return api::run_launch(spec, dev, o);
+}
+
+double loop_cycles(int n, int reps, bool rs) {
+  return run_loop(n, reps, rs, device::load_builtin_device("h200")).cycles;
+}
+
+// A kernel that issues wgmma runs at clocks.wgmma_mhz (the SM clock under the wgmma engine's
+// load, measured on the H200), not at clocks.tensor_mhz (mma.sync's); without the key, at the latter.
+TEST(WgmmaTiming, AWgmmaKernelRunsAtTheWgmmaClock) {
+  auto dev = device::load_builtin_device("h200");
+  ASSERT_GT(dev.clocks.wgmma_mhz, 0);
+  ASSERT_NE(dev.clocks.wgmma_mhz, dev.clocks.tensor_mhz);
+  const api::RunResult r = run_loop(64, 16, false, dev);
+  EXPECT_DOUBLE_EQ(nlohmann::json::parse(r.report_json)["clock_mhz"].get<double>(), dev.clocks.wgmma_mhz);
+  EXPECT_NEAR(r.time_us, r.cycles / dev.clocks.wgmma_mhz + dev.launch.overhead_us, 1e-6);
+  dev.clocks.wgmma_mhz = 0;
+  const api::RunResult old = run_loop(64, 16, false, dev);
+  EXPECT_DOUBLE_EQ(nlohmann::json::parse(old.report_json)["clock_mhz"].get<double>(), dev.clocks.tensor_mhz);
+  EXPECT_NEAR(old.cycles, r.cycles,
+              0.01 * r.cycles);  // the same work in cycles (HBM's latency, fixed in ns, moves a little)
 }
 
 TEST(WgmmaTiming, EachWgmmaCostsItsFlopsAtTheEnginesRateAndScalesWithN) {

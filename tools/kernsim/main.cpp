@@ -40,6 +40,10 @@ const char* kUsage =
     "usage:\n"
     "  kernsim run SPEC.json [--arch NAME | --device FILE] [--json] [--full] [--check-all] [--dump-buffers DIR]\n"
     "                        [--max-instructions N] [--time-limit SECONDS] [--trace FILE] [--tier detailed|fast]\n"
+    "                        [--cache cold|warm]\n"
+    "                                  --cache warm: the L2 starts as a previous run of the launch left it\n"
+    "                                  (back-to-back trials without a flush; NVIDIA, detailed tier);\n"
+    "                                  cold (the default) flushes it before the launch\n"
     "                                  --tier fast: an analytical time from a functional sample of a few\n"
     "                                  CTAs, in milliseconds (NVIDIA parts; no outputs; docs/validation.md)\n"
     "                                  --check-all runs the blocks sampling does not time (untimed), so a\n"
@@ -74,7 +78,7 @@ const char* kUsage =
 
 struct Args {
   std::vector<std::string> positional;
-  std::optional<std::string> arch, device_file, dump_dir, measured, only, output, trace, tier;
+  std::optional<std::string> arch, device_file, dump_dir, measured, only, output, trace, tier, cache;
   std::optional<std::string> base, params, specs, name;  // calibrate
   std::optional<std::string> kernel, grid, block;        // spec
   std::vector<std::pair<std::string, std::string>> fit_sets;  // fit-fast: --specs DIR --measured CSV pairs
@@ -133,6 +137,7 @@ Args parse_args(int argc, char** argv, int first) {
     else if (s == "--dump-buffers") a.dump_dir = value("--dump-buffers");
     else if (s == "--trace") a.trace = value("--trace");
     else if (s == "--tier") a.tier = value("--tier");
+    else if (s == "--cache") a.cache = value("--cache");
     else if (s == "--measured") {
       a.measured = value("--measured");
       if (a.specs) a.fit_sets.push_back({*a.specs, *a.measured});
@@ -240,6 +245,7 @@ int cmd_run(const Args& a) {
   opts.max_instructions = a.max_instructions;
   if (a.time_limit) opts.wall_time_limit_s = *a.time_limit;
   if (a.tier) opts.tier = api::parse_tier(*a.tier, "--tier");
+  if (a.cache) opts.cache = api::parse_cache(*a.cache, "--cache");
   auto r = api::run_launch(spec, dev, opts);
   if (a.json) std::cout << r.report_json << "\n";
   else std::cout << r.report_text;
@@ -393,9 +399,9 @@ int cmd_device(const Args& a) {
                 p.note.empty() ? "" : "  -- ", p.note.c_str());
   }
   auto h = d.confidence_histogram();
-  std::printf("confidence: documented %d, measured %d, estimated %d, fitted %d\n",
+  std::printf("confidence: documented %d, measured %d, published-measurement %d, estimated %d, fitted %d\n",
               h[api::Confidence::Documented], h[api::Confidence::Measured],
-              h[api::Confidence::Estimated], h[api::Confidence::Fitted]);
+              h[api::Confidence::PublishedMeasurement], h[api::Confidence::Estimated], h[api::Confidence::Fitted]);
   return 0;
 }
 

@@ -56,8 +56,9 @@ def evaluate(ref_src, cand_src, arch: str = "h200", *, baseline: str | None = No
 
     ``functional``: "auto" (every CTA executes unless a launch exceeds ``functional_budget``
     warp instructions, then that launch is sampled), "complete" or "sampled". ``cache``: "cold"
-    (L2 flushed before each launch: KernelBench's convention and kernsim's model); "warm" is
-    refused with an error (not modelled).
+    (L2 flushed before each launch: KernelBench's convention, the default) or "warm" (each
+    launch starts with the L2 as a previous run of it left it; NVIDIA parts only, an AMD part
+    gives an error naming it). Hacks include ``output_from_torch`` (provenance.py).
     """
     if cache not in ("cold", "warm"):
         raise ValueError(f"cache must be 'cold' or 'warm', not {cache!r}")

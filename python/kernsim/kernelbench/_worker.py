@@ -7,7 +7,8 @@ import sys
 
 
 def main() -> None:
-    req = json.loads(open(sys.argv[1]).read())
+    req_path, res_path = sys.argv[1], sys.argv[2]  # a task command run here may replace sys.argv
+    req = json.loads(open(req_path).read())
     mem = req.get("memory_limit_gb")
     if mem:
         b = int(float(mem) * (1 << 30))
@@ -17,6 +18,9 @@ def main() -> None:
         if req.get("kind") == "gpumode":
             from .adapters import run_gpumode
             res = run_gpumode(req)
+        elif req.get("kind") == "arena_cmd":
+            from .adapters import run_arena_command
+            res = run_arena_command(req)
         else:
             res = run(req)
     except MemoryError:
@@ -25,10 +29,10 @@ def main() -> None:
         import traceback
         res = {"compiled": None, "correct": False,
                "error": f"evaluator: {type(e).__name__}: {e}\n" + traceback.format_exc(limit=6)}
-    with open(sys.argv[2] + ".tmp", "w") as f:
+    with open(res_path + ".tmp", "w") as f:
         json.dump(res, f, default=str)
     import os
-    os.replace(sys.argv[2] + ".tmp", sys.argv[2])
+    os.replace(res_path + ".tmp", res_path)
     sys.stdout.flush()
     os._exit(0)  # skip interpreter teardown: a candidate's static destructors cannot change the result
 

@@ -185,15 +185,11 @@ def run(req: dict) -> dict:
     import torch
     torch.set_num_threads(max(1, int(req.get("torch_threads", 1))))
     from .runtime import Options, Runtime, install_torch_patches
-    from . import reftime
-    if res["cache"] != "cold":
-        res["error"] = ("cache: warm is not modelled: kernsim times every launch with the L2 cold at its start "
-                        "(docs/timing.md); use cache: cold")
-        return res
+    from . import provenance, reftime
     rt = Runtime(Options(arch=req.get("arch", "h200"), device_file=req.get("device_file"),
                          functional=req.get("functional", "auto"),
                          functional_budget=int(req.get("functional_budget", 200_000_000)),
-                         wall_time_limit_s=float(req.get("launch_time_limit_s", 120))))
+                         wall_time_limit_s=float(req.get("launch_time_limit_s", 120)), cache=res["cache"]))
     install_torch_patches(rt)
 
     _stage("reference")
@@ -249,7 +245,7 @@ def run(req: dict) -> dict:
                 req["_io_bytes"] = (in_bytes, out_bytes)
             rt.begin(fill_nan=True)
             try:
-                out, cand_ops = reftime.record_ops(cand_model, cand_inputs)
+                out, cand_ops = reftime.record_ops(cand_model, cand_inputs, events=rt.events)
             except Exception as e:  # noqa: BLE001
                 r = rt.end()
                 msg = "; ".join(x for x in r["errors"] if not x.startswith("note:")) or f"{type(e).__name__}: {e}"
@@ -283,6 +279,11 @@ def run(req: dict) -> dict:
             if not r["launches"]:
                 _add(hacks, "no_kernel_launched", "the forward launched no kernel (the result came from PyTorch "
                                                   "on the host or from a cache)")
+            from_torch = provenance.torch_computed_outputs(r["events"], outs)
+            if from_torch:
+                _add(hacks, "output_from_torch", "; ".join(
+                    f"output {i} was computed by PyTorch's `{op}` on the host from data no launched kernel wrote"
+                    for i, op in from_torch) + " (not by the candidate's kernels)")
             if r["unjoined_side_stream_launches"]:
                 _add(hacks, "side_stream", f"{r['unjoined_side_stream_launches']} launch(es) on a side stream that "
                                            f"the current stream never waited for (work outside the timed stream)")
@@ -322,7 +323,7 @@ def run(req: dict) -> dict:
         res["runtime_us"] = sum(l.time_us for l in last["launches"])
         # PyTorch operations the candidate runs itself (outside its kernels) are timed like the
         # reference's; one without a model leaves the time unknown
-        t_ops, per, unmodeled = reftime.simulate_ops(cand_ops, rt)
+        t_ops, per, unmodeled, why = reftime.simulate_ops(cand_ops, rt)
         if per:
             res["torch_ops"] = per
             res["runtime_us"] += sum(p["time_us"] for p in per)
@@ -330,6 +331,7 @@ def run(req: dict) -> dict:
             res["notes"].append("the candidate's forward runs PyTorch operations with no kernsim model: "
                                 + ", ".join(unmodeled) + "; runtime_us is not given")
             res["unmodeled_ops"] = unmodeled
+            res["unmodeled_why"] = why
             res["runtime_us"] = None
 
     # reference time and the speed-of-light bound

@@ -7,10 +7,11 @@
   TorchDispatchMode around its forward) and each is timed by a kernsim kernel on the part:
   memory-bound operations (elementwise, copies, reductions, softmax, layer/RMS/batch norm) by
   kernsim's streaming kernel moving the operation's input and output bytes once (PyTorch's
-  kernels for them are single-pass for the shapes KernelBench uses), each launch with its
-  launch overhead from the device file. An operation with no model (matmul/convolution today,
-  and anything not listed) is named in ``ref_unmodeled_ops`` and the simulated time is then not
-  given: never guessed.
+  kernels for them are single-pass for the shapes KernelBench uses), fp32 matrix products
+  (mm, addmm, bmm, baddbmm) by kernsim's simulated SGEMM (gemm.py), each launch with its
+  launch overhead from the device file. An operation with no model (convolutions, fp16/bf16
+  products, and anything not listed) is named in ``ref_unmodeled_ops`` with the reason in
+  ``ref_unmodeled_why``, and the simulated time is then not given: never guessed.
 * ``sol_us``: the bound no implementation beats on the part: max(FLOPs of the matrix products /
   the tensor-core peak for their dtype (fp32: TF32), bytes of the inputs and parameters read
   once + the outputs written once / the HBM bandwidth) + one launch overhead, all from the
@@ -55,7 +56,8 @@ MEMORY = {
 def _meta(x):
     import torch
     if isinstance(x, torch.Tensor):
-        return {"shape": list(x.shape), "dtype": str(x.dtype).replace("torch.", ""), "bytes": x.numel() * x.element_size()}
+        return {"shape": list(x.shape), "dtype": str(x.dtype).replace("torch.", ""), "bytes": x.numel() * x.element_size(),
+                "strides": list(x.stride()) if x.layout == torch.strided else None}
     return None
 
 
@@ -70,8 +72,20 @@ def _flat(xs):
     return out
 
 
-def record_ops(model, inputs):
-    """Runs model(*inputs) and returns (output, [op records])."""
+def storage_ptr(t) -> int | None:
+    """The address of tensor ``t``'s storage (what the evaluator's allocator registered), or None
+    for an empty one."""
+    try:
+        s = t.untyped_storage()
+        return s.data_ptr() if s.nbytes() else None
+    except (RuntimeError, NotImplementedError):
+        return None
+
+
+def record_ops(model, inputs, events: list | None = None):
+    """Runs model(*inputs) and returns (output, [op records]). With ``events`` (the runtime's
+    list, where kernel launches append what they wrote), each op also appends
+    ``{"op", "ins", "outs"}`` with the storage addresses it read and produced, in order."""
     from torch.utils._python_dispatch import TorchDispatchMode
 
     ops = []
@@ -80,9 +94,14 @@ def record_ops(model, inputs):
         def __torch_dispatch__(self, func, types, args=(), kwargs=None):
             out = func(*args, **(kwargs or {}))
             name = func.overloadpacket.__name__ if hasattr(func, "overloadpacket") else str(func)
-            ins = [m for m in (_meta(t) for t in _flat(list(args) + list((kwargs or {}).values()))) if m]
-            outs = [m for m in (_meta(t) for t in _flat(out)) if m]
+            tin = _flat(list(args) + list((kwargs or {}).values()))
+            tout = _flat(out)
+            ins = [m for m in (_meta(t) for t in tin) if m]
+            outs = [m for m in (_meta(t) for t in tout) if m]
             ops.append({"op": name, "inputs": ins, "outputs": outs})
+            if events is not None:
+                events.append({"op": name, "ins": [p for p in map(storage_ptr, tin) if p],
+                               "outs": [p for p in map(storage_ptr, tout) if p]})
             return out
 
     with Rec():
@@ -171,7 +190,7 @@ _stream_cache: dict = {}
 
 def _stream_time_us(rt, read_bytes: int, write_bytes: int) -> float:
     import kernsim
-    key = (read_bytes, write_bytes)
+    key = (read_bytes, write_bytes, rt.opts.cache)
     if key in _stream_cache:
         return _stream_cache[key]
     from .. import _core
@@ -190,7 +209,7 @@ def _stream_time_us(rt, read_bytes: int, write_bytes: int) -> float:
                      {"buffer": "f32", "count": 4 * n_out, "init": "zeros"}, {"type": "i64", "value": n_out}]}
     job = {"spec_json": json.dumps(spec), "base_dir": "/", "origin": "reference op model", "arch": rt.opts.arch,
            "device_file": rt.opts.device_file or "", "full": False, "keep_outputs": False, "max_instructions": 0,
-           "wall_time_limit_s": -1.0}
+           "wall_time_limit_s": -1.0, "cache": rt.opts.cache}
     r = _core.run_jobs([job], 1)[0]
     if not r.get("ok", True) and "time_us" not in r:
         raise RuntimeError(r.get("error", "stream kernel failed"))
@@ -199,11 +218,16 @@ def _stream_time_us(rt, read_bytes: int, write_bytes: int) -> float:
     return t
 
 
+GEMM = {"mm", "addmm", "bmm", "baddbmm"}  # timed by kernsim's SGEMM (gemm.py); matmul/linear decompose into them
+
+
 def simulate_ops(ops, rt) -> tuple:
-    """(total_us or None, per-op list, unmodeled op names)."""
+    """(total_us or None, per-op list, unmodeled op names, {name: why})."""
+    from . import gemm
     total = 0.0
     per = []
     unmodeled = []
+    why = {}
     for op in ops:
         name = op["op"]
         if name in FREE or (not op["outputs"] and name not in MEMORY):
@@ -217,9 +241,22 @@ def simulate_ops(ops, rt) -> tuple:
             t = _stream_time_us(rt, rb, wb)
             per.append({"op": name, "time_us": t, "read_bytes": rb, "write_bytes": wb, "model": "stream"})
             total += t
+        elif name in GEMM:
+            try:
+                p = gemm.product(op)
+                g = gemm.time_product(p, rt.opts.arch, rt.opts.device_file, rt.opts.cache)
+            except gemm.NoModel as e:
+                unmodeled.append(name)
+                why.setdefault(name, str(e))
+                continue
+            per.append({"op": name, "time_us": g["time_us"], "model": f"kernsim SGEMM {g['config']}",
+                        "shape": {k: p[k] for k in ("batch", "M", "N", "K", "trans_a", "trans_b")}})
+            total += g["time_us"]
         else:
             unmodeled.append(name)
-    return (None if unmodeled else total), per, sorted(set(unmodeled))
+            why.setdefault(name, "no kernsim model for this ATen operation" + (
+                " (matrix products: fp32 mm/addmm/bmm/baddbmm only)" if name in MATMUL else ""))
+    return (None if unmodeled else total), per, sorted(set(unmodeled)), why
 
 
 def _baseline_lookup(path: str, key: str, level: str | None):
@@ -259,10 +296,11 @@ def reference_time(req: dict, ref_ops, rt) -> dict:
         out["ref_baseline_missing"] = f"{req.get('ref_name')} is not in {base}"
     if ref_ops is None:
         return out
-    total, per, unmodeled = simulate_ops(ref_ops, rt)
+    total, per, unmodeled, why = simulate_ops(ref_ops, rt)
     out["ref_ops"] = per
     if unmodeled:
         out["ref_unmodeled_ops"] = unmodeled
+        out["ref_unmodeled_why"] = why
         out["ref_runtime_source"] = "simulated ATen ops: no model for " + ", ".join(unmodeled)
         out["ref_runtime_us"] = None
     else:

@@ -67,6 +67,11 @@ class Options:
     functional_budget: int = 200_000_000  # warp instructions per launch before auto falls back to sampled
     wall_time_limit_s: float = 120.0  # per launch
     max_instructions: int | None = None
+    cache: str = "cold"               # the L2 at each launch's start: cold (flushed) or warm (kernsim.launch)
+    # a launch that repeats an earlier one exactly (kernel, grid, block, arguments and the bytes of
+    # every buffer it receives) gets that one's result again instead of a new simulation: the
+    # simulation is deterministic, so this is the same answer (benchmark loops of a harness)
+    memo_repeats: bool = False
 
 
 class Runtime:
@@ -90,9 +95,14 @@ class Runtime:
         self.modules: dict[str, Any] = {}      # module id -> kernsim Module (CUDA extensions)
         self.extensions: list = []
         self.launches: list[Launch] = []
+        # what wrote which storage during a forward, in order: {"launch": kernel, "writes": [bases]}
+        # here, {"op": name, "ins": [...], "outs": [...]} from reftime.record_ops (output_from_torch)
+        self.events: list[dict] = []
         self.errors: list[str] = []
         self.unsupported: list[str] = []
         self._triton_cache: dict = {}
+        self._memo: dict = {}                  # Options.memo_repeats: launch key -> its result
+        self.memo_hits = 0
         self._stream = 0                       # the Python-side current stream (torch.cuda.stream)
         self._lock = threading.Lock()
         Runtime._instance = self
@@ -127,6 +137,7 @@ class Runtime:
     # ---- forward bracketing -------------------------------------------------------------------
     def begin(self, fill_nan: bool = True) -> None:
         self.launches = []
+        self.events = []
         self.errors = []
         self.lib.ks_clear_errors()
         self.lib.ks_reset_streams()
@@ -138,7 +149,7 @@ class Runtime:
         self.lib.ks_device_synchronize()
         sticky = int(self.lib.ks_sticky_error())
         return {"launches": list(self.launches), "errors": list(self.errors), "unjoined_side_stream_launches": unjoined,
-                "sticky_error": sticky}
+                "sticky_error": sticky, "events": list(self.events)}
 
     # ---- memory -------------------------------------------------------------------------------
     def find(self, ptr: int):
@@ -185,11 +196,14 @@ class Runtime:
                 args.append(v)
         grid = tuple(int(g) for g in grid) + (1,) * (3 - len(tuple(grid)))
         block = tuple(int(b) for b in block) + (1,) * (3 - len(tuple(block))) if block is not None else None
+        memo_key = self._memo_key(kernel, grid, block, shmem, values, regions) if self.opts.memo_repeats else None
+        if memo_key is not None and memo_key in self._memo:
+            return self._replay(self._memo[memo_key], stream)
         mode = self.opts.functional
         t0 = time.time()
         sampled = mode == "sampled"
         kw = dict(dynamic_shared_bytes=int(shmem), wall_time_limit_s=self.opts.wall_time_limit_s,
-                  arch=self.opts.arch, device_file=self.opts.device_file)
+                  arch=self.opts.arch, device_file=self.opts.device_file, cache=self.opts.cache)
         try:
             if sampled:
                 r = self._sampled(kernel, grid, block, args, kw)
@@ -199,19 +213,51 @@ class Runtime:
                     budget = min(budget or self.opts.functional_budget, self.opts.functional_budget)
                 r = _kcore.launch(kernel, grid, block, args, keep_outputs=True, max_instructions=budget, **kw)
         except KernelFaultError as e:
-            if mode == "auto" and "instruction" in str(e).lower() and "limit" in str(e).lower():
+            # only the functional budget (max_instructions) falls back to a sampled run; a wall-time
+            # fault ("... wall-time limit of 5 s after N warp instructions") is the verdict
+            if mode == "auto" and "instruction limit" in str(e).lower() and "wall-time" not in str(e).lower():
                 sampled = True
                 r = self._sampled(kernel, grid, block, args, kw)
             else:
                 raise
+        written = []
         for i, (base, size) in regions.items():
             if i in r.outputs:
-                self._view(base, size)[:] = r.outputs[i].view(np.uint8).reshape(-1)
+                now, after = self._view(base, size), r.outputs[i].view(np.uint8).reshape(-1)
+                if not np.array_equal(now, after):
+                    written.append(base)
+                    now[:] = after
+        self.events.append({"launch": kernel.short_name, "writes": written})
         text = _entry_text(kernel.module.text or "", kernel.name)
         la = Launch(kernel=kernel.short_name, grid=grid, block=tuple(block) if block else tuple(r.report.get("launch", {}).get("block", ())),
                     time_us=float(r.time_us), stream=int(stream or 0), sampled=sampled, source=source,
                     reads_timer=bool(_TIMER_RE.search(text)) if kernel.module.isa == "ptx" else False,
                     wall_s=time.time() - t0)
+        self.lib.ks_note_launch(stream or None, la.time_us)
+        self.launches.append(la)
+        if memo_key is not None and not la.reads_timer:
+            if len(self._memo) >= 16:
+                self._memo.clear()
+            self._memo[memo_key] = {"launch": la, "writes": [(b, bytes(self._view(b, regions[i][1])))
+                                                            for i, (b, _) in regions.items() if b in written]}
+        return la
+
+    def _memo_key(self, kernel, grid, block, shmem, values, regions):
+        import hashlib
+        h = hashlib.blake2b(digest_size=16)
+        for i in sorted(regions):
+            base, size = regions[i]
+            h.update(f"{i}:{base}:{size};".encode())
+            h.update(memoryview(self._view(base, size)))
+        return (id(kernel), tuple(grid), tuple(block or ()), int(shmem), tuple(repr(v) for v in values), h.digest())
+
+    def _replay(self, hit: dict, stream) -> Launch:
+        for base, data in hit["writes"]:
+            self._view(base, len(data))[:] = np.frombuffer(data, np.uint8)
+        self.memo_hits += 1
+        la = hit["launch"]
+        la = Launch(**{**la.__dict__, "stream": int(stream or 0), "wall_s": 0.0})
+        self.events.append({"launch": la.kernel, "writes": [b for b, _ in hit["writes"]]})
         self.lib.ks_note_launch(stream or None, la.time_us)
         self.launches.append(la)
         return la
@@ -400,6 +446,18 @@ def install_torch_patches(rt: Runtime) -> None:
     mode.__enter__()  # for the life of the process (the evaluator's child)
     rt._mode = mode
     torch.Tensor.is_cuda = property(lambda self: True)
+    # torch.Generator(device="cuda") (GPU MODE and AgentKernelArena inputs): a CPU generator, the
+    # kind that makes "cuda" tensors here
+    base_generator = torch.Generator
+
+    class Generator(base_generator):
+        def __new__(cls, device="cpu"):
+            return base_generator.__new__(cls, device=_map_device(device))
+
+        def __init__(self, device="cpu"):
+            pass
+
+    torch.Generator = Generator
     torch.nn.Module.cuda = lambda self, device=None: self
     torch.set_default_device(None)
 

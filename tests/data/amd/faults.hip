@@ -25,6 +25,24 @@ extern "C" __global__ void endless(int* flag) {
   }
 }
 
+// Wave 0 waits on an LDS flag that wave 3 (threads 192-255) sets after counting to n; every
+// thread then writes what it saw.
+extern "C" __global__ void wait_for_last_wave(int* out, int n) {
+  __shared__ volatile int flag;
+  if (threadIdx.x == 0) flag = 0;
+  __syncthreads();
+  if (threadIdx.x == 192) {
+    int c = 0;
+    for (int i = 0; i < n; ++i) c += (i & 1) ? 1 : 1;
+    flag = c;
+  }
+  int seen = 0;
+  if (threadIdx.x < 64 || threadIdx.x >= 192)
+    while ((seen = flag) == 0) {
+    }
+  out[threadIdx.x] = (threadIdx.x < 64 || threadIdx.x >= 192) ? seen : n;
+}
+
 // Indexes a 64-float LDS array with a work-item-controlled index.
 extern "C" __global__ void lds_oob(const int* idx, float* out) {
   __shared__ float s[64];

@@ -1,0 +1,473 @@
+// tcgen05 (sm_100a): tensor memory and the 5th-generation tensor core, as the PTX ISA's "TensorCore
+// 5th Generation Family Instructions" define them, for .cta_group::1.
+//
+// Tensor memory (TMEM) is per CTA here: 128 lanes x the device's columns (tcgen05.tmem_columns) of
+// 32 bits, made at the first tcgen05.alloc. Allocations are powers of two of at least 32 columns,
+// placed first-fit at a multiple of their size; an allocation that cannot be placed would block
+// for ever on hardware (nothing else frees the CTA's columns) and is a named fault here. Other CTAs
+// on the same SM compete for the same columns on hardware; the timing model limits residency so
+// that the resident CTAs' allocations fit (sim/timing/occupancy.cpp).
+//
+// tcgen05.mma has single-thread semantics: every active lane issues one MxNxK product. kernsim
+// performs it when it is issued, reading shared memory and TMEM then and writing D into TMEM; a
+// correct kernel does not touch its operands or D before the tcgen05.commit that tracks it has
+// arrived on its mbarrier, so it cannot tell the difference. tcgen05.commit arrives (count 1) on
+// its mbarrier at once (ptx_async.cpp); the timing model puts that arrival at the tensor engine's
+// completion. tcgen05.ld/st move data at once as well, and wait::ld/st have nothing left to wait
+// for.
+//
+// Layouts (PTX ISA "Data Path Layout Organization", "Matrix fragments" of tcgen05.ld/st):
+//   D and A in TMEM, M = 128 (Layout D): row r in lane r; M = 64 (Layout F): rows 16q..16q+15 in
+//   lanes 32q + base .. 32q + base + 15 (base 0 or 16). D's column n at the address's column + n,
+//   one element per 32-bit cell (a 16-bit D in the low half); A's K elements packed into cells
+//   (two 16-bit or four 8-bit elements per cell, the lower k in the lower bits).
+//   tcgen05.ld/st, thread t, register r of repeat i (columns relative to the address's):
+//     .32x32b   lane t, column i
+//     .16x64b   lane t/4 + 8(t%2), column 2i + (t/2)%2
+//     .16x128b  register 2i+j: lane t/4 + 8j, column 4i + t%4
+//     .16x256b  register 4i+j: lane t/4 + 8(j/2), column 8i + 2(t%4) + j%2
+//     .16x32bx2 lane t%16, column i (+ immHalfSplitoff for t >= 16)
+//   lanes relative to the address's lane, which a warp must take within its quarter of the lanes
+//   (warp index % 4 reaches lanes 32(index % 4) .. +31). .pack::16b/.unpack::16b: each register
+//   holds the low 16 bits of two adjacent cells (the lower column in its low half).
+//
+// Numbers as in wgmma (ptx_wgmma.cpp): exact products, added one k at a time in f32 with
+// round-to-nearest-even; integers exactly, wrapping (or saturating) to s32.
+#include <algorithm>
+#include <cmath>
+
+#include "sim/functional/matrix_smem.h"
+#include "sim/functional/ptx_impl.h"
+
+namespace kernsim::sim {
+
+namespace P = isa::ptx;
+using P::TcKind;
+using P::TcShape;
+
+namespace {
+
+using namespace matrix_smem;
+
+constexpr std::uint32_t kLanes = 128;     // TMEM lanes of a CTA (PTX ISA 9.7.16.1)
+constexpr std::uint32_t kWarpLanes = 32;  // lanes one warp of a warpgroup reaches
+constexpr std::uint32_t kAllocUnit = 32;  // columns: the unit of tcgen05.alloc
+
+std::string hex(std::uint64_t v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
+  return b;
+}
+
+// The sm_100 shared memory descriptor (PTX ISA "Shared memory descriptor"). Returns why it cannot
+// be used, or an empty string.
+std::string decode_desc100(std::uint64_t d, SmemMatrix& m, bool& unsupported) {
+  m.start = static_cast<std::uint32_t>(d & 0x3fff) << 4;
+  m.lbo = static_cast<std::uint32_t>((d >> 16) & 0x3fff) << 4;
+  m.sbo = static_cast<std::uint32_t>((d >> 32) & 0x3fff) << 4;
+  m.base_offset = static_cast<std::uint32_t>((d >> 49) & 0x7);
+  const unsigned version = (d >> 46) & 0x7, lbo_mode = (d >> 52) & 1, mode = (d >> 61) & 0x7;
+  unsupported = false;
+  if (version != 1) return "bits 46-48 are " + std::to_string(version) + ", the PTX ISA's fixed value is 0b001";
+  switch (mode) {
+    case 0:
+      m.width = 16;
+      break;
+    case 2:
+      m.width = 128;
+      break;
+    case 4:
+      m.width = 64;
+      break;
+    case 6:
+      m.width = 32;
+      break;
+    case 1:
+      unsupported = true;
+      return "the 128-byte swizzle with 32-byte atomicity (swizzle mode 1)";
+    default:
+      return "swizzle mode " + std::to_string(mode) + " is invalid (3, 5 and 7 are)";
+  }
+  unsupported = true;
+  if (lbo_mode) return "the absolute leading-dimension address mode (bit 52)";
+  if (m.base_offset != 0 && m.width != 16) return "a non-zero matrix base offset in a swizzled mode";
+  unsupported = false;
+  return "";
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+
+Space PtxCta::Impl::exec_tcgen05(Warp& w, const Inst& in, std::uint32_t mask) {
+  w.async.clear();
+  const int lane0 = std::countr_zero(mask | (1u << 31));
+  if (in.shape[0] == 2) {
+    if (cluster_size() % 2 != 0)
+      fault(w, in, lane0,
+            ".cta_group::2 needs a launch with clusters of an even number of CTAs (CTA pairs); this launch has "
+            "clusters of " +
+                std::to_string(cluster_size()));
+    unsupported(in, "tcgen05 .cta_group::2 (CTA pairs)");
+  }
+  if (!mask) return Space::Shared;
+  const bool collective = in.op != Op::Tcgen05Mma && in.op != Op::Tcgen05Commit && in.op != Op::Tcgen05Fence;
+  if (collective && (mask != kFullMask || w.valid != kFullMask))
+    fault(w, in, std::countr_zero(~mask | 1u),
+          std::string(to_string(in.op)) + " .sync.aligned needs all 32 lanes of the warp active");
+  switch (in.op) {
+    case Op::Tcgen05Alloc:
+      tmem_alloc(w, in);
+      break;
+    case Op::Tcgen05Dealloc:
+      tmem_dealloc(w, in);
+      break;
+    case Op::Tcgen05Relinquish:
+      tmem.relinquished = true;
+      break;
+    case Op::Tcgen05Mma:
+      for_lanes(mask, [&](int l) { tc_mma_lane(w, in, l); });
+      break;
+    case Op::Tcgen05Commit:
+      for_lanes(mask, [&](int l) { tcgen05_commit_lane(w, in, l); });
+      break;
+    case Op::Tcgen05Ld:
+    case Op::Tcgen05St:
+      tmem_ld_st(w, in);
+      break;
+    default:
+      break;  // wait::ld/st (loads and stores are complete), fences
+  }
+  return Space::Shared;
+}
+
+// The value of source `i` in the first lane, the same in every lane of the warp (collectives).
+std::uint64_t PtxCta::Impl::tc_uniform(Warp& w, const Inst& in, int i, const char* what) {
+  const std::uint64_t v = get(w, p.src(in, i), 0);
+  for (int l = 1; l < 32; ++l)
+    if (get(w, p.src(in, i), l) != v)
+      fault(w, in, l, std::string(to_string(in.op)) + ": " + what + " differs between the lanes of the warp");
+  return v;
+}
+
+// The CTA's tensor memory, made at the first use.
+TensorMemory& PtxCta::Impl::tmem_state(Warp& w, const Inst& in) {
+  if (tmem.columns == 0) {
+    const std::uint32_t cols = k.options().tmem_columns;
+    if (cols == 0) unsupported(in, "tensor memory on this device (its device file has no tcgen05.tmem_columns)");
+    if (cols % kAllocUnit || cols > 0xffff)
+      fault(w, in, 0,
+            "the device's tcgen05.tmem_columns (" + std::to_string(cols) + ") is not a multiple of 32 below 65536");
+    tmem.columns = cols;
+    tmem.cells.assign(std::size_t{kLanes} * cols, 0);
+  }
+  return tmem;
+}
+
+void PtxCta::Impl::tmem_alloc(Warp& w, const Inst& in) {
+  TensorMemory& t = tmem_state(w, in);
+  const std::uint64_t n = tc_uniform(w, in, 0, "nCols");
+  if (n < kAllocUnit || n > t.columns || (n & (n - 1)))
+    fault(w, in, 0,
+          "tcgen05.alloc of " + std::to_string(n) + " columns: nCols must be a power of two in 32.." +
+              std::to_string(t.columns));
+  if (t.relinquished) fault(w, in, 0, "tcgen05.alloc after the CTA executed tcgen05.relinquish_alloc_permit");
+  std::uint32_t held = 0, at = t.columns;
+  for (const auto& a : t.allocs) held += a.second;
+  for (std::uint32_t c = 0; c + n <= t.columns && at == t.columns; c += static_cast<std::uint32_t>(n)) {
+    bool free = true;
+    for (const auto& a : t.allocs) free &= c + n <= a.first || a.first + a.second <= c;
+    if (free) at = c;
+  }
+  if (at == t.columns)
+    fault(w, in, 0,
+          "tensor memory over-allocation: tcgen05.alloc of " + std::to_string(n) + " columns while the CTA holds " +
+              std::to_string(held) + " of the SM's " + std::to_string(t.columns) +
+              " (on hardware the allocation would wait for ever)");
+  t.allocs.push_back({at, static_cast<std::uint32_t>(n)});
+  // the address (lane 0, the first column) goes to shared memory at [dst]
+  const std::uint64_t dst = lane_address(w, in.addr, 0);
+  w.addrs.fill(dst);
+  std::uint8_t* ptr =
+      resolve(w, in, in.space == Space::Generic ? Space::Generic : Space::Shared, dst, 4, 0, true, nullptr);
+  std::memcpy(ptr, &at, 4);
+  k.memory().note_store();
+}
+
+void PtxCta::Impl::tmem_dealloc(Warp& w, const Inst& in) {
+  TensorMemory& t = tmem_state(w, in);
+  const std::uint64_t taddr = tc_uniform(w, in, 0, "taddr"), n = tc_uniform(w, in, 1, "nCols");
+  auto it = std::find_if(t.allocs.begin(), t.allocs.end(), [&](const auto& a) { return a.first == (taddr & 0xffff); });
+  if ((taddr >> 16) != 0 || it == t.allocs.end())
+    fault(w, in, 0,
+          "tcgen05.dealloc of tensor memory address " + hex(taddr) + ", which no tcgen05.alloc of this CTA returned");
+  if (it->second != n)
+    fault(w, in, 0,
+          "tcgen05.dealloc of " + std::to_string(n) + " columns at " + hex(taddr) + ", which was allocated with " +
+              std::to_string(it->second));
+  t.allocs.erase(it);
+}
+
+// Columns [col, col + n) are allocated by the CTA; faults naming `what` otherwise.
+void PtxCta::Impl::tmem_check(Warp& w, const Inst& in, int lane, std::uint32_t col, std::uint32_t n, const char* what) {
+  std::uint32_t covered = 0;
+  for (std::uint32_t c = col; c < col + n; ++c)
+    for (const auto& a : tmem.allocs)
+      if (c >= a.first && c < a.first + a.second) {
+        ++covered;
+        break;
+      }
+  if (covered != n)
+    fault(w, in, lane,
+          std::string(to_string(in.op)) + ": " + what + " uses tensor memory columns " + std::to_string(col) + ".." +
+              std::to_string(col + n - 1) + ", not all of them allocated by this CTA");
+}
+
+namespace {
+
+// The TMEM lane of row r of an M-row operand (D, or A in TMEM) whose address names lane `base`.
+std::uint32_t row_lane(int m, std::uint32_t base, int r) {
+  const auto ur = static_cast<std::uint32_t>(r);
+  return m == 128 ? base + ur : base + kWarpLanes * (ur / 16) + ur % 16;
+}
+
+Ty f16_kind_type(unsigned v) {
+  return v == 0 ? Ty::F16 : v == 1 ? Ty::BF16 : Ty::None;
+}
+Ty fp8_type(unsigned v) {
+  return v == 0 ? Ty::E4M3 : v == 1 ? Ty::E5M2 : Ty::None;
+}
+
+}  // namespace
+
+// The instruction descriptor `v` of a .kind (PTX ISA tables "Instruction descriptor format"),
+// checked against the kind and the shapes .cta_group::1 allows.
+TcDesc PtxCta::Impl::tc_idesc(Warp& w, const Inst& in, int l, std::uint32_t v) {
+  auto bad = [&](const std::string& why) {
+    fault(w, in, l, "tcgen05.mma instruction descriptor " + hex(v) + ": " + why);
+  };
+  const auto kind = static_cast<TcKind>(in.shape[1]);
+  TcDesc d;
+  const unsigned dt = (v >> 4) & 3, at = (v >> 7) & 7, bt = (v >> 10) & 7;
+  if (v & (1u << 2)) bad("the sparsity bit is set (sparse A needs tcgen05.mma.sp, which kernsim does not implement)");
+  if (v >> 30) bad("bits 30-31 (the B-reuse shift of .ws) must be 0 without .ws");
+  d.sat = (v >> 3) & 1;
+  d.neg_a = (v >> 13) & 1;
+  d.neg_b = (v >> 14) & 1;
+  d.mn_a = (v >> 15) & 1;
+  d.mn_b = (v >> 16) & 1;
+  d.n = static_cast<int>((v >> 17) & 0x3f) << 3;
+  d.m = static_cast<int>((v >> 24) & 0x1f) << 4;
+  switch (kind) {
+    case TcKind::F16:
+      d.a = f16_kind_type(at), d.b = f16_kind_type(bt),
+      d.d = dt == 0   ? Ty::F16
+            : dt == 1 ? Ty::F32
+                      : Ty::None,
+      d.k = 16;
+      if (d.a == Ty::None || d.a != d.b || d.d == Ty::None || (d.d == Ty::F16 && d.a != Ty::F16))
+        bad(".kind::f16 takes f16 x f16 -> f16/f32 or bf16 x bf16 -> f32 (dtype " + std::to_string(dt) + ", atype " +
+            std::to_string(at) + ", btype " + std::to_string(bt) + ")");
+      break;
+    case TcKind::Tf32:
+      d.a = d.b = Ty::TF32, d.d = Ty::F32, d.k = 8;
+      if (at != 2 || bt != 2 || dt != 1) bad(".kind::tf32 takes atype = btype = 2 (tf32) and dtype 1 (f32)");
+      break;
+    case TcKind::F8f6f4:
+      d.a = fp8_type(at), d.b = fp8_type(bt), d.d = dt == 0 ? Ty::F16 : dt == 1 ? Ty::F32 : Ty::None, d.k = 32;
+      if ((at >= 3 && at <= 5) || (bt >= 3 && bt <= 5))
+        unsupported(in, "tcgen05.mma .kind::f8f6f4 with fp6/fp4 operands (e2m3, e3m2, e2m1)");
+      if (d.a == Ty::None || d.b == Ty::None || d.d == Ty::None) bad(".kind::f8f6f4 takes e4m3/e5m2 -> f16/f32 here");
+      break;
+    case TcKind::I8:
+      d.a = at == 1 ? Ty::S8 : at == 0 ? Ty::U8 : Ty::None, d.b = bt == 1 ? Ty::S8 : bt == 0 ? Ty::U8 : Ty::None;
+      d.d = Ty::S32, d.k = 32;
+      if (d.a == Ty::None || d.b == Ty::None || dt != 2)
+        bad(".kind::i8 takes s8/u8 (atype/btype 1/0) -> s32 (dtype 2)");
+      if (d.neg_a || d.neg_b) bad(".kind::i8 has no negation");
+      break;
+  }
+  if (kind != TcKind::I8 && d.sat) bad("the saturate bit is for .kind::i8");
+  if (d.m != 64 && d.m != 128) bad("M = " + std::to_string(d.m) + ": .cta_group::1 takes 64 or 128");
+  const bool n_ok = kind == TcKind::I8
+                        ? (d.n >= 8 && d.n <= 24 && d.n % 8 == 0) || (d.n >= 32 && d.n <= 256 && d.n % 16 == 0)
+                        : d.n >= 8 && d.n <= 256 && d.n % 8 == 0;
+  if (!n_ok)
+    bad("N = " + std::to_string(d.n) + " is not legal (" +
+        (kind == TcKind::I8 ? "8, 16, 24, 32..256 in steps of 16" : "8..256 in steps of 8") + ")");
+  return d;
+}
+
+// One lane's tcgen05.mma: D (in TMEM) = A * B (+ D, scaled by 2^-scale-input-d).
+void PtxCta::Impl::tc_mma_lane(Warp& w, const Inst& in, int l) {
+  TensorMemory& t = tmem_state(w, in);
+  const auto taddr_d = static_cast<std::uint32_t>(get(w, p.src(in, 0), l) + get(w, p.src(in, 1), l));
+  const bool a_tmem = in.sub & P::kTcATmem;
+  const std::uint64_t a_op = get(w, p.src(in, 2), l) + get(w, p.src(in, 3), l);
+  const std::uint64_t b_desc = get(w, p.src(in, 4), l);
+  const TcDesc d = tc_idesc(w, in, l, static_cast<std::uint32_t>(get(w, p.src(in, 5), l)));
+  const bool enable_d = get(w, p.src(in, 6), l) != 0;
+  const int scale = static_cast<int>(get(w, p.src(in, 7), l));
+  const int M = d.m, N = d.n, K = d.k;
+  const std::uint32_t d_lane = taddr_d >> 16, d_col = taddr_d & 0xffff;
+  auto check_base = [&](std::uint32_t lane, const char* what) {
+    if (M == 128 ? lane != 0 : lane != 0 && lane != 16)
+      fault(w, in, l,
+            std::string("tcgen05.mma: ") + what + " names TMEM lane " + std::to_string(lane) +
+                "; M = " + std::to_string(M) + (M == 128 ? " needs lane 0" : " needs lane 0 or 16"));
+  };
+  check_base(d_lane, "D's address");
+  tmem_check(w, in, l, d_col, static_cast<std::uint32_t>(N), "D");
+  // operands as values: A (M x K) and B (N x K), floats and integers
+  std::vector<float> af(static_cast<std::size_t>(M * K)), bf(static_cast<std::size_t>(N * K));
+  std::vector<std::int32_t> ai(af.size()), bi(bf.size());
+  auto smem = [&](std::uint64_t desc, const char* which, bool mn_major, Ty ty, int rows, bool neg, float* f,
+                  std::int32_t* iv) {
+    SmemMatrix sm;
+    bool unsup = false;
+    const std::string why = decode_desc100(desc, sm, unsup);
+    if (!why.empty()) {
+      if (unsup) unsupported(in, std::string("a tcgen05 shared memory descriptor with ") + why + " (" + which + ")");
+      fault(w, in, l, std::string("tcgen05.mma: the ") + which + " descriptor " + hex(desc) + ": " + why);
+    }
+    const int eb = elem_bytes(ty);
+    for (int r = 0; r < rows; ++r)
+      for (int k = 0; k < K; ++k) {
+        const std::uint32_t a = element_address(sm, mn_major, r, k, eb);
+        if (a + static_cast<std::uint32_t>(eb) > shared.size())
+          fault(w, in, l,
+                std::string("tcgen05.mma reads ") + which + " at shared address " + std::to_string(a) +
+                    ", outside the block's " + std::to_string(shared.size()) + " bytes");
+        std::uint32_t bits = 0;
+        std::memcpy(&bits, shared.data() + a, static_cast<std::size_t>(eb));
+        const double v = elem_value(bits, ty);
+        f[r * K + k] = static_cast<float>(neg ? -v : v);
+        iv[r * K + k] = static_cast<std::int32_t>(v);
+      }
+  };
+  const int eba = elem_bytes(d.a);
+  if (a_tmem) {
+    const auto ta = static_cast<std::uint32_t>(a_op);
+    const std::uint32_t a_lane = ta >> 16, a_col = ta & 0xffff, per = 4 / static_cast<std::uint32_t>(eba);
+    check_base(a_lane, "A's address");
+    tmem_check(w, in, l, a_col, static_cast<std::uint32_t>(K) / per, "A");
+    for (int r = 0; r < M; ++r)
+      for (int k = 0; k < K; ++k) {
+        const std::uint32_t cell =
+            t.cells[std::size_t{row_lane(M, a_lane, r)} * t.columns + a_col + static_cast<std::uint32_t>(k) / per];
+        const std::uint32_t bits =
+            per == 1 ? cell : (cell >> (32 / per * (static_cast<std::uint32_t>(k) % per))) & ((1u << (32 / per)) - 1);
+        const double v = elem_value(bits, d.a);
+        af[static_cast<std::size_t>(r * K + k)] = static_cast<float>(d.neg_a ? -v : v);
+        ai[static_cast<std::size_t>(r * K + k)] = static_cast<std::int32_t>(v);
+      }
+  } else {
+    smem(a_op, "A", d.mn_a, d.a, M, d.neg_a, af.data(), ai.data());
+  }
+  smem(b_desc, "B", d.mn_b, d.b, N, d.neg_b, bf.data(), bi.data());
+  // disable-output-lane: sources 8.. (one bit per TMEM lane)
+  auto disabled = [&](std::uint32_t lane) {
+    return in.nsrc > 8 && (get(w, p.src(in, 8 + static_cast<int>(lane / 32)), l) >> (lane % 32) & 1u);
+  };
+  const bool integer = d.d == Ty::S32;
+  for (int r = 0; r < M; ++r) {
+    const std::uint32_t lane = row_lane(M, d_lane, r);
+    if (disabled(lane)) continue;
+    std::uint32_t* row = t.cells.data() + std::size_t{lane} * t.columns + d_col;
+    for (int n = 0; n < N; ++n) {
+      const std::uint32_t old = row[n];
+      if (integer) {
+        std::int64_t acc = enable_d ? static_cast<std::int32_t>(old) : 0;
+        for (int k = 0; k < K; ++k)
+          acc += std::int64_t{ai[static_cast<std::size_t>(r * K + k)]} * bi[static_cast<std::size_t>(n * K + k)];
+        if (d.sat) acc = std::clamp<std::int64_t>(acc, INT32_MIN, INT32_MAX);
+        row[n] = static_cast<std::uint32_t>(acc);
+        continue;
+      }
+      float acc = !enable_d        ? 0.0f
+                  : d.d == Ty::F16 ? half_to_float(static_cast<std::uint16_t>(old))
+                                   : from32<float>(old);
+      if (scale) acc = std::ldexp(acc, -scale);
+      for (int k = 0; k < K; ++k)
+        acc += af[static_cast<std::size_t>(r * K + k)] * bf[static_cast<std::size_t>(n * K + k)];
+      row[n] = d.d == Ty::F16 ? round_to_format(acc, FloatFormat::F16, RoundMode::NearestEven) : to32(acc);
+    }
+  }
+  TcMma work;
+  work.kind = static_cast<std::uint8_t>(in.shape[1]);
+  work.m = static_cast<std::uint16_t>(M), work.n = static_cast<std::uint16_t>(N),
+  work.k = static_cast<std::uint16_t>(K);
+  work.a_tmem = a_tmem;
+  work.smem_bytes = static_cast<std::uint32_t>(((a_tmem ? 0 : M) + N) * K * eba);
+  w.async.tc_mma.push_back(work);
+}
+
+// tcgen05.ld / tcgen05.st: the warp's registers and its quarter of the TMEM lanes, as the header says.
+void PtxCta::Impl::tmem_ld_st(Warp& w, const Inst& in) {
+  TensorMemory& t = tmem_state(w, in);
+  const bool ld = in.op == Op::Tcgen05Ld, pack = in.sub & P::kTcPack;
+  const auto taddr = static_cast<std::uint32_t>(tc_uniform(w, in, 0, "taddr") + tc_uniform(w, in, 1, "taddr"));
+  const auto shape = static_cast<TcShape>(in.shape[1]);
+  const int num = in.shape[2];
+  const int per = shape == TcShape::S16x128b ? 2 : shape == TcShape::S16x256b ? 4 : 1;  // registers per repeat
+  const std::uint32_t lane0 = taddr >> 16, col0 = taddr & 0xffff;
+  const std::uint32_t quarter = static_cast<std::uint32_t>(w.index % 4) * kWarpLanes;
+  const std::uint32_t rows = shape == TcShape::S32x32b ? 32 : 16;
+  if (lane0 < quarter || lane0 + rows > quarter + kWarpLanes)
+    fault(w, in, 0,
+          std::string(to_string(in.op)) + " at TMEM lane " + std::to_string(lane0) + ": warp " +
+              std::to_string(w.index) + " (warp " + std::to_string(w.index % 4) + " of its warpgroup) reaches lanes " +
+              std::to_string(quarter) + ".." + std::to_string(quarter + kWarpLanes - 1) + " only");
+  // (lane, column) of register `reg` of thread `th`, relative to the address
+  auto place = [&](int th, int reg, std::uint32_t& lane, std::uint32_t& col) {
+    const auto ut = static_cast<std::uint32_t>(th), i = static_cast<std::uint32_t>(reg / per),
+               j = static_cast<std::uint32_t>(reg % per);
+    switch (shape) {
+      case TcShape::S32x32b:
+        lane = ut, col = i;
+        break;
+      case TcShape::S16x64b:
+        lane = ut / 4 + 8 * (ut % 2), col = 2 * i + (ut / 2) % 2;
+        break;
+      case TcShape::S16x128b:
+        lane = ut / 4 + 8 * j, col = 4 * i + ut % 4;
+        break;
+      case TcShape::S16x256b:
+        lane = ut / 4 + 8 * (j / 2), col = 8 * i + 2 * (ut % 4) + j % 2;
+        break;
+      case TcShape::S16x32bx2:
+        lane = ut % 16, col = i;
+        break;
+    }
+    if (pack) col *= 2;
+    if (shape == TcShape::S16x32bx2 && th >= 16) col += in.imm;
+  };
+  const int nregs = per * num;
+  std::uint32_t hi = 0;
+  for (int th = 0; th < 32; ++th) {
+    std::uint32_t ln, c;
+    place(th, nregs - 1, ln, c);
+    hi = std::max(hi, c + (pack ? 2 : 1));
+  }
+  tmem_check(w, in, 0, col0, hi, ld ? "the load" : "the store");
+  for (int reg = 0; reg < nregs; ++reg) {
+    const Reg r = ld ? p.dst(in, reg) : p.src(in, 2 + reg);
+    for (int th = 0; th < 32; ++th) {
+      std::uint32_t ln, c;
+      place(th, reg, ln, c);
+      std::uint32_t* cell = t.cells.data() + std::size_t{lane0 + ln} * t.columns + col0 + c;
+      if (ld) {
+        put(w, r, th, pack ? (cell[0] & 0xffffu) | (cell[1] << 16) : cell[0]);
+      } else {
+        const auto v = static_cast<std::uint32_t>(get(w, r, th));
+        if (pack)
+          cell[0] = v & 0xffffu, cell[1] = v >> 16;
+        else
+          cell[0] = v;
+      }
+    }
+  }
+  w.async.tmem_bytes = std::uint64_t{32} * static_cast<std::uint64_t>(nregs) * 4;
+}
+
+}  // namespace kernsim::sim

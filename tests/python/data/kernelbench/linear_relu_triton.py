@@ -1,0 +1,28 @@
+"""Keeps PyTorch's matrix product (torch.matmul on the weight's transpose) and fuses bias + ReLU in
+a Triton kernel: the matrix product is timed as the reference's is (kernsim's SGEMM)."""
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def bias_relu_kernel(y_ptr, b_ptr, out_ptr, n, cols, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    y = tl.load(y_ptr + offs, mask=mask)
+    b = tl.load(b_ptr + offs % cols, mask=mask)
+    tl.store(out_ptr + offs, tl.maximum(y + b, 0.0), mask=mask)
+
+
+class ModelNew(nn.Module):
+    def __init__(self, in_features, out_features):
+        super().__init__()
+        self.fc = nn.Linear(in_features, out_features)
+
+    def forward(self, x):
+        y = torch.matmul(x, self.fc.weight.t())
+        out = torch.empty_like(y)
+        n = y.numel()
+        bias_relu_kernel[(triton.cdiv(n, 1024),)](y, self.fc.bias, out, n, y.shape[1], BLOCK=1024)
+        return out
