@@ -10,6 +10,7 @@
 #include "cost_model/fast_profile.h"
 #include "base/error.h"
 #include "isa/ptx/decode.h"
+#include "isa/ptx/ops.h"
 #include "isa/ptx/parser.h"
 #include "sim/functional/global_memory.h"
 #include "sim/functional/ptx_exec.h"
@@ -218,9 +219,10 @@ class PtxTargetKernel final : public TargetKernel {
   }
 
   device::DeviceSpec timing_device(const device::DeviceSpec& dev) const override {
-    // a kernel with matrix instructions runs at the part's tensor clock; one that issues wgmma at
-    // the clock the SM drops to under the wgmma engine's load
-    const bool tensor = std::any_of(prog_.insts.begin(), prog_.insts.end(), [](const ptx::Inst& in) { return isa::is_tensor(in.unit); });
+    // a kernel with matrix instructions (tcgen05.mma included) runs at the part's tensor clock; one
+    // that issues wgmma at the clock the SM drops to under the wgmma engine's load
+    const bool tensor = std::any_of(prog_.insts.begin(), prog_.insts.end(),
+                                    [](const ptx::Inst& in) { return isa::is_tensor(in.unit) || in.op == ptx::Op::Tcgen05Mma; });
     const bool wgmma = std::any_of(prog_.insts.begin(), prog_.insts.end(), [](const ptx::Inst& in) { return in.op == ptx::Op::WgmmaMma; });
     return tensor ? device::at_tensor_clock(dev, wgmma) : dev;
   }
@@ -241,6 +243,7 @@ class PtxTargetKernel final : public TargetKernel {
     kr.threads_per_block = static_cast<int>(shape.threads_per_block);
     kr.registers_per_thread = traits_.registers;
     kr.shared_per_block = shape.shared_per_block;
+    kr.tmem_columns_per_block = ptx::tmem_columns_requested(prog_, dev.tcgen05.tmem_columns);
     TimedLaunch t;
     t.timing = sim::time_ptx_kernel(dev, kernel, kr, opts, listener);
     t.thread_instructions = kernel.thread_instructions();

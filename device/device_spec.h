@@ -298,7 +298,9 @@ struct Tcgen05 {
   double mma_flops_per_cycle_tf32 = 0;    // .kind::tf32
   double mma_flops_per_cycle_f8f6f4 = 0;  // .kind::f8f6f4 (e4m3/e5m2)
   double mma_flops_per_cycle_i8 = 0;      // .kind::i8
-  double mma_latency_cycles = 0;          // end of an mma's service on the engine to its completion
+  double mma_latency_cycles = 0;          // end of an mma's service on the engine to its completion (A in TMEM)
+  double mma_smem_latency_cycles = 0;     // added to it when A comes from shared memory
+  std::int64_t mma_datapath_rows = 0;     // rows of D the engine computes at once: a smaller M costs as many
   double commit_latency_cycles = 0;       // completion of a thread's mmas to its tcgen05.commit's mbarrier arrival
   double ld_latency_cycles = 0;           // tcgen05.ld issue to its registers (tcgen05.wait::ld)
   double st_latency_cycles = 0;           // tcgen05.st issue to its data in TMEM (tcgen05.wait::st)

@@ -270,6 +270,8 @@ std::vector<Field> build_schema() {
   D("tcgen05.mma_flops_per_cycle_f8f6f4", "FLOP/cycle", kNv, false, "tcgen05.mma .kind::f8f6f4 (e4m3/e5m2 inputs): dense FLOP per SM cycle", [](DeviceSpec& d) -> double& { return d.tcgen05.mma_flops_per_cycle_f8f6f4; });
   D("tcgen05.mma_flops_per_cycle_i8", "FLOP/cycle", kNv, false, "tcgen05.mma .kind::i8: dense operations per SM cycle", [](DeviceSpec& d) -> double& { return d.tcgen05.mma_flops_per_cycle_i8; });
   D("tcgen05.mma_latency_cycles", "cycles", kNv, false, "tcgen05.mma: from the end of its service on the tensor engine to its completion", [](DeviceSpec& d) -> double& { return d.tcgen05.mma_latency_cycles; });
+  D("tcgen05.mma_smem_latency_cycles", "cycles", kNv, false, "tcgen05.mma with A in shared memory: latency beyond mma_latency_cycles (the operand's read)", [](DeviceSpec& d) -> double& { return d.tcgen05.mma_smem_latency_cycles; });
+  I("tcgen05.mma_datapath_rows", "rows", kNv, false, "rows of D the tensor engine computes together (.cta_group::1): an mma of fewer rows (M = 64) takes as long as one of this many", [](DeviceSpec& d) -> std::int64_t& { return d.tcgen05.mma_datapath_rows; });
   D("tcgen05.commit_latency_cycles", "cycles", kNv, false, "tcgen05.commit: the completion of the thread's mmas to the arrival on its mbarrier", [](DeviceSpec& d) -> double& { return d.tcgen05.commit_latency_cycles; });
   D("tcgen05.ld_latency_cycles", "cycles", kNv, false, "tcgen05.ld: issue to the data in registers (tcgen05.wait::ld may return), beyond its transfer", [](DeviceSpec& d) -> double& { return d.tcgen05.ld_latency_cycles; });
   D("tcgen05.st_latency_cycles", "cycles", kNv, false, "tcgen05.st: issue to the data in tensor memory (tcgen05.wait::st may return), beyond its transfer", [](DeviceSpec& d) -> double& { return d.tcgen05.st_latency_cycles; });
@@ -574,7 +576,9 @@ void check_model_limits(const DeviceSpec& d) {
       rate("tcgen05.mma_flops_per_cycle_f8f6f4", d.tcgen05.mma_flops_per_cycle_f8f6f4, "the tensor engine's service time divides by it");
       rate("tcgen05.mma_flops_per_cycle_i8", d.tcgen05.mma_flops_per_cycle_i8, "the tensor engine's service time divides by it");
       rate("tcgen05.tmem_bytes_per_cycle", d.tcgen05.tmem_bytes_per_cycle, "a tcgen05.ld/st's transfer time divides its bytes by it");
-      if (d.tcgen05.mma_latency_cycles < 0 || d.tcgen05.commit_latency_cycles < 0 || d.tcgen05.ld_latency_cycles < 0 ||
+      count("tcgen05.mma_datapath_rows", d.tcgen05.mma_datapath_rows, "an mma's service counts its rows as at least this many");
+      if (d.tcgen05.mma_latency_cycles < 0 || d.tcgen05.mma_smem_latency_cycles < 0 || d.tcgen05.commit_latency_cycles < 0 ||
+          d.tcgen05.ld_latency_cycles < 0 ||
           d.tcgen05.st_latency_cycles < 0)
         reject("tcgen05.mma_latency_cycles", "the tcgen05 cycle counts must not be negative");
     }

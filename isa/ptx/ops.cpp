@@ -3,6 +3,7 @@
 // second pipe it may use and its tensor-pipe scale.
 #include "isa/ptx/ops.h"
 
+#include <algorithm>
 #include <array>
 #include <unordered_map>
 
@@ -209,6 +210,17 @@ std::vector<TimingDesc> timing_descs(const Program& p) {
   out.reserve(p.insts.size());
   for (const Inst& in : p.insts) out.push_back(timing_desc(in));
   return out;
+}
+
+std::int64_t tmem_columns_requested(const Program& p, std::int64_t device_columns) {
+  std::int64_t sum = 0;
+  for (const Inst& in : p.insts) {
+    if (in.op != Op::Tcgen05Alloc) continue;
+    const Reg r = p.src(in, 0);
+    if (r.bank != Bank::C32) return device_columns;
+    sum += p.c32[std::size_t{r.idx} * 32];
+  }
+  return std::min(sum, device_columns);
 }
 
 }  // namespace kernsim::isa::ptx

@@ -143,6 +143,11 @@ struct Mnemonic {
 const Mnemonic* find_mnemonic(const std::vector<std::string>& parts);
 const Mnemonic* find_mnemonic(std::string_view dotted);  // "cp.async.wait_group"
 
+// Tensor memory columns one CTA of `p` allocates: the sum of its tcgen05.alloc counts (an upper
+// bound: allocations in a loop count once, deallocations are ignored), capped at the device's
+// `device_columns`; a count held in a register counts as all of them. 0 without tcgen05.alloc.
+std::int64_t tmem_columns_requested(const Program& p, std::int64_t device_columns);
+
 // ---- facts of one decoded instruction (from its row, its type and its modifiers) --------------
 
 // The pipe it occupies (the row's unit and unit rule); decode stores it in Inst::unit.

@@ -331,6 +331,9 @@ class _PreparedLaunch:
         if block is None and tri is not None:
             from .triton_frontend import block_of
             block = block_of(kernel)  # num_warps x warp size (AMD code objects declare no .reqntid)
+        if tri is not None and not dynamic_shared_bytes:
+            # Triton's kernels take all their shared memory dynamically (tiles, mbarriers, the TMEM address)
+            dynamic_shared_bytes = int(tri.get("shared", 0))
         if block is None:
             if not any(kernel.reqntid):
                 raise LaunchSpecError(f"kernel `{kernel.demangled}` declares no block size (.reqntid): give `block`")

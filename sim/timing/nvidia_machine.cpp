@@ -77,6 +77,9 @@ struct Warp {
   AsyncGroups groups;  // cp.async
   AsyncGroups wgmma;   // wgmma.commit_group / wait_group
   AsyncGroups bulk;    // cp.async.bulk stores and reductions (bulk_group)
+  // tcgen05: when the warp's tcgen05.mma so far complete (its commits arrive after), and when its
+  // tcgen05.ld / tcgen05.st so far are done (tcgen05.wait::ld / ::st)
+  double tc_done = 0, tmem_ld_done = 0, tmem_st_done = 0;
   // asleep in a failing mbarrier.try_wait (MbarrierTimes wakes it at the phase's completion; its
   // ready time is the time limit, or never when it is stuck: PtxCta's rule, AsyncStep::stuck)
   bool asleep = false;
@@ -225,6 +228,8 @@ struct Sm {
   std::unique_ptr<AsyncEngine> copies;  // cp.async
   std::unique_ptr<TensorEngine> tensor;  // wgmma.mma_async of the four sub-partitions
   std::unique_ptr<TmaEngine> tma;       // cp.async.bulk{.tensor}
+  std::unique_ptr<TensorEngine> tc;     // tcgen05.mma (parts with tensor memory only)
+  double tmem_free = 0;                 // when its TMEM <-> register path takes the next tcgen05.ld/st
   double dsmem_free = 0;                // when its DSMEM port takes the next transfer
   double next = kInf;
   Residency residency;
@@ -316,6 +321,8 @@ class NvidiaMachine final : public SampledMachine {
   double wmma_memory(int s, Warp& w, const CtaSlot& c, const P::Inst& in, const StepInfo& info, double now);
   double async_op(int s, Sm& sm, Warp& w, const P::Inst& in, double now);
   double tma_copy(Sm& sm, Warp& w, const AsyncStep& a, double now);
+  double tcgen05_op(Sm& sm, Warp& w, const P::Inst& in, const AsyncStep& a, double now);
+  double tc_service(const TcMma& m) const;
   void wake_sleepers(Sm& sm, CtaSlot& c, std::uint32_t addr);
   struct MbarTarget {
     int sm;
@@ -337,6 +344,7 @@ class NvidiaMachine final : public SampledMachine {
   PipeTiming pipe_[PipeSet::kUnits];
   std::vector<InstTiming> itime_;
   double param_latency_ = 0;
+  double tc_flops_ = 0;  // FLOP of the tcgen05.mma the instruction being issued handed over (for on_issue)
   int nsms_ = 0, wpb_ = 0;
   std::uint64_t slice_ctas_ = 0;                   // CTAs 0..slice_ctas_-1 run on the assembled SMs
   std::uint64_t warm_begin_ = 0, warm_end_ = 0;  // the CTAs the L2 warm-up ran
@@ -378,6 +386,7 @@ void NvidiaMachine::assemble(int sms, double share, std::uint64_t ctas) {
   for (auto& sm : sms_) {
     sm.copies = std::make_unique<CpAsyncCopies>(*mem_, static_cast<int>(&sm - sms_.data()), wavefront);
     sm.tensor = std::make_unique<TensorEngine>(d_.sm.wgmma_latency_cycles);
+    if (d_.tcgen05.tmem_columns > 0) sm.tc = std::make_unique<TensorEngine>(d_.tcgen05.mma_latency_cycles);
     sm.tma = std::make_unique<TmaEngine>(*mem_, static_cast<int>(&sm - sms_.data()), d_.tma);
     sm.subs.assign(static_cast<std::size_t>(subs), Sub(d_.sm.tensor_shares_math_pipes));
     sm.ctas.resize(static_cast<std::size_t>(occ_.blocks_per_unit));
@@ -649,6 +658,7 @@ void NvidiaMachine::start_cta(int s, int slot, std::uint64_t id, std::unique_ptr
     w.groups.reset(t);
     w.wgmma.reset(t);
     w.bulk.reset(t);
+    w.tc_done = w.tmem_ld_done = w.tmem_st_done = t;
     w.asleep = false;
     w.batch.assign(p_.n_batch_slots, {0u, 0.0});
     w.drain = t;
@@ -699,6 +709,8 @@ void NvidiaMachine::abandon_in_flight(double now) {
     }
     for (auto& w : sm.warps) w.live = false;
     sm.tensor->reset(now);  // the abandoned CTAs' queued wgmmas go with them
+    if (sm.tc) sm.tc->reset(now);
+    sm.tmem_free = now;
     for (std::size_t si = 0; si < sm.subs.size(); ++si) {
       Sub& sub = sm.subs[si];
       if (now > sub.idle_since)  // close window A's interval
@@ -864,7 +876,8 @@ void NvidiaMachine::issue(int s, Sm& sm, Sub& sub, int wi, double now) {
   // are served in order, and the wait stands for every other reader
   for (int i = 0; i < in.ndst && in.op != P::Op::WgmmaMma; ++i)
     if (const int idx = sb_index(p_.dst(in, i)); idx >= 0) w.sb.write(idx, done, from_mem, produced_by);
-  lis_.on_issue({s, w.sub, wi, c.id, pc, in.unit, lanes, it.flops_per_lane * lanes + it.flops_per_inst, it.busy[k], now});
+  lis_.on_issue({s, w.sub, wi, c.id, pc, in.unit, lanes, it.flops_per_lane * lanes + it.flops_per_inst + tc_flops_, it.busy[k], now});
+  tc_flops_ = 0;
   after_step(sm, w, c, in, info, now);
   if (info.kind == StepInfo::Kind::Exited) warp_exited(s, sm, w, now);
 }
@@ -1090,6 +1103,10 @@ double NvidiaMachine::async_op(int s, Sm& sm, Warp& w, const P::Inst& in, double
   CtaSlot& c = sm.ctas[static_cast<std::size_t>(w.cta)];
   const AsyncStep& a = c.cta->async_step(w.widx);
   const double copy_done = a.copy ? tma_copy(sm, w, a, now) : now;
+  const bool tc = P::is_tcgen05_op(in.op);
+  const double tc_result = tc ? tcgen05_op(sm, w, in, a, now) : 0;
+  // tcgen05.commit's arrival takes effect when the warp's tcgen05.mma so far are complete
+  const double commit_at = std::max(now, w.tc_done) + d_.tcgen05.commit_latency_cycles;
   if (in.op == P::Op::BulkCommit) w.bulk.commit(now);
   if (in.op == P::Op::BulkWait) {
     const double need = w.bulk.wait(in.imm, now);
@@ -1102,7 +1119,9 @@ double NvidiaMachine::async_op(int s, Sm& sm, Warp& w, const P::Inst& in, double
     else if (e.what == MbarEvent::What::WaitFail) failed = std::min(failed, e.addr);
     else {
       const MbarTarget t = mbar_target(s, c, e.addr);
-      t.slot->mbars.record(t.addr, e.what == MbarEvent::What::CopyTx ? copy_done : now + d_.tma.mbarrier_arrive_cycles);
+      t.slot->mbars.record(t.addr, e.what == MbarEvent::What::CopyTx   ? copy_done
+                                   : e.what == MbarEvent::What::Commit ? commit_at
+                                                                       : now + d_.tma.mbarrier_arrive_cycles);
       if (!e.completed_phase) continue;
       wake_sleepers(sms_[static_cast<std::size_t>(t.sm)], *t.slot, t.addr);
       if (t.sm != s) woken_.push_back(t.sm);
@@ -1117,7 +1136,64 @@ double NvidiaMachine::async_op(int s, Sm& sm, Warp& w, const P::Inst& in, double
     sleep_on(c, w, a, failed, now);
     check_cta_deadlock(sm, c, w);
   }
-  return result;
+  return tc ? tc_result : result;
+}
+
+// tcgen05 (sim/functional/ptx_tcgen05.cpp did the work): each tcgen05.mma a lane issued goes to
+// the SM's tensor engine (units/tensor_engine.h); tcgen05.ld/st move their bytes over the SM's
+// TMEM <-> register path and are done a latency later; wait::ld/st hold the warp until its loads or
+// stores are. Returns when the instruction's result is there (an ld's registers).
+double NvidiaMachine::tcgen05_op(Sm& sm, Warp& w, const P::Inst& in, const AsyncStep& a, double now) {
+  const device::Tcgen05& t = d_.tcgen05;
+  auto hold = [&](double need) {
+    if (need > w.ready) {
+      w.ready = need;
+      w.ready_is_async = true;
+    }
+  };
+  switch (in.op) {
+    case P::Op::Tcgen05Mma:
+      for (const TcMma& m : a.tc_mma) {
+        AsyncRequest r;
+        r.issue = now;
+        r.work_cycles = tc_service(m);
+        r.warp = static_cast<int>(&w - sm.warps.data());
+        const double extra = m.a_tmem ? 0 : t.mma_smem_latency_cycles;  // A's read from shared memory
+        w.tc_done = std::max(w.tc_done, sm.tc->accept(r).done + extra);
+        tc_flops_ += 2.0 * m.m * m.n * m.k;
+      }
+      w.drain = std::max(w.drain, w.tc_done);  // the CTA ends after its tensor work
+      return now + 1;
+    case P::Op::Tcgen05Ld:
+    case P::Op::Tcgen05St: {
+      sm.tmem_free = std::max(sm.tmem_free, now) + static_cast<double>(a.tmem_bytes) / t.tmem_bytes_per_cycle;
+      const bool ld = in.op == P::Op::Tcgen05Ld;
+      double& last = ld ? w.tmem_ld_done : w.tmem_st_done;
+      last = std::max(last, sm.tmem_free + (ld ? t.ld_latency_cycles : t.st_latency_cycles));
+      return ld ? last : now + 1;
+    }
+    case P::Op::Tcgen05WaitLd: hold(w.tmem_ld_done); return now + 1;
+    case P::Op::Tcgen05WaitSt: hold(w.tmem_st_done); return now + 1;
+    default: return now + 1;  // alloc/dealloc/relinquish, commit (its arrival is an mbarrier event), fences
+  }
+}
+
+// Engine cycles of one tcgen05.mma: its FLOP (over at least tcgen05.mma_datapath_rows rows) at the
+// kind's dense rate or, when longer, the shared-memory operand bytes it reads over the shared port
+// (as wgmma's, units/tensor_engine.h).
+double NvidiaMachine::tc_service(const TcMma& m) const {
+  const device::Tcgen05& t = d_.tcgen05;
+  const auto kind = static_cast<P::TcKind>(m.kind);
+  WgmmaWork w;
+  // an M = 64 mma uses half the datapath (PTX ISA Layout F): it takes as long as a full one
+  w.flops = 2.0 * std::max<double>(m.m, static_cast<double>(t.mma_datapath_rows)) * m.n * m.k;
+  w.smem_bytes = m.smem_bytes;
+  w.flops_per_cycle = kind == P::TcKind::F16    ? t.mma_flops_per_cycle_f16
+                      : kind == P::TcKind::Tf32 ? t.mma_flops_per_cycle_tf32
+                      : kind == P::TcKind::I8   ? t.mma_flops_per_cycle_i8
+                                                : t.mma_flops_per_cycle_f8f6f4;
+  w.smem_bytes_per_cycle = static_cast<double>(d_.shared.banks) * d_.shared.bank_width_bytes;
+  return wgmma_service_cycles(w);
 }
 
 // A bulk or tensor copy through the TMA engine; stores and reductions complete onto the warp's

@@ -34,9 +34,15 @@ Occupancy compute_occupancy(const device::DeviceSpec& d, const KernelResources& 
   } else {
     o.limit_shared = o.limit_blocks;
   }
-  o.blocks_per_unit = std::min({o.limit_blocks, o.limit_warps, o.limit_registers, o.limit_shared});
+  // tensor memory (tcgen05): the resident CTAs' allocations share the SM's columns, so that none waits
+  // in tcgen05.alloc for a column another CTA holds
+  const std::int64_t tmem = d.tcgen05.tmem_columns;
+  o.limit_tmem = k.tmem_columns_per_block > 0 && tmem > 0
+                     ? static_cast<int>(tmem / std::min(k.tmem_columns_per_block, tmem))
+                     : o.limit_blocks;
+  o.blocks_per_unit = std::min({o.limit_blocks, o.limit_warps, o.limit_registers, o.limit_shared, o.limit_tmem});
   o.limiter = o.blocks_per_unit == o.limit_warps ? "warps" : o.blocks_per_unit == o.limit_registers ? "registers"
-              : o.blocks_per_unit == o.limit_shared ? "shared" : "blocks";
+              : o.blocks_per_unit == o.limit_shared ? "shared" : o.blocks_per_unit == o.limit_tmem ? "tensor memory" : "blocks";
   if (o.blocks_per_unit <= 0) {
     std::string why = o.limit_registers <= 0 ? "registers (" + std::to_string(k.registers_per_thread) + " per thread)"
                       : o.limit_shared <= 0 ? "shared memory (" + std::to_string(k.shared_per_block) + " bytes)"

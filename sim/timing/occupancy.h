@@ -14,13 +14,14 @@ struct KernelResources {
   int threads_per_block = 0;
   int registers_per_thread = 0;     // from ptxas or an estimate
   std::int64_t shared_per_block = 0;  // static + dynamic bytes
+  std::int64_t tmem_columns_per_block = 0;  // tensor memory columns a CTA allocates (tcgen05), 0: none
 };
 
 struct Occupancy {
   int blocks_per_unit = 0;      // resident CTAs per SM/CU
   int warps_per_block = 0;
-  int limit_blocks = 0, limit_warps = 0, limit_registers = 0, limit_shared = 0;
-  std::string limiter;          // "blocks", "warps", "registers", "shared"
+  int limit_blocks = 0, limit_warps = 0, limit_registers = 0, limit_shared = 0, limit_tmem = 0;
+  std::string limiter;          // "blocks", "warps", "registers", "shared", "tensor memory"
   double theoretical = 0;       // resident warps / max warps
   std::int64_t shared_used_per_unit = 0;
 };

@@ -20,6 +20,10 @@
 #include "api/launch_spec.h"
 #include "api/run.h"
 #include "device/loader.h"
+#include "isa/ptx/decode.h"
+#include "isa/ptx/ops.h"
+#include "isa/ptx/parser.h"
+#include "sim/timing/occupancy.h"
 #include "test_util.h"
 
 namespace kernsim {
@@ -60,7 +64,8 @@ struct Case {
   int swz_a = 2, swz_b = 2;  // descriptor modes: 0 none, 2 128B, 4 64B, 6 32B
   bool mn_a = false, mn_b = false, neg_a = false, neg_b = false, sat = false;
   bool a_tmem = false;
-  int scale_d = 0;  // scale-input-d
+  int scale_d = 0;                          // scale-input-d
+  std::uint32_t disable[4] = {0, 0, 0, 0};  // disable-output-lane: TMEM lanes D must not change in
   int k() const { return kind == "f16" ? 16 : kind == "tf32" ? 8 : 32; }
   int eb() const { return kind == "f16" ? 2 : kind == "tf32" ? 4 : 1; }
   bool integer() const { return kind == "i8"; }
@@ -191,10 +196,13 @@ std::string kernel_source(const Case& c, int ncols, int dcols, int acols, const 
     << "  tcgen05.fence::after_thread_sync;\n  @%p3 bra ISSUED;\n"
     << "  ld.param.u64 %rd4, [adesc];\n  ld.param.u64 %rd5, [bdesc];\n  ld.param.u32 %r14, [idesc];\n"
     << "  cvt.u64.u32 %rd6, %r3;\n  shr.u64 %rd6, %rd6, 4;\n  add.s64 %rd4, %rd4, %rd6;\n  add.s64 %rd5, %rd5, %rd6;\n";
+  for (int i = 0; i < 4; ++i) s << "  mov.b32 %r" << 60 + i << ", " << c.disable[i] << ";\n";
   const std::string mn = "tcgen05.mma.cta_group::1.kind::" + c.kind;
   for (int st = 0; st < c.ksteps; ++st) {
     s << "  add.s64 %rd10, %rd5, " << (b_off + b_start[static_cast<std::size_t>(st)]) / 16 << ";\n";
-    const std::string en = st == 0 ? "%p4" : "%p5", sc = c.scale_d ? ", " + std::to_string(c.scale_d) : "";
+    std::string en = st == 0 ? "%p4" : "%p5";
+    const std::string sc = c.scale_d ? ", " + std::to_string(c.scale_d) : "";
+    if (c.disable[0] | c.disable[1] | c.disable[2] | c.disable[3]) en = "{%r60, %r61, %r62, %r63}, " + en;
     if (c.a_tmem) {
       s << "  add.u32 %r15, %r11, " << dcols + st * (c.k() * c.eb() / 4) << ";\n"
         << "  " << mn << " [%r11], [%r15], %rd10, %r14, " << en << sc << ";\n";
@@ -306,7 +314,13 @@ void run_case(const Case& c) {
         for (int k = st * K; k < (st + 1) * K; ++k)
           ref += sa * A[static_cast<std::size_t>(row * Kt + k)] * sb * B[static_cast<std::size_t>(n * Kt + k)];
       }
-      const std::uint32_t got = d[static_cast<std::size_t>(row_lane(M, row) * dcols + n)];
+      const int lane = row_lane(M, row);
+      const std::uint32_t got = d[static_cast<std::size_t>(lane * dcols + n)];
+      if (c.disable[lane / 32] >> (lane % 32) & 1u) {  // the garbage the kernel stored stays
+        if (got != 0x40490fdbu + static_cast<std::uint32_t>(n % 8) && bad++ < 5)
+          ADD_FAILURE() << "disabled lane " << lane << " changed";
+        continue;
+      }
       double v;
       if (c.integer()) {
         const double lim = 2147483647.0;
@@ -386,6 +400,9 @@ TEST(Tcgen05, NegationScaleInputDAndATensorMemory) {
     t.a_tmem = true;
     run_case(t);
   }
+  Case dl = mk("disable_output_lane", "f16", "f16", "f16", "f32", 128, 16);
+  dl.disable[0] = 0x80000001u, dl.disable[2] = 0x0000ff00u;  // lanes 0, 31 and 72..79 keep their old D
+  run_case(dl);
   Case t8 = mk("a_tmem_fp8", "f8f6f4", "e5m2", "e4m3", "f32", 128, 16);
   t8.a_tmem = true;
   run_case(t8);
@@ -595,6 +612,120 @@ TEST(Tcgen05, InstructionsNotBuiltStopWithTheirNames) {
                   ";\n"
                   "  tcgen05.mma.cta_group::1.kind::f8f6f4 [%r6], %rd1, %rd1, %r7, %p1;\n",
               ErrorKind::Unsupported, {"fp6/fp4"});
+}
+
+// tcgen05.commit .multicast::cluster arrives on the mbarrier at the same offset in every CTA of
+// ctaMask: in a cluster of two, rank 0 commits (nothing in flight: the arrival is at once) with
+// mask 0b11, and both CTAs' waits complete (rank 1 would wait for ever otherwise).
+TEST(Tcgen05, CommitMulticastArrivesOnEveryCtaOfTheMask) {
+  const auto dir = case_dir() / "commit_multicast";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "k.ptx")
+      << ".version 8.7\n.target sm_100a\n.address_size 64\n.visible .entry k(.param .u64 out)\n{\n"
+         "  .reg .pred %p<4>;\n  .reg .b32 %r<12>;\n  .reg .b64 %rd<4>;\n  .shared .align 8 .b64 bar;\n"
+         "  mov.u32 %r1, %tid.x;\n  mov.u32 %r2, %cluster_ctarank;\n  mov.u32 %r3, bar;\n"
+         "  setp.ne.u32 %p1, %r1, 0;\n  @%p1 bra A;\n  mbarrier.init.shared::cta.b64 [%r3], 1;\nA:\n"
+         "  barrier.cluster.arrive;\n  barrier.cluster.wait;\n  or.b32 %r4, %r1, %r2;\n"
+         "  setp.ne.u32 %p2, %r4, 0;\n  mov.b32 %r5, 3;\n  @%p2 bra B;\n"
+         "  tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.multicast::cluster.b64 [%r3], %r5;\n"
+         "B:\n  mbarrier.try_wait.parity.shared::cta.b64 %p3, [%r3], 0;\n  @!%p3 bra B;\n"
+         "  @%p1 bra C;\n  ld.param.u64 %rd1, [out];\n  cvta.to.global.u64 %rd1, %rd1;\n"
+         "  mul.wide.u32 %rd2, %r2, 4;\n  add.s64 %rd1, %rd1, %rd2;\n  st.global.u32 [%rd1], 1;\nC:\n"
+         "  barrier.cluster.arrive;\n  barrier.cluster.wait;\n  ret;\n}\n";
+  const api::RunResult r = run_ptx(dir, R"({"buffer": "u32", "count": 2})", 0, 32, R"(, "grid": 2, "cluster": 2)");
+  const auto* v = reinterpret_cast<const std::uint32_t*>(r.outputs.at(0).bytes.data());
+  EXPECT_EQ(v[0], 1u) << "rank 0's barrier completed";
+  EXPECT_EQ(v[1], 1u) << "rank 1's barrier completed by rank 0's multicast commit";
+}
+
+// ---- timing (sim/timing/nvidia_machine.cpp, the tcgen05: section of b200.yaml) ---------------
+
+// One CTA: thread 0 issues `count` tcgen05.mma of M128 x N x K16 (.kind given, operands zero, no
+// swizzle) back to back, commits once, and every thread waits for the commit's arrival.
+std::string mma_loop_kernel(const std::string& kind, int n, int count, int fmt, bool a_tmem, int m) {
+  const std::uint32_t id = 1u << 4 | static_cast<std::uint32_t>(fmt) << 7 | static_cast<std::uint32_t>(fmt) << 10 |
+                           static_cast<std::uint32_t>(n >> 3) << 17 | static_cast<std::uint32_t>(m >> 4) << 24;
+  const std::uint64_t desc = (128ull >> 4) << 16 | (256ull >> 4) << 32 | 1ull << 46;  // LBO 128, SBO 256, no swizzle
+  std::ostringstream s;
+  s << ".version 8.7\n.target sm_100a\n.address_size 64\n.extern .shared .align 1024 .b8 smem[];\n"
+    << ".visible .entry k(.param .u64 out)\n{\n  .reg .pred %p<8>;\n  .reg .b32 %r<40>;\n  .reg .b64 %rd<8>;\n"
+    << "  .shared .align 8 .b64 bar;\n  .shared .align 4 .b32 slot;\n"
+    << "  mov.u32 %r1, %tid.x;\n  shr.u32 %r2, %r1, 5;\n  mov.u32 %r4, slot;\n  mov.u32 %r5, bar;\n  mov.u32 %r3, "
+       "smem;\n"
+    << "  setp.ne.u32 %p1, %r2, 0;\n  setp.ne.u32 %p2, %r1, 0;\n  @%p1 bra A;\n"
+    << "  tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%r4], 512;\nA:\n  @%p2 bra B;\n"
+    << "  mbarrier.init.shared::cta.b64 [%r5], 1;\nB:\n  bar.sync 0;\n  ld.shared.u32 %r6, [%r4];\n  @%p2 bra ISSUED;\n"
+    << "  cvt.u64.u32 %rd1, %r3;\n  shr.u64 %rd1, %rd1, 4;\n  add.s64 %rd1, %rd1, " << desc << ";\n  mov.b32 %r7, "
+    << id << ";\n"
+    << "  setp.eq.u32 %p3, %r1, %r1;\n  add.u32 %r8, %r6, 256;\n";
+  for (int i = 0; i < count; ++i)
+    s << "  tcgen05.mma.cta_group::1.kind::" << kind << " [%r6], " << (a_tmem ? "[%r8]" : "%rd1")
+      << ", %rd1, %r7, %p3;\n";
+  s << "  tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [%r5];\nISSUED:\n"
+    << "W:\n  mbarrier.try_wait.parity.shared::cta.b64 %p4, [%r5], 0;\n  @!%p4 bra W;\n  bar.sync 0;\n  @%p1 bra D;\n"
+    << "  tcgen05.dealloc.cta_group::1.sync.aligned.b32 %r6, 512;\nD:\n  ret;\n}\n";
+  return s.str();
+}
+
+double mma_loop_cycles(const std::string& kind, int n, int count, int fmt, bool a_tmem = false, int m = 128) {
+  const std::string name = "loop_" + kind + "_m" + std::to_string(m) + "_n" + std::to_string(n) + "_" +
+                           std::to_string(count) + (a_tmem ? "_ts" : "");
+  const auto dir = case_dir() / name;
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "k.ptx") << mma_loop_kernel(kind, n, count, fmt, a_tmem, m);
+  return run_ptx(dir, R"({"buffer": "u32", "count": 4})", 16384).cycles;
+}
+
+TEST(Tcgen05Timing, AnMmaCostsItsFlopAtTheKindsRateOrItsSharedMemoryBytes) {
+  const device::DeviceSpec d = device::load_builtin_device("b200");
+  const double port = static_cast<double>(d.shared.banks) * d.shared.bank_width_bytes;
+  auto per_mma = [&](const std::string& kind, int n, int fmt, bool a_tmem = false, int m = 128) {
+    return (mma_loop_cycles(kind, n, 24, fmt, a_tmem, m) - mma_loop_cycles(kind, n, 8, fmt, a_tmem, m)) / 16;
+  };
+  // M128 N256 K16 f16: FLOP-bound (2*128*256*16 FLOP; (128+256)*16*2 bytes read)
+  const double f16 = per_mma("f16", 256, 0);
+  EXPECT_NEAR(f16, 2.0 * 128 * 256 * 16 / d.tcgen05.mma_flops_per_cycle_f16, 1.0);
+  // fp8: K32 at the f8f6f4 rate, the same bytes
+  EXPECT_NEAR(per_mma("f8f6f4", 256, 0),
+              std::max(2.0 * 128 * 256 * 32 / d.tcgen05.mma_flops_per_cycle_f8f6f4, 384.0 * 32 / port), 1.0);
+  // M128 N64 K16 f16 reads (128+64)*32 bytes: bound by the shared-memory port, unless A is in TMEM
+  EXPECT_NEAR(per_mma("f16", 64, 0),
+              std::max(2.0 * 128 * 64 * 16 / d.tcgen05.mma_flops_per_cycle_f16, 192.0 * 32 / port), 1.0);
+  EXPECT_NEAR(per_mma("f16", 64, 0, true),
+              std::max(2.0 * 128 * 64 * 16 / d.tcgen05.mma_flops_per_cycle_f16, 64.0 * 32 / port), 1.0);
+  // M = 64 uses half the datapath: as long as M = 128 (A in TMEM: no shared-memory bound)
+  EXPECT_NEAR(per_mma("f16", 256, 0, true, 64), 2.0 * 128 * 256 * 16 / d.tcgen05.mma_flops_per_cycle_f16, 1.0);
+  // one mma alone: A from shared memory adds its read latency (the service is the same: M128 N128);
+  // the waiting warps' polling and issue order move the end by a few cycles
+  EXPECT_NEAR(mma_loop_cycles("f16", 128, 1, 0) - mma_loop_cycles("f16", 128, 1, 0, true),
+              d.tcgen05.mma_smem_latency_cycles, 4.0);
+}
+
+TEST(Tcgen05Timing, TensorMemoryLimitsTheResidentCtas) {
+  const device::DeviceSpec d = device::load_builtin_device("b200");
+  sim::KernelResources k;
+  k.threads_per_block = 128;
+  k.registers_per_thread = 32;
+  for (const auto& [cols, blocks] : std::vector<std::pair<int, int>>{{128, 4}, {256, 2}, {512, 1}}) {
+    k.tmem_columns_per_block = cols;
+    const sim::Occupancy o = sim::compute_occupancy(d, k);
+    EXPECT_EQ(o.blocks_per_unit, static_cast<int>(d.tcgen05.tmem_columns) / cols) << cols << " columns";
+    EXPECT_EQ(o.blocks_per_unit, blocks);
+    EXPECT_EQ(o.limiter, "tensor memory");
+  }
+  // a CTA's demand is the sum of its tcgen05.alloc counts; a count in a register is all columns
+  auto demand = [&](const std::string& body) {
+    const std::string text =
+        ".version 8.7\n.target sm_100a\n.address_size 64\n.visible .entry k(.param .u32 n)\n{\n"
+        "  .reg .b32 %r<4>;\n  .shared .align 4 .b32 slot;\n  mov.u32 %r1, slot;\n  ld.param.u32 %r2, [n];\n" +
+        body + "  ret;\n}\n";
+    auto ast = isa::ptx::parse_module(text, "t.ptx");
+    return isa::ptx::tmem_columns_requested(isa::ptx::decode_kernel(ast, "k", text, "t.ptx"), d.tcgen05.tmem_columns);
+  };
+  const std::string alloc = "  tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%r1], ";
+  EXPECT_EQ(demand(alloc + "64;\n" + alloc + "128;\n"), 192);
+  EXPECT_EQ(demand(alloc + "%r2;\n"), d.tcgen05.tmem_columns);
+  EXPECT_EQ(demand(""), 0);
 }
 
 }  // namespace

@@ -19,8 +19,16 @@ extern "C" __global__ void null_deref(const float* p, float* out) {
   out[threadIdx.x] = p[threadIdx.x];
 }
 
-// Never terminates.
+// Never terminates. The spin is an atomic read-modify-write, which counts as a store, so the
+// endless-loop watch cannot prove it endless: the instruction and wall-time limits stop it (as
+// faults.cu's endless on NVIDIA).
 extern "C" __global__ void endless(int* flag) {
+  while (atomicAdd(flag, 0) == 0) {
+  }
+}
+
+// Never terminates, and provably so: a plain load of a flag nothing writes.
+extern "C" __global__ void spin_on_flag(int* flag) {
   while (__hip_atomic_load(flag, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT) == 0) {
   }
 }
