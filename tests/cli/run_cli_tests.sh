@@ -43,6 +43,9 @@ check run_source     2 "kernsim spec"    -- run "$CU" --arch h200
 check spec_no_kernel 2 "spec needs --kernel" -- spec "$CU" --grid 1 --block 1
 check spec_bad_grid  2 "--grid needs"    -- spec "$CU" --kernel triad_f32 --grid 0 --block 1
 check spec_starter   0 '"spec_version": 2' -- spec "$CU" --kernel triad_f32 --grid 4 --block 256
+# a CUDA source on an AMD part is ported; its 32-lane-warp assumptions are warnings in the text and the JSON
+check port_text      0 "warning  warp32-mask" -- run "$DATA/port/warp32.json" --arch mi300x
+check port_json      0 '"name": "warp32-ballot-width"' -- run "$DATA/port/warp32.json" --arch mi355x --json
 TMP=$(mktemp -d); trap 'rm -rf "$TMP"' EXIT
 # compile settings: -D/-I/--std/--flag reach clang; the spec's `compile` object is checked field by field
 printf '#include "scale.h"\nextern "C" __global__ void k(float* x) { x[threadIdx.x] *= SCALE * kBase; }\n' > "$TMP/k.cu"
