@@ -115,7 +115,8 @@ std::string starter_spec(const std::filesystem::path& source, const device::Devi
         untyped_buffer = true;
       }
       a = {{"buffer", bt}, {"count", 1024}, {"init", "uniform"}};
-    } else if (p.is_aggregate || (p.bytes != 4 && p.bytes != 8)) {
+    } else if (p.is_aggregate || (p.bytes != 4 && p.bytes != 8) || (typed && buffer_type_of(ctype).empty())) {
+      // a struct (on AMD a by-value struct of 4 or 8 bytes looks like a scalar: the signature tells)
       a = {{"bytes", std::string(2 * static_cast<std::size_t>(p.bytes), '0')}};
       if (p.align > 0) a["align"] = p.align;
     } else {
