@@ -191,6 +191,9 @@ TEST(LaunchArgs, StarterSpecRunsAndTypesArgumentsFromTheSignature) {
               ::testing::HasSubstr(R"x({"bytes":"00000000000000000000000000000000","align":8,"name":"arg1 (Wide)"})x"));
   EXPECT_THAT(starter_spec(d.path() / "k.cu", h200, "by_size", {1, 1, 1}, {64, 1, 1}),
               ::testing::HasSubstr(R"({"type":"u64","value":0)"));
+  // on AMD an 8-byte struct is an 8-byte by-value argument in the metadata: the signature says it is a struct
+  EXPECT_THAT(starter_spec(d.path() / "k.cu", device::load_builtin_device("mi300x"), "scale_h", {1, 1, 1}, {64, 1, 1}),
+              ::testing::HasSubstr(R"x({"bytes":"0000000000000000","name":"arg1 (Params)"})x"));
 }
 
 }  // namespace
