@@ -38,6 +38,14 @@ check list_no_file   2 "list needs exactly one source FILE" -- list --arch h200
 check compile_cu     0 ".entry triad_f32" -- compile "$CU" --arch h200
 check compile_hip    0 "triad_f32:"      -- compile "$HIP" --arch mi355x
 check compile_wrong  4 "AMD source"      -- compile "$HIP" --arch h200
+# a kernel source where a launch spec belongs says how to write one; `kernsim spec` writes a starter spec that runs
+check run_source     2 "kernsim spec"    -- run "$CU" --arch h200
+check spec_no_kernel 2 "spec needs --kernel" -- spec "$CU" --grid 1 --block 1
+check spec_bad_grid  2 "--grid needs"    -- spec "$CU" --kernel triad_f32 --grid 0 --block 1
+check spec_starter   0 '"spec_version": 2' -- spec "$CU" --kernel triad_f32 --grid 4 --block 256
+# a CUDA source on an AMD part is ported; its 32-lane-warp assumptions are warnings in the text and the JSON
+check port_text      0 "warning  warp32-mask" -- run "$DATA/port/warp32.json" --arch mi300x
+check port_json      0 '"name": "warp32-ballot-width"' -- run "$DATA/port/warp32.json" --arch mi355x --json
 TMP=$(mktemp -d); trap 'rm -rf "$TMP"' EXIT
 # compile settings: -D/-I/--std/--flag reach clang; the spec's `compile` object is checked field by field
 printf '#include "scale.h"\nextern "C" __global__ void k(float* x) { x[threadIdx.x] *= SCALE * kBase; }\n' > "$TMP/k.cu"
