@@ -157,7 +157,10 @@ class AmdKernel {
   }
   // Bounds the instructions of what runs next (a probe of one workgroup): past `more` of them it
   // throws ProbeStopped; uncap() restores the launch's limit.
-  void cap_instructions(std::uint64_t more) { limit_ = std::min(opts_.max_wave_instructions, wave_insts_ + more); }
+  void cap_instructions(std::uint64_t more) {
+    limit_ = more >= opts_.max_wave_instructions - std::min(opts_.max_wave_instructions, wave_insts_) ? opts_.max_wave_instructions
+                                                                                                     : wave_insts_ + more;
+  }
   void uncap() { limit_ = opts_.max_wave_instructions; }
   // Progress: the steps of waves not suspected of an endless loop (WaveSpin in amd_impl.h).
   void note_suspect_step() { ++suspect_insts_; }

@@ -65,7 +65,10 @@ void PtxKernel::count(std::uint32_t active) {
                                             " warp instructions; raise the limit with --time-limit SECONDS (Python: wall_time_limit_s), 0 for none");
 }
 
-void PtxKernel::cap_instructions(std::uint64_t more) { limit_ = std::min(opts_.max_warp_instructions, warp_insts_ + more); }
+void PtxKernel::cap_instructions(std::uint64_t more) {
+  const std::uint64_t room = opts_.max_warp_instructions - std::min(opts_.max_warp_instructions, warp_insts_);
+  limit_ = more >= room ? opts_.max_warp_instructions : warp_insts_ + more;  // saturating
+}
 
 void PtxKernel::over_limit() const {
   if (warp_insts_ <= opts_.max_warp_instructions)

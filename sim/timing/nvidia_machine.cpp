@@ -502,15 +502,18 @@ int NvidiaMachine::sb_index(P::Reg r) const {
 std::optional<std::uint64_t> NvidiaMachine::probe_cta(std::uint64_t id, std::uint64_t max_insts) {
   const std::uint64_t before = k_.warp_instructions();
   const std::uint64_t per = k_.dims().cluster_ctas();
-  const bool ended = probe_alone(k_, max_insts, [&] {
+  auto run = [&] {
     k_.memory().run_undone([&] {
       if (per > 1 || k_.dims().explicit_cluster)
         k_.make_cluster(id / per).front()->run();
       else
         k_.make_cta(id)->run();
     });
-  });
-  if (!ended) return std::nullopt;
+  };
+  if (max_insts == 0)
+    run();
+  else if (!probe_alone(k_, max_insts, run))
+    return std::nullopt;
   return (k_.warp_instructions() - before) / per;
 }
 

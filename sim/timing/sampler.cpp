@@ -119,7 +119,10 @@ double Sampler::work_per_cta() {
   if (ended) return sum / static_cast<double>(ended);
   // none could end alone (each waits on others): the CTAs the timed run completed
   const std::uint64_t done = m_.ctas_done();
-  return done ? static_cast<double>(m_.done_cta_insts()) / static_cast<double>(done) : 1.0;
+  if (done) return static_cast<double>(m_.done_cta_insts()) / static_cast<double>(done);
+  // nothing ended anywhere: CTA 0 alone under the launch's own limits, so a CTA that never ends is
+  // the launch's fault (the instruction or wall-time limit, or a proven endless loop), never a time
+  return static_cast<double>(*m_.probe_cta(0, 0));
 }
 
 // The kernel's time from the windows' rates. At the served rate the dirty L2 lines left at the

@@ -48,7 +48,8 @@ class SampledMachine {
   // Warp instructions of CTA `id` run functionally on its own, its writes undone (the slice's
   // size and the extrapolation's work per CTA come from it), within `max_insts` instructions:
   // nothing when it reached them or spun as an endless loop (a CTA that waits on its predecessor,
-  // as decoupled look-back scans do, cannot end alone).
+  // as decoupled look-back scans do, cannot end alone). `max_insts` 0: no bound but the launch's own
+  // limits, and every fault, an endless loop included, propagates.
   virtual std::optional<std::uint64_t> probe_cta(std::uint64_t id, std::uint64_t max_insts) = 0;
   virtual bool can_slice() const = 0;
   // A slice is a multiple of this many units (AMD: whole XCDs, each with its own L2).

@@ -139,6 +139,16 @@ TEST_P(RunOptionsOnEveryVendor, MaxInstructionsStopsTheLaunchAsAKernelFault) {
   EXPECT_GT(run(triad(v, 4096), v, o).cycles, 0) << v.arch;
 }
 
+// Sampled (not --full): the timed window ends with the CTA still spinning, the probes of its work
+// cannot end it either, and the last resort runs it under the launch's own limits: a fault, never a
+// time from a CTA that never ended.
+TEST_P(RunOptionsOnEveryVendor, AKernelThatNeverEndsIsAFaultWhenSampledToo) {
+  const Vendor& v = GetParam();
+  RunOptions o;
+  o.max_instructions = 3'000'000;
+  expect_error([&] { run(endless(v), v, o); }, ErrorKind::KernelFault, {"instruction limit of 3000000"});
+}
+
 TEST_P(RunOptionsOnEveryVendor, WallTimeLimitStopsAnEndlessKernel) {
   const Vendor& v = GetParam();
   RunOptions o;
