@@ -1600,6 +1600,7 @@ class Decoder {
         pi.type = d.type;
         pi.is_aggregate = d.array >= 0;
         pi.is_pointer = !pi.is_aggregate && pi.bytes == 8 && (d.type == "u64" || d.type == "b64" || d.type == "s64" || d.is_ptr);
+        pi.declared_ptr = d.is_ptr;
         off = (off + pi.align - 1) / pi.align * pi.align;
         pi.offset = off;
         off += pi.bytes;

@@ -164,6 +164,7 @@ struct ParamInfo {
   bool is_aggregate = false; // .b8 name[N]: by-value struct
   std::string type;
   int offset = 0;            // in the kernel parameter buffer
+  bool declared_ptr = false; // .ptr: the compiler says it is a pointer (clang and LLVM mark every pointer; nvcc none)
 };
 
 struct Symbol {
