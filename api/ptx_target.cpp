@@ -76,6 +76,7 @@ class PtxTargetKernel final : public TargetKernel {
       : name_(ki.demangled) {
     const auto ast = ptx::parse_module(mod.text, origin);
     prog_ = ptx::decode_kernel(ast, ki.name, mod.text, origin, {ki.resources.sass_loop_loads, ki.resources.sass_loop_load_bytes});
+    sources_ = ptx_line_sources(ast);
     const ptx::Function& f = prog_.functions[0];
     for (int d = 0; d < 3; ++d) traits_.required_block[d] = f.reqntid[d];
     traits_.required_block_attr = ".reqntid";
@@ -100,7 +101,7 @@ class PtxTargetKernel final : public TargetKernel {
 
   const KernelTraits& traits() const override { return traits_; }
 
-  cost::Listing listing() const override { return listing_of(prog_); }
+  cost::Listing listing() const override { return listing_of(prog_, &sources_); }
   void map_code(sim::GlobalMemory& mem, const LaunchSpec&) override { sim::map_program_statics(prog_, mem); }
 
   std::vector<std::uint8_t> build_params(const LaunchSpec& spec, const std::vector<std::uint64_t>& buffer_addr) const override {
@@ -193,6 +194,7 @@ class PtxTargetKernel final : public TargetKernel {
  private:
   std::string name_;
   ptx::Program prog_;
+  PtxLineSources sources_;  // PTX line -> source file and line (`.loc`)
   KernelTraits traits_;
 };
 
