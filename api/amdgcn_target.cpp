@@ -93,6 +93,14 @@ class AmdTargetKernel final : public TargetKernel {
       };
       if (a.is_tensor_map) fail("tensor maps are an NVIDIA sm_90+ feature (TMA); AMD kernels take buffers and scalars");
       if (p.offset + p.size > block.size()) block.resize(p.offset + p.size, 0);
+      if (a.is_aggregate) {
+        // the metadata records a by-value argument's size and offset, not its alignment
+        const AggregateArg& g = a.aggregate;
+        if (p.value_kind != "by_value") fail(g.desc + " were given for a pointer");
+        if (g.bytes.size() != p.size) fail(g.desc + " take " + std::to_string(g.bytes.size()) + " bytes, the parameter " + std::to_string(p.size));
+        std::memcpy(block.data() + p.offset, g.bytes.data(), g.bytes.size());
+        continue;
+      }
       if (p.value_kind == "global_buffer") {
         if (p.size != 8) fail("a buffer is passed as a 64-bit pointer, but the parameter has " + std::to_string(p.size) + " bytes");
         if (!a.passes_address()) {
@@ -104,11 +112,9 @@ class AmdTargetKernel final : public TargetKernel {
         }
         std::memcpy(block.data() + p.offset, &buffer_addr[i], 8);
       } else if (p.value_kind == "by_value") {
-        if (a.passes_address()) {
-          if (p.size != 8) fail("a buffer is passed as a 64-bit pointer, but the parameter has " + std::to_string(p.size) + " bytes");
-          std::memcpy(block.data() + p.offset, &buffer_addr[i], 8);
-          continue;
-        }
+        if (a.passes_address())
+          fail("a buffer was given for a value parameter (not a pointer); give {\"type\": ..., \"value\": ...}" +
+               std::string(p.size == 4 || p.size == 8 ? "" : ", {\"struct\": [...]} or {\"bytes\": \"HEX\"}"));
         if (size_of(a.scalar.type) != p.size)
           fail("scalar of type " + std::string(to_string(a.scalar.type)) + " has " + std::to_string(size_of(a.scalar.type)) + " bytes");
         std::memcpy(block.data() + p.offset, &a.scalar.bits, p.size);
@@ -178,7 +184,7 @@ class AmdgcnTarget final : public Target {
           const bool ptr = a.value_kind == "global_buffer";
           // by-value arguments carry no type in the metadata: untyped bits of their size
           kd.params.push_back({a.name, ptr ? "u64" : "b" + std::to_string(8 * a.size), static_cast<int>(a.size), ptr,
-                               !ptr && a.size != 4 && a.size != 8});
+                               !ptr && a.size != 4 && a.size != 8, 0});
         }
         for (int i = 0; i < 3; ++i) kd.reqntid[i] = ck->reqd_workgroup_size[i];
       }

@@ -36,7 +36,8 @@ struct ParamDesc {
   std::string type;          // PTX type without the dot: u32 s32 u64 f32 b64 ... ("" for structs)
   int bytes = 0;
   bool is_pointer = false;   // may take a buffer
-  bool is_aggregate = false; // struct passed by value (not supported by launches)
+  bool is_aggregate = false; // struct passed by value ({"struct": ...} / {"bytes": ...} in a spec)
+  int align = 0;             // the parameter's alignment (.param .align A; AMD: 0, not recorded)
 };
 
 struct KernelDesc {

@@ -6,6 +6,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstring>
+#include <bit>
 #include <limits>
 #include <set>
 
@@ -352,6 +353,133 @@ class SpecReader {
     return b;
   }
 
+  // {"struct": [...]} or {"bytes": "HEX"} (AggregateArg): the bytes with C layout.
+  AggregateArg aggregate(const json& a, const std::string& field) const {
+    AggregateArg g;
+    if (a.contains("struct")) {
+      only_keys(a, field, {"struct", "name"});
+      g.align = member(a, field, g.bytes, g.desc, 0);
+    } else {
+      only_keys(a, field, {"bytes", "align", "name"});
+      g.align_given = a.contains("align");
+      g.align = raw_bytes(a, field, g.bytes);
+      g.desc = std::to_string(g.bytes.size()) + " bytes";
+    }
+    return g;
+  }
+
+  // The hex string of {"bytes": ..., "align": A} appended to `out` (at A); returns A (1 if not given).
+  std::size_t raw_bytes(const json& a, const std::string& field, std::vector<std::uint8_t>& out) const {
+    const std::string hex = str(a, "bytes", field + ".bytes");
+    if (hex.empty() || hex.size() % 2) fail(field + ".bytes", "must be an even, non-zero number of hex digits (two per byte, first byte first)");
+    std::size_t align = 1;
+    if (a.contains("align")) {
+      const std::int64_t v = integer(a.at("align"), field + ".align");
+      if (v < 1 || v > 256 || (v & (v - 1))) fail(field + ".align", "must be a power of two from 1 to 256, got " + std::to_string(v));
+      align = static_cast<std::size_t>(v);
+    }
+    out.resize((out.size() + align - 1) / align * align, 0);
+    for (std::size_t i = 0; i < hex.size(); i += 2) {
+      auto nib = [&](char c) -> int {
+        if (c >= '0' && c <= '9') return c - '0';
+        if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+        if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+        fail(field + ".bytes", "`" + std::string(1, c) + "` is not a hex digit");
+      };
+      out.push_back(static_cast<std::uint8_t>(nib(hex[i]) * 16 + nib(hex[i + 1])));
+    }
+    return align;
+  }
+
+  // One struct member (or a whole struct) appended to `out` at its alignment; returns the alignment.
+  std::size_t member(const json& m, const std::string& field, std::vector<std::uint8_t>& out, std::string& desc, int depth) const {
+    if (!m.is_object()) fail(field, "a struct member is {\"type\": T, \"value\": V}, {\"struct\": [...]} or {\"bytes\": \"HEX\"}");
+    if (depth > 16) fail(field, "structs nest deeper than 16 levels");
+    if (m.contains("struct")) {
+      if (depth > 0) only_keys(m, field, {"struct", "name"});
+      const json& list = m.at("struct");
+      if (!list.is_array() || list.empty()) fail(field + ".struct", "must be a non-empty array of members");
+      std::vector<std::uint8_t> body;
+      std::string inner;
+      std::size_t align = 1;
+      for (std::size_t i = 0; i < list.size(); ++i) {
+        align = std::max(align, member(list[i], field + ".struct[" + std::to_string(i) + "]", body, inner, depth + 1));
+        if (i + 1 < list.size()) inner += ", ";
+      }
+      body.resize((body.size() + align - 1) / align * align, 0);  // the struct's size: a multiple of its alignment
+      out.resize((out.size() + align - 1) / align * align, 0);
+      out.insert(out.end(), body.begin(), body.end());
+      desc += "struct {" + inner + "}";
+      return align;
+    }
+    if (m.contains("bytes")) {
+      only_keys(m, field, {"bytes", "align", "name"});
+      const std::size_t before = out.size();
+      const std::size_t align = raw_bytes(m, field, out);
+      desc += std::to_string(out.size() - before) + " bytes";
+      return align;
+    }
+    only_keys(m, field, {"type", "value", "name"});
+    struct Kind {
+      int bytes, lanes, align;
+      bool is_float, is_signed;
+    };
+    static const std::map<std::string, Kind> kinds = {
+        {"i8", {1, 1, 1, false, true}},    {"u8", {1, 1, 1, false, false}},   {"i16", {2, 1, 2, false, true}},
+        {"u16", {2, 1, 2, false, false}},  {"i32", {4, 1, 4, false, true}},   {"u32", {4, 1, 4, false, false}},
+        {"i64", {8, 1, 8, false, true}},   {"u64", {8, 1, 8, false, false}},  {"f16", {2, 1, 2, true, true}},
+        {"bf16", {2, 1, 2, true, true}},   {"f32", {4, 1, 4, true, true}},    {"f64", {8, 1, 8, true, true}},
+        {"f16x2", {2, 2, 4, true, true}},  {"bf16x2", {2, 2, 4, true, true}}};
+    const std::string t = str(m, "type", field + ".type");
+    auto it = kinds.find(t);
+    if (it == kinds.end()) fail(field + ".type", "unknown member type `" + t + "` (one of i8 u8 i16 u16 i32 u32 i64 u64 f16 bf16 f32 f64 f16x2 bf16x2)");
+    const Kind k = it->second;
+    if (!m.contains("value")) fail(field + ".value", "missing");
+    const json& v = m.at("value");
+    std::vector<json> values;
+    if (v.is_array()) {
+      if (v.empty()) fail(field + ".value", "an empty array");
+      values.assign(v.begin(), v.end());
+    } else {
+      values.push_back(v);
+    }
+    if (k.lanes > 1 && values.size() != static_cast<std::size_t>(k.lanes))
+      fail(field + ".value", t + " takes " + std::to_string(k.lanes) + " numbers, got " + v.dump());
+    out.resize((out.size() + k.align - 1) / k.align * k.align, 0);
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      const std::string f = field + ".value" + (v.is_array() ? "[" + std::to_string(i) + "]" : "");
+      const json& x = values[i];
+      if (!x.is_number()) fail(f, "must be a number, got " + x.dump());
+      std::uint64_t bits = 0;
+      if (k.is_float) {
+        const double d = x.get<double>();
+        if (t == "f64") bits = std::bit_cast<std::uint64_t>(d);
+        else if (t == "f32") bits = float_to_bits(static_cast<float>(d));
+        else if (t == "f16" || t == "f16x2") bits = float_to_half(static_cast<float>(d));
+        else bits = float_to_bf16(static_cast<float>(d));
+      } else if (k.is_signed) {
+        const std::int64_t n = integer(x, f);
+        const std::int64_t lo = k.bytes == 8 ? INT64_MIN : -(std::int64_t{1} << (8 * k.bytes - 1));
+        const std::int64_t hi = k.bytes == 8 ? INT64_MAX : (std::int64_t{1} << (8 * k.bytes - 1)) - 1;
+        if (n < lo || n > hi) fail(f, std::to_string(n) + " is out of range for " + t);
+        bits = static_cast<std::uint64_t>(n);
+      } else {
+        std::uint64_t n = 0;
+        if (x.is_number_unsigned()) n = x.get<std::uint64_t>();
+        else {
+          const std::int64_t sn = integer(x, f);
+          if (sn < 0) fail(f, "must not be negative for " + t);
+          n = static_cast<std::uint64_t>(sn);
+        }
+        if (k.bytes < 8 && n >> (8 * k.bytes)) fail(f, std::to_string(n) + " is out of range for " + t);
+        bits = n;
+      }
+      for (int b = 0; b < k.bytes; ++b) out.push_back(static_cast<std::uint8_t>(bits >> (8 * b)));
+    }
+    desc += t + (v.is_array() && k.lanes == 1 ? "[" + std::to_string(values.size()) + "]" : "");
+    return static_cast<std::size_t>(k.align);
+  }
+
   CompileSettings compile(const json& c, const fs::path& base_dir) const {
     if (!c.is_object()) fail("compile", "must be an object {\"flags\": [...], \"include_dirs\": [...], \"defines\": {...}, \"std\": \"c++20\"}");
     only_keys(c, "compile", {"flags", "include_dirs", "defines", "std"});
@@ -455,7 +583,7 @@ LaunchSpec parse_launch_spec_text(const std::string& text, const fs::path& base_
   for (std::size_t i = 0; i < args.size(); ++i) {
     std::string field = "args[" + std::to_string(i) + "]";
     const json& a = args[i];
-    if (!a.is_object()) r.fail(field, "must be an object: {\"type\":..,\"value\":..} or {\"buffer\":..,\"count\":..}");
+    if (!a.is_object()) r.fail(field, "must be an object: {\"type\":..,\"value\":..}, {\"buffer\":..,\"count\":..} or {\"struct\": [...]}");
     Arg arg;
     if (a.contains("tensor_map")) {
       if (s.spec_version < 2) r.fail(field, "a tensor_map argument needs \"spec_version\": 2");
@@ -479,10 +607,14 @@ LaunchSpec parse_launch_spec_text(const std::string& text, const fs::path& base_
       arg.is_pointer = true;
       arg.pointer_to = static_cast<std::size_t>(j);
       if (a.contains("offset_bytes")) arg.offset_bytes = r.integer(a.at("offset_bytes"), field + ".offset_bytes");
+    } else if (a.contains("struct") || a.contains("bytes")) {
+      if (s.spec_version < 2) r.fail(field, std::string("a ") + (a.contains("struct") ? "struct" : "bytes") + " argument needs \"spec_version\": 2");
+      arg.is_aggregate = true;
+      arg.aggregate = r.aggregate(a, field);
     } else if (a.contains("type")) {
       arg.scalar = r.scalar(a, field);
     } else {
-      r.fail(field, "needs either `type` (a scalar) or `buffer` (an array)");
+      r.fail(field, "needs `type` (a scalar), `buffer` (an array), `pointer`, `tensor_map`, `struct` or `bytes` (a value passed by value)");
     }
     s.args.push_back(arg);
   }

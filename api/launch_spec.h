@@ -29,7 +29,8 @@ namespace kernsim::device { class DeviceSpec; }
 
 namespace kernsim::api {
 
-// Version 2 adds tensor-map parameters ({"tensor_map": {...}}); a version-1 spec means what it did.
+// Version 2 adds tensor-map parameters ({"tensor_map": {...}}), pointers into buffers, buffer
+// offsets and by-value structs ({"struct": [...]}, {"bytes": "..."}); a version-1 spec means what it did.
 inline constexpr int kLaunchSpecVersion = 2;
 
 enum class ScalarType { I32, U32, I64, U64, F32, F64 };
@@ -77,6 +78,20 @@ struct TensorMapArg {
   std::string swizzle = "none", interleave = "none", l2_promotion = "none", oob_fill = "zero";
 };
 
+// {"struct": [MEMBER, ...]} or {"bytes": "HEX", "align": A} (spec_version 2): a parameter passed
+// by value whose bytes the spec gives — a C struct laid out with C alignment (each member at a
+// multiple of its alignment, the size a multiple of the largest), or raw bytes. A MEMBER is
+// {"type": T, "value": V} (T one of i8 u8 i16 u16 i32 u32 i64 u64 f16 bf16 f32 f64, V a number,
+// or an array of numbers for a C array; f16x2 and bf16x2 take two numbers and align to 4 as
+// __half2 does), a nested {"struct": [...]}, or {"bytes": "HEX", "align": A}. The size and
+// alignment are checked against the kernel's parameter at launch (.param .align A .b8 name[N]).
+struct AggregateArg {
+  std::vector<std::uint8_t> bytes;
+  std::size_t align = 1;
+  bool align_given = true;  // false for {"bytes": ...} without "align": the alignment is not checked
+  std::string desc;         // "struct {f16x2, i32}" / "8 bytes", for messages
+};
+
 struct Arg {
   bool is_buffer = false;
   bool is_tensor_map = false;
@@ -88,9 +103,11 @@ struct Arg {
   // the byte offset of the passed address within its buffer: a buffer argument's own
   // ("offset_bytes" next to "buffer"), or a pointer's into argument `pointer_to`'s buffer
   std::int64_t offset_bytes = 0;
+  bool is_aggregate = false;  // {"struct": ...} or {"bytes": ...}
   ScalarArg scalar;
   BufferArg buffer;
   TensorMapArg tensor_map;
+  AggregateArg aggregate;
   // whether the launch allocates a device buffer for it (Arg::buffer): a buffer argument, or a
   // tensor map with an inline buffer
   bool has_buffer() const { return is_buffer || (is_tensor_map && tensor_map.owns_buffer); }

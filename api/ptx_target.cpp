@@ -67,7 +67,62 @@ sim::TensorMap tensor_map_of(const LaunchSpec& spec, std::size_t i, std::uint64_
 }
 
 std::string param_desc(const ptx::ParamInfo& p) {
-  return p.is_aggregate ? "struct of " + std::to_string(p.bytes) + " bytes" : "." + p.type;
+  return p.is_aggregate ? "a struct of " + std::to_string(p.bytes) + " bytes (.param .align " + std::to_string(p.align) + " .b8 [" +
+                              std::to_string(p.bytes) + "])"
+                        : "." + p.type;
+}
+
+// The parameter types of a demangled signature ("k(float*, unsigned long)" -> {"float*",
+// "unsigned long"}); empty when the name carries no parameter list (extern "C").
+std::vector<std::string> signature_params(const std::string& d) {
+  std::vector<std::string> out;
+  int depth = 0;
+  std::size_t open = std::string::npos;
+  for (std::size_t i = 0; i < d.size(); ++i) {
+    if (d[i] == '<') ++depth;
+    else if (d[i] == '>') --depth;
+    else if (d[i] == '(' && depth == 0) {
+      open = i;
+      break;
+    }
+  }
+  if (open == std::string::npos || d.back() != ')') return out;
+  std::string cur;
+  depth = 0;
+  for (std::size_t i = open + 1; i + 1 < d.size(); ++i) {
+    const char c = d[i];
+    if (c == '<' || c == '(' || c == '[') ++depth;
+    if (c == '>' || c == ')' || c == ']') --depth;
+    if (c == ',' && depth == 0) {
+      out.push_back(cur);
+      cur.clear();
+      continue;
+    }
+    cur += c;
+  }
+  if (!cur.empty()) out.push_back(cur);
+  return out;
+}
+
+// Whether each parameter of `f` may take a device address. A 64-bit integer parameter is a pointer
+// when the PTX marks it .ptr; in a module whose compiler marks pointers (clang, llc: some parameter
+// has .ptr, or the producer says so) one without .ptr is an integer; otherwise the demangled
+// signature decides (`T*`), and an extern "C" kernel from nvcc, which says nothing, may take either.
+std::vector<bool> address_params(const ptx::Function& f, const std::string& producer, const std::string& demangled) {
+  bool marks = producer.rfind("clang", 0) == 0 || producer.rfind("llc", 0) == 0;
+  for (const auto& p : f.params) marks = marks || p.declared_ptr;
+  const std::vector<std::string> sig = signature_params(demangled);
+  std::vector<bool> out;
+  for (std::size_t i = 0; i < f.params.size(); ++i) {
+    const auto& p = f.params[i];
+    bool may = p.is_pointer;
+    if (may && !p.declared_ptr) {
+      if (marks) may = false;
+      else if (sig.size() == f.params.size()) may = sig[i].find('*') != std::string::npos;
+    }
+    out.push_back(may);
+  }
+  return out;
 }
 
 class PtxTargetKernel final : public TargetKernel {
@@ -78,6 +133,7 @@ class PtxTargetKernel final : public TargetKernel {
     prog_ = ptx::decode_kernel(ast, ki.name, mod.text, origin, {ki.resources.sass_loop_loads, ki.resources.sass_loop_load_bytes});
     sources_ = ptx_line_sources(ast);
     const ptx::Function& f = prog_.functions[0];
+    address_ = address_params(f, mod.producer, ki.demangled);
     for (int d = 0; d < 3; ++d) traits_.required_block[d] = f.reqntid[d];
     traits_.required_block_attr = ".reqntid";
     if (f.maxntid[0]) {
@@ -127,10 +183,27 @@ class PtxTargetKernel final : public TargetKernel {
         std::memcpy(block.data() + p.offset, bytes.data(), bytes.size());
         continue;
       }
-      if (p.is_aggregate) fail("struct parameters passed by value are not supported by the launch spec");
+      if (a.is_aggregate) {
+        const AggregateArg& g = a.aggregate;
+        // any parameter takes its bytes (a __half scalar as {"struct": [{"type": "f16", ...}]});
+        // a .b8 array's declared alignment must be the struct's
+        if (g.bytes.size() != static_cast<std::size_t>(p.bytes))
+          fail(g.desc + " take " + std::to_string(g.bytes.size()) + " bytes, the parameter " + std::to_string(p.bytes));
+        if (p.is_aggregate && g.align_given && g.align != static_cast<std::size_t>(p.align))
+          fail(g.desc + " align to " + std::to_string(g.align) + " bytes, the parameter to " + std::to_string(p.align) +
+               " (a struct's alignment is its largest member's)");
+        std::memcpy(block.data() + p.offset, g.bytes.data(), g.bytes.size());
+        continue;
+      }
+      if (p.is_aggregate)
+        fail("a struct passed by value takes {\"struct\": [{\"type\": ..., \"value\": ...}, ...]} or {\"bytes\": \"HEX\"} (spec_version 2, "
+             "docs/launch_spec.md)");
       if (a.passes_address()) {
         if (p.bytes != 8) fail("a buffer is passed as a 64-bit pointer, but the parameter has " + std::to_string(p.bytes) + " bytes");
         if (p.type == "f64") fail("a buffer cannot be passed to a floating-point parameter");
+        if (!address_[i])
+          fail("a buffer was given for a scalar parameter (an integer, not a pointer: " + std::string(p.declared_ptr ? "" : "no .ptr in the PTX") +
+               "); give {\"type\": \"" + (p.type == "s64" ? "i64" : "u64") + "\", \"value\": ...}");
         std::memcpy(block.data() + p.offset, &buffer_addr[i], 8);
         continue;
       }
@@ -196,6 +269,7 @@ class PtxTargetKernel final : public TargetKernel {
   ptx::Program prog_;
   PtxLineSources sources_;  // PTX line -> source file and line (`.loc`)
   KernelTraits traits_;
+  std::vector<bool> address_;  // per parameter: may take a device address (address_params)
 };
 
 class PtxTarget final : public Target {
@@ -225,7 +299,11 @@ class PtxTarget final : public Target {
         kd.resources.registers = ptx::estimate_registers(prog);
         kd.resources.source = "estimate (ptxas not available)";
       }
-      for (const auto& p : f.params) kd.params.push_back({p.name, p.type, p.bytes, p.is_pointer, p.is_aggregate});
+      const std::vector<bool> address = address_params(f, m.producer, k.demangled);
+      for (std::size_t i = 0; i < f.params.size(); ++i) {
+        const auto& p = f.params[i];
+        kd.params.push_back({p.name, p.type, p.bytes, address[i], p.is_aggregate, p.align});
+      }
       kd.reqntid = f.reqntid;
       kd.maxntid = f.maxntid;
       kd.static_shared_bytes = static_cast<std::int64_t>(prog.static_shared_bytes);

@@ -136,6 +136,7 @@ PortScan scan_cuda_port(const std::string& preprocessed, const fs::path& kernsim
   static const std::regex lane_ctx(R"(threadIdx|lane|tid|warp|blockDim)", std::regex::icase);
   static const std::regex lane32(R"((%\s*32|&\s*(31|0[xX]1[fF])|>>\s*5|/\s*32)\b(?![.\w]))");
   static const std::regex loop16(R"(\bfor\s*\([^;]*=\s*16\s*;[^;]*;[^)]*(/=\s*2|>>=\s*1|=\s*\w+\s*(/\s*2|>>\s*1))\b)");
+  static const std::regex full32_token(R"((^|[^\w])(0[xX]0*[fF]{8}|4294967295)[uU]?(?![\w]))");
   static const std::regex asm_stmt(R"(\b(asm|__asm__|__asm)\b\s*(volatile|__volatile__)?\s*\()");
   static const std::regex define32(R"(^\s*#\s*define\s+(\w+)\s+\(?\s*32[uU]?\s*\)?\s*$)");
   static const std::regex const32(R"(\b(\w+)\s*=\s*32[uU]?\s*[;,}])");
@@ -160,6 +161,10 @@ PortScan scan_cuda_port(const std::string& preprocessed, const fs::path& kernsim
       if (!a.empty() && is_mask32(a[0])) warn("warp32-mask", l);
     }
     if (std::regex_search(s, mask_var)) warn("warp32-mask", l);
+    // a ballot or active mask compared with (or masked by) 32 full lanes: `__activemask() == 0xffffffff`
+    if ((s.find("__ballot") != std::string::npos || s.find("__activemask") != std::string::npos) &&
+        std::regex_search(s, full32_token))
+      warn("warp32-mask", l);
     for (auto it = std::sregex_iterator(s.begin(), s.end(), shfl_call); it != std::sregex_iterator(); ++it) {
       const bool sync = (*it)[2].matched;
       const std::vector<std::string> a = call_args(s, static_cast<std::size_t>(it->position(0) + it->length(0) - 1));

@@ -19,15 +19,24 @@ std::string demangle(const std::string& mangled) {
 }
 
 namespace {
-// "ns::kern<float>(float*, int)" -> "ns::kern<float>"
-std::string strip_params(const std::string& d) {
+// The demangled name without its parameter list and return type, as Python's Kernel.short_name:
+// "void ns::kern<float>(float*, int)" -> "ns::kern<float>".
+std::string short_name(const std::string& d) {
   int depth = 0;
+  std::size_t start = 0;
   for (std::size_t i = 0; i < d.size(); ++i) {
     if (d[i] == '<') ++depth;
     else if (d[i] == '>') --depth;
-    else if (d[i] == '(' && depth == 0) return d.substr(0, i);
+    else if (d[i] == ' ' && depth == 0) start = i + 1;  // after a return type
+    else if (d[i] == '(' && depth == 0) return d.substr(start, i - start);
   }
   return d;
+}
+// "void ns::kern<float>(float*, int)" -> "void ns::kern<float>" (what a spec may also name)
+std::string strip_params(const std::string& d) {
+  const std::string s = short_name(d);
+  const std::size_t at = d.find(s);
+  return d.substr(0, at + s.size());
 }
 std::string remove_spaces(std::string s) {
   std::string o;
@@ -44,8 +53,15 @@ const KernelInfo& DeviceModule::find_kernel(const std::string& name) const {
   const std::string want = remove_spaces(name);
   for (const auto& k : kernels)
     if (remove_spaces(k.demangled) == want) return k;
+  // a unique short name ("scale<float>"), else a unique name without template arguments ("scale"
+  // for the one instance scale<float>): the rules of Python's Module.kernel()
   for (const auto& k : kernels)
-    if (remove_spaces(strip_params(k.demangled)) == want) hits.push_back(&k);
+    if (remove_spaces(short_name(k.demangled)) == want || remove_spaces(strip_params(k.demangled)) == want) hits.push_back(&k);
+  if (hits.empty())
+    for (const auto& k : kernels) {
+      const std::string s = short_name(k.demangled);
+      if (remove_spaces(s.substr(0, s.find('<'))) == want) hits.push_back(&k);
+    }
   if (hits.size() == 1) return *hits[0];
   std::string list;
   for (const auto& k : kernels) list += "\n  " + k.demangled + (k.demangled != k.name ? "   [" + k.name + "]" : "");

@@ -58,8 +58,10 @@ struct DeviceModule {
   std::string port;
   std::vector<Warning> warnings;
 
-  // Finds a kernel by mangled name, full demangled signature, or unique demangled name without
-  // the parameter list ("saxpy", "scale<float>"). Throws Error(LaunchSpec) listing the kernels.
+  // Finds a kernel as Python's Module.kernel() does: by mangled name, full demangled signature,
+  // unique demangled name without the return type and parameter list ("saxpy", "scale<float>"),
+  // or unique name without template arguments ("scale" for the one instance scale<float>).
+  // Spaces do not count. Throws Error(LaunchSpec) listing the kernels.
   const KernelInfo& find_kernel(const std::string& name) const;
 };
 

@@ -21,7 +21,8 @@ Ty parse_ty(std::string_view s) {
       {"s8", Ty::S8}, {"s16", Ty::S16}, {"s32", Ty::S32}, {"s64", Ty::S64},
       {"f16", Ty::F16}, {"f16x2", Ty::F16x2}, {"bf16", Ty::BF16}, {"bf16x2", Ty::BF16x2},
       {"f32", Ty::F32}, {"f64", Ty::F64}, {"pred", Ty::Pred}, {"tf32", Ty::TF32},
-      {"e4m3", Ty::E4M3}, {"e5m2", Ty::E5M2}, {"e4m3x2", Ty::E4M3x2}, {"e5m2x2", Ty::E5M2x2}};
+      {"e4m3", Ty::E4M3}, {"e5m2", Ty::E5M2}, {"e4m3x2", Ty::E4M3x2}, {"e5m2x2", Ty::E5M2x2},
+      {"f32x2", Ty::F32x2}};
   auto it = m.find(s);
   return it == m.end() ? Ty::None : it->second;
 }
@@ -638,8 +639,7 @@ class Decoder {
         if (P.has("cc")) inst.flags |= kCarryOut;
         break;
       case Op::Min: case Op::Max:
-        need(in, 3, 4);  // PTX 8.0 has three-input min/max
-        if (in.operands.size() == 4) return "the three-input form (PTX 8.0)";
+        need(in, 3, 4);  // PTX 8.0 has three-input min/max: d, a, b, c (decode_alu reads the third source)
         break;
       case Op::Bfind:
         if (P.has("shiftamt")) inst.flags |= kShiftLeft;
@@ -711,6 +711,7 @@ class Decoder {
   void decode_alu(Inst& inst, const ast::Instr& in, const Parts& P, std::string_view srcs, bool with_dst) {
     if (const char* why = op_modifiers(inst, in, P)) return unsupported(inst, in, why);
     const std::size_t first = with_dst ? 1 : 0;
+    if ((inst.op == Op::Min || inst.op == Op::Max) && in.operands.size() == 4) srcs = "www";  // three-input form
     need(in, first + srcs.size(), first + srcs.size());
     std::vector<Reg> d, s;
     if (with_dst) d.push_back(dst(in.operands[0], in.line));
@@ -1599,6 +1600,7 @@ class Decoder {
         pi.type = d.type;
         pi.is_aggregate = d.array >= 0;
         pi.is_pointer = !pi.is_aggregate && pi.bytes == 8 && (d.type == "u64" || d.type == "b64" || d.type == "s64" || d.is_ptr);
+        pi.declared_ptr = d.is_ptr;
         off = (off + pi.align - 1) / pi.align * pi.align;
         pi.offset = off;
         off += pi.bytes;

@@ -47,7 +47,7 @@ const std::unordered_map<std::string_view, Mnemonic>& mnemonics() {
 // The longest mnemonic in the table has five dotted parts (cp.reduce.async.bulk.tensor).
 constexpr std::size_t kMaxMnemonicParts = 5;
 
-bool is_packed(Ty t) { return t == Ty::F16x2 || t == Ty::BF16x2; }
+bool is_packed(Ty t) { return t == Ty::F16x2 || t == Ty::BF16x2 || t == Ty::F32x2; }
 
 Unit float_unit(Ty t) {
   if (t == Ty::F64) return Unit::Fp64;
@@ -118,6 +118,9 @@ Unit unit_of(const Inst& in) {
 }
 
 int machine_insts(const Inst& in) {
+  // .f32x2 (FADD2/FMUL2/FFMA2): two FP32 operations a lane; the B200's FP32 rate (75 TFLOPS =
+  // 128 lanes per SM) is that of one a lane, so one counts as two on the FP32 pipe (estimated).
+  if (in.type == Ty::F32x2) return 2;
   const bool integer = !ty_is_float(in.type);
   const bool wide = ty_bits(in.type) == 64;
   switch (op_info(in.op).expand) {

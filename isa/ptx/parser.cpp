@@ -19,6 +19,7 @@ int type_bytes(const std::string& t) {
   if (t == "pred") return 1;
   if (t.size() < 2) return 0;
   if (t == "f16x2" || t == "bf16x2" || t == "e4m3x2" || t == "e5m2x2") return t[0] == 'e' ? 2 : 4;
+  if (t == "f32x2") return 8;
   if (t == "bf16") return 2;
   if (t == "tf32") return 4;
   if (t == "e4m3" || t == "e5m2") return 1;
@@ -123,7 +124,7 @@ std::vector<std::string> split_dots(std::string_view s) {
 
 bool is_type_name(std::string_view t) {
   static const char* types[] = {"b8", "b16", "b32", "b64", "b128", "u8", "u16", "u32", "u64", "s8", "s16", "s32",
-                                "s64", "f16", "f16x2", "bf16", "bf16x2", "f32", "f64", "pred", "tf32", "e4m3", "e5m2"};
+                                "s64", "f16", "f16x2", "bf16", "bf16x2", "f32", "f64", "pred", "tf32", "e4m3", "e5m2", "f32x2"};
   for (const char* x : types)
     if (t == x) return true;
   return false;

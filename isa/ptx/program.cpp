@@ -12,7 +12,7 @@ int ty_bits(Ty t) {
     case Ty::B8: case Ty::U8: case Ty::S8: case Ty::E4M3: case Ty::E5M2: return 8;
     case Ty::B16: case Ty::U16: case Ty::S16: case Ty::F16: case Ty::BF16: case Ty::E4M3x2: case Ty::E5M2x2: return 16;
     case Ty::B32: case Ty::U32: case Ty::S32: case Ty::F32: case Ty::F16x2: case Ty::BF16x2: case Ty::TF32: return 32;
-    case Ty::B64: case Ty::U64: case Ty::S64: case Ty::F64: return 64;
+    case Ty::B64: case Ty::U64: case Ty::S64: case Ty::F64: case Ty::F32x2: return 64;
     case Ty::B128: return 128;
   }
   return 0;
@@ -21,7 +21,7 @@ int ty_bits(Ty t) {
 bool ty_is_float(Ty t) {
   switch (t) {
     case Ty::F16: case Ty::F16x2: case Ty::BF16: case Ty::BF16x2: case Ty::F32: case Ty::F64: case Ty::TF32:
-    case Ty::E4M3: case Ty::E5M2: case Ty::E4M3x2: case Ty::E5M2x2: return true;
+    case Ty::E4M3: case Ty::E5M2: case Ty::E4M3x2: case Ty::E5M2x2: case Ty::F32x2: return true;
     default: return false;
   }
 }
@@ -30,7 +30,8 @@ bool ty_is_signed(Ty t) { return t == Ty::S8 || t == Ty::S16 || t == Ty::S32 || 
 
 const char* to_string(Ty t) {
   static const char* n[] = {"none", "b8", "b16", "b32", "b64", "b128", "u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64",
-                            "f16", "f16x2", "bf16", "bf16x2", "f32", "f64", "pred", "tf32", "e4m3", "e5m2", "e4m3x2", "e5m2x2"};
+                            "f16", "f16x2", "bf16", "bf16x2", "f32", "f64", "pred", "tf32", "e4m3", "e5m2", "e4m3x2", "e5m2x2",
+                            "f32x2"};
   return n[static_cast<int>(t)];
 }
 

@@ -18,7 +18,8 @@ namespace kernsim::isa::ptx {
 
 enum class Ty : std::uint8_t {
   None, B8, B16, B32, B64, B128, U8, U16, U32, U64, S8, S16, S32, S64,
-  F16, F16x2, BF16, BF16x2, F32, F64, Pred, TF32, E4M3, E5M2, E4M3x2, E5M2x2
+  F16, F16x2, BF16, BF16x2, F32, F64, Pred, TF32, E4M3, E5M2, E4M3x2, E5M2x2,
+  F32x2  // two f32 in a 64-bit register (PTX 8.6, sm_100a: add/sub/mul/fma .f32x2)
 };
 int ty_bits(Ty t);
 bool ty_is_float(Ty t);
@@ -163,6 +164,7 @@ struct ParamInfo {
   bool is_aggregate = false; // .b8 name[N]: by-value struct
   std::string type;
   int offset = 0;            // in the kernel parameter buffer
+  bool declared_ptr = false; // .ptr: the compiler says it is a pointer (clang and LLVM mark every pointer; nvcc none)
 };
 
 struct Symbol {

@@ -46,7 +46,9 @@ class Param:
     name: str
     type: str          # PTX type without the dot: u32, s32, u64, f32, b64 ...
     bytes: int
-    is_pointer: bool   # 64-bit integer: may take a buffer (a numpy array), or an integer
+    is_pointer: bool   # may take a buffer (a numpy array) or an integer address: a PTX .ptr parameter, a
+    # 64-bit one the C++ signature makes a pointer (or an extern "C" nvcc kernel's, which says
+    # nothing), an AMD global_buffer; a 64-bit integer that is known not to be one takes an int
     is_aggregate: bool = False
 
 
@@ -372,13 +374,15 @@ class _PreparedLaunch:
                 self.arrays[i] = (a.dtype, a.shape)
             elif isinstance(a, TensorMap):
                 spec_args.append(a.to_json(len(args), where))
+            elif isinstance(a, dict) and set(a) & {"struct", "bytes"}:
+                spec_args.append(dict(a))  # a struct passed by value, as in a launch spec (docs/launch_spec.md)
             elif a is None:
                 if not p.is_pointer:
                     raise LaunchSpecError(f"`{where}`: None (a null pointer) for parameter `{p.name}`, which is not a pointer")
                 spec_args.append({"type": "u64", "value": 0})
             else:
                 spec_args.append(scalar_for_param(a, {"name": p.name, "type": p.type, "bytes": p.bytes}, where).to_json())
-        version = 2 if any(isinstance(a, (TensorMap, Pointer, BufferAt)) for a in args) else 1
+        version = 2 if any(isinstance(a, (TensorMap, Pointer, BufferAt, dict)) for a in args) else 1
         spec = {"spec_version": version, "source": m.source, "kernel": kernel.name, "grid": _dims(grid, "grid"),
                 "block": _dims(block, "block"), "dynamic_shared_bytes": int(dynamic_shared_bytes), "args": spec_args}
         if cluster is not None:
@@ -464,7 +468,9 @@ def launch(kernel: Kernel, grid, block, args: Sequence[Any], *, arch: str | None
 
     ``args`` follow the kernel's parameters: numpy arrays for pointers (copied in; None is a null
     pointer), and scalars (see kernsim.types: plain int/float take the parameter's PTX type;
-    numpy scalars and kernsim.i32(...) wrappers are exact). ``arch`` defaults to the part the
+    numpy scalars and kernsim.i32(...) wrappers are exact); a struct passed by value is the launch
+    spec's dict, ``{"struct": [{"type": "f16x2", "value": [1.0, 2.0]}, {"type": "i32", "value": 3}]}``
+    or ``{"bytes": "hex"}`` (docs/launch_spec.md). ``arch`` defaults to the part the
     kernel was compiled for. ``full=True`` executes and times every CTA and returns the buffers
     in ``outputs``; without it the timing model samples CTAs and extrapolates, and outputs are
     returned only when ``keep_outputs=True`` (the rest of the grid then runs untimed).

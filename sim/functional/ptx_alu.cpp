@@ -20,6 +20,14 @@ namespace {
 
 template <class T> constexpr bool is64() { return sizeof(T) == 8; }
 
+// .f32x2 (PTX 8.6, sm_100a): two f32 in a 64-bit register, element 0 in the low half; each element
+// is the .f32 operation with the instruction's rounding (the caller's RoundingScope) and .ftz.
+inline float f2lo(std::uint64_t v) { return std::bit_cast<float>(static_cast<std::uint32_t>(v)); }
+inline float f2hi(std::uint64_t v) { return std::bit_cast<float>(static_cast<std::uint32_t>(v >> 32)); }
+inline std::uint64_t f2pack(float lo, float hi) {
+  return std::bit_cast<std::uint32_t>(lo) | (static_cast<std::uint64_t>(std::bit_cast<std::uint32_t>(hi)) << 32);
+}
+
 template <class T> struct Rows;
 
 template <class T, class F>
@@ -375,6 +383,25 @@ void PtxCta::Impl::exec_alu(Warp& w, const Inst& in, std::uint32_t m) {
     return;
   }
 
+  if (t == Ty::F32x2) {
+    const bool ftz2 = in.flags & P::kFtz;
+    auto z = [&](float x) { return ftz2 ? ftz(x) : x; };
+    if ((in.flags & P::kSat) || (in.op != Op::Add && in.op != Op::Sub && in.op != Op::Mul && in.op != Op::Fma))
+      unsupported(in, std::string(to_string(in.op)) + ".f32x2" + ((in.flags & P::kSat) ? " with .sat" : ""));
+    RoundingScope rs(in.rnd == Rnd::None ? Rnd::Rn : in.rnd);
+    if (in.op == Op::Fma) {
+      map3<std::uint64_t>(*this, w, in, m, [&](std::uint64_t a, std::uint64_t b, std::uint64_t c) {
+        return f2pack(z(std::fma(z(f2lo(a)), z(f2lo(b)), z(f2lo(c)))), z(std::fma(z(f2hi(a)), z(f2hi(b)), z(f2hi(c)))));
+      });
+      return;
+    }
+    const Op op = in.op;
+    auto f = [&](float a, float b) { a = z(a); b = z(b); return z(op == Op::Add ? a + b : op == Op::Sub ? a - b : a * b); };
+    map2<std::uint64_t>(*this, w, in, m,
+                        [&](std::uint64_t a, std::uint64_t b) { return f2pack(f(f2lo(a), f2lo(b)), f(f2hi(a), f2hi(b))); });
+    return;
+  }
+
   switch (in.op) {
     case Op::Add:
     case Op::Sub: {
@@ -601,6 +628,21 @@ void PtxCta::Impl::exec_alu(Warp& w, const Inst& in, std::uint32_t m) {
     case Op::Max: {
       const bool mn = in.op == Op::Min;
       const bool nan = in.flags & P::kNaN;
+      if (in.nsrc == 3) {  // PTX 8.0's three-input form: min/max of a, b and c, NaN rules as for two
+        if (t == Ty::F32 && !(in.flags & P::kXorsign) && !(in.flags & P::kRelu)) {
+          map3<float>(*this, w, in, m, [&](float a, float b, float c) {
+            if (f32ftz) { a = ftz(a); b = ftz(b); c = ftz(c); }
+            return mn ? fmin_ptx(fmin_ptx(a, b, nan), c, nan) : fmax_ptx(fmax_ptx(a, b, nan), c, nan);
+          });
+          return;
+        }
+        if ((in.flags & P::kRelu) || (in.flags & P::kXorsign) || P::ty_is_float(t))
+          unsupported(in, "three-input min/max on type ." + std::string(to_string(t)) + " or with .relu/.xorsign");
+#define X(T) map3<T>(*this, w, in, m, [&](T a, T b, T c) { return mn ? std::min({a, b, c}) : std::max({a, b, c}); })
+        switch (t) { KS_INT_TYPES(X) default: float_unsupported(); }
+#undef X
+        return;
+      }
       if (t == Ty::F32) {
         map2<float>(*this, w, in, m, [&](float a, float b) {
           if (f32ftz) { a = ftz(a); b = ftz(b); }

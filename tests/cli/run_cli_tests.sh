@@ -38,6 +38,14 @@ check list_no_file   2 "list needs exactly one source FILE" -- list --arch h200
 check compile_cu     0 ".entry triad_f32" -- compile "$CU" --arch h200
 check compile_hip    0 "triad_f32:"      -- compile "$HIP" --arch mi355x
 check compile_wrong  4 "AMD source"      -- compile "$HIP" --arch h200
+# a kernel source where a launch spec belongs says how to write one; `kernsim spec` writes a starter spec that runs
+check run_source     2 "kernsim spec"    -- run "$CU" --arch h200
+check spec_no_kernel 2 "spec needs --kernel" -- spec "$CU" --grid 1 --block 1
+check spec_bad_grid  2 "--grid needs"    -- spec "$CU" --kernel triad_f32 --grid 0 --block 1
+check spec_starter   0 '"spec_version": 2' -- spec "$CU" --kernel triad_f32 --grid 4 --block 256
+# a CUDA source on an AMD part is ported; its 32-lane-warp assumptions are warnings in the text and the JSON
+check port_text      0 "warning  warp32-mask" -- run "$DATA/port/warp32.json" --arch mi300x
+check port_json      0 '"name": "warp32-ballot-width"' -- run "$DATA/port/warp32.json" --arch mi355x --json
 TMP=$(mktemp -d); trap 'rm -rf "$TMP"' EXIT
 # compile settings: -D/-I/--std/--flag reach clang; the spec's `compile` object is checked field by field
 printf '#include "scale.h"\nextern "C" __global__ void k(float* x) { x[threadIdx.x] *= SCALE * kBase; }\n' > "$TMP/k.cu"
@@ -62,6 +70,12 @@ check fast_bad_tier  2 "must be \`detailed\` or \`fast\`" -- run "$CUSPEC" --arc
 check fast_full      2 "fast tier"       -- run "$CUSPEC" --arch h200 --tier fast --full
 check fast_amd       5 "fast tier"       -- run "$SPEC" --arch mi300x --tier fast
 check fast_unfitted  5 "fast.overlap_exponent" -- run "$CUSPEC" --arch b200 --tier fast
+# --cache warm: the report says which L2 the launch started with; AMD parts and the fast tier refuse it
+check cache_warm     0 '"cache": "warm"' -- run "$CUSPEC" --arch h200 --cache warm --json
+check cache_replay   0 "replayed untimed" -- run "$CUSPEC" --arch h200 --cache warm --json
+check cache_bad      2 "must be \`cold\` or \`warm\`" -- run "$CUSPEC" --arch h200 --cache tepid
+check cache_amd      5 "cache: warm"     -- run "$SPEC" --arch mi300x --cache warm
+check cache_fast     2 "warm L2"         -- run "$CUSPEC" --arch h200 --tier fast --cache warm
 KERNSIM_DETAIL_BUDGET=lots check budget_env_bad_nv 2 "got \`lots\`" -- run "$DATA/../kernels/cuda/specs/triad_f32.json" --arch h200
 # calibrate: a perturbed L1 latency comes back to the measured 32 cycles; bad input names itself
 MEAS="$DATA/../../calibration/data/h200/cuda_microbench.json"

@@ -97,6 +97,16 @@ def compact(c, r, ok, wall):
 
 
 def merge_results(path, cid, rec, arch):
+    import fcntl
+    import hashlib
+    import tempfile
+    name = hashlib.sha256(os.path.abspath(path).encode()).hexdigest()[:16]
+    with open(os.path.join(tempfile.gettempdir(), f"kernsim_results_{name}.lock"), "w") as lock:  # several runs may merge
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        _merge_locked(path, cid, rec, arch)
+
+
+def _merge_locked(path, cid, rec, arch):
     data = json.load(open(path)) if os.path.exists(path) else {}
     data.setdefault("what", "kernsim's answer for each candidate of manifest.json (run_kernsim.py --results); "
                             "times in microseconds on the simulated part, KernelBench's cold-L2 convention")
@@ -108,9 +118,32 @@ def merge_results(path, cid, rec, arch):
     os.replace(tmp, path)
 
 
+def summarize(path):
+    """A markdown table of a --results file: one row per candidate, in the manifest's order."""
+    data = json.load(open(path))["candidates"]
+    m = json.load(open(os.path.join(HERE, "manifest.json")))
+    fmt = lambda v: "-" if v is None else f"{v:.3g}"
+    print("| candidate | expected | kernsim | hacks | runtime_us | ref_runtime_us | speedup |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
+    n = ok = 0
+    for p in m["problems"]:
+        for c in p["candidates"]:
+            r = data.get(c["id"])
+            if r is None:
+                continue
+            n += 1
+            ok += bool(r["as_expected"])
+            exp = c["expected"] + (f" ({c['hack']})" if c["hack"] else "")
+            mark = "" if r["as_expected"] else " **not as expected**"
+            print(f"| {c['id']} | {exp} | {r['verdict']}{mark} | {', '.join(r['hacks']) or '-'} | {fmt(r['runtime_us'])} "
+                  f"| {fmt(r['ref_runtime_us'])} | {fmt(r['speedup'])} |")
+    print(f"\n{ok} of {n} as expected")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--out", required=True)
+    ap.add_argument("--out")
+    ap.add_argument("--summarize", metavar="RESULTS", help="print a --results file as a markdown table and exit")
     ap.add_argument("--arch", default="h200")
     ap.add_argument("--only", action="append", default=[])
     ap.add_argument("--exact", action="store_true", help="--only names whole candidate ids")
@@ -119,6 +152,11 @@ def main():
     ap.add_argument("--results", help="merge a compact record per candidate into this JSON file")
     ap.add_argument("--trials", type=int, help="correctness trials (the evaluator's default: 5)")
     a = ap.parse_args()
+    if a.summarize:
+        summarize(a.summarize)
+        return 0
+    if not a.out:
+        ap.error("--out is required")
     m = json.load(open(os.path.join(HERE, "manifest.json")))
     work = []
     for p in m["problems"]:

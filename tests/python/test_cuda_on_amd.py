@@ -57,3 +57,22 @@ def test_warp_size_agnostic_cuda_kernel_is_right_on_mi355x_without_warnings():
     np.testing.assert_array_equal(r.outputs[1], np.repeat(x.reshape(4, 64).sum(axis=1), 64))
     np.testing.assert_array_equal(r.outputs[2], np.repeat([40, 0, 0, 0], 64))
     assert m.port == "cuda-as-hip" and m.warnings == [] and r.warnings == []
+
+
+STRUCT_KERNEL = r'''
+#include <cuda_fp16.h>
+struct Params { __half2 h; int n; };
+__global__ void scale_h(float* out, Params p) {
+  int i = threadIdx.x;
+  if (i < p.n) out[i] = __low2float(p.h) * i + __high2float(p.h);
+}'''
+
+
+@pytest.mark.parametrize("arch", ["h200", "mi300x"])
+def test_struct_by_value_from_python(arch):
+    m = kernsim.compile(STRUCT_KERNEL, arch=arch)
+    out = np.zeros(64, np.float32)
+    params = {"struct": [{"type": "f16x2", "value": [2.0, 0.5]}, {"type": "i32", "value": 10}]}
+    r = kernsim.launch(m["scale_h"], 1, 64, [out, params], full=True)
+    want = np.where(np.arange(64) < 10, 2.0 * np.arange(64) + 0.5, 0).astype(np.float32)
+    np.testing.assert_array_equal(r.outputs[0], want)

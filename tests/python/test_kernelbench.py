@@ -216,6 +216,7 @@ def test_cli_prints_one_json_object():
     assert r["correct"] and r["launches"][0]["kernel"] == "relu_kernel"
 
 
+@pytest.mark.slow  # tens of seconds: several child processes and 4-8 Mi-element launches
 def test_gpumode_reference_kernels_layout_lays_out_task_files():
     # task.yml's `files` bring ../utils.py next to reference.py, as GPU MODE's runner does
     from kernsim.kernelbench.adapters import evaluate_gpumode
@@ -260,6 +261,7 @@ def arena_results():
             for c in (None, "kernel_wide.py", "kernel_wrong.py", "kernel_syntax_error.py")}
 
 
+@pytest.mark.slow  # tens of seconds: several child processes and 4-8 Mi-element launches
 def test_agentkernelarena_config_runs_the_tasks_own_commands(arena_results):
     base = arena_results[None]
     assert base["pass_compilation"] and base["pass_correctness"], base["error"]
@@ -274,6 +276,7 @@ def test_agentkernelarena_config_runs_the_tasks_own_commands(arena_results):
     assert base["speedup_ratio"] == pytest.approx(1.0) and base["score"] == pytest.approx(220.0)
 
 
+@pytest.mark.slow  # tens of seconds: several child processes and 4-8 Mi-element launches
 def test_agentkernelarena_scores_a_candidate_as_the_repository_does(arena_results):
     wide, wrong, broken = (arena_results[c] for c in ("kernel_wide.py", "kernel_wrong.py", "kernel_syntax_error.py"))
     assert wide["pass_correctness"] and wide["benchmark_method_consistent"]

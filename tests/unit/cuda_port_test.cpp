@@ -37,6 +37,7 @@ TEST(CudaPortScan, FindsEach32LaneAssumptionOnItsLine) {
                                                "  float last = __shfl_sync(m, v, 31);\n"
                                                "#define WARP_SIZE 32\n"
                                                "  constexpr int kWarpSize = 32;\n"
+                                               "  if (__activemask() == 0xFFFFFFFF) x[1] = v;\n"
                                                "}\n"),
                                            "/nonexistent/kernsim/headers");
   std::map<int, std::string> at;
@@ -48,7 +49,8 @@ TEST(CudaPortScan, FindsEach32LaneAssumptionOnItsLine) {
   EXPECT_EQ(at[7], "warp32-shuffle");
   EXPECT_EQ(at[8], "warp32-warp-size");
   EXPECT_EQ(at[9], "warp32-warp-size");
-  EXPECT_EQ(s.warnings.size(), 7u);
+  EXPECT_EQ(at[10], "warp32-mask") << "a full 32-lane mask compared with the active mask";
+  EXPECT_EQ(s.warnings.size(), 8u);
   for (const auto& w : s.warnings) {
     EXPECT_EQ(w.file, "k.cu");
     EXPECT_FALSE(w.message.empty()) << w.name;

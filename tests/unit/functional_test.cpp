@@ -1,5 +1,7 @@
 // The functional simulator through the library: faults stop the kernel with errors that name
 // kernel, PTX line, thread, address and buffer, and corrupt nothing; control flow reconverges.
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 
 #include "api/launch_spec.h"
@@ -64,20 +66,42 @@ TEST(Functional, UnknownInstructionIsNamedWithItsLine) {
                ErrorKind::Unsupported, {"tex.1d.v4.f32.s32", "PTX line 18"});
 }
 
-TEST(Functional, Sm100PtxFeaturesNotBuiltStopAsUnsupportedWithTheirNames) {
-  // Valid PTX that kernsim does not run yet is exit 5 with its name, not a parse error (exit 4).
+TEST(Functional, Sm100ThreeInputMinMaxAndF32x2RunAndB128RegistersStopByName) {
   auto on_b200 = [](const std::string& json) {
     auto spec = api::parse_launch_spec_text(json, kData + "/kernels", "test spec");
     api::RunOptions o;
     o.full = true;
+    o.keep_outputs = true;
     return api::run_launch(spec, device::load_builtin_device("b200"), o);
   };
-  expect_error([&] { on_b200(R"({"source": "sm100_unsupported.ptx", "kernel": "max3", "grid": 1, "block": 32,
-                                 "args": [{"buffer": "u32", "count": 1}]})"); },
-               ErrorKind::Unsupported, {"max.s32", "three-input form", "PTX line 20"});
-  expect_error([&] { on_b200(R"({"source": "sm100_unsupported.ptx", "kernel": "reg128", "grid": 1, "block": 32,
+  // PTX 8.0's min/max of three (Triton's sm_100a attention): integers, and f32 where a NaN input is
+  // ignored unless .NaN asks for it to win.
+  auto r = on_b200(R"({"source": "sm100_features.ptx", "kernel": "max3", "grid": 1, "block": 32,
+                       "args": [{"buffer": "u32", "count": 192}]})");
+  ASSERT_EQ(r.outputs.size(), 1u);
+  const auto* u = reinterpret_cast<const std::int32_t*>(r.outputs[0].bytes.data());
+  const auto* f = reinterpret_cast<const float*>(r.outputs[0].bytes.data());
+  for (int t = 0; t < 32; ++t) {
+    EXPECT_EQ(u[6 * t], std::max(t + 1, 7)) << t;
+    EXPECT_EQ(u[6 * t + 1], std::min(t, 7)) << t;
+    EXPECT_EQ(f[6 * t + 2], std::max(static_cast<float>(t), 10.0f)) << t;
+    EXPECT_EQ(f[6 * t + 3], std::min(static_cast<float>(t), 10.0f)) << t;
+    EXPECT_TRUE(std::isnan(f[6 * t + 4])) << t;
+  }
+  // .f32x2: element 0 in the low half; a = (t, 0.5), b = (2, -3): a+b, a-b, a*b, a*b+a
+  auto q = on_b200(R"({"source": "sm100_features.ptx", "kernel": "f32x2", "grid": 1, "block": 32,
+                       "args": [{"buffer": "f32", "count": 256}]})");
+  ASSERT_EQ(q.outputs.size(), 1u);
+  const auto* g = reinterpret_cast<const float*>(q.outputs[0].bytes.data());
+  for (int t = 0; t < 32; ++t) {
+    const float x = static_cast<float>(t);
+    const float want[8] = {x + 2, 0.5f - 3, x - 2, 0.5f + 3, 2 * x, -1.5f, 3 * x, -1.0f};
+    for (int k = 0; k < 8; ++k) EXPECT_EQ(g[8 * t + k], want[k]) << "thread " << t << " value " << k;
+  }
+  // .b128 registers are valid PTX kernsim does not hold yet: exit 5 with the name, not a parse error.
+  expect_error([&] { on_b200(R"({"source": "sm100_features.ptx", "kernel": "reg128", "grid": 1, "block": 32,
                                  "args": [{"buffer": "u32", "count": 4}]})"); },
-               ErrorKind::Unsupported, {"register type .b128", "sm100_unsupported.ptx:31"});
+               ErrorKind::Unsupported, {"register type .b128", "sm100_features.ptx:46"});
 }
 
 TEST(Functional, WmmaFragmentFaultsAndUnsupportedTypesAreNamed) {

@@ -10,6 +10,8 @@
 // 5 unsupported or not implemented, 6 kernel fault, 70 internal error.
 #include <nlohmann/json.hpp>
 
+#include <array>
+#include <cctype>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -64,6 +66,9 @@ const char* kUsage =
     "                        [--threads N]\n"
     "                                  fit the fast tier's coefficients (fast.*) to measured launches\n"
     "  kernsim list FILE [--arch NAME]  the kernels a source file defines, with parameters and resources\n"
+    "  kernsim spec FILE --kernel NAME --grid X[,Y,Z] --block X[,Y,Z] [--arch NAME] [-o OUT.json]\n"
+    "                                  a starter launch spec for a kernel of FILE, on stdout or in OUT (its buffer\n"
+    "                                  counts and values are placeholders; docs/launch_spec.md)\n"
     "  kernsim compile FILE [--arch NAME] [-o OUT]\n"
     "                                  the ISA kernsim simulates for FILE (PTX for NVIDIA parts)\n"
     "  kernsim devices [--schema]      list the built-in devices (or the device-file schema)\n"
@@ -75,6 +80,7 @@ struct Args {
   std::vector<std::string> positional;
   std::optional<std::string> arch, device_file, dump_dir, measured, only, output, trace, tier, cache;
   std::optional<std::string> base, params, specs, name;  // calibrate
+  std::optional<std::string> kernel, grid, block;        // spec
   std::vector<std::pair<std::string, std::string>> fit_sets;  // fit-fast: --specs DIR --measured CSV pairs
   std::optional<double> range;
   std::optional<int> max_iterations;
@@ -142,6 +148,9 @@ Args parse_args(int argc, char** argv, int first) {
     else if (s == "--params") a.params = value("--params");
     else if (s == "--specs") a.specs = value("--specs");
     else if (s == "--name") a.name = value("--name");
+    else if (s == "--kernel") a.kernel = value("--kernel");
+    else if (s == "--grid") a.grid = value("--grid");
+    else if (s == "--block") a.block = value("--block");
     else if (s == "--no-launches") a.no_launches = true;
     else if (s == "--range") {
       std::string v = value("--range");
@@ -174,8 +183,57 @@ Args parse_args(int argc, char** argv, int first) {
   return a;
 }
 
+// A kernel source where a launch spec belongs: say what run wants and how to write it.
+void refuse_source(const std::string& path) {
+  std::string ext = std::filesystem::path(path).extension().string();
+  for (auto& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (const char* src : {".cu", ".hip", ".ptx", ".ll", ".bc", ".s", ".hsaco", ".co", ".py", ".cuh", ".h"})
+    if (ext == src)
+      throw Error(ErrorKind::Usage, "run takes a launch spec (JSON: the source, kernel, grid, block and arguments; docs/launch_spec.md), not a "
+                                    "kernel source: `" + path + "`. Write a starter spec with\n  kernsim spec " + path +
+                                    " --kernel NAME --grid X --block X > launch.json\n(`kernsim list " + path +
+                                    "` shows its kernels), set its buffer counts and values, and run `kernsim run launch.json`");
+}
+
+// "4096", "64,2", "64x2x1" -> {x, y, z}
+std::array<std::int64_t, 3> dims_arg(const std::optional<std::string>& v, const char* flag) {
+  if (!v) throw Error(ErrorKind::Usage, std::string("spec needs ") + flag + " X[,Y[,Z]]");
+  std::array<std::int64_t, 3> d{1, 1, 1};
+  std::size_t n = 0, pos = 0;
+  const std::string& s = *v;
+  while (pos <= s.size()) {
+    const std::size_t end = s.find_first_of(",x", pos);
+    const std::string part = s.substr(pos, end == std::string::npos ? std::string::npos : end - pos);
+    if (n == 3 || part.empty() || part.find_first_not_of("0123456789") != std::string::npos || part.size() > 10 || std::stoll(part) <= 0)
+      throw Error(ErrorKind::Usage, std::string(flag) + " needs 1 to 3 positive integers (X[,Y[,Z]]), got `" + s + "`");
+    d[n++] = std::stoll(part);
+    if (end == std::string::npos) break;
+    pos = end + 1;
+  }
+  return d;
+}
+
+int cmd_spec(const Args& a) {
+  if (a.positional.size() != 1) throw Error(ErrorKind::Usage, "spec needs exactly one source FILE");
+  if (!a.kernel) throw Error(ErrorKind::Usage, "spec needs --kernel NAME (`kernsim list " + a.positional[0] + "` shows the kernels)");
+  const auto grid = dims_arg(a.grid, "--grid"), block = dims_arg(a.block, "--block");
+  auto dev = api::resolve_device(a.arch, a.device_file);
+  if (!a.output) {
+    std::cout << api::starter_spec(a.positional[0], dev, *a.kernel, grid, block, a.compile);
+    return 0;
+  }
+  // -o: the spec's `source` relative to where the spec is written
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::absolute(*a.output).parent_path();
+  const std::string rel = fs::absolute(a.positional[0]).lexically_normal().lexically_relative(dir.lexically_normal()).string();
+  api::write_file_atomic(*a.output, api::starter_spec(a.positional[0], dev, *a.kernel, grid, block, a.compile, rel));
+  std::fprintf(stderr, "kernsim: wrote %s\n", a.output->c_str());
+  return 0;
+}
+
 int cmd_run(const Args& a) {
   if (a.positional.size() != 1) throw Error(ErrorKind::Usage, "run needs exactly one SPEC.json");
+  refuse_source(a.positional[0]);
   auto dev = api::resolve_device(a.arch, a.device_file);
   auto spec = api::parse_launch_spec(a.positional[0]);
   spec.compile.add(a.compile);
@@ -375,6 +433,7 @@ int main(int argc, char** argv) {
     if (cmd == "validate") return cmd_validate(a);
     if (cmd == "compile") return cmd_compile(a);
     if (cmd == "list") return cmd_list(a);
+    if (cmd == "spec") return cmd_spec(a);
     if (cmd == "device") return cmd_device(a);
     if (cmd == "calibrate") return cmd_calibrate(a);
     if (cmd == "fit-fast") return cmd_fit_fast(a);

@@ -86,7 +86,17 @@ def _ladder(variant, kernel, dyn, cluster, tile, b_rows, what, M=4096, N=4096, K
             "notes": f"ladder=tcgen05_gemm_bf16_{M};variant={variant}; C = A B^T, {what}"}
 
 
-def all_launches():
+def all_launches(small=False):
+    """The set. small=True: the same launches (same ids, kernels and compiled code) at sizes whose
+    whole grid kernsim runs functionally in seconds -- matmuls 256 x 512 x 512 (M = 64 stays 64),
+    attention B=1 H=2 S=256 -- for check_small.py."""
+    def sz(M, N, K):
+        return ((64 if M == 64 else 256), 512, 512) if small else (M, N, K)
+
+    def keep_id(full, built):
+        built["id"] = full["id"]
+        return built
+
     L = []
     mm = [  # (dtype, M, N, K, BM, BN, BK, warps, stages, B K-major)
         ("f16", 4096, 4096, 4096, 128, 128, 64, 4, 4, False),
@@ -98,16 +108,17 @@ def all_launches():
         ("e4m3", 8192, 8192, 8192, 128, 256, 128, 4, 3, True),
     ]
     for dt, M, N, K, bm, bn, bk, w, s, km in mm:
-        L.append(_matmul(dt, M, N, K, bm, bn, bk, w, s, km))
+        L.append(keep_id(_matmul(dt, M, N, K, bm, bn, bk, w, s, km), _matmul(dt, *sz(M, N, K), bm, bn, bk, w, s, km)))
     for fmt, M, N, K, bm, bn, bk, w, s in [("e4m3", 4096, 4096, 4096, 128, 128, 128, 4, 3),
                                            ("e4m3", 8192, 8192, 8192, 128, 256, 128, 4, 3),
                                            ("e2m1", 4096, 4096, 4096, 128, 128, 256, 4, 3),
                                            ("e2m1", 8192, 8192, 8192, 128, 256, 256, 4, 3)]:
-        L.append(_scaled(fmt, M, N, K, bm, bn, bk, w, s))
+        L.append(keep_id(_scaled(fmt, M, N, K, bm, bn, bk, w, s), _scaled(fmt, *sz(M, N, K), bm, bn, bk, w, s)))
     for D, causal in ((128, False), (128, True), (64, False)):
-        L.append(_for_b200(hl._attn(D, causal)))
+        full = _for_b200(hl._attn(D, causal))
+        L.append(keep_id(full, _for_b200(hl._attn(D, causal, B=1, H=2, S=256))) if small else full)
     for row in LADDER:
-        L.append(_ladder(*row))
+        L.append(keep_id(_ladder(*row), _ladder(*row, M=256, N=512, K=512)) if small else _ladder(*row))
     return L
 
 

@@ -9,6 +9,7 @@ Without --kernsim the kernsim column says `not run`. A launch that runs is run i
 instruction limit), so give --time-limit room once tcgen05 runs.
 """
 import argparse
+import fnmatch
 import importlib.util
 import json
 import os
@@ -32,7 +33,7 @@ def kernsim_cell(kernsim, L, time_limit):
         return f"{L['flops'] / (us * 1e-6) / 1e12:.0f} ({us:.1f} µs)"
     msg = (r.stderr.strip().splitlines() or [""])[-1]
     if r.returncode == 5:
-        m = re.search(r"does not implement (\S+)", msg) or re.search(r"unsupported: .*?: (register type \.\w+|[^:]+)$", msg)
+        m = re.search(r"does not implement (.+)$", msg) or re.search(r"unsupported: .*?: (register type \.\w+|[^:]+)$", msg)
         return "stops: `" + (m.group(1) if m else msg[-80:]) + "`"
     return f"exit {r.returncode}: {msg[-100:]}"
 
@@ -41,6 +42,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--kernsim")
     ap.add_argument("--time-limit", type=float, default=600)
+    ap.add_argument("--only", action="append", default=[], help="run kernsim only on ids matching (others: not run)")
     a = ap.parse_args()
     pub = json.load(open(os.path.join(HERE, "published.json")))
     print("| launch | what | published B200 figure (TFLOPS, kind, source) | kernsim on b200 (TFLOPS) |")
@@ -52,7 +54,8 @@ def main():
         if L["family"] == "triton_attention":
             c = L["constexprs"]
             what = f"bf16 B=4 H=16 S=4096 d={c['HEAD_D']}, {'causal' if c['CAUSAL'] else 'full'}, " + what
-        ks = kernsim_cell(a.kernsim, L, a.time_limit) if a.kernsim else "not run"
+        chosen = not a.only or any(fnmatch.fnmatch(L["id"], p) for p in a.only)
+        ks = kernsim_cell(a.kernsim, L, a.time_limit) if a.kernsim and chosen else "not run"
         print(f"| `{L['id']}` | {what} | {cell} | {ks} |")
     print()
     print("Sources: " + "; ".join(f"**{k}**: {v}" for k, v in pub["sources"].items()))

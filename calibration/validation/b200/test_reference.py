@@ -88,3 +88,21 @@ def test_published_figures_name_launches_of_the_set_and_cite_their_sources():
     # held out for validation, never fitted: ThunderKittens' published B200 figures stay out of the data
     assert "thunderkittens" not in json.dumps(pub["launches"]).lower()
     assert "thunderkittens" not in json.dumps(pub["sources"]).lower()
+
+
+def test_reference_agrees_with_tritons_own_dot_scaled_in_its_interpreter():
+    import json
+    import subprocess
+    pytest = __import__("pytest")
+    try:
+        import torch  # noqa: F401
+        import triton  # noqa: F401
+    except ImportError:
+        pytest.skip("needs torch and triton")
+    r = subprocess.run([sys.executable, os.path.join(HERE, "interp_check.py")], capture_output=True, text=True,
+                       timeout=300, env=dict(os.environ, TRITON_DEFAULT_FP_FUSION="1"))
+    assert r.returncode == 0, r.stderr[-2000:]
+    res = json.loads(r.stdout.strip().splitlines()[-1])
+    for fmt in ("e2m1", "e4m3"):
+        assert res[fmt]["ok"] and res[fmt]["rel_l2"] < 5e-3, (fmt, res[fmt])  # bf16 output rounding
+    assert res["e2m1"]["swapped_nibbles_rel_l2"] > 0.3  # the check tells the nibble order apart

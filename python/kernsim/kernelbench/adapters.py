@@ -354,7 +354,7 @@ def main(argv) -> int:
     ap = argparse.ArgumentParser(prog=f"python3 -m kernsim.kernelbench {kind}")
     if kind == "gpumode":
         ap.add_argument("folder")
-        ap.add_argument("submission")
+        ap.add_argument("submission", nargs="?", help="default: FOLDER/submission.py")
     else:
         ap.add_argument("config")
         ap.add_argument("candidate", nargs="?", help="the file (or folder) an agent left in place of the source file")

@@ -19,8 +19,17 @@ extern "C" __global__ void null_deref(const float* p, float* out) {
   out[threadIdx.x] = p[threadIdx.x];
 }
 
-// Never terminates.
+// Never terminates, and the endless-loop watch cannot prove it: the spin counts its iterations,
+// so the wave's registers never repeat; the instruction and wall-time limits stop it. (clang turns
+// faults.cu's atomicAdd(flag, 0) spin into a plain load for gfx942, which the watch does catch.)
 extern "C" __global__ void endless(int* flag) {
+  unsigned n = 0;
+  while (__hip_atomic_load(flag, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT) == 0) ++n;
+  if (n == 7u) flag[0] = 2;  // keeps n live
+}
+
+// Never terminates, and provably so: a plain load of a flag nothing writes.
+extern "C" __global__ void spin_on_flag(int* flag) {
   while (__hip_atomic_load(flag, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT) == 0) {
   }
 }
