@@ -131,6 +131,7 @@ class PtxTargetKernel final : public TargetKernel {
       : name_(ki.demangled) {
     const auto ast = ptx::parse_module(mod.text, origin);
     prog_ = ptx::decode_kernel(ast, ki.name, mod.text, origin, {ki.resources.sass_loop_loads, ki.resources.sass_loop_load_bytes});
+    sources_ = ptx_line_sources(ast);
     const ptx::Function& f = prog_.functions[0];
     address_ = address_params(f, mod.producer, ki.demangled);
     for (int d = 0; d < 3; ++d) traits_.required_block[d] = f.reqntid[d];
@@ -156,7 +157,7 @@ class PtxTargetKernel final : public TargetKernel {
 
   const KernelTraits& traits() const override { return traits_; }
 
-  cost::Listing listing() const override { return listing_of(prog_); }
+  cost::Listing listing() const override { return listing_of(prog_, &sources_); }
   void map_code(sim::GlobalMemory& mem, const LaunchSpec&) override { sim::map_program_statics(prog_, mem); }
 
   std::vector<std::uint8_t> build_params(const LaunchSpec& spec, const std::vector<std::uint64_t>& buffer_addr) const override {
@@ -266,6 +267,7 @@ class PtxTargetKernel final : public TargetKernel {
  private:
   std::string name_;
   ptx::Program prog_;
+  PtxLineSources sources_;  // PTX line -> source file and line (`.loc`)
   KernelTraits traits_;
   std::vector<bool> address_;  // per parameter: may take a device address (address_params)
 };

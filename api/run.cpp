@@ -386,7 +386,13 @@ RunResult run_launch(const LaunchSpec& spec, const device::DeviceSpec& dev, cons
                   {"corner_ctas_probed", t.timing.ctas_probed},
                   {"corner_ctas_open", t.timing.ctas_probe_open}};
   views.finish(j, t.timing);
-  r.report_text = view.text(j);
+  r.report_text = view.text(j) + cost::by_line_text(j);
+  if (all) {  // the buffers are complete only when every CTA ran
+    std::vector<const std::uint8_t*> buffers(spec.args.size(), nullptr);
+    for (std::size_t i = 0; i < spec.args.size(); ++i)
+      if (spec.args[i].has_buffer()) buffers[i] = mem.find(addr[i], 1)->data();
+    add_output_check(spec, buffers, j, r.report_text);
+  }
   add_module_warnings(mod, j, r.report_text);
   r.report_json = j.dump(1);
   if (!all)

@@ -2,6 +2,7 @@
 #include "api/views.h"
 
 #include <algorithm>
+#include <cstring>
 #include <string>
 
 #include "base/error.h"
@@ -26,7 +27,19 @@ std::string tidy(const std::string& s) {
 
 }  // namespace
 
-cost::Listing listing_of(const isa::ptx::Program& prog) {
+PtxLineSources ptx_line_sources(const isa::ptx::ast::Module& module) {
+  PtxLineSources out;
+  for (const auto& f : module.functions)
+    for (const auto& st : f.body) {
+      if (st.kind != isa::ptx::ast::Statement::Kind::Instr || st.instr.src_line <= 0) continue;
+      auto file = module.files.find(st.instr.src_file);
+      if (file == module.files.end()) continue;
+      out[static_cast<std::uint32_t>(st.instr.line)] = {file->second, static_cast<std::uint32_t>(st.instr.src_line)};
+    }
+  return out;
+}
+
+cost::Listing listing_of(const isa::ptx::Program& prog, const PtxLineSources* sources) {
   cost::Listing l;
   l.reserve(prog.insts.size());
   for (const auto& in : prog.insts) {
@@ -34,6 +47,10 @@ cost::Listing listing_of(const isa::ptx::Program& prog) {
     t.text = in.line < prog.lines.size() ? tidy(prog.lines[in.line]) : std::string(isa::ptx::to_string(in.op));
     t.op = cost::op_of(t.text);
     t.line = in.line;
+    if (sources) {  // a `ret` the decoder adds has the PTX line of the instruction before it
+      auto s = sources->find(in.line);
+      if (s != sources->end()) t.file = s->second.first, t.source_line = s->second.second;
+    }
     l.push_back(std::move(t));
   }
   return l;
@@ -50,6 +67,54 @@ cost::Listing listing_of(const isa::amdgcn::Program& prog) {
     l.push_back(std::move(t));
   }
   return l;
+}
+
+std::optional<nlohmann::json> nonfinite_elements(ElemType type, const std::uint8_t* data, std::uint64_t count) {
+  // exponent all ones: Inf when the mantissa is zero, NaN otherwise
+  std::uint64_t exp_mask = 0, man_mask = 0;
+  std::size_t bytes = 0;
+  switch (type) {
+    case ElemType::F32: exp_mask = 0x7f800000u, man_mask = 0x007fffffu, bytes = 4; break;
+    case ElemType::F16: exp_mask = 0x7c00u, man_mask = 0x03ffu, bytes = 2; break;
+    case ElemType::BF16: exp_mask = 0x7f80u, man_mask = 0x007fu, bytes = 2; break;
+    case ElemType::F64: exp_mask = 0x7ff0000000000000ull, man_mask = 0x000fffffffffffffull, bytes = 8; break;
+    default: return std::nullopt;
+  }
+  std::uint64_t nans = 0, infs = 0;
+  nlohmann::json first_nan = nullptr, first_inf = nullptr;
+  for (std::uint64_t i = 0; i < count; ++i) {
+    std::uint64_t v = 0;
+    std::memcpy(&v, data + i * bytes, bytes);  // little-endian host, as the buffers are laid out
+    if ((v & exp_mask) != exp_mask) continue;
+    if (v & man_mask) {
+      if (!nans++) first_nan = i;
+    } else if (!infs++) {
+      first_inf = i;
+    }
+  }
+  return nlohmann::json{{"nan_count", nans}, {"inf_count", infs}, {"first_nan", first_nan}, {"first_inf", first_inf}};
+}
+
+void add_output_check(const LaunchSpec& spec, const std::vector<const std::uint8_t*>& buffers, nlohmann::json& report, std::string& text) {
+  nlohmann::json outs = nlohmann::json::array();
+  for (std::size_t i = 0; i < spec.args.size() && i < buffers.size(); ++i) {
+    if (!spec.args[i].has_buffer() || !buffers[i]) continue;
+    const BufferArg& b = spec.args[i].buffer;
+    std::optional<nlohmann::json> c = nonfinite_elements(b.type, buffers[i], static_cast<std::uint64_t>(b.count));
+    if (!c) continue;
+    nlohmann::json row = {{"arg", i}, {"type", to_string(b.type)}, {"count", b.count}};
+    row.update(*c);
+    const auto nans = (*c)["nan_count"].get<std::uint64_t>(), infs = (*c)["inf_count"].get<std::uint64_t>();
+    if (nans || infs) {
+      std::string w = "warning  args[" + std::to_string(i) + "] (" + to_string(b.type) + "[" + std::to_string(b.count) + "]) holds";
+      if (nans) w += " " + std::to_string(nans) + " NaN (first at index " + std::to_string((*c)["first_nan"].get<std::uint64_t>()) + ")";
+      if (nans && infs) w += " and";
+      if (infs) w += " " + std::to_string(infs) + " Inf (first at index " + std::to_string((*c)["first_inf"].get<std::uint64_t>()) + ")";
+      text += w + " after the launch\n";
+    }
+    outs.push_back(std::move(row));
+  }
+  report["outputs"] = outs;
 }
 
 LaunchViews::LaunchViews(cost::ReportView& report, cost::Listing listing, const device::DeviceSpec& timed, const RunOptions& opts)

@@ -6,22 +6,43 @@
 
 #include <nlohmann/json.hpp>
 
+#include <map>
 #include <optional>
+#include <string>
+#include <utility>
 
+#include "api/launch_spec.h"
 #include "api/run.h"
 #include "cost_model/listing.h"
 #include "cost_model/pc_view.h"
 #include "cost_model/report.h"
 #include "cost_model/trace_view.h"
 #include "isa/amdgcn/program.h"
+#include "isa/ptx/ast.h"
 #include "isa/ptx/program.h"
 #include "sim/timing/listener.h"
 
 namespace kernsim::api {
 
-// The instruction text of a decoded kernel, by PC: PTX with its line, AMDGCN with its address.
-cost::Listing listing_of(const isa::ptx::Program& prog);
+// PTX line of an instruction -> its high-level source (file path, line), from the module's
+// `.file`/`.loc` debug line info (each instruction has the last `.loc` before it in its function).
+// Empty for PTX without line info.
+using PtxLineSources = std::map<std::uint32_t, std::pair<std::string, std::uint32_t>>;
+PtxLineSources ptx_line_sources(const isa::ptx::ast::Module& module);
+
+// The instruction text of a decoded kernel, by PC: PTX with its line (and its source file and
+// line when `sources` has them), AMDGCN with its address.
+cost::Listing listing_of(const isa::ptx::Program& prog, const PtxLineSources* sources = nullptr);
 cost::Listing listing_of(const isa::amdgcn::Program& prog);
+
+// NaN and Inf elements of a floating-point output buffer (f32, f16, bf16, f64), by bit pattern:
+// {"nan_count", "inf_count", "first_nan", "first_inf"} (element indices; null when none).
+// std::nullopt for a type that is not floating point.
+std::optional<nlohmann::json> nonfinite_elements(ElemType type, const std::uint8_t* data, std::uint64_t count);
+
+// For each floating-point buffer argument: {"arg", "type", "count", + nonfinite_elements}, into
+// the report's `outputs`, and a warning line in `text` per buffer with a NaN or an Inf.
+void add_output_check(const LaunchSpec& spec, const std::vector<const std::uint8_t*>& buffers, nlohmann::json& report, std::string& text);
 
 class LaunchViews {
  public:

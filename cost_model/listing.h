@@ -17,6 +17,8 @@ struct InstText {
   std::string op;                      // its mnemonic: "ld.global.f32" (see op_of)
   std::uint32_t line = 0;              // source line (PTX line); 0 when the ISA has none
   std::optional<std::uint64_t> addr;   // code address (AMDGCN)
+  std::string file;                    // the high-level source from debug line info (PTX `.loc`); "" when none
+  std::uint32_t source_line = 0;       // its line in `file`; 0 when unknown
 };
 
 using Listing = std::vector<InstText>;

@@ -12,6 +12,7 @@
 
 #include <array>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "cost_model/listing.h"
@@ -19,6 +20,10 @@
 #include "sim/timing/timing.h"
 
 namespace kernsim::cost {
+
+// The report's `by_line` as text: the first `top` rows, each with the line's source text when the
+// file is readable ("" when the report has no `by_line` rows).
+std::string by_line_text(const nlohmann::json& report, int top = 10);
 
 class PcView : public sim::Listener {
  public:
@@ -33,9 +38,16 @@ class PcView : public sim::Listener {
   //   "stall_cycles_total", "memory": {"l1"|"shared": {...}}}], sorted by PC, only instructions
   // that issued, were waited for or accessed memory. Reasons with no cycles are left out.
   nlohmann::json by_pc() const;
+  // The same counts summed over the PCs of each source line (debug line info: PTX `.loc`):
+  // [{"file", "line", "pcs", "issued", "threads", "stall_cycles": {reason: cycles},
+  //   "stall_cycles_total", "cycles", "memory": {"l1": {"requests", "bytes", "sectors"},
+  //   "shared": {"requests", "bytes", "wavefronts"}}}], where `cycles` = issued + stall cycles
+  // (one scheduler slot per warp instruction, plus the cycles lost waiting for the line), sorted
+  // by `cycles`, highest first (ties by file and line). Empty without a listing or line info.
+  nlohmann::json by_line() const;
   // Stall cycles no instruction was waited for (no resident warp, or the model did not know).
   nlohmann::json stall_cycles_without_pc() const;
-  // Adds `by_pc`, `by_pc_covers` and `stall_cycles_without_pc` to a report.
+  // Adds `by_pc`, `by_line`, `by_pc_covers` and `stall_cycles_without_pc` to a report.
   void add_to(nlohmann::json& report, const sim::TimingResult& t) const;
 
  private:

@@ -30,6 +30,14 @@ void ReportView::on_cta(int, std::uint64_t, double, double end) {
 
 void ReportView::on_residency(int, int warps, double from, double to) { warp_cycles_ += warps * (to - from); }
 
+void ReportView::on_memory_access(const sim::MemAccessEvent& e) {
+  if (e.level != mem::Level::L1 || e.atomic) return;
+  Access& a = e.write ? stores_ : loads_;
+  ++a.requests;
+  a.sectors += e.units;
+  a.bytes += e.bytes;
+}
+
 void ReportView::on_memory(const mem::MemCounters& c, double dram_busy, double l2_busy) {
   mem_ = c;
   dram_busy_ = dram_busy;
@@ -143,6 +151,17 @@ json ReportView::to_json(const LaunchFacts& f, const sim::TimingResult& t) const
   j["bottleneck"] = bottleneck;
   j["utilization"] = {{"dram", dram_util}, {"l2", l2_util}, {"shared", smem_util}, {"compute", alu}, {"tensor", tensor}};
   j["thread_instructions"] = f.thread_instructions;
+  // coalescing of global/local loads and stores: sectors per request against the sectors the
+  // bytes asked for would fill
+  const double sector = static_cast<double>(std::max<std::int64_t>(1, dev_.l1.sector_bytes));
+  auto co = [&](const Access& a) -> json {
+    const double req = static_cast<double>(std::max<std::uint64_t>(1, a.requests));
+    return {{"requests", a.requests}, {"sectors", a.sectors}, {"bytes", a.bytes},
+            {"sectors_per_request", a.requests ? static_cast<double>(a.sectors) / req : 0.0},
+            {"sectors_needed_per_request", a.requests ? std::ceil(static_cast<double>(a.bytes) / sector) / req : 0.0}};
+  };
+  j["coalescing"] = {{"loads", co(loads_)}, {"stores", co(stores_)}};
+  j["explanation"] = explain_bottleneck(j, dev_);
   return j;
 }
 
@@ -195,7 +214,101 @@ std::string ReportView::text(const json& j) const {
   }
   std::snprintf(buf, sizeof buf, "\nbound    %s\n", j["bottleneck"].get<std::string>().c_str());
   o << buf;
+  if (j.contains("explanation")) o << "why      " << j["explanation"].get<std::string>() << "\n";
   return o.str();
+}
+
+namespace {
+
+std::string format(const char* fmt, auto... args) {
+  char buf[512];
+  std::snprintf(buf, sizeof buf, fmt, args...);
+  return buf;
+}
+
+// A clause for loads or stores that move at least twice the sectors their bytes need ("" when
+// neither does): the worse of the two, and its sector traffic against the other kind's.
+std::string coalescing_clause(const nlohmann::json& j) {
+  if (!j.contains("coalescing")) return "";
+  const auto& c = j["coalescing"];
+  auto waste = [](const nlohmann::json& a) {
+    const double need = a["sectors_needed_per_request"].get<double>();
+    return need > 0 ? a["sectors_per_request"].get<double>() / need : 0.0;
+  };
+  const bool stores_worse = waste(c["stores"]) > waste(c["loads"]);
+  const auto& bad = c[stores_worse ? "stores" : "loads"];
+  const auto& other = c[stores_worse ? "loads" : "stores"];
+  if (waste(bad) < 2.0) return "";
+  std::string s = format("; %s are uncoalesced: %.1f sectors per request where %.1f would carry the bytes asked",
+                         stores_worse ? "stores" : "loads", bad["sectors_per_request"].get<double>(),
+                         bad["sectors_needed_per_request"].get<double>());
+  const double os = other["sectors"].get<double>();
+  if (os > 0) s += format(", %.1fx the %s' sectors", bad["sectors"].get<double>() / os, stores_worse ? "loads" : "stores");
+  return s;
+}
+
+// The busiest unit of `tensor` (or not) kind by busy_pct: {name, pct}.
+std::pair<std::string, double> busiest_unit(const nlohmann::json& j, bool tensor) {
+  std::pair<std::string, double> best{"-", 0.0};
+  for (auto it = j["units"].begin(); it != j["units"].end(); ++it) {
+    const bool is_tensor = it.key().rfind("tensor", 0) == 0;
+    if (is_tensor != tensor || it.key() == "mem" || it.key() == "sync" || it.key() == "nop" || it.key() == "branch") continue;
+    if (it.value()["busy_pct"].get<double>() > best.second) best = {it.key(), it.value()["busy_pct"].get<double>()};
+  }
+  return best;
+}
+
+std::string latency_sentence(const nlohmann::json& j, const device::DeviceSpec& dev) {
+  const double per_sched = static_cast<double>(dev.sm.max_warps) / std::max<double>(1, static_cast<double>(dev.sm.sub_partitions));
+  const double achieved = j["occupancy"]["achieved"].get<double>();
+  std::string top = "-", top_res = "dram";
+  double top_share = 0, waited = 0, top_util = -1;
+  for (auto it = j["stall_reasons"].begin(); it != j["stall_reasons"].end(); ++it) {
+    if (it.key() == "idle") continue;
+    waited += it.value().get<double>();
+    if (it.value().get<double>() > top_share) top_share = it.value().get<double>(), top = it.key();
+  }
+  for (auto it = j["utilization"].begin(); it != j["utilization"].end(); ++it)
+    if (it.value().get<double>() > top_util) top_util = it.value().get<double>(), top_res = it.key();
+  std::string s = format("latency-bound: %.3g warps per scheduler (achieved occupancy %.1f%%), no resource busy 60%% of the time "
+                         "(busiest %s at %.0f%%)",
+                         achieved * per_sched, 100 * achieved, top_res.c_str(), 100 * top_util);
+  // shares of the cycles a resident warp waited (idle schedulers apart)
+  if (waited > 0) s += format("; %.0f%% of the warps' waiting is %s", 100 * top_share / waited, top.c_str());
+  const double idle = j["stall_reasons"].value("idle", 0.0);
+  if (idle >= 0.5) s += format("; schedulers had no warp %.0f%% of their stalled cycles", 100 * idle);
+  return s;
+}
+
+}  // namespace
+
+std::string explain_bottleneck(const nlohmann::json& j, const device::DeviceSpec& dev) {
+  const std::string b = j["bottleneck"].get<std::string>();
+  const auto& u = j["utilization"];
+  const auto& sol = j["speed_of_light"];
+  if (b == "launch")
+    return format("launch-bound: the kernel body takes %.2f us, less than the %.2f us launch overhead", j["breakdown"]["kernel_us"].get<double>(),
+                  j["breakdown"]["launch_overhead_us"].get<double>());
+  if (b == "dram")
+    return format("HBM-bound: %.2f TB/s of the part's %.2f TB/s (HBM busy %.0f%% of the time)", sol["dram_bytes_per_s"].get<double>() / 1e12,
+                  dev.dram.bandwidth_gbps / 1e3, 100 * u["dram"].get<double>()) +
+           coalescing_clause(j);
+  if (b == "l2") {
+    const auto& hr = j["memory"]["l2"]["hit_rate"];
+    return format("L2-bound: the L2 busy %.0f%% of the time, %.1f MB through it, hit rate %s", 100 * u["l2"].get<double>(),
+                  j["memory"]["l2"]["bytes"].get<double>() / 1e6,
+                  hr.is_null() ? "-" : format("%.0f%%", 100 * hr.get<double>()).c_str()) +
+           coalescing_clause(j);
+  }
+  if (b == "shared")
+    return format("shared-memory-bound: the banks busy %.0f%% of the time, %.1f wavefronts per conflict-free one",
+                  100 * u["shared"].get<double>(), j["memory"]["shared"]["bank_conflict_factor"].get<double>());
+  if (b == "compute" || b == "tensor") {
+    const auto [name, pct] = busiest_unit(j, b == "tensor");
+    return format("%s-bound: the %s pipe busy %.0f%% of the scheduler cycles, %.1f TFLOP/s", b.c_str(), name.c_str(), pct,
+                  sol["flops_per_s"].get<double>() / 1e12);
+  }
+  return latency_sentence(j, dev);
 }
 
 }  // namespace kernsim::cost

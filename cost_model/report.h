@@ -37,6 +37,7 @@ class ReportView : public sim::Listener {
   void on_residency(int sm, int warps, double from, double to) override;
   void on_memory(const mem::MemCounters& c, double dram_busy, double l2_busy) override;
   void on_window(double cycles) override { window_ = cycles; }
+  void on_memory_access(const sim::MemAccessEvent& e) override;
 
   nlohmann::json to_json(const LaunchFacts& f, const sim::TimingResult& t) const;
   std::string text(const nlohmann::json& j) const;
@@ -54,6 +55,14 @@ class ReportView : public sim::Listener {
   mem::MemCounters mem_{};
   double dram_busy_ = 0, l2_busy_ = 0;
   double window_ = 0;          // the detailed window's length when the model reports it
+  struct Access { std::uint64_t requests = 0, sectors = 0, bytes = 0; };
+  Access loads_, stores_;      // global/local accesses sent to L1 (not atomics)
 };
+
+// The bottleneck in one sentence with the numbers behind it, built from a report's JSON (the
+// fields to_json writes: bottleneck, utilization, speed_of_light, occupancy, stall_reasons,
+// units, memory, coalescing, breakdown) and the part's peaks: e.g. "HBM-bound: 3.9 TB/s of the
+// part's 4.8 TB/s (85% busy)". Every sentence carries measured quantities of the run.
+std::string explain_bottleneck(const nlohmann::json& report, const device::DeviceSpec& dev);
 
 }  // namespace kernsim::cost

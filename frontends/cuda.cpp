@@ -31,7 +31,8 @@ using nlohmann::json;
 
 namespace {
 
-constexpr const char* kFrontendVersion = "cuda-frontend-4";  // 4: CCCL on the include path
+// 4: CCCL on the include path; 5: -gline-tables-only (`.file`/`.loc` for the report's by_line)
+constexpr const char* kFrontendVersion = "cuda-frontend-5";
 
 std::string env_or(const char* name, const std::string& fallback) {
   const char* v = std::getenv(name);
@@ -516,7 +517,7 @@ DeviceModule compile(const fs::path& source, const CompileOptions& opt) {
     fs::create_directories(tmpdir);
     fs::path out = tmpdir / "out.ptx", dep = tmpdir / "out.d";
     std::vector<std::string> argv = {clang().string(), "-x", "cuda", "--cuda-gpu-arch=" + target, "--cuda-device-only",
-                                     "-S", "-O3", "-std=c++17", "--cuda-path=" + cuda_path().string(),
+                                     "-S", "-O3", "-gline-tables-only", "-std=c++17", "--cuda-path=" + cuda_path().string(),
                                      "-Wno-unknown-cuda-version", "-MD", "-MF", dep.string(), "-o", out.string()};
     if (auto cccl = cccl_include_dir()) {
       argv.push_back("-isystem");

@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -35,6 +36,9 @@ struct Instr {
   bool guard_negated = false;
   std::vector<Operand> operands;
   int line = 0;
+  // the source position of the last `.loc FILE LINE COL` before it in its function (debug line
+  // info: clang -gline-tables-only, Triton); 0 when none came before it or the `.loc` says 0
+  int src_file = 0, src_line = 0;
 };
 
 
@@ -87,6 +91,7 @@ struct Module {
   int address_size = 64;
   std::vector<Decl> globals;  // module-scope .global/.shared/.const
   std::vector<Function> functions;
+  std::map<int, std::string> files;  // `.file N "path"`: N -> path (quotes removed)
 };
 
 }  // namespace ast

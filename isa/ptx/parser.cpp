@@ -146,7 +146,8 @@ class Parser {
         continue;
       }
       if (k.kind == Tok::Ident && k.text == ".address_size") { next(); m.address_size = static_cast<int>(integer(next())); continue; }
-      if (k.kind == Tok::Ident && (k.text == ".file" || k.text == ".loc")) { skip_line(k.line); continue; }
+      if (k.kind == Tok::Ident && k.text == ".file") { file_directive(m); continue; }
+      if (k.kind == Tok::Ident && k.text == ".loc") { skip_line(k.line); continue; }  // outside a function: nothing to place
       if (k.kind == Tok::Ident && k.text == ".section") { skip_section(); continue; }
       if (k.kind == Tok::Ident && k.text == ".pragma") { skip_to(";"); continue; }
       top_level(m);
@@ -168,6 +169,26 @@ class Parser {
     throw Error(ErrorKind::Parse, origin_ + ":" + std::to_string(at.line) + ": " + msg + " near `" + std::string(at.text) + "`");
   }
   void skip_line(int line) { while (!at_end() && peek().line == line) next(); }
+  // `.file N "path"` (optionally `, timestamp, size`): records N -> path.
+  void file_directive(Module& m) {
+    const int line = next().line;
+    if (peek().kind == Tok::Number && peek(1).text.size() >= 2 && peek(1).text.front() == '"') {
+      const int n = static_cast<int>(integer(next()));
+      const std::string_view q = next().text;
+      m.files[n] = std::string(q.substr(1, q.size() - 2));
+    }
+    skip_line(line);
+  }
+  // `.loc FILE LINE COL` (optionally `, function_name ..., inlined_at ...`): the position the
+  // following instructions of this function come from.
+  void loc_directive() {
+    const int line = next().line;
+    if (peek().kind == Tok::Number && peek(1).kind == Tok::Number) {
+      loc_file_ = static_cast<int>(integer(next()));
+      loc_line_ = static_cast<int>(integer(next()));
+    }
+    skip_line(line);
+  }
   void skip_to(std::string_view s) { while (!at_end() && !accept(s)) next(); }
   void skip_section() {
     next();
@@ -248,6 +269,7 @@ class Parser {
   Function function() {
     Function f;
     f.line = peek().line;
+    loc_file_ = loc_line_ = 0;  // a function's instructions take only its own `.loc`s
     f.is_entry = next().text == ".entry";
     if (!f.is_entry && accept("(")) {
       while (!accept(")")) {
@@ -436,7 +458,8 @@ class Parser {
         f.body.push_back(std::move(s));
         continue;
       }
-      if (k.kind == Tok::Ident && (k.text == ".loc" || k.text == ".file")) { skip_line(k.line); continue; }
+      if (k.kind == Tok::Ident && k.text == ".loc") { loc_directive(); continue; }
+      if (k.kind == Tok::Ident && k.text == ".file") { skip_line(k.line); continue; }
       if (k.kind == Tok::Ident && k.text == ".pragma") { skip_to(";"); continue; }
       if (k.kind == Tok::Ident && (k.text == ".maxnreg" || k.text == ".maxntid" || k.text == ".callprototype")) { skip_to(";"); continue; }
       if (k.kind == Tok::Ident && peek(1).text == ":" && k.text[0] != '.' ) {
@@ -467,6 +490,8 @@ class Parser {
       s.kind = Statement::Kind::Instr;
       s.line = k.line;
       s.instr = instruction();
+      s.instr.src_file = loc_file_;
+      s.instr.src_line = loc_line_;
       f.body.push_back(std::move(s));
     }
     fail(peek(), "unterminated function body");
@@ -584,6 +609,7 @@ class Parser {
   std::vector<Tok> t_;
   std::string origin_;
   std::size_t i_ = 0;
+  int loc_file_ = 0, loc_line_ = 0;  // the last `.loc` of the function being parsed
 };
 
 }  // namespace

@@ -37,7 +37,7 @@ sim::StallEvent stall(int sm, int sub, Stall why, double from, double cycles, st
 cost::Listing listing() {
   cost::Listing l;
   for (const char* t : {"ld.global.f32 %f1, [%rd4];", "@%p1 bra $L__BB0_2;", "fma.rn.f32 %f3, %f1, %f2, %f3;"})
-    l.push_back({t, cost::op_of(t), static_cast<std::uint32_t>(40 + l.size()), std::nullopt});
+    l.push_back({t, cost::op_of(t), static_cast<std::uint32_t>(40 + l.size()), std::nullopt, "", 0});
   return l;
 }
 
