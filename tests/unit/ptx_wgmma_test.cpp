@@ -19,6 +19,7 @@
 #include "api/launch_spec.h"
 #include "api/run.h"
 #include "device/loader.h"
+#include "mma_encodings.h"
 #include "sim/timing/units/tensor_engine.h"
 #include "test_util.h"
 
@@ -32,36 +33,19 @@ using sim::wgmma_service_cycles;
 using sim::WgmmaWork;
 using test::expect_error;
 
-// The values the float inputs take, and their bits in each format (hand-encoded).
-const double kVals[] = {0, 0.5, 1, 1.5, 2, 3};
-struct Enc {
-  const char* type;
-  int bytes;
-  std::uint32_t bits[6];
-  std::uint32_t sign;
-};
-const Enc kEnc[] = {
-    {"f16", 2, {0x0000, 0x3800, 0x3c00, 0x3e00, 0x4000, 0x4200}, 0x8000},
-    {"bf16", 2, {0x0000, 0x3f00, 0x3f80, 0x3fc0, 0x4000, 0x4040}, 0x8000},
-    {"tf32", 4, {0x00000000, 0x3f000000, 0x3f800000, 0x3fc00000, 0x40000000, 0x40400000}, 0x80000000u},
-    {"e4m3", 1, {0x00, 0x30, 0x38, 0x3c, 0x40, 0x44}, 0x80},
-    {"e5m2", 1, {0x00, 0x38, 0x3c, 0x3e, 0x40, 0x42}, 0x80},
-};
+// kVals, Enc, enc(), f16_value(): tests/unit/mma_encodings.h
+using Enc = test::MmaEncoding;
+constexpr const auto& kVals = test::kMmaVals;
+constexpr const auto& kEnc = test::kMmaEncodings;
+using test::f16_value;
 const Enc* enc(const std::string& t) {
-  for (const Enc& e : kEnc)
-    if (t == e.type) return &e;
-  return nullptr;
+  return test::mma_encoding(t);
 }
 int type_bytes(const std::string& t) {
   return enc(t) ? enc(t)->bytes : 1;
 }  // s8, u8
 
 // f16 bits to a value, for D in f16 (hand-written: sign, 5-bit exponent, 10-bit mantissa)
-double f16_value(std::uint32_t h) {
-  const int e = (h >> 10) & 0x1f, m = h & 0x3ff;
-  const double v = e == 0 ? std::ldexp(m, -24) : std::ldexp(1024 + m, e - 25);
-  return (h & 0x8000) ? -v : v;
-}
 
 struct Case {
   std::string name, ta = "f16", tb = "f16", td = "f32";
