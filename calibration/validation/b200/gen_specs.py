@@ -87,26 +87,7 @@ def main():
     if problems:
         print("\n".join(problems))
         return 1
-    os.makedirs(SPECS, exist_ok=True)
-    drift = []
-    for s in specs:
-        path = os.path.join(SPECS, s["id"] + ".json")
-        text = json.dumps(s, indent=1) + "\n"
-        if check:
-            if not os.path.exists(path) or open(path).read() != text:
-                drift.append(s["id"])
-        else:
-            with open(path, "w") as f:
-                f.write(text)
-    if check:
-        stale = sorted(set(os.listdir(SPECS)) - {s["id"] + ".json" for s in specs})
-        if drift or stale:
-            print(f"specs differ from b200_launches.py: {drift + stale}")
-            return 1
-        print(f"{len(specs)} specs match")
-        return 0
-    print(f"wrote {len(specs)} specs to {os.path.relpath(SPECS)}")
-    return 0
+    return hg.write_specs(specs, SPECS, "b200_launches.py", check)
 
 
 if __name__ == "__main__":

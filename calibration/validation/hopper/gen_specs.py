@@ -171,10 +171,17 @@ def main():
     if problems:
         print("\n".join(problems))
         return 1
-    os.makedirs(SPECS, exist_ok=True)
+    return write_specs(specs, SPECS, "launches.py", check)
+
+
+def write_specs(specs, specs_dir, table, check):
+    """Writes each spec to specs_dir/<id>.json, or with `check` reports specs that differ from what
+    `table` (the launch table's file name) generates and files no launch makes; 0 or 1 as an exit
+    code. The Blackwell set's gen_specs.py uses it too."""
+    os.makedirs(specs_dir, exist_ok=True)
     drift = []
     for s in specs:
-        path = os.path.join(SPECS, s["id"] + ".json")
+        path = os.path.join(specs_dir, s["id"] + ".json")
         text = json.dumps(s, indent=1) + "\n"
         if check:
             if not os.path.exists(path) or open(path).read() != text:
@@ -183,13 +190,13 @@ def main():
             with open(path, "w") as f:
                 f.write(text)
     if check:
-        stale = sorted(set(os.listdir(SPECS)) - {s["id"] + ".json" for s in specs})
+        stale = sorted(set(os.listdir(specs_dir)) - {s["id"] + ".json" for s in specs})
         if drift or stale:
-            print(f"specs differ from launches.py: {drift + stale}")
+            print(f"specs differ from {table}: {drift + stale}")
             return 1
         print(f"{len(specs)} specs match")
         return 0
-    print(f"wrote {len(specs)} specs to {os.path.relpath(SPECS)}")
+    print(f"wrote {len(specs)} specs to {os.path.relpath(specs_dir)}")
     return 0
 
 
