@@ -541,10 +541,7 @@ std::uint64_t AmdMachine::slice_ctas(int units) const {
 std::optional<std::uint64_t> AmdMachine::probe_cta(std::uint64_t id, std::uint64_t max_insts) {
   const std::uint64_t before = k_.wave_instructions();
   auto run = [&] { k_.memory().run_undone([&] { k_.make_workgroup(id)->run(); }); };
-  if (max_insts == 0)
-    run();
-  else if (!probe_alone(k_, max_insts, run))
-    return std::nullopt;
+  if (!probe_alone(k_, max_insts, run)) return std::nullopt;
   return k_.wave_instructions() - before;
 }
 

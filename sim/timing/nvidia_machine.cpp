@@ -510,10 +510,7 @@ std::optional<std::uint64_t> NvidiaMachine::probe_cta(std::uint64_t id, std::uin
         k_.make_cta(id)->run();
     });
   };
-  if (max_insts == 0)
-    run();
-  else if (!probe_alone(k_, max_insts, run))
-    return std::nullopt;
+  if (!probe_alone(k_, max_insts, run)) return std::nullopt;
   return (k_.warp_instructions() - before) / per;
 }
 

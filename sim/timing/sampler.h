@@ -146,8 +146,13 @@ inline constexpr std::uint64_t kWarmReplayBudgets = 10;
 
 // Runs `run` (one CTA, untimed) with the kernel's instructions bounded by `max_insts`: true when it
 // ends, false when it reaches the bound or spins as an endless loop. Other faults propagate.
+// `max_insts` 0: no bound but the launch's own limits, and every fault propagates.
 template <class Kernel, class Run>
 bool probe_alone(Kernel& k, std::uint64_t max_insts, Run&& run) {
+  if (max_insts == 0) {
+    run();
+    return true;
+  }
   struct Uncap {
     Kernel& k;
     ~Uncap() { k.uncap(); }
