@@ -22,6 +22,7 @@
 #include "base/hash.h"
 #include "base/process.h"
 #include "frontends/compile.h"
+#include "frontends/pch.h"
 #include "frontends/source_policy.h"
 #include "isa/ptx/parser.h"
 
@@ -151,6 +152,7 @@ std::vector<Dep> parse_depfile(const std::string& text) {
   std::stringstream ss(s.substr(colon + 2));
   std::string p;
   while (ss >> p) {
+    if (is_pch_file(p)) continue;  // the PCH's empty main file comes and goes with the PCH
     std::error_code ec;
     deps.push_back({p, fs::file_size(p, ec), mtime_of(p)});
   }
@@ -516,16 +518,33 @@ DeviceModule compile(const fs::path& source, const CompileOptions& opt) {
                                                   std::to_string(std::hash<std::thread::id>{}(std::this_thread::get_id())));
     fs::create_directories(tmpdir);
     fs::path out = tmpdir / "out.ptx", dep = tmpdir / "out.d";
-    std::vector<std::string> argv = {clang().string(), "-x", "cuda", "--cuda-gpu-arch=" + target, "--cuda-device-only",
+    std::vector<std::string> base = {clang().string(), "-x", "cuda", "--cuda-gpu-arch=" + target, "--cuda-device-only",
                                      "-S", "-O3", "-gline-tables-only", "-std=c++17", "--cuda-path=" + cuda_path().string(),
-                                     "-Wno-unknown-cuda-version", "-MD", "-MF", dep.string(), "-o", out.string()};
+                                     "-Wno-unknown-cuda-version"};
     if (auto cccl = cccl_include_dir()) {
-      argv.push_back("-isystem");
-      argv.push_back(cccl->string());
+      base.push_back("-isystem");
+      base.push_back(cccl->string());
     }
+    std::vector<std::string> argv = base;
+    for (const auto& a : {std::string("-MD"), std::string("-MF"), dep.string(), std::string("-o"), out.string()}) argv.push_back(a);
+    const std::size_t user_at = argv.size();
     for (const auto& f : opt.extra_flags) argv.push_back(f);
     argv.push_back(source.string());
-    ProcessResult r = run_process(argv);
+    // The CUDA wrapper headers from a precompiled prelude (pch.h); any failure with it reruns the
+    // command without it, so errors, the nvcc leniency below and a stale PCH behave as before.
+    ProcessResult r;
+    std::optional<fs::path> pch = prelude_pch({base, opt.extra_flags, tool_version(clang()), ".cu"});
+    if (pch) {
+      std::vector<std::string> with = argv;
+      const auto use = pch_use_args(*pch);
+      with.insert(with.begin() + static_cast<std::ptrdiff_t>(user_at), use.begin(), use.end());
+      r = run_process(with);
+    }
+    if (!pch || r.exit_code != 0) {
+      const ProcessResult failed = r;
+      r = run_process(argv);
+      if (pch && r.exit_code == 0) discard_pch(*pch, failed.err);
+    }
     if (r.exit_code != 0 && r.err.find("invalid % escape in inline assembly string") != std::string::npos) {
       // nvcc leniency (see double_register_percents): preprocess, double the `%` of special
       // registers in extended asm templates, compile the result without the CUDA headers again.
