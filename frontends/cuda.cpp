@@ -73,6 +73,11 @@ std::optional<fs::path> ptxas() {
 }
 
 // nvdisasm: the CUDA toolkit's, or the one PyPI's nvidia-cuda-nvdisasm (or Triton) installs.
+// Finding the latter needs python's purelib directory, a python start (80 ms, several times that
+// behind pyenv's shims) that an uncached compile would pay every time: the answer is kept beside
+// the cache, keyed by the variables that choose the python (PATH, VIRTUAL_ENV, CONDA_PREFIX,
+// PYENV_VERSION), and used while that nvdisasm still exists. The toolkit's and PATH's come first,
+// as before, and are looked up each time.
 std::optional<fs::path> nvdisasm() {
   static std::mutex mu;
   static std::optional<std::optional<fs::path>> memo;
@@ -82,6 +87,14 @@ std::optional<fs::path> nvdisasm() {
   if (const char* e = std::getenv("KERNSIM_NVDISASM"); e && *e) c.push_back(e);
   c.push_back((cuda_path() / "bin" / "nvdisasm").string());
   c.push_back("nvdisasm");
+  if (auto p = find_program(c)) return *(memo = p);
+  std::string id = "nvdisasm-1";
+  for (const char* v : {"PATH", "VIRTUAL_ENV", "CONDA_PREFIX", "PYENV_VERSION"}) id += std::string("|") + v + "=" + env_or(v, "");
+  const fs::path saved = cache_dir() / "tool_paths" / sha256_hex(id).substr(0, 32);
+  std::ifstream in(saved);
+  std::string line;
+  if (in && std::getline(in, line) && !line.empty() && ::access(line.c_str(), X_OK) == 0) return *(memo = fs::path(line));
+  c.clear();
   ProcessResult r = run_process({"python3", "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"});
   if (r.exit_code == 0) {
     const std::string lib = r.out.substr(0, r.out.find('\n'));
@@ -89,6 +102,14 @@ std::optional<fs::path> nvdisasm() {
       c.push_back((fs::path(lib) / sub).string());
   }
   memo = find_program(c);
+  if (*memo) {
+    std::error_code ec;
+    fs::create_directories(saved.parent_path(), ec);
+    try {
+      write_file_atomic(saved, (*memo)->string() + "\n");
+    } catch (const Error&) {  // an unwritable cache directory only costs the next process the python start
+    }
+  }
   return *memo;
 }
 
@@ -391,6 +412,36 @@ std::map<std::string, std::vector<SassLoop>> sass_loops(const std::string& listi
   return out;
 }
 
+// Whether a loop of the PTX (a backward `bra`, or any indirect `brx`) holds a load that may read
+// global memory (`ld`/`ldu` outside .shared/.local/.param/.const). The SASS loops nvdisasm finds
+// are only ever matched to such loops (mark_unrolled_loads, isa/ptx/ptxas_passes.h), so without
+// one its listing changes nothing and its start (~0.25 s, most of an uncached compile once the
+// prelude is precompiled) is skipped.
+bool has_loop_with_global_load(const DeviceModule& m) {
+  const auto mod = isa::ptx::parse_module(m.text, m.origin.string());
+  for (const auto& f : mod.functions) {
+    std::map<std::string, std::size_t> label_at;
+    std::vector<std::size_t> loads;
+    for (std::size_t i = 0; i < f.body.size(); ++i) {
+      const auto& st = f.body[i];
+      if (st.kind == isa::ptx::ast::Statement::Kind::Label) label_at[st.label] = i;
+      if (st.kind != isa::ptx::ast::Statement::Kind::Instr || st.instr.parts.empty()) continue;
+      const auto& parts = st.instr.parts;
+      if (parts[0] == "ld" || parts[0] == "ldu") {
+        bool other_space = false;
+        for (const auto& x : parts)
+          for (const char* sp : {"shared", "local", "param", "const"}) other_space = other_space || x.rfind(sp, 0) == 0;
+        if (!other_space) loads.push_back(i);
+      }
+      if (parts[0] == "brx" && !loads.empty()) return true;
+      if (parts[0] != "bra" || st.instr.operands.empty()) continue;
+      const auto it = label_at.find(st.instr.operands[0].name);
+      if (it != label_at.end() && !loads.empty() && loads.back() > it->second) return true;
+    }
+  }
+  return false;
+}
+
 void fill_resources(DeviceModule& m) {
   auto tool = ptxas();
   for (auto& k : m.kernels) k.resources.sass_source = "unavailable (ptxas or nvdisasm not found)";
@@ -402,7 +453,9 @@ void fill_resources(DeviceModule& m) {
     ProcessResult r = run_process({tool->string(), "-arch=" + m.target, "-v", tmp.string(), "-o", cubin.string()});
     std::error_code ec;
     fs::remove(tmp, ec);
-    if (r.exit_code == 0) {
+    if (r.exit_code == 0 && !has_loop_with_global_load(m)) {
+      for (auto& k : m.kernels) k.resources.sass_source = "not needed (no PTX loop loads global memory)";
+    } else if (r.exit_code == 0) {
       if (auto dis = nvdisasm()) {
         ProcessResult d = run_process({dis->string(), "-c", cubin.string()});
         if (d.exit_code == 0) {
