@@ -23,6 +23,7 @@
 #include "base/process.h"
 #include "frontends/compile.h"
 #include "frontends/pch.h"
+#include "frontends/source_key.h"
 #include "frontends/source_policy.h"
 #include "isa/ptx/parser.h"
 
@@ -524,7 +525,10 @@ DeviceModule compile(const fs::path& source, const CompileOptions& opt) {
   m.origin = source;
 
   Sha256 key;
-  key.field(kFrontendVersion).field(ext).field(bytes).field(target);
+  // a .cu source is hashed without its comments and extra whitespace (source_key.h): a
+  // resubmission that changes only those hits the cache
+  key.field(kFrontendVersion).field(ext).field(ext == ".cu" ? "src-norm-1" : "bytes");
+  key.field(ext == ".cu" ? normalize_for_cache_key(bytes) : bytes).field(target);
   for (const auto& f : opt.extra_flags) key.field(f);
   if (ext == ".cu") {
     key.field(tool_version(clang())).field(fs::absolute(source).parent_path().string());

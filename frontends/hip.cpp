@@ -34,6 +34,7 @@
 #include "frontends/source_policy.h"
 #include "frontends/compile.h"
 #include "frontends/cuda_port.h"
+#include "frontends/source_key.h"
 #include "isa/amdgcn/code_object.h"
 
 namespace kernsim::frontends {
@@ -261,7 +262,11 @@ DeviceModule compile_amd(const fs::path& source, const CompileOptions& opt) {
   }
 
   Sha256 key;
-  key.field(kHipFrontendVersion).field(ext).field(bytes).field(target);
+  // a .hip source is hashed without its comments and extra whitespace (source_key.h); a ported
+  // .cu is not, as its warnings quote its lines
+  const bool normalized = ext == ".hip";
+  key.field(kHipFrontendVersion).field(ext).field(normalized ? "src-norm-1" : "bytes");
+  key.field(normalized ? normalize_for_cache_key(bytes) : bytes).field(target);
   for (const auto& f : opt.extra_flags) key.field(f);
   if (ext == ".s") {
     key.field(version_of(llvm_mc())).field(version_of(lld()));

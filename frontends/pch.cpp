@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <functional>
 #include <thread>
 
@@ -94,6 +95,7 @@ void prune() {
 }  // namespace
 
 std::optional<fs::path> prelude_pch(const PchRequest& req) {
+  if (const char* e = std::getenv("KERNSIM_PCH"); e && std::string(e) == "0") return std::nullopt;
   if (!flags_allowed(req.user_flags)) return std::nullopt;
   Sha256 key;
   key.field(kPchVersion).field(req.clang_version).field(req.extension);

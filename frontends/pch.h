@@ -15,6 +15,7 @@
 // the compile runs without one. Settings outside an allow-list (-I -D -U -std= -isystem -iquote
 // -idirafter -W -w -O -f) never use a PCH; a new set of user settings builds its PCH at its second
 // compile, so a sweep of one-off variants pays nothing extra. At most kMaxPchs are kept.
+// KERNSIM_PCH=0 turns it off (every compile then runs the plain command).
 #pragma once
 
 #include <filesystem>
