@@ -3,9 +3,11 @@
 # an H200 for the same request, so the script asks nvidia-smi which it got.
 #   H200: the GEMM placement / L2-sector measurement (h200_gemm_placement.py, ~25 s), then the
 #         KernelBench-format set (measure_h200.py one-call form, builds and measurement).
-#   H100: the part's own ground truth for h100.yaml: the CUDA microbenchmarks (run_cuda.py),
-#         mem_paths.cu, loaded_latency.cu, then the grown validation set (h200_ext.sh).
-#   bash calibration/validation/device/hopper_session.sh OUTDIR
+#   H100: the part's own ground truth for h100.yaml. WHAT (the second argument) picks it:
+#         "base" (default): the CUDA microbenchmarks (run_cuda.py), mem_paths.cu,
+#         loaded_latency.cu, then the grown validation set (h200_ext.sh);
+#         "hopper": the wgmma/TMA validation set (measure_hopper.py), ~1-2 minutes.
+#   bash calibration/validation/device/hopper_session.sh OUTDIR [WHAT]
 set -u
 OUT=${1:?output directory}
 mkdir -p "$OUT"
@@ -13,6 +15,7 @@ export PYTHONUNBUFFERED=1
 PY=python3
 [ -x /opt/torch/.venv/bin/python3 ] && PY=/opt/torch/.venv/bin/python3
 T0=$(date +%s)
+# left N: seconds left of N since the start (left 0: minus the seconds spent)
 left() { echo $(( ${1} - ($(date +%s) - T0) )); }
 NAME=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,memory.total --format=csv > "$OUT/smi.txt" 2>&1
@@ -28,6 +31,10 @@ case "$NAME" in
   echo "kb exit $? ($(left 0) s)"; tail -15 "$OUT/kb_measure.log"
   ;;
 *H100*)
+  if [ "${2:-base}" = hopper ]; then
+    timeout 400 $PY calibration/validation/measure_hopper.py --out "$OUT/hopper" --reps 50 > "$OUT/hopper_run.log" 2>&1
+    echo "hopper exit $? ($(left 0) s)"; tail -15 "$OUT/hopper_run.log"
+  else
   mkdir -p "$OUT/micro" "$OUT/ext"
   timeout 150 $PY calibration/microbenchmarks/run_cuda.py --out "$OUT/micro" --budget-s 130 > "$OUT/micro/run.log" 2>&1
   echo "run_cuda exit $? ($(left 0) s)"; tail -5 "$OUT/micro/run.log"
@@ -38,6 +45,11 @@ case "$NAME" in
   done
   timeout $(( $(left 580) )) bash calibration/validation/device/h200_ext.sh "$OUT/ext"
   echo "ext exit $? ($(left 0) s)"
+  fi
   ;;
 *) echo "unexpected GPU: $NAME" ;;
 esac
+# Only 8 files come back from a call: everything in one archive (the KernelBench extension
+# builds, kept for a later call's --prebuilt, stay out of it).
+tar czf /tmp/session_all.tgz -C "$OUT" --exclude='kb_ext.tar.xz.*' . && rm -rf "${OUT:?}"/* && mv /tmp/session_all.tgz "$OUT/all.tgz"
+ls -la "$OUT"
