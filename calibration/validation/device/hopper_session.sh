@@ -32,7 +32,7 @@ case "$NAME" in
   ;;
 *H100*)
   if [ "${2:-base}" = hopper ]; then
-    timeout 400 $PY calibration/validation/measure_hopper.py --out "$OUT/hopper" --reps 50 > "$OUT/hopper_run.log" 2>&1
+    timeout 400 $PY calibration/validation/measure_hopper.py --out "$OUT/hopper" --reps 50 --flush-mode read > "$OUT/hopper_run.log" 2>&1
     echo "hopper exit $? ($(left 0) s)"; tail -15 "$OUT/hopper_run.log"
   else
   mkdir -p "$OUT/micro" "$OUT/ext"
