@@ -322,7 +322,11 @@ DeviceModule compile_amd(const fs::path& source, const CompileOptions& opt) {
     std::vector<std::string> argv = {clang().string(), "-x", "hip", "--offload-arch=" + target, "--cuda-device-only",
                                      "--no-gpu-bundle-output", "-nogpuinc", "-nogpulib", "-mcode-object-version=5",
                                      "-std=c++17", "-O3", "-I", hip_include_dir().string(), "-include",
-                                     "__kernsim_hip_prelude.h"};
+                                     "__kernsim_hip_prelude.h",
+                                     // the compilation unit's id names a symbol in the code object;
+                                     // clang's default hashes the arguments, temporary paths and
+                                     // all, so the same source gave other bytes in every process
+                                     "-cuid=" + hash.substr(0, 16)};
     if (port)
       for (auto& f : cuda_port_flags(hip_include_dir())) argv.push_back(f);
     PortScan scan;
