@@ -148,7 +148,8 @@ std::int64_t mtime_of(const fs::path& p) {
   return ec ? 0 : static_cast<std::int64_t>(t.time_since_epoch().count());
 }
 
-json depfile_deps(const std::string& text) {
+// The main source is left out (its text is in the cache key), as in the CUDA frontend.
+json depfile_deps(const std::string& text, const fs::path& source) {
   json deps = json::array();
   std::string s;
   for (std::size_t i = 0; i < text.size(); ++i) {
@@ -163,6 +164,7 @@ json depfile_deps(const std::string& text) {
   std::stringstream ss(s.substr(colon + 2));
   std::string p;
   while (ss >> p) {
+    if (p == source.string()) continue;
     std::error_code ec;
     deps.push_back({{"path", p}, {"size", fs::file_size(p, ec)}, {"mtime", mtime_of(p)}});
   }
@@ -355,7 +357,7 @@ DeviceModule compile_amd(const fs::path& source, const CompileOptions& opt) {
       fail("clang", r);
     }
     std::error_code ec;
-    if (fs::exists(dep, ec)) deps = depfile_deps(read_file(dep));
+    if (fs::exists(dep, ec)) deps = depfile_deps(read_file(dep), source);
     else cacheable = false;  // without the list of headers a cached entry could go stale
     m.producer = "clang 22 HIP (" + version_of(clang()) + ")";
     if (port) {

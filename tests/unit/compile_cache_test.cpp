@@ -2,9 +2,11 @@
 // prelude gives the same PTX as the plain command, is keyed on the user's settings, and a stale one
 // is rebuilt; the cache key ignores comments and horizontal whitespace but not line breaks,
 // literals or token boundaries.
+#include <chrono>
 #include <cstdlib>
 #include <optional>
 
+#include "api/embed.h"
 #include "frontends/compile.h"
 #include "frontends/pch.h"
 #include "frontends/source_key.h"
@@ -127,6 +129,24 @@ TEST_F(CompileCache, AResubmissionDifferingInCommentsAndIndentationHitsTheCache)
   std::string moved = kKernel;  // one line break more: __LINE__ and every .loc line move
   moved.replace(moved.find("  int i"), 0, "\n");
   EXPECT_FALSE(compile_cu(work_.write("c.cu", moved)).from_cache);
+}
+
+TEST_F(CompileCache, RewritingTheSourceWithTheSameTextHits) {
+  const fs::path k = work_.write("candidate.cu", kKernel);
+  EXPECT_FALSE(compile_cu(k).from_cache);
+  work_.write("candidate.cu", kKernel);  // an RL loop writes its next candidate over the last
+  fs::last_write_time(k, fs::last_write_time(k) + std::chrono::hours(1));
+  EXPECT_TRUE(compile_cu(k).from_cache) << "the source's own mtime is no dependency: its text is the key";
+}
+
+TEST_F(CompileCache, TextSourcesDifferingInCommentsHitThroughSourceFromText) {
+  std::string edited = kKernel;
+  edited.replace(edited.find("\n"), 0, "   // candidate 7");
+  const fs::path a = api::source_from_text(kKernel, ".cu"), b = api::source_from_text(edited, ".cu");
+  EXPECT_NE(a, b);
+  EXPECT_EQ(a.parent_path(), b.parent_path());
+  EXPECT_FALSE(compile_cu(a).from_cache);
+  EXPECT_TRUE(compile_cu(b).from_cache);
 }
 
 TEST(SourceKey, CommentsAndHorizontalWhitespaceAreFolded) {
