@@ -111,6 +111,21 @@ TEST_F(CompileCache, EachSetOfSettingsGetsItsOwnPreludeAtItsSecondCompile) {
   EXPECT_EQ(pchs().size(), 2u) << "another -D is another prelude, never the first one's";
 }
 
+TEST_F(CompileCache, IncludeDirsAndStdWorkThroughTheirPrelude) {
+  work_.write("inc/scale.h", "constexpr float kScale = 7.0f;\n");
+  const fs::path src = work_.write("k.cu", R"(#include "scale.h"
+#if __cplusplus < 202002L
+#error needs C++20
+#endif
+extern "C" __global__ void k(float* x) { x[threadIdx.x] *= kScale; })");
+  const std::vector<std::string> flags = {"-I", (work_.path() / "inc").string(), "-std=c++20"};
+  for (int i = 0; i < 3; ++i) {  // plain, then building the prelude, then loading it
+    fs::remove_all(cache_.path() / "v1");
+    EXPECT_THAT(compile_cu(src, flags).text, ::testing::HasSubstr("0f40E00000")) << i;
+  }
+  EXPECT_EQ(pchs().size(), 1u);
+}
+
 TEST_F(CompileCache, SettingsOutsideTheAllowListNeverUseAPrelude) {
   for (const std::vector<std::string>& flags : std::vector<std::vector<std::string>>{
            {"-include", "x.h"}, {"-Xclang", "-foo"}, {"-mllvm", "-x"}, {"-fmodules"}, {"-E"}})
