@@ -1,7 +1,7 @@
 """Seconds per uncached compile of the kernel corpus, as a user's `kernsim compile` pays them.
 
     python3 bench/compile.py [--repeat 3] [--only SUBSTRING] [--kinds cuda hip port]
-                             [--breakdown] [--save DIR] [--against DIR] [--json OUT.json]
+                             [--breakdown] [--resubmit] [--save DIR] [--against DIR] [--json OUT.json]
 
 One `kernsim compile FILE --arch A -o OUT` process per file and repeat, each one a compile-cache
 miss: the script's own cache directory (KERNSIM_CACHE_DIR) loses its compiled entries (`v1/`)
@@ -17,6 +17,12 @@ with other work prefer CPU seconds.
 by hand (the commands of docs/compile.md, without kernsim's precompiled prelude): clang's frontend
 and backend milliseconds (`-ftime-trace`), the bytes the preprocessor produces (`-E`) and the
 number of headers read, and the wall seconds of `ptxas -v` and `nvdisasm -c` on the result.
+
+`--resubmit` also compiles, in a fresh cache, each file and then a copy of it with a comment
+added to every line and the indentation doubled (what an RL loop or an editor resubmits), and
+counts the copies the compile cache served; each copy is also compiled in an empty cache and its
+PTX compared with the original's (instructions, and `.loc` lines without their columns) or its
+code object's instructions with the original's.
 
 `--save DIR` writes every output (PTX, code object) to DIR; `--against DIR` compares every output
 with the one saved there: byte-identical, or (PTX) identical once the `.file`/`.loc` lines are set
@@ -160,6 +166,59 @@ def same_output(new, old, ext):
     return None
 
 
+# ---- resubmissions ----
+
+def edited(text):
+    """The same source as an RL loop or an editor resubmits it: a comment added at the end of every
+    line and the indentation doubled, except on lines that end in or follow a line splice."""
+    out, spliced = [], False
+    for line in text.split("\n"):
+        stripped = line.rstrip()
+        keep = spliced or not stripped or stripped.endswith("\\")
+        spliced = stripped.endswith("\\")
+        indent = len(line) - len(line.lstrip(" "))
+        out.append(line if keep else " " * (2 * indent) + line.lstrip(" ") + "  // edited")
+    return "\n".join(out)
+
+
+def resubmit(kernsim, src, arch, tmp):
+    """Compiles `src` in a fresh cache, then its edited copy beside it: whether the copy hit (no new
+    cache entry) and its wall seconds."""
+    cache = os.path.join(tmp, "resubmit_cache")
+    shutil.rmtree(cache, ignore_errors=True)
+    work = os.path.join(tmp, "resubmit")
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    ext = os.path.splitext(src)[1]
+    a, b = os.path.join(work, "a" + ext), os.path.join(work, "b" + ext)
+    text = open(src).read()
+    open(a, "w").write(text)
+    open(b, "w").write(edited(text))
+    env = dict(os.environ, KERNSIM_CACHE_DIR=cache)
+    entries = lambda: len(glob.glob(os.path.join(cache, "v1", "*", "*")))
+    first, _, _ = timed([kernsim, "compile", a, "--arch", arch, "-o", os.path.join(work, "a.out")], env)
+    before = entries()
+    p, wall, cpu = timed([kernsim, "compile", b, "--arch", arch, "-o", os.path.join(work, "b.out")], env)
+    if first.returncode != 0 or p.returncode != 0:
+        return {"failure": (first.stderr + p.stderr).strip()[-300:]}
+    row = {"resubmit_hit": entries() == before, "resubmit_wall_s": wall, "resubmit_cpu_s": cpu}
+    # the edited copy compiled on its own gives the same instructions on the same lines
+    env["KERNSIM_CACHE_DIR"] = cache + "_fresh"
+    fresh = os.path.join(work, "b_fresh.out")
+    q, _, _ = timed([kernsim, "compile", b, "--arch", arch, "-o", fresh], env)
+    shutil.rmtree(cache + "_fresh", ignore_errors=True)
+    a_out = os.path.join(work, "a.out")
+    if q.returncode != 0:
+        row["resubmit_same"] = "fresh compile failed"
+    elif arch == "h200":
+        canon = lambda t: [re.sub(r"^(\s*\.loc\s+\d+\s+\d+)\s+\d+.*$", r"\1", l) for l in t.splitlines()
+                           if not re.match(r"\s*\.file\b", l)]
+        row["resubmit_same"] = canon(open(fresh).read()) == canon(open(a_out).read())
+    else:
+        row["resubmit_same"] = objdump(fresh) == objdump(a_out)
+    return row
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--kinds", nargs="+", default=["cuda", "hip"], choices=sorted(KINDS))
@@ -167,6 +226,7 @@ def main():
     ap.add_argument("--only", default="")
     ap.add_argument("--cold", action="store_true", help="also drop what kernsim builds once per installation")
     ap.add_argument("--breakdown", action="store_true")
+    ap.add_argument("--resubmit", action="store_true", help="also compile an edited copy (comments, indentation)")
     ap.add_argument("--save")
     ap.add_argument("--against")
     ap.add_argument("--kernsim", default=os.path.join(ROOT, "build/kernsim"))
@@ -203,6 +263,8 @@ def main():
                         failed += 1
                 if kind == "cuda" and a.breakdown:
                     row.update(breakdown(src, tmp))
+                if a.resubmit and kind != "port":
+                    row.update(resubmit(a.kernsim, src, arch, tmp))
                 rows.append(row)
                 extra = "".join("  %s %s" % (k, ("%.3f" % v) if isinstance(v, float) else v)
                                 for k, v in row.items() if k not in ("kind", "file", "arch", "wall_s", "cpu_s"))
@@ -212,6 +274,12 @@ def main():
             ok = [r for r in rows if r["kind"] == kind and "failure" not in r]
             if ok:
                 print("%-5s %2d files  wall s: %s   cpu s: %s" % (kind, len(ok), summary(ok, "wall_s"), summary(ok, "cpu_s")))
+            hits = [r for r in ok if "resubmit_hit" in r]
+            if hits:
+                print("%-5s edited resubmissions that hit the cache: %d of %d; wall s: %s; compiled afresh, the same "
+                      "instructions on the same lines: %d of %d" %
+                      (kind, sum(r["resubmit_hit"] for r in hits), len(hits), summary(hits, "resubmit_wall_s"),
+                       sum(r.get("resubmit_same") is True for r in hits), len(hits)))
         if a.json:
             with open(a.json, "w") as f:
                 json.dump(rows, f, indent=1)
