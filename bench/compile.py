@@ -2,6 +2,7 @@
 
     python3 bench/compile.py [--repeat 3] [--only SUBSTRING] [--kinds cuda hip port]
                              [--breakdown] [--resubmit] [--save DIR] [--against DIR] [--json OUT.json]
+                             [--baseline OTHER_KERNSIM]
 
 One `kernsim compile FILE --arch A -o OUT` process per file and repeat, each one a compile-cache
 miss: the script's own cache directory (KERNSIM_CACHE_DIR) loses its compiled entries (`v1/`)
@@ -17,6 +18,9 @@ with other work prefer CPU seconds.
 by hand (the commands of docs/compile.md, without kernsim's precompiled prelude): clang's frontend
 and backend milliseconds (`-ftime-trace`), the bytes the preprocessor produces (`-E`) and the
 number of headers read, and the wall seconds of `ptxas -v` and `nvdisasm -c` on the result.
+
+`--baseline BIN` compiles every file with BIN too (its own cache directory), alternating with
+`--kernsim` compile by compile, so that both see the same load on a shared machine.
 
 `--resubmit` also compiles, in a fresh cache, each file and then a copy of it with a comment
 added to every line and the indentation doubled (what an RL loop or an editor resubmits), and
@@ -230,6 +234,7 @@ def main():
     ap.add_argument("--save")
     ap.add_argument("--against")
     ap.add_argument("--kernsim", default=os.path.join(ROOT, "build/kernsim"))
+    ap.add_argument("--baseline", help="another kernsim binary, run alternately with --kernsim on every file")
     ap.add_argument("--json")
     a = ap.parse_args()
 
@@ -244,11 +249,18 @@ def main():
                 if a.only not in name:
                     continue
                 out = os.path.join(tmp, kind + "_" + name + ext)
-                runs = [compile_once(a.kernsim, src, arch, out, cache, a.cold) for _ in range(max(1, a.repeat))]
+                runs, base = [], []
+                for _ in range(max(1, a.repeat)):  # with --baseline, the two binaries alternate
+                    if a.baseline:
+                        base.append(compile_once(a.baseline, src, arch, out + ".base", cache + "_base", a.cold))
+                    runs.append(compile_once(a.kernsim, src, arch, out, cache, a.cold))
                 bad = [r for r in runs if "failure" in r]
                 row = {"kind": kind, "file": name, "arch": arch,
                        "wall_s": statistics.median(r["wall_s"] for r in runs),
                        "cpu_s": statistics.median(r["cpu_s"] for r in runs)}
+                if base and not any("failure" in r for r in base):
+                    row["base_wall_s"] = statistics.median(r["wall_s"] for r in base)
+                    row["base_cpu_s"] = statistics.median(r["cpu_s"] for r in base)
                 if bad:  # a CUDA source the port refuses (exit 4 or 5) is expected, not a failure
                     row["failure"] = bad[0]["failure"]
                     failed += kind != "port"
@@ -274,6 +286,10 @@ def main():
             ok = [r for r in rows if r["kind"] == kind and "failure" not in r]
             if ok:
                 print("%-5s %2d files  wall s: %s   cpu s: %s" % (kind, len(ok), summary(ok, "wall_s"), summary(ok, "cpu_s")))
+            based = [r for r in ok if "base_wall_s" in r]
+            if based:
+                print("%-5s %2d files, baseline %s  wall s: %s   cpu s: %s" % (kind, len(based), a.baseline,
+                      summary(based, "base_wall_s"), summary(based, "base_cpu_s")))
             hits = [r for r in ok if "resubmit_hit" in r]
             if hits:
                 print("%-5s edited resubmissions that hit the cache: %d of %d; wall s: %s; compiled afresh, the same "
