@@ -1482,21 +1482,29 @@ class Decoder {
     fail(L, "kernsim bug: `" + in.opcode + "` reached the tcgen05 decoder");
   }
 
-  // tcgen05.mma.cta_group.kind{.collector::a::op} [d], a-desc|[a], b-desc, idesc, {mask}, enable-input-d{, scale-input-d}.
-  // Sources: d base, d offset, A (descriptor, or tensor-memory base), A offset, B descriptor, idesc,
-  // enable-input-d, scale-input-d (constant 0 when absent), then the 4 disable-output-lane words if given.
+  // tcgen05.mma.cta_group.kind{.collector::a::op} [d], a-desc|[a], b-desc, idesc, {mask}, enable-input-d{, scale-input-d};
+  // tcgen05.mma.cta_group.kind.block_scale{.scale_vectorsize} [d], a-desc|[a], b-desc, idesc, [scale-A], [scale-B],
+  // enable-input-d. Sources: d base, d offset, A (descriptor, or tensor-memory base), A offset, B descriptor, idesc,
+  // enable-input-d, scale-input-d (constant 0 when absent), then the 4 disable-output-lane words if given, or
+  // (.block_scale) the scale-A base and offset and the scale-B base and offset.
   void decode_tcgen05_mma(Inst& inst, const ast::Instr& in, const Parts& P) {
     const int L = in.line;
-    if (P.has("block_scale") || P.has("kind::mxf8f6f4") || P.has("kind::mxf4") || P.has("kind::mxf4nvf4"))
-      return unsupported(inst, in, "block-scaled tcgen05.mma (.kind::mxf8f6f4/mxf4/mxf4nvf4)");
     if (P.has("ashift")) return unsupported(inst, in, "tcgen05.mma .ashift (convolution A shift)");
     TcKind kind;
     if (P.has("kind::f16")) kind = TcKind::F16;
     else if (P.has("kind::tf32")) kind = TcKind::Tf32;
     else if (P.has("kind::f8f6f4")) kind = TcKind::F8f6f4;
     else if (P.has("kind::i8")) kind = TcKind::I8;
-    else fail(L, "`" + in.opcode + "`: expects .kind::f16, ::tf32, ::f8f6f4, ::i8 (or a block-scaled kind)");
+    else if (P.has("kind::mxf8f6f4")) kind = TcKind::Mxf8f6f4;
+    else if (P.has("kind::mxf4")) kind = TcKind::Mxf4;
+    else if (P.has("kind::mxf4nvf4")) kind = TcKind::Mxf4nvf4;
+    else fail(L, "`" + in.opcode + "`: expects .kind::f16, ::tf32, ::f8f6f4, ::i8, ::mxf8f6f4, ::mxf4 or ::mxf4nvf4");
     inst.shape[1] = static_cast<std::int16_t>(kind);
+    const bool scaled = kind == TcKind::Mxf8f6f4 || kind == TcKind::Mxf4 || kind == TcKind::Mxf4nvf4;
+    if (scaled != P.has("block_scale"))
+      fail(L, "`" + in.opcode + "`: " +
+                  (scaled ? "the block-scaled kinds need .block_scale" : ".block_scale needs .kind::mxf8f6f4, ::mxf4 or ::mxf4nvf4"));
+    if (scaled) return decode_tcgen05_mma_block_scale(inst, in, P, kind);
     const auto& o = in.operands;
     need(in, 5, 7);
     const bool mask = o.size() >= 6 && o[4].kind == ast::Operand::Kind::Vec;
@@ -1528,6 +1536,50 @@ class Decoder {
         fail(L, "`" + in.opcode + "`: disable-output-lane has " + std::to_string(m.size()) + " words, .cta_group::" +
                     std::to_string(inst.shape[0]) + " takes " + std::to_string(4 * inst.shape[0]));
       s.insert(s.end(), m.begin(), m.end());
+    }
+    push_ops(inst, {}, s);
+  }
+
+  // The block-scaled form (decode_tcgen05_mma's comment). .scale_vec::NX gives the scales per row of A
+  // (and per column of B) of one mma; .block32 is 1X for .kind::mxf8f6f4 and 2X for the fp4 kinds,
+  // .block16 is 4X (PTX ISA "Block Scaling"); without one, ::mxf8f6f4 and ::mxf4 take .block32 and
+  // ::mxf4nvf4 is an error. inst.shape[2] holds the N of NX.
+  void decode_tcgen05_mma_block_scale(Inst& inst, const ast::Instr& in, const Parts& P, TcKind kind) {
+    const int L = in.line;
+    int vec = 0;
+    if (P.has("scale_vec::1X")) vec = 1;
+    else if (P.has("scale_vec::2X")) vec = 2;
+    else if (P.has("scale_vec::4X") || P.has("block16")) vec = 4;
+    else if (P.has("block32") || kind != TcKind::Mxf4nvf4) vec = kind == TcKind::Mxf8f6f4 ? 1 : 2;
+    else fail(L, "`" + in.opcode + "`: .kind::mxf4nvf4 needs a .scale_vec::2X/4X (or .block32/.block16) qualifier");
+    const bool ok = kind == TcKind::Mxf8f6f4 ? vec == 1 : kind == TcKind::Mxf4 ? vec == 2 : vec >= 2;
+    if (!ok)
+      fail(L, "`" + in.opcode + "`: .scale_vec::" + std::to_string(vec) + "X is not valid for this kind (" +
+                  "::mxf8f6f4 takes 1X, ::mxf4 2X, ::mxf4nvf4 2X or 4X)");
+    inst.shape[2] = static_cast<std::int16_t>(vec);
+    inst.sub |= kTcBlockScale;
+    const auto& o = in.operands;
+    need(in, 7, 7);
+    const auto [d_base, d_off] = tmem_operand(o[0], L);
+    std::vector<Reg> s{d_base, d_off};
+    if (o[1].kind == ast::Operand::Kind::Addr) {
+      inst.sub |= kTcATmem;
+      const auto [a_base, a_off] = tmem_operand(o[1], L);
+      s.push_back(a_base);
+      s.push_back(a_off);
+    } else {
+      s.push_back(src(o[1], 64, L));
+      s.push_back(const32(0));
+    }
+    s.push_back(src(o[2], 64, L));
+    s.push_back(src(o[3], 32, L));
+    s.push_back(src(o[6], 1, L));
+    s.push_back(const32(0));
+    for (int i : {4, 5}) {
+      if (o[i].kind != ast::Operand::Kind::Addr) fail(L, "`" + in.opcode + "`: the scale operands are tensor-memory addresses [taddr]");
+      const auto [b, off] = tmem_operand(o[i], L);
+      s.push_back(b);
+      s.push_back(off);
     }
     push_ops(inst, {}, s);
   }
