@@ -772,8 +772,12 @@ TEST(Tcgen05, CommitMulticastArrivesOnEveryCtaOfTheMask) {
 // One CTA: thread 0 issues `count` tcgen05.mma of M128 x N x K16 (.kind given, operands zero, no
 // swizzle) back to back, commits once, and every thread waits for the commit's arrival.
 std::string mma_loop_kernel(const std::string& kind, int n, int count, int fmt, bool a_tmem, int m) {
-  const std::uint32_t id = 1u << 4 | static_cast<std::uint32_t>(fmt) << 7 | static_cast<std::uint32_t>(fmt) << 10 |
-                           static_cast<std::uint32_t>(n >> 3) << 17 | static_cast<std::uint32_t>(m >> 4) << 24;
+  const bool scaled = kind.rfind("mx", 0) == 0;  // block-scaled: its descriptor table, scales at column 256
+  const std::uint32_t id =
+      scaled ? static_cast<std::uint32_t>(fmt) << 7 | static_cast<std::uint32_t>(fmt) << 10 |
+                   static_cast<std::uint32_t>(n >> 3) << 17 | 1u << 23 | static_cast<std::uint32_t>(m >> 7) << 27
+             : 1u << 4 | static_cast<std::uint32_t>(fmt) << 7 | static_cast<std::uint32_t>(fmt) << 10 |
+                   static_cast<std::uint32_t>(n >> 3) << 17 | static_cast<std::uint32_t>(m >> 4) << 24;
   const std::uint64_t desc = (128ull >> 4) << 16 | (256ull >> 4) << 32 | 1ull << 46;  // LBO 128, SBO 256, no swizzle
   std::ostringstream s;
   s << ".version 8.7\n.target sm_100a\n.address_size 64\n.extern .shared .align 1024 .b8 smem[];\n"
@@ -788,8 +792,8 @@ std::string mma_loop_kernel(const std::string& kind, int n, int count, int fmt, 
     << id << ";\n"
     << "  setp.eq.u32 %p3, %r1, %r1;\n  add.u32 %r8, %r6, 256;\n";
   for (int i = 0; i < count; ++i)
-    s << "  tcgen05.mma.cta_group::1.kind::" << kind << " [%r6], " << (a_tmem ? "[%r8]" : "%rd1")
-      << ", %rd1, %r7, %p3;\n";
+    s << "  tcgen05.mma.cta_group::1.kind::" << kind << (scaled ? ".block_scale" : "") << " [%r6], "
+      << (a_tmem ? "[%r8]" : "%rd1") << ", %rd1, %r7, " << (scaled ? "[%r8], [%r8], " : "") << "%p3;\n";
   s << "  tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [%r5];\nISSUED:\n"
     << "W:\n  mbarrier.try_wait.parity.shared::cta.b64 %p4, [%r5], 0;\n  @!%p4 bra W;\n  bar.sync 0;\n  @%p1 bra D;\n"
     << "  tcgen05.dealloc.cta_group::1.sync.aligned.b32 %r6, 512;\nD:\n  ret;\n}\n";
@@ -816,6 +820,11 @@ TEST(Tcgen05Timing, AnMmaCostsItsFlopAtTheKindsRateOrItsSharedMemoryBytes) {
   EXPECT_NEAR(f16, 2.0 * 128 * 256 * 16 / d.tcgen05.mma_flops_per_cycle_f16, 1.0);
   // fp8: K32 at the f8f6f4 rate, the same bytes
   EXPECT_NEAR(per_mma("f8f6f4", 256, 0),
+              std::max(2.0 * 128 * 256 * 32 / d.tcgen05.mma_flops_per_cycle_f8f6f4, 384.0 * 32 / port), 1.0);
+  // block-scaled: ::mxf4 (e2m1, K64, 32 bytes a row) at the fp4 rate, ::mxf8f6f4 (e4m3) at fp8's
+  EXPECT_NEAR(per_mma("mxf4", 256, 1),
+              std::max(2.0 * 128 * 256 * 64 / d.tcgen05.mma_flops_per_cycle_f4, 384.0 * 32 / port), 1.0);
+  EXPECT_NEAR(per_mma("mxf8f6f4", 256, 0),
               std::max(2.0 * 128 * 256 * 32 / d.tcgen05.mma_flops_per_cycle_f8f6f4, 384.0 * 32 / port), 1.0);
   // M128 N64 K16 f16 reads (128+64)*32 bytes: bound by the shared-memory port, unless A is in TMEM
   EXPECT_NEAR(per_mma("f16", 64, 0),
