@@ -1477,6 +1477,7 @@ class Decoder {
       }
       case Op::Tcgen05Mma: return decode_tcgen05_mma(inst, in, P);
       case Op::Tcgen05Ld: case Op::Tcgen05St: return decode_tcgen05_ld_st(inst, in, P);
+      case Op::Tcgen05Cp: return decode_tcgen05_cp(inst, in, P);
       default: break;
     }
     fail(L, "kernsim bug: `" + in.opcode + "` reached the tcgen05 decoder");
@@ -1582,6 +1583,37 @@ class Decoder {
       s.push_back(off);
     }
     push_ops(inst, {}, s);
+  }
+
+  // tcgen05.cp.cta_group.shape{.multicast}{.dst_fmt.src_fmt} [taddr], s-desc. Sources: taddr base,
+  // taddr offset, s-desc. .64x128b needs .warpx2::02_13 or ::01_23 and .32x128b needs .warpx4
+  // (PTX ISA "tcgen05.cp"); the decompressing forms stop with their name.
+  void decode_tcgen05_cp(Inst& inst, const ast::Instr& in, const Parts& P) {
+    const int L = in.line;
+    static const char* kShapes[] = {"128x256b", "4x256b", "128x128b", "64x128b", "32x128b"};
+    int sh = -1;
+    for (int i = 0; i < 5; ++i)
+      if (P.has(kShapes[i])) sh = i;
+    if (sh < 0) fail(L, "`" + in.opcode + "`: expects a shape .128x256b, .4x256b, .128x128b, .64x128b or .32x128b");
+    const TcCpMulticast mc = P.has("warpx2::02_13")   ? TcCpMulticast::Warpx2_02_13
+                             : P.has("warpx2::01_23") ? TcCpMulticast::Warpx2_01_23
+                             : P.has("warpx4")        ? TcCpMulticast::Warpx4
+                                                      : TcCpMulticast::None;
+    const TcCpMulticast want = sh == 3 ? mc : sh == 4 ? TcCpMulticast::Warpx4 : TcCpMulticast::None;
+    if (mc != want || (sh == 3 && mc == TcCpMulticast::None))
+      fail(L, "`" + in.opcode + "`: ." + kShapes[sh] +
+                  (sh == 3   ? " needs .warpx2::02_13 or .warpx2::01_23"
+                   : sh == 4 ? " needs .warpx4"
+                             : " takes no multicast qualifier"));
+    if (P.has("b8x16") || P.has("b6x16_p32") || P.has("b4x16_p64"))
+      return unsupported(inst, in, "tcgen05.cp with decompression (.b8x16.b6x16_p32/.b4x16_p64: the ISA gives the 8-bit containers only as figures)");
+    if (sh == 3)
+      return unsupported(inst, in, "tcgen05.cp .64x128b with .warpx2 (the ISA gives which half each warp of a pair receives only as a figure)");
+    inst.shape[1] = static_cast<std::int16_t>(sh);
+    inst.shape[2] = static_cast<std::int16_t>(mc);
+    need(in, 2, 2);
+    const auto [base, off] = tmem_operand(in.operands[0], L);
+    push_ops(inst, {}, {base, off, src(in.operands[1], 64, L)});
   }
 
   // tcgen05.ld.sync.aligned.shape.num{.pack::16b}.b32 r, [taddr]{, immHalfSplitoff};

@@ -291,6 +291,7 @@ struct PtxCta::Impl {
   void tmem_check(Warp& w, const Inst& in, int lane, std::uint32_t col, std::uint32_t n, const char* what);
   void tmem_ld_st(Warp& w, const Inst& in);
   void tc_mma_lane(Warp& w, const Inst& in, int l);
+  void tc_cp_lane(Warp& w, const Inst& in, int l);
   TcDesc tc_idesc(Warp& w, const Inst& in, int l, std::uint32_t v);
   TcDesc tc_idesc_scaled(Warp& w, const Inst& in, int l, std::uint32_t v);
   std::vector<double> tc_scales(Warp& w, const Inst& in, int l, const TcDesc& d, int src, int rows, int id);

@@ -124,7 +124,8 @@ Space PtxCta::Impl::exec_tcgen05(Warp& w, const Inst& in, std::uint32_t mask) {
     unsupported(in, "tcgen05 .cta_group::2 (CTA pairs)");
   }
   if (!mask) return Space::Shared;
-  const bool collective = in.op != Op::Tcgen05Mma && in.op != Op::Tcgen05Commit && in.op != Op::Tcgen05Fence;
+  const bool collective =
+      in.op != Op::Tcgen05Mma && in.op != Op::Tcgen05Commit && in.op != Op::Tcgen05Cp && in.op != Op::Tcgen05Fence;
   if (collective && (mask != kFullMask || w.valid != kFullMask))
     fault(w, in, std::countr_zero(~mask | 1u),
           std::string(to_string(in.op)) + " .sync.aligned needs all 32 lanes of the warp active");
@@ -143,6 +144,9 @@ Space PtxCta::Impl::exec_tcgen05(Warp& w, const Inst& in, std::uint32_t mask) {
       break;
     case Op::Tcgen05Commit:
       for_lanes(mask, [&](int l) { tcgen05_commit_lane(w, in, l); });
+      break;
+    case Op::Tcgen05Cp:
+      for_lanes(mask, [&](int l) { tc_cp_lane(w, in, l); });
       break;
     case Op::Tcgen05Ld:
     case Op::Tcgen05St:
@@ -512,6 +516,52 @@ void PtxCta::Impl::tc_mma_lane(Warp& w, const Inst& in, int l) {
   work.k = static_cast<std::uint16_t>(K);
   work.a_tmem = a_tmem;
   work.smem_bytes = static_cast<std::uint32_t>(((a_tmem ? 0 : M) + N) * K * eba / (d.packed ? 2 : 1));
+  w.async.tc_mma.push_back(work);
+}
+
+// One lane's tcgen05.cp: a matrix of R rows x 128 or 256 bits from shared memory, described by
+// s-desc as a K-major operand of 8-bit elements is (core matrices of 8 rows x 16 bytes, LBO to the
+// next 16 bytes of a row, SBO to the next 8 rows, or a swizzled layout), to R TMEM lanes from the
+// address's, byte b of a row to column b / 4, byte b % 4. .32x128b.warpx4 writes its 32 rows to
+// each of the four lane quarters. The copy is performed at issue, as tcgen05.mma is; tcgen05.commit
+// tracks it the same way.
+void PtxCta::Impl::tc_cp_lane(Warp& w, const Inst& in, int l) {
+  TensorMemory& t = tmem_state(w, in);
+  const auto shape = static_cast<P::TcCpShape>(in.shape[1]);
+  const auto taddr = static_cast<std::uint32_t>(get(w, p.src(in, 0), l) + get(w, p.src(in, 1), l));
+  const std::uint64_t desc = get(w, p.src(in, 2), l);
+  const int rows = shape == P::TcCpShape::S4x256b ? 4 : shape == P::TcCpShape::S32x128b ? 32 : 128;
+  const int bytes = shape == P::TcCpShape::S128x128b || shape == P::TcCpShape::S32x128b ? 16 : 32;
+  const int copies = shape == P::TcCpShape::S32x128b ? 4 : 1;
+  const std::uint32_t lane0 = taddr >> 16, col0 = taddr & 0xffff;
+  if (lane0 + static_cast<std::uint32_t>(rows) > kLanes || (copies > 1 && lane0 != 0))
+    fault(w, in, l,
+          "tcgen05.cp: " + std::to_string(rows) + " rows from TMEM lane " + std::to_string(lane0) +
+              (copies > 1 ? " (.warpx4 needs lane 0)" : " pass lane 127"));
+  tmem_check(w, in, l, col0, static_cast<std::uint32_t>(bytes / 4), "the copy");
+  SmemMatrix sm;
+  bool unsup = false;
+  const std::string why = decode_desc100(desc, sm, unsup);
+  if (!why.empty()) {
+    if (unsup) unsupported(in, "a tcgen05 shared memory descriptor with " + why + " (tcgen05.cp)");
+    fault(w, in, l, "tcgen05.cp: the descriptor " + hex(desc) + ": " + why);
+  }
+  for (int r = 0; r < rows; ++r)
+    for (int b = 0; b < bytes; ++b) {
+      const std::uint32_t a = element_address(sm, false, r, b, 1);
+      if (a >= shared.size())
+        fault(w, in, l,
+              "tcgen05.cp reads shared address " + std::to_string(a) + ", outside the block's " +
+                  std::to_string(shared.size()) + " bytes");
+      for (int q = 0; q < copies; ++q) {
+        std::uint32_t& cell = t.cells[std::size_t{lane0 + static_cast<std::uint32_t>(r + 32 * q)} * t.columns + col0 +
+                                      static_cast<std::uint32_t>(b / 4)];
+        const int sh = 8 * (b % 4);
+        cell = (cell & ~(0xffu << sh)) | std::uint32_t{shared[a]} << sh;
+      }
+    }
+  TcMma work;  // no FLOP: its shared-memory bytes on the tensor engine (sim/timing)
+  work.smem_bytes = static_cast<std::uint32_t>(rows * bytes);
   w.async.tc_mma.push_back(work);
 }
 

@@ -1153,6 +1153,7 @@ double NvidiaMachine::tcgen05_op(Sm& sm, Warp& w, const P::Inst& in, const Async
   };
   switch (in.op) {
     case P::Op::Tcgen05Mma:
+    case P::Op::Tcgen05Cp:  // a copy: no FLOP, its shared-memory bytes on the engine, as an SS mma's
       for (const TcMma& m : a.tc_mma) {
         AsyncRequest r;
         r.issue = now;

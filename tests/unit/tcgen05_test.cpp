@@ -517,6 +517,84 @@ TEST(Tcgen05, BlockScaledKindsScaleEveryKBlock) {
   run_case(n2);
 }
 
+// ---- tcgen05.cp ---------------------------------------------------------------------------------
+
+// tcgen05.cp of `shape` from a shared-memory image laid out here in the canonical K-major layout of
+// swizzle mode `swz` (Layout: rows x 16 or 32 bytes), into TMEM columns 0..7 that the kernel filled
+// with garbage first; every lane's 8 columns are read back and compared byte by byte: copied rows
+// (in every lane quarter for .warpx4) hold the image's bytes, byte b of a row in column b / 4 at
+// bits 8 (b % 4); everything else keeps the garbage.
+void run_cp_case(const std::string& shape, int swz) {
+  const std::string name = "cp_" + shape + "_swz" + std::to_string(swz);
+  SCOPED_TRACE(name);
+  const int rows = shape.rfind("4x", 0) == 0 ? 4 : shape.rfind("32x", 0) == 0 ? 32 : 128;
+  const int bytes = shape.find("128b") != std::string::npos ? 16 : 32, copies = rows == 32 ? 4 : 1;
+  const Layout la{rows, bytes, 1, swz, false};
+  std::vector<std::uint8_t> img(la.bytes());
+  std::mt19937 rng(static_cast<std::uint32_t>(std::hash<std::string>{}(name)));
+  for (auto& b : img) b = static_cast<std::uint8_t>(rng());
+  const auto dir = case_dir() / name;
+  std::filesystem::create_directories(dir);
+  write_file(dir / "img.bin", img);
+  std::ostringstream s;
+  s << ".version 8.7\n.target sm_100a\n.address_size 64\n.extern .shared .align 1024 .b8 smem[];\n"
+    << ".visible .entry k(.param .u64 img, .param .u32 nwords, .param .u64 out, .param .u64 desc)\n{\n"
+    << "  .reg .pred %p<10>;\n  .reg .b32 %r<200>;\n  .reg .b64 %rd<40>;\n"
+    << "  .shared .align 8 .b64 bar;\n  .shared .align 4 .b32 slot;\n"
+    << "  mov.u32 %r1, %tid.x;\n  ld.param.u64 %rd1, [img];\n  cvta.to.global.u64 %rd1, %rd1;\n"
+    << "  ld.param.u32 %r2, [nwords];\n  mov.u32 %r3, smem;\n  mov.u32 %r4, %r1;\n"
+    << "COPY:\n  setp.ge.u32 %p1, %r4, %r2;\n  @%p1 bra COPIED;\n  mul.wide.u32 %rd2, %r4, 4;\n"
+    << "  add.s64 %rd3, %rd1, %rd2;\n  ld.global.u32 %r5, [%rd3];\n  shl.b32 %r6, %r4, 2;\n  add.u32 %r7, %r3, %r6;\n"
+    << "  st.shared.u32 [%r7], %r5;\n  add.u32 %r4, %r4, 128;\n  bra COPY;\nCOPIED:\n"
+    << "  fence.proxy.async.shared::cta;\n  mov.u32 %r8, bar;\n  mov.u32 %r9, slot;\n  shr.u32 %r10, %r1, 5;\n"
+    << "  setp.ne.u32 %p2, %r10, 0;\n  setp.ne.u32 %p3, %r1, 0;\n  @%p2 bra ALLOCATED;\n"
+    << "  tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%r9], 32;\nALLOCATED:\n  @%p3 bra INITED;\n"
+    << "  mbarrier.init.shared::cta.b64 [%r8], 1;\nINITED:\n  tcgen05.fence::before_thread_sync;\n  bar.sync 0;\n"
+    << "  tcgen05.fence::after_thread_sync;\n  ld.shared.u32 %r11, [%r9];\n  shl.b32 %r12, %r10, 21;\n"
+    << "  add.u32 %r13, %r11, %r12;\n";
+  for (int i = 0; i < 8; ++i) s << "  mov.b32 %r" << 20 + i << ", " << 0x40490fdbu + static_cast<unsigned>(i) << ";\n";
+  s << "  tcgen05.st.sync.aligned.32x32b.x8.b32 [%r13], " << regs(20, 8) << ";\n  tcgen05.wait::st.sync.aligned;\n"
+    << "  tcgen05.fence::before_thread_sync;\n  bar.sync 0;\n  tcgen05.fence::after_thread_sync;\n  @%p3 bra ISSUED;\n"
+    << "  ld.param.u64 %rd4, [desc];\n  cvt.u64.u32 %rd6, %r3;\n  shr.u64 %rd6, %rd6, 4;\n  add.s64 %rd4, %rd4, %rd6;\n"
+    << "  tcgen05.cp.cta_group::1." << shape << (copies > 1 ? ".warpx4" : "") << " [%r11], %rd4;\n"
+    << "  tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [%r8];\nISSUED:\n"
+    << "WAIT:\n  mbarrier.try_wait.parity.shared::cta.b64 %p6, [%r8], 0;\n  @!%p6 bra WAIT;\n"
+    << "  tcgen05.fence::after_thread_sync;\n  ld.param.u64 %rd11, [out];\n  cvta.to.global.u64 %rd11, %rd11;\n"
+    << "  mul.wide.u32 %rd12, %r1, 32;\n  add.s64 %rd11, %rd11, %rd12;\n"
+    << "  tcgen05.ld.sync.aligned.32x32b.x8.b32 " << regs(100, 8) << ", [%r13];\n  tcgen05.wait::ld.sync.aligned;\n";
+  for (int j = 0; j < 8; ++j) s << "  st.global.u32 [%rd11+" << 4 * j << "], %r" << 100 + j << ";\n";
+  s << "  tcgen05.fence::before_thread_sync;\n  bar.sync 0;\n  @%p2 bra DONE;\n"
+    << "  tcgen05.dealloc.cta_group::1.sync.aligned.b32 %r11, 32;\nDONE:\n  ret;\n}\n";
+  std::ofstream(dir / "k.ptx") << s.str();
+  const std::string args = R"({"buffer": "u8", "count": )" + std::to_string(img.size()) +
+                           R"(, "init": "file:img.bin"}, {"type": "u32", "value": )" + std::to_string(img.size() / 4) +
+                           R"(}, {"buffer": "u32", "count": 1024}, {"type": "u64", "value": )" +
+                           std::to_string(la.desc()) + "}";
+  const api::RunResult r = run_ptx(dir, args, static_cast<int>(img.size()));
+  const auto* got = reinterpret_cast<const std::uint32_t*>(r.outputs.at(1).bytes.data());
+  int bad = 0;
+  for (int lane = 0; lane < 128; ++lane)
+    for (int col = 0; col < 8; ++col) {
+      std::uint32_t want = 0x40490fdbu + static_cast<std::uint32_t>(col);
+      const int row = lane % 32 + (copies > 1 ? 0 : lane / 32 * 32);
+      if (row < rows && col < bytes / 4) {
+        want = 0;
+        for (int b = 0; b < 4; ++b) want |= std::uint32_t{img[la.offset(row, 4 * col + b)]} << (8 * b);
+      }
+      if (got[lane * 8 + col] != want && bad++ < 5)
+        ADD_FAILURE() << "lane " << lane << " column " << col << ": " << got[lane * 8 + col] << ", expected " << want;
+    }
+  EXPECT_EQ(bad, 0);
+}
+
+TEST(Tcgen05, CpCopiesSharedMemoryRowsIntoTensorMemoryLanes) {
+  run_cp_case("128x256b", 0);
+  run_cp_case("128x256b", 2);
+  run_cp_case("128x128b", 4);
+  run_cp_case("4x256b", 0);
+  run_cp_case("32x128b", 6);
+}
+
 // ---- tcgen05.ld / tcgen05.st fragments --------------------------------------------------------
 
 struct ShapeDef {
@@ -711,7 +789,8 @@ TEST(Tcgen05, InstructionsNotBuiltStopWithTheirNames) {
   const std::pair<const char*, const char*> cases[] = {
       {"tcgen05.mma.ws.cta_group::1.kind::f16 [%r4], %rd1, %rd2, %r6, %p1;\n", "tcgen05.mma.ws"},
       {"tcgen05.mma.sp.cta_group::1.kind::f16 [%r4], %rd1, %rd2, [%r4], %r6, %p1;\n", "tcgen05.mma.sp"},
-      {"tcgen05.cp.cta_group::1.128x256b [%r4], %rd1;\n", "tcgen05.cp"},
+      {"tcgen05.cp.cta_group::1.128x256b.b8x16.b4x16_p64 [%r4], %rd1;\n", "tcgen05.cp with decompression"},
+      {"tcgen05.cp.cta_group::1.64x128b.warpx2::02_13 [%r4], %rd1;\n", "tcgen05.cp .64x128b"},
       {"tcgen05.shift.cta_group::1.down [%r4];\n", "tcgen05.shift"},
       {"clusterlaunchcontrol.try_cancel.async.shared::cta.mbarrier::complete_tx::bytes.b128 [%r4], [%r5];\n",
        "clusterlaunchcontrol"},
