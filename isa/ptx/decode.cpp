@@ -1483,6 +1483,25 @@ class Decoder {
     fail(L, "kernsim bug: `" + in.opcode + "` reached the tcgen05 decoder");
   }
 
+  // The sources every tcgen05.mma form starts with: d base, d offset, A (a descriptor, or a
+  // tensor-memory base and kTcATmem), A offset, B descriptor, idesc.
+  std::vector<Reg> tcgen05_mma_operands(Inst& inst, const std::vector<ast::Operand>& o, int L) {
+    const auto [d_base, d_off] = tmem_operand(o[0], L);
+    std::vector<Reg> s{d_base, d_off};
+    if (o[1].kind == ast::Operand::Kind::Addr) {
+      inst.sub |= kTcATmem;
+      const auto [a_base, a_off] = tmem_operand(o[1], L);
+      s.push_back(a_base);
+      s.push_back(a_off);
+    } else {
+      s.push_back(src(o[1], 64, L));
+      s.push_back(const32(0));
+    }
+    s.push_back(src(o[2], 64, L));
+    s.push_back(src(o[3], 32, L));
+    return s;
+  }
+
   // tcgen05.mma.cta_group.kind{.collector::a::op} [d], a-desc|[a], b-desc, idesc, {mask}, enable-input-d{, scale-input-d};
   // tcgen05.mma.cta_group.kind.block_scale{.scale_vectorsize} [d], a-desc|[a], b-desc, idesc, [scale-A], [scale-B],
   // enable-input-d. Sources: d base, d offset, A (descriptor, or tensor-memory base), A offset, B descriptor, idesc,
@@ -1515,19 +1534,7 @@ class Decoder {
     if (scale && kind != TcKind::F16 && kind != TcKind::Tf32) fail(L, "`" + in.opcode + "`: scale-input-d is only for .kind::f16 and .kind::tf32");
     if (scale && (o[en + 1].kind != ast::Operand::Kind::Imm || o[en + 1].ival < 0 || o[en + 1].ival > 15))
       fail(L, "`" + in.opcode + "`: scale-input-d must be an immediate in 0..15");
-    const auto [d_base, d_off] = tmem_operand(o[0], L);
-    std::vector<Reg> s{d_base, d_off};
-    if (o[1].kind == ast::Operand::Kind::Addr) {
-      inst.sub |= kTcATmem;
-      const auto [a_base, a_off] = tmem_operand(o[1], L);
-      s.push_back(a_base);
-      s.push_back(a_off);
-    } else {
-      s.push_back(src(o[1], 64, L));
-      s.push_back(const32(0));
-    }
-    s.push_back(src(o[2], 64, L));
-    s.push_back(src(o[3], 32, L));
+    std::vector<Reg> s = tcgen05_mma_operands(inst, o, L);
     s.push_back(src(o[en], 1, L));
     s.push_back(scale ? src(o[en + 1], 32, L) : const32(0));
     if (scale) inst.sub |= kTcScaleD;
@@ -1561,19 +1568,7 @@ class Decoder {
     inst.sub |= kTcBlockScale;
     const auto& o = in.operands;
     need(in, 7, 7);
-    const auto [d_base, d_off] = tmem_operand(o[0], L);
-    std::vector<Reg> s{d_base, d_off};
-    if (o[1].kind == ast::Operand::Kind::Addr) {
-      inst.sub |= kTcATmem;
-      const auto [a_base, a_off] = tmem_operand(o[1], L);
-      s.push_back(a_base);
-      s.push_back(a_off);
-    } else {
-      s.push_back(src(o[1], 64, L));
-      s.push_back(const32(0));
-    }
-    s.push_back(src(o[2], 64, L));
-    s.push_back(src(o[3], 32, L));
+    std::vector<Reg> s = tcgen05_mma_operands(inst, o, L);
     s.push_back(src(o[6], 1, L));
     s.push_back(const32(0));
     for (int i : {4, 5}) {

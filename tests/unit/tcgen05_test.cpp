@@ -165,6 +165,20 @@ std::string regs(int first, int n) {
   return o.str() + "}";
 }
 
+// The start of the generated kernels: registers, the mbarrier and the TMEM address slot, the copy
+// of the image (param img, nwords words) into dynamic shared memory by 128 threads, and %r8 = bar,
+// %r9 = slot, %r10 = warp, %p2 = not warp 0, %p3 = not thread 0.
+constexpr const char* kCopyPrologue =
+    "  .reg .pred %p<10>;\n  .reg .b32 %r<200>;\n  .reg .b64 %rd<40>;\n"
+    "  .shared .align 8 .b64 bar;\n  .shared .align 4 .b32 slot;\n"
+    "  mov.u32 %r1, %tid.x;\n  ld.param.u64 %rd1, [img];\n  cvta.to.global.u64 %rd1, %rd1;\n"
+    "  ld.param.u32 %r2, [nwords];\n  mov.u32 %r3, smem;\n  mov.u32 %r4, %r1;\n"
+    "COPY:\n  setp.ge.u32 %p1, %r4, %r2;\n  @%p1 bra COPIED;\n  mul.wide.u32 %rd2, %r4, 4;\n"
+    "  add.s64 %rd3, %rd1, %rd2;\n  ld.global.u32 %r5, [%rd3];\n  shl.b32 %r6, %r4, 2;\n  add.u32 %r7, %r3, %r6;\n"
+    "  st.shared.u32 [%r7], %r5;\n  add.u32 %r4, %r4, 128;\n  bra COPY;\nCOPIED:\n"
+    "  fence.proxy.async.shared::cta;\n  mov.u32 %r8, bar;\n  mov.u32 %r9, slot;\n  shr.u32 %r10, %r1, 5;\n"
+    "  setp.ne.u32 %p2, %r10, 0;\n  setp.ne.u32 %p3, %r1, 0;\n";
+
 // The PTX of one case. Function-scope .shared variables come before the dynamic shared memory.
 // Scale factors (block-scaled kinds): `scols` columns after D and A from simg[tid * scols + j]; the
 // scale-A groups of 4 columns first, then the scale-B groups of ceil(N / 32) columns.
@@ -174,15 +188,8 @@ std::string kernel_source(const Case& c, int ncols, int dcols, int acols, const 
   s << ".version 8.7\n.target sm_100a\n.address_size 64\n.extern .shared .align 1024 .b8 smem[];\n"
     << ".visible .entry k(.param .u64 img, .param .u32 nwords, .param .u64 out, .param .u64 adesc, .param .u64 bdesc,"
     << " .param .u32 idesc, .param .u64 aimg, .param .u64 simg)\n{\n"
-    << "  .reg .pred %p<10>;\n  .reg .b32 %r<200>;\n  .reg .b64 %rd<40>;\n"
-    << "  .shared .align 8 .b64 bar;\n  .shared .align 4 .b32 slot;\n"
-    << "  mov.u32 %r1, %tid.x;\n  ld.param.u64 %rd1, [img];\n  cvta.to.global.u64 %rd1, %rd1;\n"
-    << "  ld.param.u32 %r2, [nwords];\n  mov.u32 %r3, smem;\n  mov.u32 %r4, %r1;\n"
-    << "COPY:\n  setp.ge.u32 %p1, %r4, %r2;\n  @%p1 bra COPIED;\n  mul.wide.u32 %rd2, %r4, 4;\n"
-    << "  add.s64 %rd3, %rd1, %rd2;\n  ld.global.u32 %r5, [%rd3];\n  shl.b32 %r6, %r4, 2;\n  add.u32 %r7, %r3, %r6;\n"
-    << "  st.shared.u32 [%r7], %r5;\n  add.u32 %r4, %r4, 128;\n  bra COPY;\nCOPIED:\n"
-    << "  fence.proxy.async.shared::cta;\n  mov.u32 %r8, bar;\n  mov.u32 %r9, slot;\n  shr.u32 %r10, %r1, 5;\n"
-    << "  setp.ne.u32 %p2, %r10, 0;\n  setp.ne.u32 %p3, %r1, 0;\n  setp.ne.u32 %p4, %r1, %r1;\n  setp.eq.u32 %p5, %r1, "
+    << kCopyPrologue
+    << "  setp.ne.u32 %p4, %r1, %r1;\n  setp.eq.u32 %p5, %r1, "
        "%r1;\n"
     << "  @%p2 bra ALLOCATED;\n  tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%r9], " << ncols << ";\n"
     << "ALLOCATED:\n  @%p3 bra INITED;\n  mbarrier.init.shared::cta.b64 [%r8], 1;\nINITED:\n"
@@ -539,15 +546,7 @@ void run_cp_case(const std::string& shape, int swz) {
   std::ostringstream s;
   s << ".version 8.7\n.target sm_100a\n.address_size 64\n.extern .shared .align 1024 .b8 smem[];\n"
     << ".visible .entry k(.param .u64 img, .param .u32 nwords, .param .u64 out, .param .u64 desc)\n{\n"
-    << "  .reg .pred %p<10>;\n  .reg .b32 %r<200>;\n  .reg .b64 %rd<40>;\n"
-    << "  .shared .align 8 .b64 bar;\n  .shared .align 4 .b32 slot;\n"
-    << "  mov.u32 %r1, %tid.x;\n  ld.param.u64 %rd1, [img];\n  cvta.to.global.u64 %rd1, %rd1;\n"
-    << "  ld.param.u32 %r2, [nwords];\n  mov.u32 %r3, smem;\n  mov.u32 %r4, %r1;\n"
-    << "COPY:\n  setp.ge.u32 %p1, %r4, %r2;\n  @%p1 bra COPIED;\n  mul.wide.u32 %rd2, %r4, 4;\n"
-    << "  add.s64 %rd3, %rd1, %rd2;\n  ld.global.u32 %r5, [%rd3];\n  shl.b32 %r6, %r4, 2;\n  add.u32 %r7, %r3, %r6;\n"
-    << "  st.shared.u32 [%r7], %r5;\n  add.u32 %r4, %r4, 128;\n  bra COPY;\nCOPIED:\n"
-    << "  fence.proxy.async.shared::cta;\n  mov.u32 %r8, bar;\n  mov.u32 %r9, slot;\n  shr.u32 %r10, %r1, 5;\n"
-    << "  setp.ne.u32 %p2, %r10, 0;\n  setp.ne.u32 %p3, %r1, 0;\n  @%p2 bra ALLOCATED;\n"
+    << kCopyPrologue << "  @%p2 bra ALLOCATED;\n"
     << "  tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%r9], 32;\nALLOCATED:\n  @%p3 bra INITED;\n"
     << "  mbarrier.init.shared::cta.b64 [%r8], 1;\nINITED:\n  tcgen05.fence::before_thread_sync;\n  bar.sync 0;\n"
     << "  tcgen05.fence::after_thread_sync;\n  ld.shared.u32 %r11, [%r9];\n  shl.b32 %r12, %r10, 21;\n"
