@@ -55,7 +55,7 @@ inline std::uint32_t element_address(const SmemMatrix& s, bool mn_major, int mn,
 // 16-byte unit that holds `a` (16 elements of 6 or 4 bits, the lower element in the lower bits,
 // then 4 or 8 bytes of padding: PTX ISA "Packing format used for matrix A and B by .kind::mxf8f6f4
 // in Shared Memory", the layout tcgen05.cp's .b6x16_p32/.b4x16_p64 sources and the TMA's
-// 16U6_ALIGN16B/16U4_ALIGN8B types share). `smem` holds at least a's unit.
+// 16U6_ALIGN16B/16U4_ALIGN16B types share). `smem` holds at least a's unit.
 inline std::uint32_t padded_subbyte(const std::uint8_t* smem, std::uint32_t a, int bits) {
   const std::uint32_t i = a % 16, bit = i * static_cast<std::uint32_t>(bits);
   std::uint32_t word = 0;
