@@ -6,6 +6,7 @@ A @ B (numpy), and the run must report a time."""
 
 import importlib.util
 import json
+import os
 import subprocess
 import sys
 
@@ -18,6 +19,12 @@ pytestmark = pytest.mark.skipif(importlib.util.find_spec("triton") is None, reas
 
 # e4m3 (Triton's fp8e4nv) bits of the integers -2..2, hand-encoded: sign, 4-bit exponent (bias 7), 3-bit mantissa
 E4M3 = {-2: 0xC0, -1: 0xB8, 0: 0x00, 1: 0x38, 2: 0x40}
+
+
+def _tree_env():
+    """The environment for this tree's CLI: its own device files, whatever `import kernsim` (the
+    installed package, which sets KERNSIM_DATA_DIR to its packaged copy) did to this process."""
+    return dict(os.environ, KERNSIM_DATA_DIR=str(ROOT))
 
 
 def _matmul():
@@ -83,7 +90,7 @@ def test_triton_sm100_matmul_ptx_runs_tcgen05_and_matches_numpy(cli, tmp_path, d
                     [{"type": "u64", "value": 0}, {"type": "u64", "value": 0}]}  # Triton's scratch pointers: none
     (tmp_path / "spec.json").write_text(json.dumps(spec))
     r = subprocess.run([cli, "run", str(tmp_path / "spec.json"), "--arch", "b200", "--json", "--dump-buffers", str(tmp_path / "o")],
-                       capture_output=True, text=True, timeout=600)
+                       capture_output=True, text=True, timeout=600, env=_tree_env())
     assert r.returncode == 0, r.stderr
     report = json.loads(r.stdout)
     assert report["time_us"] > 0
@@ -166,7 +173,7 @@ def test_triton_sm100_dot_scaled_runs_block_scaled_tcgen05_exactly(cli, tmp_path
                     [{"type": "u64", "value": 0}, {"type": "u64", "value": 0}]}  # Triton's scratch pointers: none
     (tmp_path / "spec.json").write_text(json.dumps(spec))
     r = subprocess.run([cli, "run", str(tmp_path / "spec.json"), "--arch", "b200", "--json", "--dump-buffers", str(tmp_path / "o")],
-                       capture_output=True, text=True, timeout=600)
+                       capture_output=True, text=True, timeout=600, env=_tree_env())
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)["time_us"] > 0
     c = np.fromfile(tmp_path / "o" / "arg4.out.bin", dtype=np.uint16).reshape(M, N)
