@@ -870,8 +870,11 @@ std::string mma_loop_kernel(const std::string& kind, int n, int count, int fmt, 
     << id << ";\n"
     << "  setp.eq.u32 %p3, %r1, %r1;\n  add.u32 %r8, %r6, 256;\n";
   for (int i = 0; i < count; ++i)
-    s << "  tcgen05.mma.cta_group::1.kind::" << kind << (scaled ? ".block_scale" : "") << " [%r6], "
-      << (a_tmem ? "[%r8]" : "%rd1") << ", %rd1, %r7, " << (scaled ? "[%r8], [%r8], " : "") << "%p3;\n";
+    if (kind == "cp")  // tcgen05.cp of 128 rows x 32 bytes into column 256
+      s << "  tcgen05.cp.cta_group::1.128x256b [%r8], %rd1;\n";
+    else
+      s << "  tcgen05.mma.cta_group::1.kind::" << kind << (scaled ? ".block_scale" : "") << " [%r6], "
+        << (a_tmem ? "[%r8]" : "%rd1") << ", %rd1, %r7, " << (scaled ? "[%r8], [%r8], " : "") << "%p3;\n";
   s << "  tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [%r5];\nISSUED:\n"
     << "W:\n  mbarrier.try_wait.parity.shared::cta.b64 %p4, [%r5], 0;\n  @!%p4 bra W;\n  bar.sync 0;\n  @%p1 bra D;\n"
     << "  tcgen05.dealloc.cta_group::1.sync.aligned.b32 %r6, 512;\nD:\n  ret;\n}\n";
@@ -904,6 +907,8 @@ TEST(Tcgen05Timing, AnMmaCostsItsFlopAtTheKindsRateOrItsSharedMemoryBytes) {
               std::max(2.0 * 128 * 256 * 64 / d.tcgen05.mma_flops_per_cycle_f4, 384.0 * 32 / port), 1.0);
   EXPECT_NEAR(per_mma("mxf8f6f4", 256, 0),
               std::max(2.0 * 128 * 256 * 32 / d.tcgen05.mma_flops_per_cycle_f8f6f4, 384.0 * 32 / port), 1.0);
+  // tcgen05.cp .128x256b: no FLOP, its 4096 bytes over the shared-memory port, on the same engine
+  EXPECT_NEAR(per_mma("cp", 8, 0), 128.0 * 32 / port, 1.0);
   // M128 N64 K16 f16 reads (128+64)*32 bytes: bound by the shared-memory port, unless A is in TMEM
   EXPECT_NEAR(per_mma("f16", 64, 0),
               std::max(2.0 * 128 * 64 * 16 / d.tcgen05.mma_flops_per_cycle_f16, 192.0 * 32 / port), 1.0);
