@@ -507,6 +507,9 @@ TEST(Tcgen05, BlockScaledKindsScaleEveryKBlock) {
   Case t = mk("mxf8f6f4_e2m3_a_tmem", "mxf8f6f4", "e5m2", "e2m3", "f32", 128, 40);
   t.nsf = 1, t.vec = ".scale_vec::1X", t.a_tmem = true, t.swz_b = 0;
   run_case(t);
+  Case mn = mk("mxf8f6f4_e5m2_e4m3_mn_major", "mxf8f6f4", "e5m2", "e4m3", "f32", 128, 32);
+  mn.nsf = 1, mn.mn_a = mn.mn_b = true, mn.swz_b = 4;  // 8-bit operands may be MN-major
+  run_case(mn);
   Case f = mk("mxf4_block32_4steps", "mxf4", "e2m1", "e2m1", "f32", 128, 48);
   f.nsf = 2, f.vec = ".block32", f.ksteps = 4;  // IDs 0, 2 over two column groups
   run_case(f);
