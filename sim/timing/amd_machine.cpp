@@ -173,7 +173,7 @@ class AmdMachine final : public SampledMachine {
   int part_units() const override { return static_cast<int>(d_.sm.count); }
   std::optional<std::uint64_t> probe_cta(std::uint64_t id, std::uint64_t max_insts) override;
   bool can_slice() const override { return true; }
-  int slice_granule() const override { return static_cast<int>(std::max<std::int64_t>(1, d_.topology.units_per_die)); }
+  int slice_units(int wanted) const override { return std::max(slice_granule(), wanted / slice_granule() * slice_granule()); }
   std::uint64_t slice_ctas(int units) const override;
   bool in_slice(std::uint64_t id) const override { return static_cast<int>(id % static_cast<std::uint64_t>(part_xcds())) < nxcd_; }
   void assemble(int units, double share, std::uint64_t ctas) override;
@@ -229,6 +229,7 @@ class AmdMachine final : public SampledMachine {
 
  private:
   int part_xcds() const { return static_cast<int>(std::max<std::int64_t>(1, d_.topology.dies)); }
+  int slice_granule() const { return static_cast<int>(std::max<std::int64_t>(1, d_.topology.units_per_die)); }  // an XCD's CUs
   // the XCDs whose workgroups warm the MALL up: as many as the slice has, the next ones
   bool warm_xcd(std::uint64_t id) const {
     const int x = static_cast<int>(id % static_cast<std::uint64_t>(part_xcds()));

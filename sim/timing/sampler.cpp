@@ -36,12 +36,12 @@ void Sampler::choose_slice() {
   const double work = per_cta * static_cast<double>(total);
   if (work <= static_cast<double>(opts_.detail_budget)) return;
   const double n = static_cast<double>(m_.part_units());
-  const int g = std::max(1, m_.slice_granule());
-  int k = std::clamp(static_cast<int>(std::ceil(n * static_cast<double>(opts_.detail_budget) / work)), 1, units_);
-  k = std::max(g, k / g * g);  // whole granules, within the budget where one granule is
-  if (k >= units_) return;
+  const int wanted =
+      std::clamp(static_cast<int>(std::ceil(n * static_cast<double>(opts_.detail_budget) / work)), 1, units_);
+  const int k = m_.slice_units(wanted);  // the machine's whole granules, within the budget where one is
+  if (k >= units_ || m_.slice_share(k) >= 1.0) return;
   units_ = k;
-  share_ = static_cast<double>(k) / n;
+  share_ = m_.slice_share(k);
   ctas_ = m_.slice_ctas(k);
 }
 

@@ -212,6 +212,17 @@ TEST(ClusterPlacer, AClusterLargerThanEveryGpcNeverFits) {
   EXPECT_EQ(left, 1u);
 }
 
+// What an SM slice of whole GPCs is measured by: clusters in flight, not SMs. A GPC of 5 SMs with
+// 2 CTAs each holds three clusters of 3 (one slot idle), one of 2 SMs holds one.
+TEST(ClusterPlacer, CapacityCountsTheClustersAllGpcsHoldAtOnce) {
+  ClusterPlacer p({5, 2}, 2, 3, 100);
+  EXPECT_EQ(p.capacity(), 4);
+  int placed = 0;
+  while (!p.place().empty()) ++placed;
+  EXPECT_EQ(placed, p.capacity());
+  EXPECT_EQ(ClusterPlacer({2, 2}, 1, 3, 1).capacity(), 0);
+}
+
 TEST(WaitCounters, VmcntDecrementsInIssueOrder) {
   WaitCounters w;
   w.reset(0);
