@@ -5,7 +5,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <queue>
+
+#include "sim/timing/units/event_queue.h"
 
 namespace kernsim::sim {
 
@@ -51,16 +52,21 @@ bool Sampler::simulate(std::uint64_t budget, double& now) {
   const double min_end = now + m_.min_window_cycles();
   const std::uint64_t limit = opts_.full ? ~std::uint64_t{0} : m_.work() + budget;
   std::uint64_t next_check = m_.timed_insts() + kCheckpointInsts;
-  std::priority_queue<std::pair<double, int>, std::vector<std::pair<double, int>>, std::greater<>> pq;
+  EventQueue pq;
   for (int u = 0; u < m_.units(); ++u)
     if (m_.next_event(u) < kInf) pq.push({m_.next_event(u), u});
   while (!pq.empty()) {
-    auto [t, u] = pq.top();
-    pq.pop();
-    if (t != m_.next_event(u)) continue;  // stale
+    const auto [t, u] = pq.top();
+    if (t != m_.next_event(u)) {  // stale
+      pq.pop();
+      continue;
+    }
     now = t;
     const double next = m_.step(u, t);
-    if (next < kInf) pq.push({next, u});
+    if (next < kInf)
+      pq.replace_top({next, u});
+    else
+      pq.pop();
     if (std::vector<int>& woken = m_.woken(); !woken.empty()) [[unlikely]] {
       for (int v : woken)
         if (v != u && m_.next_event(v) < kInf) pq.push({m_.next_event(v), v});
