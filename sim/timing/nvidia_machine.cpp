@@ -692,7 +692,9 @@ void NvidiaMachine::fill(double t) {
 // ---------------------------------------------------------------------------------------------
 // CTAs
 
-// Every cluster a GPC has room for now, its CTAs together.
+// Every cluster a GPC has room for now, its CTAs together. A CTA ending on one SM starts a
+// cluster on others: their next events move earlier, which the sampler learns from woken() (an
+// SM with nothing to do had no event queued, and was never stepped again).
 void NvidiaMachine::launch_clusters(double t) {
   for (std::uint64_t index = placer_.next_cluster();; index = placer_.next_cluster()) {
     const auto at = placer_.place();
@@ -700,8 +702,10 @@ void NvidiaMachine::launch_clusters(double t) {
     auto ctas = k_.make_cluster(index);
     auto group = std::make_shared<ClusterGroup>();
     group->slots = at;
-    for (std::size_t r = 0; r < at.size(); ++r)
+    for (std::size_t r = 0; r < at.size(); ++r) {
       start_cta(at[r].first, at[r].second, k_.dims().cluster_cta(index, static_cast<std::uint32_t>(r)), std::move(ctas[r]), t, group);
+      woken_.push_back(at[r].first);
+    }
   }
 }
 

@@ -53,6 +53,7 @@ bool Sampler::simulate(std::uint64_t budget, double& now) {
   const std::uint64_t limit = opts_.full ? ~std::uint64_t{0} : m_.work() + budget;
   std::uint64_t next_check = m_.timed_insts() + kCheckpointInsts;
   EventQueue pq;
+  m_.woken().clear();  // what fill() woke: every unit is queued below
   for (int u = 0; u < m_.units(); ++u)
     if (m_.next_event(u) < kInf) pq.push({m_.next_event(u), u});
   while (!pq.empty()) {
@@ -227,6 +228,12 @@ TimingResult Sampler::run() {
   r.ctas_total = ctas_;
   double now = 0;
   run_windows(now);
+  // nothing left to do with CTAs of the window unfinished: the machine lost them (an SM whose
+  // event it never queued); a time without them would be wrong without saying so
+  if (finished_ && !two_windows_ && m_.ctas_done() < ctas_)
+    throw Error(ErrorKind::Internal, "kernsim bug: " + std::to_string(ctas_ - m_.ctas_done()) + " of " +
+                                         std::to_string(ctas_) + " " + m_.cta_noun() + "s never finished, and no " +
+                                         m_.unit_noun() + " had anything left to do");
   if (!finished_) m_.stop();
   const double end = finished_ ? m_.last_cta_end() : now;
   m_.close_window(end, !finished_);

@@ -95,8 +95,9 @@ class SampledMachine {
   // Runs `unit`'s events at `now`; returns its next event (the sampler's loop, once per event).
   virtual double step(int unit, double now) = 0;
   // Units other than the stepped one whose next event the step moved earlier (a cluster barrier
-  // releasing warps on other SMs): the machine appends them, the sampler reads and clears them
-  // after each step (not virtual: read once per event).
+  // releasing warps on other SMs, a cluster started on other SMs when a CTA ended): the machine
+  // appends them, the sampler reads and clears them after each step (not virtual: read once per
+  // event).
   std::vector<int>& woken() { return woken_; }
   std::uint64_t timed_insts() const { return timed_insts_; }  // read once per event: not virtual
   virtual std::uint64_t work() const = 0;

@@ -165,6 +165,19 @@ TEST(SmSlice, AClusterLaunchsWarmUpStoppedEarlyStillRunsEveryClusterOnce) {
   expect_cluster_inplace(r, 64, 64, 2, 2, 8);
 }
 
+// One CTA per SM (200 KB of shared memory): a CTA ending on one SM starts the next cluster on
+// SMs that had nothing to do, and the sampler must learn of them (before, those SMs were never
+// stepped again: 134 of the 512 CTAs ran, in a --full run that reported nothing wrong).
+TEST(SmSlice, AClusterStartedWhenAnotherSmsCtaEndsRuns) {
+  std::string spec = cluster_inplace(64, 8, 2, 1, 8);
+  spec.insert(spec.find(R"("args")"), R"("dynamic_shared_bytes": 200000, )");
+  const api::RunResult full = run(spec, true, 0);
+  const auto j = nlohmann::json::parse(full.report_json);
+  EXPECT_EQ(j["occupancy"]["blocks_per_sm"].get<int>(), 1);
+  EXPECT_EQ(j["sampling"]["ctas_timed"].get<std::uint64_t>(), 512u) << j["sampling"]["note"];
+  expect_cluster_inplace(full, 64, 8, 2, 1, 8);
+}
+
 // cache: warm replays whole clusters (the last first, writes undone): the launch reads its
 // inputs from the L2 and computes what it computes cold.
 TEST(SmSlice, AClusterLaunchStartsWithTheL2APreviousRunLeft) {
