@@ -3,7 +3,7 @@
 
   python3 calibration/validation/hopper/compare_kernsim.py [--kernsim build/kernsim] [--jobs 2]
       [--only ID ...] [--csv calibration/data/h200/hopper_validation_kernsim.csv] [--md OUT.md]
-      [--time-limit 600] [--no-run] [--save-json DIR]
+      [--time-limit 600] [--no-run] [--save-json DIR] [--arch h200] [--measured JSON]
 
 Runs `kernsim run SPEC --arch h200 --json` for every launch of the set (`specs/`, at most --jobs
 processes at once), compares each time with `calibration/data/h200/hopper_validation_readflush.json`
@@ -14,7 +14,8 @@ the two and whether the direction is right). Writes one CSV row per launch (id, 
 predicted µs, error, exit code, wall seconds, the kernsim commit) and a markdown table (stdout, or
 --md). With --only, just those launches run and the other rows are kept from the existing CSV
 (so the table can mix commits: the CSV's `commit` column says which). --no-run recomputes the
-summary from the CSV. Issue 19's targets: MAPE <= 15%, every ladder step's speedup within 25%
+summary from the CSV. `--arch h100 --measured calibration/data/h100/hopper_validation.json
+--csv FILE` compares another part (that H100 file was flushed by a write, not a read). Issue 19's targets: MAPE <= 15%, every ladder step's speedup within 25%
 and in the right direction.
 """
 import argparse
@@ -52,9 +53,9 @@ def commit_of(root=ROOT):
     return p.stdout.strip() or "unknown"
 
 
-def run_one(kernsim, lid, time_limit, save_dir=None):
+def run_one(kernsim, lid, time_limit, save_dir=None, arch="h200"):
     spec = os.path.join(HERE, "specs", lid + ".json")
-    cmd = [kernsim, "run", spec, "--arch", "h200", "--json", "--time-limit", str(time_limit)]
+    cmd = [kernsim, "run", spec, "--arch", arch, "--json", "--time-limit", str(time_limit)]
     t0 = time.time()
     p = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
     wall = round(time.time() - t0, 1)
@@ -180,9 +181,11 @@ def main():
     ap.add_argument("--md")
     ap.add_argument("--time-limit", type=int, default=600)
     ap.add_argument("--no-run", action="store_true")
+    ap.add_argument("--arch", default="h200", help="the part kernsim simulates (match --measured)")
+    ap.add_argument("--measured", default=MEASURED, help="the measurement JSON (measure_hopper.py)")
     ap.add_argument("--save-json", metavar="DIR", help="keep each launch's `kernsim run --json` report there")
     a = ap.parse_args()
-    meas = measured_times()
+    meas = measured_times(a.measured)
     ids = [L["id"] for L in hl.all_launches()]
     old = read_csv(a.csv)
     commit = commit_of()
@@ -191,7 +194,7 @@ def main():
     if a.save_json:
         os.makedirs(a.save_json, exist_ok=True)
     with cf.ThreadPoolExecutor(max(1, a.jobs)) as ex:
-        for lid, r in ex.map(lambda i: run_one(a.kernsim, i, a.time_limit, a.save_json), todo):
+        for lid, r in ex.map(lambda i: run_one(a.kernsim, i, a.time_limit, a.save_json, a.arch), todo):
             m = meas[lid]
             p = r["predicted_us"]
             rows[lid] = {"id": lid, "measured_us": f"{m:.2f}", "predicted_us": "" if p is None else f"{p:.2f}",
