@@ -180,6 +180,8 @@ class AmdMachine final : public SampledMachine {
   std::string warm_up(std::uint64_t max_insts, bool previous_launch) override;
   void warm_workgroup(std::uint64_t id);
   bool warmed(std::uint64_t id) const override { return id >= warm_begin_ && warm_xcd(id); }
+  // a kernel's end writes every XCD's dirty L2 lines back (flush_at_end): the flush leaves them clean
+  void start_dirty_l2() override {}
   std::string slice_text(int units) const override;
   std::uint64_t slots() const override { return static_cast<std::uint64_t>(ncus_) * static_cast<std::uint64_t>(occ_.blocks_per_unit); }
   Occupancy occupancy() const override { return occ_; }

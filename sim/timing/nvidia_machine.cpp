@@ -258,6 +258,7 @@ class NvidiaMachine final : public SampledMachine {
   void assemble(int sms, double share, std::uint64_t ctas) override;
   std::string warm_up(std::uint64_t max_insts, bool previous_launch) override;
   bool warmed(std::uint64_t id) const override { return item_of(id) >= warm_begin_ && item_of(id) < warm_end_; }
+  void start_dirty_l2() override { mem_->start_dirty(); }
   std::string slice_text(int sms) const override;
   std::uint64_t slots() const override { return slots_; }
   Occupancy occupancy() const override { return occ_; }

@@ -221,6 +221,7 @@ TimingResult Sampler::run() {
   m_.assemble(units_, share_, ctas_);
   std::string warm;
   if (share_ < 1.0 || opts_.warm_l2) warm = m_.warm_up(opts_.detail_budget, opts_.warm_l2);
+  if (opts_.dirty_l2) m_.start_dirty_l2();
   m_.fill(0);
   TimingResult r;
   r.occupancy = m_.occupancy();

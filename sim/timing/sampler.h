@@ -83,6 +83,10 @@ class SampledMachine {
   // the option.
   virtual std::string warm_up(std::uint64_t max_insts, bool previous_launch) = 0;
   virtual bool warmed(std::uint64_t id) const = 0;
+  // TimingOptions::dirty_l2: after the warm-up, the cache the slice shares with the chip starts
+  // full of another buffer's dirty lines (a flush that wrote); a part whose kernels end by
+  // writing their caches back (AMD) starts clean whatever the flush did, and ignores it.
+  virtual void start_dirty_l2() = 0;
   virtual std::string slice_text(int units) const = 0;
   virtual std::uint64_t slots() const = 0;  // CTAs resident at once on the assembled machine
   virtual Occupancy occupancy() const = 0;
