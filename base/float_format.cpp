@@ -141,4 +141,23 @@ double decode_format(std::uint32_t bits, FloatFormat f) {
   return neg ? -v : v;
 }
 
+double decode_mx(std::uint32_t bits, MxFormat f) {
+  switch (f) {
+    case MxFormat::UE8M0:
+      return (bits & 0xff) == 0xff ? std::numeric_limits<double>::quiet_NaN()
+                                   : std::ldexp(1.0, static_cast<int>(bits & 0xff) - 127);
+    case MxFormat::UE4M3:
+      return decode_format(bits & 0x7f, FloatFormat::E4M3);  // e4m3 with a zero sign bit
+    default:
+      break;
+  }
+  const int ebits = f == MxFormat::E3M2 ? 3 : 2, mbits = f == MxFormat::E2M3 ? 3 : f == MxFormat::E3M2 ? 2 : 1;
+  const int bias = f == MxFormat::E3M2 ? 3 : 1;
+  const std::uint32_t sign = (bits >> (ebits + mbits)) & 1, e = (bits >> mbits) & ((1u << ebits) - 1),
+                      m = bits & ((1u << mbits) - 1);
+  const double v = e == 0 ? std::ldexp(static_cast<double>(m), 1 - bias - mbits)
+                          : std::ldexp(static_cast<double>(m | (1u << mbits)), static_cast<int>(e) - bias - mbits);
+  return sign ? -v : v;
+}
+
 }  // namespace kernsim

@@ -17,4 +17,11 @@ std::uint32_t round_to_format(double v, FloatFormat fmt, RoundMode mode, bool sa
 // Decodes bits of `fmt` to a double (exact).
 double decode_format(std::uint32_t bits, FloatFormat fmt);
 
+// The OCP Microscaling (MX) formats of block-scaled matrix products, decode only: the elements
+// fp6 e2m3 (bias 1), fp6 e3m2 (bias 3) and fp4 e2m1 (bias 1), which have no infinities or NaNs,
+// and the scales ue8m0 (2^(bits - 127), 0xff is NaN) and ue4m3 (e4m3 without its sign bit: bias 7,
+// 0x7f is NaN). `bits` holds the value in its low bits.
+enum class MxFormat { E2M3, E3M2, E2M1, UE8M0, UE4M3 };
+double decode_mx(std::uint32_t bits, MxFormat fmt);
+
 }  // namespace kernsim

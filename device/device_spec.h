@@ -299,7 +299,8 @@ struct Tcgen05 {
   std::int64_t tmem_columns = 0;          // 32-bit columns of tensor memory per SM (each 128 lanes)
   double mma_flops_per_cycle_f16 = 0;     // dense FLOP per SM cycle of tcgen05.mma .kind::f16
   double mma_flops_per_cycle_tf32 = 0;    // .kind::tf32
-  double mma_flops_per_cycle_f8f6f4 = 0;  // .kind::f8f6f4 (e4m3/e5m2)
+  double mma_flops_per_cycle_f8f6f4 = 0;  // .kind::f8f6f4 and ::mxf8f6f4 (fp8, fp6 and fp4 operands)
+  double mma_flops_per_cycle_f4 = 0;      // .kind::mxf4 and ::mxf4nvf4 (fp4 two to a byte, K = 64)
   double mma_flops_per_cycle_i8 = 0;      // .kind::i8
   double mma_latency_cycles = 0;          // end of an mma's service on the engine to its completion (A in TMEM)
   double mma_smem_latency_cycles = 0;     // added to it when A comes from shared memory

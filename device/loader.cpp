@@ -268,7 +268,8 @@ std::vector<Field> build_schema() {
   I("tcgen05.tmem_columns", "columns", kNv, false, "tensor memory per SM: 32-bit columns of 128 lanes each that tcgen05.alloc hands out (absent: no tcgen05)", [](DeviceSpec& d) -> std::int64_t& { return d.tcgen05.tmem_columns; });
   D("tcgen05.mma_flops_per_cycle_f16", "FLOP/cycle", kNv, false, "tcgen05.mma .kind::f16 (f16/bf16 inputs): dense FLOP the SM's tensor engine does per cycle", [](DeviceSpec& d) -> double& { return d.tcgen05.mma_flops_per_cycle_f16; });
   D("tcgen05.mma_flops_per_cycle_tf32", "FLOP/cycle", kNv, false, "tcgen05.mma .kind::tf32: dense FLOP per SM cycle", [](DeviceSpec& d) -> double& { return d.tcgen05.mma_flops_per_cycle_tf32; });
-  D("tcgen05.mma_flops_per_cycle_f8f6f4", "FLOP/cycle", kNv, false, "tcgen05.mma .kind::f8f6f4 (e4m3/e5m2 inputs): dense FLOP per SM cycle", [](DeviceSpec& d) -> double& { return d.tcgen05.mma_flops_per_cycle_f8f6f4; });
+  D("tcgen05.mma_flops_per_cycle_f8f6f4", "FLOP/cycle", kNv, false, "tcgen05.mma .kind::f8f6f4 and ::mxf8f6f4 (fp8/fp6/fp4 inputs, one byte position each): dense FLOP per SM cycle", [](DeviceSpec& d) -> double& { return d.tcgen05.mma_flops_per_cycle_f8f6f4; });
+  D("tcgen05.mma_flops_per_cycle_f4", "FLOP/cycle", kNv, false, "tcgen05.mma .kind::mxf4 and ::mxf4nvf4 (block-scaled fp4): dense FLOP per SM cycle", [](DeviceSpec& d) -> double& { return d.tcgen05.mma_flops_per_cycle_f4; });
   D("tcgen05.mma_flops_per_cycle_i8", "FLOP/cycle", kNv, false, "tcgen05.mma .kind::i8: dense operations per SM cycle", [](DeviceSpec& d) -> double& { return d.tcgen05.mma_flops_per_cycle_i8; });
   D("tcgen05.mma_latency_cycles", "cycles", kNv, false, "tcgen05.mma: from the end of its service on the tensor engine to its completion", [](DeviceSpec& d) -> double& { return d.tcgen05.mma_latency_cycles; });
   D("tcgen05.mma_smem_latency_cycles", "cycles", kNv, false, "tcgen05.mma with A in shared memory: latency beyond mma_latency_cycles (the operand's read)", [](DeviceSpec& d) -> double& { return d.tcgen05.mma_smem_latency_cycles; });
@@ -575,6 +576,7 @@ void check_model_limits(const DeviceSpec& d) {
       rate("tcgen05.mma_flops_per_cycle_f16", d.tcgen05.mma_flops_per_cycle_f16, "the tensor engine's service time divides by it");
       rate("tcgen05.mma_flops_per_cycle_tf32", d.tcgen05.mma_flops_per_cycle_tf32, "the tensor engine's service time divides by it");
       rate("tcgen05.mma_flops_per_cycle_f8f6f4", d.tcgen05.mma_flops_per_cycle_f8f6f4, "the tensor engine's service time divides by it");
+      rate("tcgen05.mma_flops_per_cycle_f4", d.tcgen05.mma_flops_per_cycle_f4, "the tensor engine's service time divides by it");
       rate("tcgen05.mma_flops_per_cycle_i8", d.tcgen05.mma_flops_per_cycle_i8, "the tensor engine's service time divides by it");
       rate("tcgen05.tmem_bytes_per_cycle", d.tcgen05.tmem_bytes_per_cycle, "a tcgen05.ld/st's transfer time divides its bytes by it");
       count("tcgen05.mma_datapath_rows", d.tcgen05.mma_datapath_rows, "an mma's service counts its rows as at least this many");

@@ -14,13 +14,18 @@ SECONDS_PER_TARGET=${1:-5}
 TARGETS=${FUZZ_TARGETS:-"ptx code_object amdgcn_decode launch_spec device_file"}
 JOBS=${KERNSIM_JOBS:-$(nproc)}
 export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$(pwd)}"
+# build-fuzz/ compiles with -g, and ccache then hashes the working directory unless told not to: a
+# fresh checkout elsewhere (CI's) would miss every object. Debug paths are relative (BASEDIR).
+export CCACHE_NOHASHDIR="${CCACHE_NOHASHDIR:-1}"
 if ! [ -f /usr/lib/llvm-22/lib/clang/22/lib/linux/libclang_rt.fuzzer-x86_64.a ]; then
   echo "fuzz: libFuzzer for clang 22 is missing (the Debian package libclang-rt-22-dev; scripts/install-deps.sh installs it)" >&2
   exit 3
 fi
-if [ ! -f build-fuzz/build.ninja ]; then
+# The unit tests are configured too: scripts/sanitize.sh builds them in this tree, so they reuse
+# the library objects compiled here with the same sanitizer flags.
+if ! grep -qs '^KERNSIM_BUILD_TESTS:BOOL=ON' build-fuzz/CMakeCache.txt; then
   cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 \
-    -DKERNSIM_FUZZ=ON -DKERNSIM_BUILD_TESTS=OFF -DKERNSIM_BUILD_BENCH=OFF >/dev/null
+    -DKERNSIM_FUZZ=ON -DKERNSIM_BUILD_TESTS=ON -DKERNSIM_BUILD_BENCH=OFF >/dev/null
 fi
 cmake --build build-fuzz -j "$JOBS" --target kernsim_fuzzers
 mkdir -p build-fuzz/artifacts

@@ -1477,35 +1477,15 @@ class Decoder {
       }
       case Op::Tcgen05Mma: return decode_tcgen05_mma(inst, in, P);
       case Op::Tcgen05Ld: case Op::Tcgen05St: return decode_tcgen05_ld_st(inst, in, P);
+      case Op::Tcgen05Cp: return decode_tcgen05_cp(inst, in, P);
       default: break;
     }
     fail(L, "kernsim bug: `" + in.opcode + "` reached the tcgen05 decoder");
   }
 
-  // tcgen05.mma.cta_group.kind{.collector::a::op} [d], a-desc|[a], b-desc, idesc, {mask}, enable-input-d{, scale-input-d}.
-  // Sources: d base, d offset, A (descriptor, or tensor-memory base), A offset, B descriptor, idesc,
-  // enable-input-d, scale-input-d (constant 0 when absent), then the 4 disable-output-lane words if given.
-  void decode_tcgen05_mma(Inst& inst, const ast::Instr& in, const Parts& P) {
-    const int L = in.line;
-    if (P.has("block_scale") || P.has("kind::mxf8f6f4") || P.has("kind::mxf4") || P.has("kind::mxf4nvf4"))
-      return unsupported(inst, in, "block-scaled tcgen05.mma (.kind::mxf8f6f4/mxf4/mxf4nvf4)");
-    if (P.has("ashift")) return unsupported(inst, in, "tcgen05.mma .ashift (convolution A shift)");
-    TcKind kind;
-    if (P.has("kind::f16")) kind = TcKind::F16;
-    else if (P.has("kind::tf32")) kind = TcKind::Tf32;
-    else if (P.has("kind::f8f6f4")) kind = TcKind::F8f6f4;
-    else if (P.has("kind::i8")) kind = TcKind::I8;
-    else fail(L, "`" + in.opcode + "`: expects .kind::f16, ::tf32, ::f8f6f4, ::i8 (or a block-scaled kind)");
-    inst.shape[1] = static_cast<std::int16_t>(kind);
-    const auto& o = in.operands;
-    need(in, 5, 7);
-    const bool mask = o.size() >= 6 && o[4].kind == ast::Operand::Kind::Vec;
-    const std::size_t en = mask ? 5 : 4;
-    if (o.size() > en + 2) fail(L, "`" + in.opcode + "`: too many operands");
-    const bool scale = o.size() == en + 2;
-    if (scale && kind != TcKind::F16 && kind != TcKind::Tf32) fail(L, "`" + in.opcode + "`: scale-input-d is only for .kind::f16 and .kind::tf32");
-    if (scale && (o[en + 1].kind != ast::Operand::Kind::Imm || o[en + 1].ival < 0 || o[en + 1].ival > 15))
-      fail(L, "`" + in.opcode + "`: scale-input-d must be an immediate in 0..15");
+  // The sources every tcgen05.mma form starts with: d base, d offset, A (a descriptor, or a
+  // tensor-memory base and kTcATmem), A offset, B descriptor, idesc.
+  std::vector<Reg> tcgen05_mma_operands(Inst& inst, const std::vector<ast::Operand>& o, int L) {
     const auto [d_base, d_off] = tmem_operand(o[0], L);
     std::vector<Reg> s{d_base, d_off};
     if (o[1].kind == ast::Operand::Kind::Addr) {
@@ -1519,6 +1499,42 @@ class Decoder {
     }
     s.push_back(src(o[2], 64, L));
     s.push_back(src(o[3], 32, L));
+    return s;
+  }
+
+  // tcgen05.mma.cta_group.kind{.collector::a::op} [d], a-desc|[a], b-desc, idesc, {mask}, enable-input-d{, scale-input-d};
+  // tcgen05.mma.cta_group.kind.block_scale{.scale_vectorsize} [d], a-desc|[a], b-desc, idesc, [scale-A], [scale-B],
+  // enable-input-d. Sources: d base, d offset, A (descriptor, or tensor-memory base), A offset, B descriptor, idesc,
+  // enable-input-d, scale-input-d (constant 0 when absent), then the 4 disable-output-lane words if given, or
+  // (.block_scale) the scale-A base and offset and the scale-B base and offset.
+  void decode_tcgen05_mma(Inst& inst, const ast::Instr& in, const Parts& P) {
+    const int L = in.line;
+    if (P.has("ashift")) return unsupported(inst, in, "tcgen05.mma .ashift (convolution A shift)");
+    TcKind kind;
+    if (P.has("kind::f16")) kind = TcKind::F16;
+    else if (P.has("kind::tf32")) kind = TcKind::Tf32;
+    else if (P.has("kind::f8f6f4")) kind = TcKind::F8f6f4;
+    else if (P.has("kind::i8")) kind = TcKind::I8;
+    else if (P.has("kind::mxf8f6f4")) kind = TcKind::Mxf8f6f4;
+    else if (P.has("kind::mxf4")) kind = TcKind::Mxf4;
+    else if (P.has("kind::mxf4nvf4")) kind = TcKind::Mxf4nvf4;
+    else fail(L, "`" + in.opcode + "`: expects .kind::f16, ::tf32, ::f8f6f4, ::i8, ::mxf8f6f4, ::mxf4 or ::mxf4nvf4");
+    inst.shape[1] = static_cast<std::int16_t>(kind);
+    const bool scaled = kind == TcKind::Mxf8f6f4 || kind == TcKind::Mxf4 || kind == TcKind::Mxf4nvf4;
+    if (scaled != P.has("block_scale"))
+      fail(L, "`" + in.opcode + "`: " +
+                  (scaled ? "the block-scaled kinds need .block_scale" : ".block_scale needs .kind::mxf8f6f4, ::mxf4 or ::mxf4nvf4"));
+    if (scaled) return decode_tcgen05_mma_block_scale(inst, in, P, kind);
+    const auto& o = in.operands;
+    need(in, 5, 7);
+    const bool mask = o.size() >= 6 && o[4].kind == ast::Operand::Kind::Vec;
+    const std::size_t en = mask ? 5 : 4;
+    if (o.size() > en + 2) fail(L, "`" + in.opcode + "`: too many operands");
+    const bool scale = o.size() == en + 2;
+    if (scale && kind != TcKind::F16 && kind != TcKind::Tf32) fail(L, "`" + in.opcode + "`: scale-input-d is only for .kind::f16 and .kind::tf32");
+    if (scale && (o[en + 1].kind != ast::Operand::Kind::Imm || o[en + 1].ival < 0 || o[en + 1].ival > 15))
+      fail(L, "`" + in.opcode + "`: scale-input-d must be an immediate in 0..15");
+    std::vector<Reg> s = tcgen05_mma_operands(inst, o, L);
     s.push_back(src(o[en], 1, L));
     s.push_back(scale ? src(o[en + 1], 32, L) : const32(0));
     if (scale) inst.sub |= kTcScaleD;
@@ -1530,6 +1546,69 @@ class Decoder {
       s.insert(s.end(), m.begin(), m.end());
     }
     push_ops(inst, {}, s);
+  }
+
+  // The block-scaled form (decode_tcgen05_mma's comment). .scale_vec::NX gives the scales per row of A
+  // (and per column of B) of one mma; .block32 is 1X for .kind::mxf8f6f4 and 2X for the fp4 kinds,
+  // .block16 is 4X (PTX ISA "Block Scaling"); without one, ::mxf8f6f4 and ::mxf4 take .block32 and
+  // ::mxf4nvf4 is an error. inst.shape[2] holds the N of NX.
+  void decode_tcgen05_mma_block_scale(Inst& inst, const ast::Instr& in, const Parts& P, TcKind kind) {
+    const int L = in.line;
+    int vec = 0;
+    if (P.has("scale_vec::1X")) vec = 1;
+    else if (P.has("scale_vec::2X")) vec = 2;
+    else if (P.has("scale_vec::4X") || P.has("block16")) vec = 4;
+    else if (P.has("block32") || kind != TcKind::Mxf4nvf4) vec = kind == TcKind::Mxf8f6f4 ? 1 : 2;
+    else fail(L, "`" + in.opcode + "`: .kind::mxf4nvf4 needs a .scale_vec::2X/4X (or .block32/.block16) qualifier");
+    const bool ok = kind == TcKind::Mxf8f6f4 ? vec == 1 : kind == TcKind::Mxf4 ? vec == 2 : vec >= 2;
+    if (!ok)
+      fail(L, "`" + in.opcode + "`: .scale_vec::" + std::to_string(vec) + "X is not valid for this kind (" +
+                  "::mxf8f6f4 takes 1X, ::mxf4 2X, ::mxf4nvf4 2X or 4X)");
+    inst.shape[2] = static_cast<std::int16_t>(vec);
+    inst.sub |= kTcBlockScale;
+    const auto& o = in.operands;
+    need(in, 7, 7);
+    std::vector<Reg> s = tcgen05_mma_operands(inst, o, L);
+    s.push_back(src(o[6], 1, L));
+    s.push_back(const32(0));
+    for (int i : {4, 5}) {
+      if (o[i].kind != ast::Operand::Kind::Addr) fail(L, "`" + in.opcode + "`: the scale operands are tensor-memory addresses [taddr]");
+      const auto [b, off] = tmem_operand(o[i], L);
+      s.push_back(b);
+      s.push_back(off);
+    }
+    push_ops(inst, {}, s);
+  }
+
+  // tcgen05.cp.cta_group.shape{.multicast}{.dst_fmt.src_fmt} [taddr], s-desc. Sources: taddr base,
+  // taddr offset, s-desc. .64x128b needs .warpx2::02_13 or ::01_23 and .32x128b needs .warpx4
+  // (PTX ISA "tcgen05.cp"); the decompressing forms stop with their name.
+  void decode_tcgen05_cp(Inst& inst, const ast::Instr& in, const Parts& P) {
+    const int L = in.line;
+    static const char* kShapes[] = {"128x256b", "4x256b", "128x128b", "64x128b", "32x128b"};
+    int sh = -1;
+    for (int i = 0; i < 5; ++i)
+      if (P.has(kShapes[i])) sh = i;
+    if (sh < 0) fail(L, "`" + in.opcode + "`: expects a shape .128x256b, .4x256b, .128x128b, .64x128b or .32x128b");
+    const TcCpMulticast mc = P.has("warpx2::02_13")   ? TcCpMulticast::Warpx2_02_13
+                             : P.has("warpx2::01_23") ? TcCpMulticast::Warpx2_01_23
+                             : P.has("warpx4")        ? TcCpMulticast::Warpx4
+                                                      : TcCpMulticast::None;
+    const TcCpMulticast want = sh == 3 ? mc : sh == 4 ? TcCpMulticast::Warpx4 : TcCpMulticast::None;
+    if (mc != want || (sh == 3 && mc == TcCpMulticast::None))
+      fail(L, "`" + in.opcode + "`: ." + kShapes[sh] +
+                  (sh == 3   ? " needs .warpx2::02_13 or .warpx2::01_23"
+                   : sh == 4 ? " needs .warpx4"
+                             : " takes no multicast qualifier"));
+    if (P.has("b8x16") || P.has("b6x16_p32") || P.has("b4x16_p64"))
+      return unsupported(inst, in, "tcgen05.cp with decompression (.b8x16.b6x16_p32/.b4x16_p64: the ISA gives the 8-bit containers only as figures)");
+    if (sh == 3)
+      return unsupported(inst, in, "tcgen05.cp .64x128b with .warpx2 (the ISA gives which half each warp of a pair receives only as a figure)");
+    inst.shape[1] = static_cast<std::int16_t>(sh);
+    inst.shape[2] = static_cast<std::int16_t>(mc);
+    need(in, 2, 2);
+    const auto [base, off] = tmem_operand(in.operands[0], L);
+    push_ops(inst, {}, {base, off, src(in.operands[1], 64, L)});
   }
 
   // tcgen05.ld.sync.aligned.shape.num{.pack::16b}.b32 r, [taddr]{, immHalfSplitoff};

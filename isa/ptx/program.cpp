@@ -14,6 +14,8 @@ int ty_bits(Ty t) {
     case Ty::B32: case Ty::U32: case Ty::S32: case Ty::F32: case Ty::F16x2: case Ty::BF16x2: case Ty::TF32: return 32;
     case Ty::B64: case Ty::U64: case Ty::S64: case Ty::F64: case Ty::F32x2: return 64;
     case Ty::B128: return 128;
+    case Ty::E2M3: case Ty::E3M2: return 6;
+    case Ty::E2M1: return 4;
   }
   return 0;
 }
@@ -21,7 +23,8 @@ int ty_bits(Ty t) {
 bool ty_is_float(Ty t) {
   switch (t) {
     case Ty::F16: case Ty::F16x2: case Ty::BF16: case Ty::BF16x2: case Ty::F32: case Ty::F64: case Ty::TF32:
-    case Ty::E4M3: case Ty::E5M2: case Ty::E4M3x2: case Ty::E5M2x2: case Ty::F32x2: return true;
+    case Ty::E4M3: case Ty::E5M2: case Ty::E4M3x2: case Ty::E5M2x2: case Ty::F32x2: case Ty::E2M3: case Ty::E3M2:
+    case Ty::E2M1: return true;
     default: return false;
   }
 }
@@ -31,7 +34,7 @@ bool ty_is_signed(Ty t) { return t == Ty::S8 || t == Ty::S16 || t == Ty::S32 || 
 const char* to_string(Ty t) {
   static const char* n[] = {"none", "b8", "b16", "b32", "b64", "b128", "u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64",
                             "f16", "f16x2", "bf16", "bf16x2", "f32", "f64", "pred", "tf32", "e4m3", "e5m2", "e4m3x2", "e5m2x2",
-                            "f32x2"};
+                            "f32x2", "e2m3", "e3m2", "e2m1"};
   return n[static_cast<int>(t)];
 }
 

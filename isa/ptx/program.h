@@ -19,7 +19,8 @@ namespace kernsim::isa::ptx {
 enum class Ty : std::uint8_t {
   None, B8, B16, B32, B64, B128, U8, U16, U32, U64, S8, S16, S32, S64,
   F16, F16x2, BF16, BF16x2, F32, F64, Pred, TF32, E4M3, E5M2, E4M3x2, E5M2x2,
-  F32x2  // two f32 in a 64-bit register (PTX 8.6, sm_100a: add/sub/mul/fma .f32x2)
+  F32x2,             // two f32 in a 64-bit register (PTX 8.6, sm_100a: add/sub/mul/fma .f32x2)
+  E2M3, E3M2, E2M1,  // fp6 and fp4 (OCP MX) operands of tcgen05.mma .kind::f8f6f4 and the block-scaled kinds
 };
 int ty_bits(Ty t);
 bool ty_is_float(Ty t);
@@ -88,14 +89,20 @@ enum : std::uint8_t {
   kMbarHint = 1u << 4,        // try_wait with a suspend-time hint
 };
 // tcgen05 (sim/functional/ptx_tcgen05.cpp). Inst::shape[0] is the .cta_group (1 or 2) of every
-// tcgen05 instruction; tcgen05.mma: shape[1] the .kind (TcKind), Inst::sub kTc* bits; tcgen05.ld/st:
+// tcgen05 instruction; tcgen05.mma: shape[1] the .kind (TcKind), shape[2] the block-scaled kinds'
+// .scale_vec (1, 2 or 4 scales per row of A for one mma; .block32/.block16 resolved by kind, 0
+// where the kind's default applies), Inst::sub kTc* bits; tcgen05.ld/st:
 // shape[1] the TcShape, shape[2] the .num repeat, sub kTcPack, imm the immHalfSplitoff of .16x32bx2;
-// tcgen05.commit: sub kTcMulticast, imm the mbarrier operand's byte offset.
-enum class TcKind : std::uint8_t { F16, Tf32, F8f6f4, I8 };
+// tcgen05.commit: sub kTcMulticast, imm the mbarrier operand's byte offset; tcgen05.cp: shape[1] the
+// TcCpShape, shape[2] the TcCpMulticast.
+enum class TcKind : std::uint8_t { F16, Tf32, F8f6f4, I8, Mxf8f6f4, Mxf4, Mxf4nvf4 };
 enum class TcShape : std::uint8_t { S32x32b, S16x64b, S16x128b, S16x256b, S16x32bx2 };
+enum class TcCpShape : std::uint8_t { S128x256b, S4x256b, S128x128b, S64x128b, S32x128b };
+enum class TcCpMulticast : std::uint8_t { None, Warpx2_02_13, Warpx2_01_23, Warpx4 };
 enum : std::uint8_t {
   kTcATmem = 1u << 0,      // tcgen05.mma: A is in tensor memory ([a-taddr]), else a shared-memory descriptor
   kTcScaleD = 1u << 1,     // tcgen05.mma: a scale-input-d operand follows enable-input-d
+  kTcBlockScale = 1u << 2, // tcgen05.mma .block_scale: sources 8-11 are the scale-A and scale-B TMEM addresses
   kTcPack = 1u << 0,       // tcgen05.ld .pack::16b / tcgen05.st .unpack::16b
   kTcMulticast = 1u << 0,  // tcgen05.commit .multicast::cluster: a ctaMask source follows the mbarrier
 };

@@ -16,6 +16,7 @@
 // elements (byte op_sel + 2 * op_sel_hi of the scale register; A: bit 0, B: bit 1).
 #include <cmath>
 
+#include "base/float_format.h"
 #include "sim/functional/amd_float.h"
 #include "sim/functional/amd_impl.h"
 
@@ -46,13 +47,7 @@ U64 element(Wave& w, const Operand& o, int l, int e, int bits) {
 int f8f6f4_bits(int fmt) { return fmt <= 1 ? 8 : fmt <= 3 ? 6 : 4; }
 double f8f6f4_decode(int fmt, U64 v) {
   if (fmt <= 1) return fp8_decode(static_cast<U32>(v), fp8_format(true, fmt == 1));
-  const int ebits = fmt == 2 ? 2 : fmt == 3 ? 3 : 2, mbits = fmt == 2 ? 3 : fmt == 3 ? 2 : 1, bias = fmt == 3 ? 3 : 1;
-  const int w = 1 + ebits + mbits;
-  const U32 sign = static_cast<U32>(v >> (w - 1)) & 1, e = static_cast<U32>(v >> mbits) & ((1u << ebits) - 1);
-  const U32 m = static_cast<U32>(v) & ((1u << mbits) - 1);
-  const double x = e == 0 ? std::ldexp(static_cast<double>(m), 1 - bias - mbits)
-                          : std::ldexp(static_cast<double>(m | (1u << mbits)), static_cast<int>(e) - bias - mbits);
-  return sign ? -x : x;
+  return decode_mx(static_cast<U32>(v), fmt == 2 ? MxFormat::E2M3 : fmt == 3 ? MxFormat::E3M2 : MxFormat::E2M1);
 }
 
 // Element e (of `bits` bits, possibly straddling two registers) of lane l.

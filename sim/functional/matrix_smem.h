@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 
 #include "base/float16.h"
 #include "base/float_format.h"
@@ -49,6 +50,19 @@ inline std::uint32_t element_address(const SmemMatrix& s, bool mn_major, int mn,
   return a;
 }
 
+// The bits of an fp6/fp4 element of .kind::f8f6f4 or ::mxf8f6f4 whose byte position (as if the
+// elements were 8-bit) is shared-memory byte `a`: such elements are packed at the start of the
+// 16-byte unit that holds `a` (16 elements of 6 or 4 bits, the lower element in the lower bits,
+// then 4 or 8 bytes of padding: PTX ISA "Packing format used for matrix A and B by .kind::mxf8f6f4
+// in Shared Memory", the layout tcgen05.cp's .b6x16_p32/.b4x16_p64 sources and the TMA's
+// 16U6_ALIGN16B/16U4_ALIGN16B types share). `smem` holds at least a's unit.
+inline std::uint32_t padded_subbyte(const std::uint8_t* smem, std::uint32_t a, int bits) {
+  const std::uint32_t i = a % 16, bit = i * static_cast<std::uint32_t>(bits);
+  std::uint32_t word = 0;
+  std::memcpy(&word, smem + (a - i) + bit / 8, bit % 8 + static_cast<std::uint32_t>(bits) > 8 ? 2 : 1);
+  return (word >> (bit % 8)) & ((1u << bits) - 1);
+}
+
 inline double elem_value(std::uint32_t bits, Ty t) {
   switch (t) {
     case Ty::F16:
@@ -65,6 +79,12 @@ inline double elem_value(std::uint32_t bits, Ty t) {
       return static_cast<std::int8_t>(bits);
     case Ty::U8:
       return static_cast<std::uint8_t>(bits);
+    case Ty::E2M3:
+      return decode_mx(bits & 0x3f, MxFormat::E2M3);
+    case Ty::E3M2:
+      return decode_mx(bits & 0x3f, MxFormat::E3M2);
+    case Ty::E2M1:
+      return decode_mx(bits & 0xf, MxFormat::E2M1);
     default:
       return 0;
   }

@@ -164,6 +164,10 @@ struct TcDesc {
   Ty a = Ty::None, b = Ty::None, d = Ty::None;
   int m = 0, n = 0, k = 0;
   bool neg_a = false, neg_b = false, mn_a = false, mn_b = false, sat = false;
+  bool packed = false;           // fp4 two to a byte (.kind::mxf4/mxf4nvf4), else one element per byte or more
+  int scales = 0;                // block-scaled kinds: scale factors per row of A / column of B (1, 2, 4); else 0
+  int sf_a_id = 0, sf_b_id = 0;  // the byte of a TMEM cell the first scale factor of A / B is in
+  bool ue4m3 = false;            // scale factors ue4m3 (else ue8m0)
 };
 
 struct PtxCta::Impl {
@@ -287,7 +291,10 @@ struct PtxCta::Impl {
   void tmem_check(Warp& w, const Inst& in, int lane, std::uint32_t col, std::uint32_t n, const char* what);
   void tmem_ld_st(Warp& w, const Inst& in);
   void tc_mma_lane(Warp& w, const Inst& in, int l);
+  void tc_cp_lane(Warp& w, const Inst& in, int l);
   TcDesc tc_idesc(Warp& w, const Inst& in, int l, std::uint32_t v);
+  TcDesc tc_idesc_scaled(Warp& w, const Inst& in, int l, std::uint32_t v);
+  std::vector<double> tc_scales(Warp& w, const Inst& in, int l, const TcDesc& d, int src, int rows, int id);
 
   // The shared memory of the CTA that a .shared::cluster address names, `bytes` from it: the own
   // CTA's window (a .shared::cta address is a .shared::cluster address of its own CTA). Other

@@ -31,6 +31,19 @@
 //   (warp index % 4 reaches lanes 32(index % 4) .. +31). .pack::16b/.unpack::16b: each register
 //   holds the low 16 bits of two adjacent cells (the lower column in its low half).
 //
+// Narrow types: fp6 (e2m3, e3m2) and fp4 (e2m1) operands of .kind::f8f6f4 and ::mxf8f6f4 take one
+// byte position each, as fp8 does, and sit 16 to a 16-byte unit of shared memory, packed at its
+// start (matrix_smem.h: padded_subbyte); .kind::mxf4/mxf4nvf4 pack two e2m1 to a byte (the lower k
+// in the low nibble), K = 64. They are K-major only, and not read from TMEM here (the ISA gives
+// their TMEM containers only as figures).
+//
+// Block scaling (.block_scale, kinds mxf8f6f4/mxf4/mxf4nvf4, M = 128): every K block of 32 (16 for
+// .scale_vec::4X) elements of a row of A and a column of B is multiplied by its ue8m0 or ue4m3
+// factor from TMEM. Row r's factors are in lane r % 128, column r / 32 from the scale address, in
+// the bytes from the descriptor's scale factor ID up (the 32 x 4 x 4-byte chunks, duplicated in
+// the four lane quarters, that Triton and CUTLASS write; the Triton tl.dot_scaled launches of
+// calibration/validation/b200 agree with their numpy references under this reading).
+//
 // Numbers as in wgmma (ptx_wgmma.cpp): exact products, added one k at a time in f32 with
 // round-to-nearest-even; integers exactly, wrapping (or saturating) to s32.
 #include <algorithm>
@@ -111,7 +124,8 @@ Space PtxCta::Impl::exec_tcgen05(Warp& w, const Inst& in, std::uint32_t mask) {
     unsupported(in, "tcgen05 .cta_group::2 (CTA pairs)");
   }
   if (!mask) return Space::Shared;
-  const bool collective = in.op != Op::Tcgen05Mma && in.op != Op::Tcgen05Commit && in.op != Op::Tcgen05Fence;
+  const bool collective =
+      in.op != Op::Tcgen05Mma && in.op != Op::Tcgen05Commit && in.op != Op::Tcgen05Cp && in.op != Op::Tcgen05Fence;
   if (collective && (mask != kFullMask || w.valid != kFullMask))
     fault(w, in, std::countr_zero(~mask | 1u),
           std::string(to_string(in.op)) + " .sync.aligned needs all 32 lanes of the warp active");
@@ -130,6 +144,9 @@ Space PtxCta::Impl::exec_tcgen05(Warp& w, const Inst& in, std::uint32_t mask) {
       break;
     case Op::Tcgen05Commit:
       for_lanes(mask, [&](int l) { tcgen05_commit_lane(w, in, l); });
+      break;
+    case Op::Tcgen05Cp:
+      for_lanes(mask, [&](int l) { tc_cp_lane(w, in, l); });
       break;
     case Op::Tcgen05Ld:
     case Op::Tcgen05St:
@@ -234,8 +251,10 @@ std::uint32_t row_lane(int m, std::uint32_t base, int r) {
 Ty f16_kind_type(unsigned v) {
   return v == 0 ? Ty::F16 : v == 1 ? Ty::BF16 : Ty::None;
 }
-Ty fp8_type(unsigned v) {
-  return v == 0 ? Ty::E4M3 : v == 1 ? Ty::E5M2 : Ty::None;
+// The f8f6f4 operand types of the instruction descriptor (E4M3 0, E5M2 1, E2M3 3, E3M2 4, E2M1 5).
+Ty f8f6f4_type(unsigned v) {
+  static const Ty t[] = {Ty::E4M3, Ty::E5M2, Ty::None, Ty::E2M3, Ty::E3M2, Ty::E2M1, Ty::None, Ty::None};
+  return t[v & 7];
 }
 
 }  // namespace
@@ -247,6 +266,7 @@ TcDesc PtxCta::Impl::tc_idesc(Warp& w, const Inst& in, int l, std::uint32_t v) {
     fault(w, in, l, "tcgen05.mma instruction descriptor " + hex(v) + ": " + why);
   };
   const auto kind = static_cast<TcKind>(in.shape[1]);
+  if (in.sub & P::kTcBlockScale) return tc_idesc_scaled(w, in, l, v);
   TcDesc d;
   const unsigned dt = (v >> 4) & 3, at = (v >> 7) & 7, bt = (v >> 10) & 7;
   if (v & (1u << 2)) bad("the sparsity bit is set (sparse A needs tcgen05.mma.sp, which kernsim does not implement)");
@@ -274,11 +294,12 @@ TcDesc PtxCta::Impl::tc_idesc(Warp& w, const Inst& in, int l, std::uint32_t v) {
       if (at != 2 || bt != 2 || dt != 1) bad(".kind::tf32 takes atype = btype = 2 (tf32) and dtype 1 (f32)");
       break;
     case TcKind::F8f6f4:
-      d.a = fp8_type(at), d.b = fp8_type(bt), d.d = dt == 0 ? Ty::F16 : dt == 1 ? Ty::F32 : Ty::None, d.k = 32;
-      if ((at >= 3 && at <= 5) || (bt >= 3 && bt <= 5))
-        unsupported(in, "tcgen05.mma .kind::f8f6f4 with fp6/fp4 operands (e2m3, e3m2, e2m1)");
-      if (d.a == Ty::None || d.b == Ty::None || d.d == Ty::None) bad(".kind::f8f6f4 takes e4m3/e5m2 -> f16/f32 here");
+      d.a = f8f6f4_type(at), d.b = f8f6f4_type(bt), d.d = dt == 0 ? Ty::F16 : dt == 1 ? Ty::F32 : Ty::None, d.k = 32;
+      if (d.a == Ty::None || d.b == Ty::None || d.d == Ty::None)
+        bad(".kind::f8f6f4 takes e4m3/e5m2/e2m3/e3m2/e2m1 (atype/btype 0, 1, 3, 4, 5) -> f16/f32 (dtype 0/1)");
       break;
+    default:
+      bad("kernsim bug: a block-scaled kind without .block_scale");
     case TcKind::I8:
       d.a = at == 1 ? Ty::S8 : at == 0 ? Ty::U8 : Ty::None, d.b = bt == 1 ? Ty::S8 : bt == 0 ? Ty::U8 : Ty::None;
       d.d = Ty::S32, d.k = 32;
@@ -298,11 +319,78 @@ TcDesc PtxCta::Impl::tc_idesc(Warp& w, const Inst& in, int l, std::uint32_t v) {
   return d;
 }
 
-// One lane's tcgen05.mma: D (in TMEM) = A * B (+ D, scaled by 2^-scale-input-d).
+// The instruction descriptor of a block-scaled kind (PTX ISA tables "Instruction descriptor format
+// for .kind::mxf8f6f4" and "... for .kind::mxf4 and .kind::mxf4nvf4"): D is f32, M is bits 27-28
+// (M >> 7), the scale factor IDs are bits 4-5 (B) and 29-30 (A), the scale type bit 23 (ue8m0 1,
+// ue4m3 0); checked against the .scale_vec of the instruction (Table "Valid combinations of
+// scale_vectorsize with types and MMA-Kind").
+TcDesc PtxCta::Impl::tc_idesc_scaled(Warp& w, const Inst& in, int l, std::uint32_t v) {
+  auto bad = [&](const std::string& why) {
+    fault(w, in, l, "tcgen05.mma instruction descriptor " + hex(v) + ": " + why);
+  };
+  const auto kind = static_cast<TcKind>(in.shape[1]);
+  const bool fp4 = kind != TcKind::Mxf8f6f4;
+  TcDesc d;
+  if (v & (1u << 2)) bad("the sparsity bit is set (sparse A needs tcgen05.mma.sp, which kernsim does not implement)");
+  if (v & (fp4 ? 0x0700104bu : 0x8700004bu)) bad("a reserved bit is set");
+  if (fp4 && (v >> 31)) unsupported(in, "tcgen05.mma .kind::mxf4/mxf4nvf4 with K = 96 (instruction descriptor bit 31)");
+  d.neg_a = (v >> 13) & 1, d.neg_b = (v >> 14) & 1, d.mn_a = (v >> 15) & 1, d.mn_b = (v >> 16) & 1;
+  d.n = static_cast<int>((v >> 17) & 0x3f) << 3;
+  d.m = static_cast<int>((v >> 27) & 3) << 7;
+  d.d = Ty::F32, d.scales = in.shape[2], d.ue4m3 = !((v >> 23) & 1);
+  d.sf_b_id = static_cast<int>((v >> 4) & 3), d.sf_a_id = static_cast<int>((v >> 29) & 3);
+  const unsigned at = (v >> 7) & 7, bt = (v >> 10) & (fp4 ? 3 : 7);
+  if (fp4) {
+    d.a = at == 1 ? Ty::E2M1 : Ty::None, d.b = bt == 1 ? Ty::E2M1 : Ty::None, d.k = 64, d.packed = true;
+    if (d.a == Ty::None || d.b == Ty::None) bad(".kind::mxf4/mxf4nvf4 take e2m1 (atype = btype = 1)");
+    if (d.mn_a || d.mn_b) bad(".kind::mxf4/mxf4nvf4 take K-major A and B only (transpose bits 0)");
+  } else {
+    d.a = f8f6f4_type(at), d.b = f8f6f4_type(bt), d.k = 32;
+    if (d.a == Ty::None || d.b == Ty::None) bad(".kind::mxf8f6f4 takes e4m3/e5m2/e2m3/e3m2/e2m1 (0, 1, 3, 4, 5)");
+  }
+  if (d.ue4m3 && (kind != TcKind::Mxf4nvf4 || d.scales != 4))
+    bad("ue4m3 scale factors (bit 23 clear) are for .kind::mxf4nvf4 with .scale_vec::4X only");
+  const int step = d.scales;  // the scale factor IDs a .scale_vec allows: 1X 0..3, 2X 0 or 2, 4X 0
+  if (d.sf_a_id % step || d.sf_b_id % step)
+    bad("scale factor IDs A " + std::to_string(d.sf_a_id) + ", B " + std::to_string(d.sf_b_id) +
+        " with .scale_vec::" + std::to_string(d.scales) + "X (which takes multiples of " + std::to_string(step) + ")");
+  if (d.m != 128) bad("M = " + std::to_string(d.m) + ": the block-scaled kinds with .cta_group::1 take 128");
+  if (d.n < 8 || d.n > 256 || d.n % 8) bad("N = " + std::to_string(d.n) + " is not legal (8..256 in steps of 8)");
+  return d;
+}
+
+// The scale factors of `rows` rows of A (or columns of B) from the TMEM address in sources
+// `src`, `src`+1: d.scales per row, as doubles, row-major. The layout Triton and CUTLASS write
+// (PTX ISA "Block Scaling": the scales duplicated in all four 32-lane partitions): row r's
+// factors are in lane r % 128, column r / 32 from the address's, bytes id .. id + d.scales - 1
+// (the lower K block in the lower byte).
+std::vector<double> PtxCta::Impl::tc_scales(Warp& w, const Inst& in, int l, const TcDesc& d, int src, int rows,
+                                            int id) {
+  const auto taddr = static_cast<std::uint32_t>(get(w, p.src(in, src), l) + get(w, p.src(in, src + 1), l));
+  const char* what = src == 8 ? "scale-A" : "scale-B";
+  if (taddr >> 16)
+    fault(w, in, l,
+          std::string("tcgen05.mma: the ") + what + " address names TMEM lane " + std::to_string(taddr >> 16) +
+              "; scale factors start at lane 0");
+  const std::uint32_t col = taddr & 0xffff, cols = (static_cast<std::uint32_t>(rows) + 31) / 32;
+  tmem_check(w, in, l, col, cols, what);
+  std::vector<double> v(static_cast<std::size_t>(rows * d.scales));
+  for (int r = 0; r < rows; ++r)
+    for (int s = 0; s < d.scales; ++s) {
+      const auto ur = static_cast<std::uint32_t>(r);
+      const std::uint32_t cell = tmem.cells[std::size_t{ur % kLanes} * tmem.columns + col + ur / 32];
+      const std::uint32_t byte = (cell >> (8 * (id + s))) & 0xff;
+      v[static_cast<std::size_t>(r * d.scales + s)] = decode_mx(byte, d.ue4m3 ? MxFormat::UE4M3 : MxFormat::UE8M0);
+    }
+  return v;
+}
+
+// One lane's tcgen05.mma: D (in TMEM) = A * B (+ D, scaled by 2^-scale-input-d); with .block_scale,
+// D = (A * scale_A) * (B * scale_B) + D, each K block of a row of A (column of B) times its factor.
 void PtxCta::Impl::tc_mma_lane(Warp& w, const Inst& in, int l) {
   TensorMemory& t = tmem_state(w, in);
   const auto taddr_d = static_cast<std::uint32_t>(get(w, p.src(in, 0), l) + get(w, p.src(in, 1), l));
-  const bool a_tmem = in.sub & P::kTcATmem;
+  const bool a_tmem = in.sub & P::kTcATmem, scaled = in.sub & P::kTcBlockScale;
   const std::uint64_t a_op = get(w, p.src(in, 2), l) + get(w, p.src(in, 3), l);
   const std::uint64_t b_desc = get(w, p.src(in, 4), l);
   const TcDesc d = tc_idesc(w, in, l, static_cast<std::uint32_t>(get(w, p.src(in, 5), l)));
@@ -319,9 +407,9 @@ void PtxCta::Impl::tc_mma_lane(Warp& w, const Inst& in, int l) {
   check_base(d_lane, "D's address");
   tmem_check(w, in, l, d_col, static_cast<std::uint32_t>(N), "D");
   // operands as values: A (M x K) and B (N x K), floats and integers
-  std::vector<float> af(static_cast<std::size_t>(M * K)), bf(static_cast<std::size_t>(N * K));
+  std::vector<double> af(static_cast<std::size_t>(M * K)), bf(static_cast<std::size_t>(N * K));
   std::vector<std::int32_t> ai(af.size()), bi(bf.size());
-  auto smem = [&](std::uint64_t desc, const char* which, bool mn_major, Ty ty, int rows, bool neg, float* f,
+  auto smem = [&](std::uint64_t desc, const char* which, bool mn_major, Ty ty, int rows, bool neg, double* f,
                   std::int32_t* iv) {
     SmemMatrix sm;
     bool unsup = false;
@@ -330,23 +418,37 @@ void PtxCta::Impl::tc_mma_lane(Warp& w, const Inst& in, int l) {
       if (unsup) unsupported(in, std::string("a tcgen05 shared memory descriptor with ") + why + " (" + which + ")");
       fault(w, in, l, std::string("tcgen05.mma: the ") + which + " descriptor " + hex(desc) + ": " + why);
     }
-    const int eb = elem_bytes(ty);
+    const int bits = P::ty_bits(ty), eb = elem_bytes(ty);
+    if (bits < 8 && mn_major)
+      fault(w, in, l,
+            std::string("tcgen05.mma: ") + which + " of " + P::to_string(ty) +
+                " must be K-major (the ISA allows MN-major for 8-, 16- and 32-bit types only)");
     for (int r = 0; r < rows; ++r)
       for (int k = 0; k < K; ++k) {
-        const std::uint32_t a = element_address(sm, mn_major, r, k, eb);
-        if (a + static_cast<std::uint32_t>(eb) > shared.size())
+        // fp4 of the ::mxf4 kinds: two to a byte, the lower k in the low nibble
+        const std::uint32_t a = element_address(sm, mn_major, r, d.packed ? k / 2 : k, eb);
+        if (a + static_cast<std::uint32_t>(eb) > shared.size() ||
+            (bits < 8 && !d.packed && a - a % 16 + 16 > shared.size()))
           fault(w, in, l,
                 std::string("tcgen05.mma reads ") + which + " at shared address " + std::to_string(a) +
                     ", outside the block's " + std::to_string(shared.size()) + " bytes");
-        std::uint32_t bits = 0;
-        std::memcpy(&bits, shared.data() + a, static_cast<std::size_t>(eb));
-        const double v = elem_value(bits, ty);
-        f[r * K + k] = static_cast<float>(neg ? -v : v);
+        std::uint32_t bits_v = 0;
+        if (d.packed)
+          bits_v = (shared[a] >> (4 * (k % 2))) & 0xf;
+        else if (bits < 8)
+          bits_v = padded_subbyte(shared.data(), a, bits);
+        else
+          std::memcpy(&bits_v, shared.data() + a, static_cast<std::size_t>(eb));
+        const double v = elem_value(bits_v, ty);
+        f[r * K + k] = neg ? -v : v;
         iv[r * K + k] = static_cast<std::int32_t>(v);
       }
   };
   const int eba = elem_bytes(d.a);
   if (a_tmem) {
+    if (P::ty_bits(d.a) < 8)
+      unsupported(in, std::string("tcgen05.mma with ") + P::to_string(d.a) +
+                          " A in tensor memory (the ISA gives its container layout only as figures)");
     const auto ta = static_cast<std::uint32_t>(a_op);
     const std::uint32_t a_lane = ta >> 16, a_col = ta & 0xffff, per = 4 / static_cast<std::uint32_t>(eba);
     check_base(a_lane, "A's address");
@@ -358,16 +460,27 @@ void PtxCta::Impl::tc_mma_lane(Warp& w, const Inst& in, int l) {
         const std::uint32_t bits =
             per == 1 ? cell : (cell >> (32 / per * (static_cast<std::uint32_t>(k) % per))) & ((1u << (32 / per)) - 1);
         const double v = elem_value(bits, d.a);
-        af[static_cast<std::size_t>(r * K + k)] = static_cast<float>(d.neg_a ? -v : v);
+        af[static_cast<std::size_t>(r * K + k)] = d.neg_a ? -v : v;
         ai[static_cast<std::size_t>(r * K + k)] = static_cast<std::int32_t>(v);
       }
   } else {
     smem(a_op, "A", d.mn_a, d.a, M, d.neg_a, af.data(), ai.data());
   }
   smem(b_desc, "B", d.mn_b, d.b, N, d.neg_b, bf.data(), bi.data());
+  if (scaled) {  // each K block of K / scales elements times its factor (exact: the factors are 2^e or 4-bit)
+    const std::vector<double> sa = tc_scales(w, in, l, d, 8, M, d.sf_a_id),
+                              sb = tc_scales(w, in, l, d, 10, N, d.sf_b_id);
+    const int blk = K / d.scales;
+    for (int r = 0; r < M; ++r)
+      for (int k = 0; k < K; ++k)
+        af[static_cast<std::size_t>(r * K + k)] *= sa[static_cast<std::size_t>(r * d.scales + k / blk)];
+    for (int n = 0; n < N; ++n)
+      for (int k = 0; k < K; ++k)
+        bf[static_cast<std::size_t>(n * K + k)] *= sb[static_cast<std::size_t>(n * d.scales + k / blk)];
+  }
   // disable-output-lane: sources 8.. (one bit per TMEM lane)
   auto disabled = [&](std::uint32_t lane) {
-    return in.nsrc > 8 && (get(w, p.src(in, 8 + static_cast<int>(lane / 32)), l) >> (lane % 32) & 1u);
+    return !scaled && in.nsrc > 8 && (get(w, p.src(in, 8 + static_cast<int>(lane / 32)), l) >> (lane % 32) & 1u);
   };
   const bool integer = d.d == Ty::S32;
   for (int r = 0; r < M; ++r) {
@@ -388,8 +501,12 @@ void PtxCta::Impl::tc_mma_lane(Warp& w, const Inst& in, int l) {
                   : d.d == Ty::F16 ? half_to_float(static_cast<std::uint16_t>(old))
                                    : from32<float>(old);
       if (scale) acc = std::ldexp(acc, -scale);
-      for (int k = 0; k < K; ++k)
-        acc += af[static_cast<std::size_t>(r * K + k)] * bf[static_cast<std::size_t>(n * K + k)];
+      // each exact product added in f32 (the unscaled kinds' products are exact floats; the scaled
+      // ones' may not be, and are added to the f32 in double, then rounded)
+      for (int k = 0; k < K; ++k) {
+        const double pr = af[static_cast<std::size_t>(r * K + k)] * bf[static_cast<std::size_t>(n * K + k)];
+        acc = scaled ? static_cast<float>(acc + pr) : acc + static_cast<float>(pr);
+      }
       row[n] = d.d == Ty::F16 ? round_to_format(acc, FloatFormat::F16, RoundMode::NearestEven) : to32(acc);
     }
   }
@@ -398,7 +515,53 @@ void PtxCta::Impl::tc_mma_lane(Warp& w, const Inst& in, int l) {
   work.m = static_cast<std::uint16_t>(M), work.n = static_cast<std::uint16_t>(N),
   work.k = static_cast<std::uint16_t>(K);
   work.a_tmem = a_tmem;
-  work.smem_bytes = static_cast<std::uint32_t>(((a_tmem ? 0 : M) + N) * K * eba);
+  work.smem_bytes = static_cast<std::uint32_t>(((a_tmem ? 0 : M) + N) * K * eba / (d.packed ? 2 : 1));
+  w.async.tc_mma.push_back(work);
+}
+
+// One lane's tcgen05.cp: a matrix of R rows x 128 or 256 bits from shared memory, described by
+// s-desc as a K-major operand of 8-bit elements is (core matrices of 8 rows x 16 bytes, LBO to the
+// next 16 bytes of a row, SBO to the next 8 rows, or a swizzled layout), to R TMEM lanes from the
+// address's, byte b of a row to column b / 4, byte b % 4. .32x128b.warpx4 writes its 32 rows to
+// each of the four lane quarters. The copy is performed at issue, as tcgen05.mma is; tcgen05.commit
+// tracks it the same way.
+void PtxCta::Impl::tc_cp_lane(Warp& w, const Inst& in, int l) {
+  TensorMemory& t = tmem_state(w, in);
+  const auto shape = static_cast<P::TcCpShape>(in.shape[1]);
+  const auto taddr = static_cast<std::uint32_t>(get(w, p.src(in, 0), l) + get(w, p.src(in, 1), l));
+  const std::uint64_t desc = get(w, p.src(in, 2), l);
+  const int rows = shape == P::TcCpShape::S4x256b ? 4 : shape == P::TcCpShape::S32x128b ? 32 : 128;
+  const int bytes = shape == P::TcCpShape::S128x128b || shape == P::TcCpShape::S32x128b ? 16 : 32;
+  const int copies = shape == P::TcCpShape::S32x128b ? 4 : 1;
+  const std::uint32_t lane0 = taddr >> 16, col0 = taddr & 0xffff;
+  if (lane0 + static_cast<std::uint32_t>(rows) > kLanes || (copies > 1 && lane0 != 0))
+    fault(w, in, l,
+          "tcgen05.cp: " + std::to_string(rows) + " rows from TMEM lane " + std::to_string(lane0) +
+              (copies > 1 ? " (.warpx4 needs lane 0)" : " pass lane 127"));
+  tmem_check(w, in, l, col0, static_cast<std::uint32_t>(bytes / 4), "the copy");
+  SmemMatrix sm;
+  bool unsup = false;
+  const std::string why = decode_desc100(desc, sm, unsup);
+  if (!why.empty()) {
+    if (unsup) unsupported(in, "a tcgen05 shared memory descriptor with " + why + " (tcgen05.cp)");
+    fault(w, in, l, "tcgen05.cp: the descriptor " + hex(desc) + ": " + why);
+  }
+  for (int r = 0; r < rows; ++r)
+    for (int b = 0; b < bytes; ++b) {
+      const std::uint32_t a = element_address(sm, false, r, b, 1);
+      if (a >= shared.size())
+        fault(w, in, l,
+              "tcgen05.cp reads shared address " + std::to_string(a) + ", outside the block's " +
+                  std::to_string(shared.size()) + " bytes");
+      for (int q = 0; q < copies; ++q) {
+        std::uint32_t& cell = t.cells[std::size_t{lane0 + static_cast<std::uint32_t>(r + 32 * q)} * t.columns + col0 +
+                                      static_cast<std::uint32_t>(b / 4)];
+        const int sh = 8 * (b % 4);
+        cell = (cell & ~(0xffu << sh)) | std::uint32_t{shared[a]} << sh;
+      }
+    }
+  TcMma work;  // no FLOP: its shared-memory bytes on the tensor engine (sim/timing)
+  work.smem_bytes = static_cast<std::uint32_t>(rows * bytes);
   w.async.tc_mma.push_back(work);
 }
 

@@ -1154,6 +1154,7 @@ double NvidiaMachine::tcgen05_op(Sm& sm, Warp& w, const P::Inst& in, const Async
   };
   switch (in.op) {
     case P::Op::Tcgen05Mma:
+    case P::Op::Tcgen05Cp:  // a copy: no FLOP, its shared-memory bytes on the engine, as an SS mma's
       for (const TcMma& m : a.tc_mma) {
         AsyncRequest r;
         r.issue = now;
@@ -1189,9 +1190,11 @@ double NvidiaMachine::tc_service(const TcMma& m) const {
   // an M = 64 mma uses half the datapath (PTX ISA Layout F): it takes as long as a full one
   w.flops = 2.0 * std::max<double>(m.m, static_cast<double>(t.mma_datapath_rows)) * m.n * m.k;
   w.smem_bytes = m.smem_bytes;
+  const bool f4 = kind == P::TcKind::Mxf4 || kind == P::TcKind::Mxf4nvf4;  // ::f8f6f4/mxf8f6f4: the fp8 rate
   w.flops_per_cycle = kind == P::TcKind::F16    ? t.mma_flops_per_cycle_f16
                       : kind == P::TcKind::Tf32 ? t.mma_flops_per_cycle_tf32
                       : kind == P::TcKind::I8   ? t.mma_flops_per_cycle_i8
+                      : f4                      ? t.mma_flops_per_cycle_f4
                                                 : t.mma_flops_per_cycle_f8f6f4;
   w.smem_bytes_per_cycle = static_cast<double>(d_.shared.banks) * d_.shared.bank_width_bytes;
   return wgmma_service_cycles(w);

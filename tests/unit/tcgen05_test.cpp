@@ -49,9 +49,21 @@ struct Case {
   bool a_tmem = false;
   int scale_d = 0;                          // scale-input-d
   std::uint32_t disable[4] = {0, 0, 0, 0};  // disable-output-lane: TMEM lanes D must not change in
-  int k() const { return kind == "f16" ? 16 : kind == "tf32" ? 8 : 32; }
+  // block-scaled kinds: scale factors per row of A for one mma (1, 2, 4), the qualifier written
+  // (".block32", ".scale_vec::2X", or "" for the kind's default) and the scale type
+  int nsf = 0;
+  std::string vec;
+  bool ue4m3 = false;
+  int k() const { return kind == "f16" ? 16 : kind == "tf32" ? 8 : packed() ? 64 : 32; }
   int eb() const { return kind == "f16" ? 2 : kind == "tf32" ? 4 : 1; }
   bool integer() const { return kind == "i8"; }
+  bool packed() const { return kind == "mxf4" || kind == "mxf4nvf4"; }  // fp4 two to a byte
+  // element bits of an operand type: fp6/fp4 outside the packed kinds take a padded byte position
+  static int bits(const std::string& t) { return t == "e2m1" ? 4 : t == "e2m3" || t == "e3m2" ? 6 : 8; }
+  // scale-factor column groups (4 K blocks each) the k-steps use; the group and byte of step st
+  int groups() const { return (ksteps * nsf + 3) / 4; }
+  int group(int st) const { return st * nsf / 4; }
+  int sf_id(int st) const { return st * nsf % 4; }
 };
 
 int width(int swz) {
@@ -105,13 +117,23 @@ struct Layout {
 };
 
 // The instruction descriptor (PTX ISA table "Instruction descriptor format for .kind::tf32, .kind::f16,
-// .kind::f8f6f4 and .kind::i8").
-std::uint32_t idesc(const Case& c) {
+// .kind::f8f6f4 and .kind::i8"; for the block-scaled kinds, the tables for .kind::mxf8f6f4 and
+// for .kind::mxf4/mxf4nvf4, with the scale factor IDs of k-step st).
+std::uint32_t idesc(const Case& c, int st = 0) {
   auto fmt = [&](const std::string& t) -> std::uint32_t {
     if (t == "f16" || t == "e4m3" || t == "u8") return 0;
     if (t == "bf16" || t == "e5m2" || t == "s8") return 1;
+    if (t == "e2m3") return 3;
+    if (t == "e3m2") return 4;
+    if (t == "e2m1") return c.packed() ? 1 : 5;
     return 2;  // tf32
   };
+  if (c.nsf) {
+    const auto id = static_cast<std::uint32_t>(c.sf_id(st));
+    return id << 4 | fmt(c.ta) << 7 | fmt(c.tb) << 10 | (c.neg_a ? 1u << 13 : 0) | (c.neg_b ? 1u << 14 : 0) |
+           (c.mn_a ? 1u << 15 : 0) | (c.mn_b ? 1u << 16 : 0) | static_cast<std::uint32_t>(c.n >> 3) << 17 |
+           (c.ue4m3 ? 0 : 1u << 23) | static_cast<std::uint32_t>(c.m >> 7) << 27 | id << 29;
+  }
   const std::uint32_t dt = c.td == "f16" ? 0 : c.td == "f32" ? 1 : 2;
   return (c.sat ? 1u << 3 : 0) | dt << 4 | fmt(c.ta) << 7 | fmt(c.tb) << 10 | (c.neg_a ? 1u << 13 : 0) |
          (c.neg_b ? 1u << 14 : 0) | (c.mn_a ? 1u << 15 : 0) | (c.mn_b ? 1u << 16 : 0) |
@@ -143,22 +165,31 @@ std::string regs(int first, int n) {
   return o.str() + "}";
 }
 
+// The start of the generated kernels: registers, the mbarrier and the TMEM address slot, the copy
+// of the image (param img, nwords words) into dynamic shared memory by 128 threads, and %r8 = bar,
+// %r9 = slot, %r10 = warp, %p2 = not warp 0, %p3 = not thread 0.
+constexpr const char* kCopyPrologue =
+    "  .reg .pred %p<10>;\n  .reg .b32 %r<200>;\n  .reg .b64 %rd<40>;\n"
+    "  .shared .align 8 .b64 bar;\n  .shared .align 4 .b32 slot;\n"
+    "  mov.u32 %r1, %tid.x;\n  ld.param.u64 %rd1, [img];\n  cvta.to.global.u64 %rd1, %rd1;\n"
+    "  ld.param.u32 %r2, [nwords];\n  mov.u32 %r3, smem;\n  mov.u32 %r4, %r1;\n"
+    "COPY:\n  setp.ge.u32 %p1, %r4, %r2;\n  @%p1 bra COPIED;\n  mul.wide.u32 %rd2, %r4, 4;\n"
+    "  add.s64 %rd3, %rd1, %rd2;\n  ld.global.u32 %r5, [%rd3];\n  shl.b32 %r6, %r4, 2;\n  add.u32 %r7, %r3, %r6;\n"
+    "  st.shared.u32 [%r7], %r5;\n  add.u32 %r4, %r4, 128;\n  bra COPY;\nCOPIED:\n"
+    "  fence.proxy.async.shared::cta;\n  mov.u32 %r8, bar;\n  mov.u32 %r9, slot;\n  shr.u32 %r10, %r1, 5;\n"
+    "  setp.ne.u32 %p2, %r10, 0;\n  setp.ne.u32 %p3, %r1, 0;\n";
+
 // The PTX of one case. Function-scope .shared variables come before the dynamic shared memory.
+// Scale factors (block-scaled kinds): `scols` columns after D and A from simg[tid * scols + j]; the
+// scale-A groups of 4 columns first, then the scale-B groups of ceil(N / 32) columns.
 std::string kernel_source(const Case& c, int ncols, int dcols, int acols, const std::vector<std::uint32_t>& a_start,
-                          const std::vector<std::uint32_t>& b_start, std::uint32_t b_off) {
+                          const std::vector<std::uint32_t>& b_start, std::uint32_t b_off, int scols = 0) {
   std::ostringstream s;
   s << ".version 8.7\n.target sm_100a\n.address_size 64\n.extern .shared .align 1024 .b8 smem[];\n"
     << ".visible .entry k(.param .u64 img, .param .u32 nwords, .param .u64 out, .param .u64 adesc, .param .u64 bdesc,"
-    << " .param .u32 idesc, .param .u64 aimg)\n{\n"
-    << "  .reg .pred %p<10>;\n  .reg .b32 %r<200>;\n  .reg .b64 %rd<40>;\n"
-    << "  .shared .align 8 .b64 bar;\n  .shared .align 4 .b32 slot;\n"
-    << "  mov.u32 %r1, %tid.x;\n  ld.param.u64 %rd1, [img];\n  cvta.to.global.u64 %rd1, %rd1;\n"
-    << "  ld.param.u32 %r2, [nwords];\n  mov.u32 %r3, smem;\n  mov.u32 %r4, %r1;\n"
-    << "COPY:\n  setp.ge.u32 %p1, %r4, %r2;\n  @%p1 bra COPIED;\n  mul.wide.u32 %rd2, %r4, 4;\n"
-    << "  add.s64 %rd3, %rd1, %rd2;\n  ld.global.u32 %r5, [%rd3];\n  shl.b32 %r6, %r4, 2;\n  add.u32 %r7, %r3, %r6;\n"
-    << "  st.shared.u32 [%r7], %r5;\n  add.u32 %r4, %r4, 128;\n  bra COPY;\nCOPIED:\n"
-    << "  fence.proxy.async.shared::cta;\n  mov.u32 %r8, bar;\n  mov.u32 %r9, slot;\n  shr.u32 %r10, %r1, 5;\n"
-    << "  setp.ne.u32 %p2, %r10, 0;\n  setp.ne.u32 %p3, %r1, 0;\n  setp.ne.u32 %p4, %r1, %r1;\n  setp.eq.u32 %p5, %r1, "
+    << " .param .u32 idesc, .param .u64 aimg, .param .u64 simg)\n{\n"
+    << kCopyPrologue
+    << "  setp.ne.u32 %p4, %r1, %r1;\n  setp.eq.u32 %p5, %r1, "
        "%r1;\n"
     << "  @%p2 bra ALLOCATED;\n  tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%r9], " << ncols << ";\n"
     << "ALLOCATED:\n  @%p3 bra INITED;\n  mbarrier.init.shared::cta.b64 [%r8], 1;\nINITED:\n"
@@ -175,17 +206,30 @@ std::string kernel_source(const Case& c, int ncols, int dcols, int acols, const 
     for (int j = 0; j < acols; ++j) s << "  ld.global.u32 %r" << 40 + j << ", [%rd7+" << 4 * j << "];\n";
     s << "  tcgen05.st.sync.aligned.32x32b.x" << acols << ".b32 [%r13+" << dcols << "], " << regs(40, acols) << ";\n";
   }
+  if (scols) {  // scale-factor cells, the same in the four lane quarters (each thread its lane)
+    s << "  ld.param.u64 %rd13, [simg];\n  cvta.to.global.u64 %rd13, %rd13;\n  mul.wide.u32 %rd14, %r1, " << scols * 4
+      << ";\n  add.s64 %rd13, %rd13, %rd14;\n";
+    for (int j = 0; j < scols; ++j) s << "  ld.global.u32 %r" << 120 + j << ", [%rd13+" << 4 * j << "];\n";
+    s << "  tcgen05.st.sync.aligned.32x32b.x" << scols << ".b32 [%r13+" << dcols + acols << "], " << regs(120, scols)
+      << ";\n";
+  }
   s << "  tcgen05.wait::st.sync.aligned;\n  tcgen05.fence::before_thread_sync;\n  bar.sync 0;\n"
     << "  tcgen05.fence::after_thread_sync;\n  @%p3 bra ISSUED;\n"
     << "  ld.param.u64 %rd4, [adesc];\n  ld.param.u64 %rd5, [bdesc];\n  ld.param.u32 %r14, [idesc];\n"
     << "  cvt.u64.u32 %rd6, %r3;\n  shr.u64 %rd6, %rd6, 4;\n  add.s64 %rd4, %rd4, %rd6;\n  add.s64 %rd5, %rd5, %rd6;\n";
   for (int i = 0; i < 4; ++i) s << "  mov.b32 %r" << 60 + i << ", " << c.disable[i] << ";\n";
-  const std::string mn = "tcgen05.mma.cta_group::1.kind::" + c.kind;
+  const std::string mn = "tcgen05.mma.cta_group::1.kind::" + c.kind + (c.nsf ? ".block_scale" + c.vec : "");
   for (int st = 0; st < c.ksteps; ++st) {
     s << "  add.s64 %rd10, %rd5, " << (b_off + b_start[static_cast<std::size_t>(st)]) / 16 << ";\n";
     std::string en = st == 0 ? "%p4" : "%p5";
     const std::string sc = c.scale_d ? ", " + std::to_string(c.scale_d) : "";
     if (c.disable[0] | c.disable[1] | c.disable[2] | c.disable[3]) en = "{%r60, %r61, %r62, %r63}, " + en;
+    if (c.nsf) {  // this step's descriptor (its scale factor IDs) and scale-A / scale-B addresses
+      const int s0 = dcols + acols, nb = (c.n + 31) / 32;
+      s << "  mov.b32 %r14, " << idesc(c, st) << ";\n  add.u32 %r16, %r11, " << s0 + 4 * c.group(st)
+        << ";\n  add.u32 %r17, %r11, " << s0 + 4 * c.groups() + nb * c.group(st) << ";\n";
+      en = "[%r16], [%r17], " + en;
+    }
     if (c.a_tmem) {
       s << "  add.u32 %r15, %r11, " << dcols + st * (c.k() * c.eb() / 4) << ";\n"
         << "  " << mn << " [%r11], [%r15], %rd10, %r14, " << en << sc << ";\n";
@@ -224,10 +268,13 @@ void run_case(const Case& c) {
   SCOPED_TRACE(c.name);
   std::mt19937 rng(static_cast<std::uint32_t>(std::hash<std::string>{}(c.name)));
   const int M = c.m, N = c.n, K = c.k(), Kt = K * c.ksteps, eb = c.eb();
-  const int dcols = N, acols = c.a_tmem ? Kt * eb / 4 : 0;
+  const int dcols = N, acols = c.a_tmem ? Kt * eb / 4 : 0, nb = (N + 31) / 32;
+  int scols = c.nsf ? 1 : 0;
+  while (c.nsf && scols < (4 + nb) * c.groups()) scols *= 2;
   int ncols = 32;
-  while (ncols < dcols + acols) ncols *= 2;
-  const Layout la{M, Kt, eb, c.swz_a, c.mn_a}, lb{N, Kt, eb, c.swz_b, c.mn_b};
+  while (ncols < dcols + acols + scols) ncols *= 2;
+  const int kb = c.packed() ? Kt / 2 : Kt;  // byte positions of a row's K elements
+  const Layout la{M, kb, eb, c.swz_a, c.mn_a}, lb{N, kb, eb, c.swz_b, c.mn_b};
   const std::uint32_t b_off = (la.bytes() + 1023) / 1024 * 1024;
   std::vector<std::uint8_t> img(b_off + lb.bytes(), 0);
   std::vector<double> A(static_cast<std::size_t>(M * Kt)), B(static_cast<std::size_t>(N * Kt));
@@ -244,9 +291,46 @@ void run_case(const Case& c) {
     v = neg ? -kVals[i] : kVals[i];
     return e->bits[i] | (neg ? e->sign : 0);
   };
-  auto put = [&](std::uint8_t* at, std::uint32_t bits, int bytes) {
-    std::memcpy(at, &bits, static_cast<std::size_t>(bytes));
+  // element k of a row whose byte position `pos` the layout gives for k (k / 2 when packed): fp4 of
+  // the packed kinds in the nibble k % 2 (low first); other fp6/fp4 packed at the start of their
+  // 16-byte unit, element i at bits 6i / 4i, the unit's last 4 / 8 bytes left as padding
+  auto put = [&](std::uint8_t* base, std::uint32_t pos, int k, std::uint32_t bits, const std::string& t) {
+    const int w = Case::bits(t);
+    if (w == 8 || eb > 1) {
+      std::memcpy(base + pos, &bits, static_cast<std::size_t>(eb));
+    } else if (c.packed()) {
+      base[pos] = static_cast<std::uint8_t>(base[pos] | bits << (4 * (k % 2)));
+    } else {
+      const std::uint32_t bit = (pos % 16) * static_cast<std::uint32_t>(w), at = pos - pos % 16 + bit / 8;
+      const std::uint32_t v = bits << (bit % 8);
+      base[at] = static_cast<std::uint8_t>(base[at] | (v & 0xff));
+      base[at + 1] = static_cast<std::uint8_t>(base[at + 1] | (v >> 8));
+    }
   };
+  // scale factors: sf[row * nblocks + j] for K block j, ue8m0 2^-2..2^2 or ue4m3 0.5..2
+  const int nblocks = c.nsf * c.ksteps;
+  std::vector<double> sfa(static_cast<std::size_t>(M * std::max(nblocks, 1)), 1.0),
+      sfb(static_cast<std::size_t>(N * std::max(nblocks, 1)), 1.0);
+  std::vector<std::uint32_t> s_cells(static_cast<std::size_t>(128 * std::max(scols, 1)), 0);
+  auto scale_value = [&](double& v) -> std::uint32_t {
+    static const std::uint32_t e4[] = {0x30, 0x34, 0x38, 0x3c, 0x40};  // ue4m3 0.5, 0.75, 1, 1.5, 2
+    static const double e4v[] = {0.5, 0.75, 1, 1.5, 2};
+    const int i = static_cast<int>(rng() % 5);
+    if (c.ue4m3) return v = e4v[i], e4[i];
+    v = std::ldexp(1.0, i - 2);
+    return static_cast<std::uint32_t>(125 + i);  // ue8m0: 2^(bits - 127)
+  };
+  // row r's factor of block j in lane r % 32 of every quarter, column (group) + r / 32, byte j % 4
+  auto place_sf = [&](int first_col, int per_group, int r, int j, std::uint32_t bits) {
+    for (int q = 0; q < 4; ++q)
+      s_cells[static_cast<std::size_t>((32 * q + r % 32) * scols + first_col + per_group * (j / 4) + r / 32)] |=
+          bits << (8 * (j % 4));
+  };
+  for (int j = 0; j < nblocks; ++j) {
+    for (int r = 0; r < M; ++r) place_sf(0, 4, r, j, scale_value(sfa[static_cast<std::size_t>(r * nblocks + j)]));
+    for (int n = 0; n < N; ++n)
+      place_sf(4 * c.groups(), nb, n, j, scale_value(sfb[static_cast<std::size_t>(n * nblocks + j)]));
+  }
   for (int r = 0; r < M; ++r)
     for (int k = 0; k < Kt; ++k) {
       double v;
@@ -256,7 +340,7 @@ void run_case(const Case& c) {
         const int per = 4 / eb;
         a_cells[static_cast<std::size_t>(row_lane(M, r) * acols + k / per)] |= bits << (8 * eb * (k % per));
       } else {
-        put(img.data() + la.offset(r, k), bits, eb);
+        put(img.data(), la.offset(r, c.packed() ? k / 2 : k), k, bits, c.ta);
       }
     }
   for (int n = 0; n < N; ++n)
@@ -264,25 +348,28 @@ void run_case(const Case& c) {
       double v;
       const std::uint32_t bits = value(c.tb, v);
       B[static_cast<std::size_t>(n * Kt + k)] = v;
-      put(img.data() + b_off + lb.offset(n, k), bits, eb);
+      put(img.data() + b_off, lb.offset(n, c.packed() ? k / 2 : k), k, bits, c.tb);
     }
   std::vector<std::uint32_t> a_start, b_start;
   for (int st = 0; st < c.ksteps; ++st) {
-    a_start.push_back(la.start(st * K));
-    b_start.push_back(lb.start(st * K));
+    a_start.push_back(la.start(st * K / (c.packed() ? 2 : 1)));
+    b_start.push_back(lb.start(st * K / (c.packed() ? 2 : 1)));
   }
   const auto dir = case_dir() / c.name;
   std::filesystem::create_directories(dir);
   write_file(dir / "img.bin", img);
   write_file(dir / "a.bin", a_cells);
-  std::ofstream(dir / "k.ptx") << kernel_source(c, ncols, dcols, acols, a_start, b_start, b_off);
+  write_file(dir / "s.bin", s_cells);
+  std::ofstream(dir / "k.ptx") << kernel_source(c, ncols, dcols, acols, a_start, b_start, b_off, scols);
   const std::string args =
       R"({"buffer": "u8", "count": )" + std::to_string(img.size()) + R"(, "init": "file:img.bin"},
       {"type": "u32", "value": )" +
       std::to_string(img.size() / 4) + R"(}, {"buffer": "u32", "count": )" + std::to_string(128 * dcols) +
       R"(}, {"type": "u64", "value": )" + std::to_string(la.desc()) + R"(}, {"type": "u64", "value": )" +
       std::to_string(lb.desc()) + R"(}, {"type": "u32", "value": )" + std::to_string(idesc(c)) +
-      R"(}, {"buffer": "u32", "count": )" + std::to_string(a_cells.size()) + R"(, "init": "file:a.bin"})";
+      R"(}, {"buffer": "u32", "count": )" + std::to_string(a_cells.size()) + R"(, "init": "file:a.bin"},
+      {"buffer": "u32", "count": )" +
+      std::to_string(s_cells.size()) + R"(, "init": "file:s.bin"})";
   const api::RunResult r = run_ptx(dir, args, static_cast<int>(img.size()));
   std::vector<std::uint32_t> d(static_cast<std::size_t>(128 * dcols));
   ASSERT_EQ(r.outputs.at(1).bytes.size(), d.size() * 4);
@@ -294,8 +381,13 @@ void run_case(const Case& c) {
       double ref = 0;  // k-step by k-step: the first ignores D, the others scale it by 2^-scale-input-d
       for (int st = 0; st < c.ksteps; ++st) {
         ref = st == 0 ? 0 : std::ldexp(ref, -c.scale_d);
-        for (int k = st * K; k < (st + 1) * K; ++k)
-          ref += sa * A[static_cast<std::size_t>(row * Kt + k)] * sb * B[static_cast<std::size_t>(n * Kt + k)];
+        for (int k = st * K; k < (st + 1) * K; ++k) {
+          const int j = c.nsf ? k / (K / c.nsf) : 0;
+          const double scales =
+              c.nsf ? sfa[static_cast<std::size_t>(row * nblocks + j)] * sfb[static_cast<std::size_t>(n * nblocks + j)]
+                    : 1.0;
+          ref += sa * A[static_cast<std::size_t>(row * Kt + k)] * sb * B[static_cast<std::size_t>(n * Kt + k)] * scales;
+        }
       }
       const int lane = row_lane(M, row);
       const std::uint32_t got = d[static_cast<std::size_t>(lane * dcols + n)];
@@ -389,6 +481,120 @@ TEST(Tcgen05, NegationScaleInputDAndATensorMemory) {
   Case t8 = mk("a_tmem_fp8", "f8f6f4", "e5m2", "e4m3", "f32", 128, 16);
   t8.a_tmem = true;
   run_case(t8);
+}
+
+// fp6/fp4 operands of .kind::f8f6f4 in shared memory: 16 elements packed at the start of each
+// 16-byte unit, any mix with fp8, f16 and f32 D, swizzled or not.
+TEST(Tcgen05, Fp6AndFp4OperandsOfKindF8f6f4) {
+  run_case(mk("e2m1_e2m1_f32_m128_n32", "f8f6f4", "e2m1", "e2m1", "f32", 128, 32));
+  Case c = mk("e2m3_e3m2_f32_m64_n24_noswz", "f8f6f4", "e2m3", "e3m2", "f32", 64, 24);
+  c.swz_a = c.swz_b = 0;
+  run_case(c);
+  Case h = mk("e4m3_e2m1_f16_m128_n16_swz32", "f8f6f4", "e4m3", "e2m1", "f16", 128, 16);
+  h.swz_a = 6, h.swz_b = 4, h.ksteps = 1, h.neg_b = true;
+  run_case(h);
+}
+
+// Block-scaled kinds: every K block of 32 (16 for 4X) elements of a row of A and a column of B times
+// its scale factor from TMEM, the factor IDs of successive k-steps walking the bytes of a cell.
+TEST(Tcgen05, BlockScaledKindsScaleEveryKBlock) {
+  Case a = mk("mxf8f6f4_e4m3_block32_4steps", "mxf8f6f4", "e4m3", "e4m3", "f32", 128, 64);
+  a.nsf = 1, a.vec = ".block32", a.ksteps = 4;  // IDs 0, 1, 2, 3
+  run_case(a);
+  Case b = mk("mxf8f6f4_e2m1_e5m2_default_n256", "mxf8f6f4", "e2m1", "e5m2", "f32", 128, 256);
+  b.nsf = 1, b.ksteps = 1, b.neg_a = true;  // scale-B over 8 columns
+  run_case(b);
+  Case t = mk("mxf8f6f4_e2m3_a_tmem", "mxf8f6f4", "e5m2", "e2m3", "f32", 128, 40);
+  t.nsf = 1, t.vec = ".scale_vec::1X", t.a_tmem = true, t.swz_b = 0;
+  run_case(t);
+  Case mn = mk("mxf8f6f4_e5m2_e4m3_mn_major", "mxf8f6f4", "e5m2", "e4m3", "f32", 128, 32);
+  mn.nsf = 1, mn.mn_a = mn.mn_b = true, mn.swz_b = 4;  // 8-bit operands may be MN-major
+  run_case(mn);
+  Case f = mk("mxf4_block32_4steps", "mxf4", "e2m1", "e2m1", "f32", 128, 48);
+  f.nsf = 2, f.vec = ".block32", f.ksteps = 4;  // IDs 0, 2 over two column groups
+  run_case(f);
+  Case g = mk("mxf4_default_swz64", "mxf4", "e2m1", "e2m1", "f32", 128, 8);
+  g.nsf = 2, g.swz_a = g.swz_b = 4;
+  run_case(g);
+  Case n4 = mk("mxf4nvf4_4x_ue4m3", "mxf4nvf4", "e2m1", "e2m1", "f32", 128, 32);
+  n4.nsf = 4, n4.vec = ".scale_vec::4X", n4.ue4m3 = true;
+  run_case(n4);
+  Case n16 = mk("mxf4nvf4_block16_ue8m0_noswz", "mxf4nvf4", "e2m1", "e2m1", "f32", 128, 16);
+  n16.nsf = 4, n16.vec = ".block16", n16.swz_a = n16.swz_b = 0, n16.ksteps = 1;
+  run_case(n16);
+  Case n2 = mk("mxf4nvf4_2x", "mxf4nvf4", "e2m1", "e2m1", "f32", 128, 16);
+  n2.nsf = 2, n2.vec = ".scale_vec::2X";
+  run_case(n2);
+}
+
+// ---- tcgen05.cp ---------------------------------------------------------------------------------
+
+// tcgen05.cp of `shape` from a shared-memory image laid out here in the canonical K-major layout of
+// swizzle mode `swz` (Layout: rows x 16 or 32 bytes), into TMEM columns 0..7 that the kernel filled
+// with garbage first; every lane's 8 columns are read back and compared byte by byte: copied rows
+// (in every lane quarter for .warpx4) hold the image's bytes, byte b of a row in column b / 4 at
+// bits 8 (b % 4); everything else keeps the garbage.
+void run_cp_case(const std::string& shape, int swz) {
+  const std::string name = "cp_" + shape + "_swz" + std::to_string(swz);
+  SCOPED_TRACE(name);
+  const int rows = shape.rfind("4x", 0) == 0 ? 4 : shape.rfind("32x", 0) == 0 ? 32 : 128;
+  const int bytes = shape.find("128b") != std::string::npos ? 16 : 32, copies = rows == 32 ? 4 : 1;
+  const Layout la{rows, bytes, 1, swz, false};
+  std::vector<std::uint8_t> img(la.bytes());
+  std::mt19937 rng(static_cast<std::uint32_t>(std::hash<std::string>{}(name)));
+  for (auto& b : img) b = static_cast<std::uint8_t>(rng());
+  const auto dir = case_dir() / name;
+  std::filesystem::create_directories(dir);
+  write_file(dir / "img.bin", img);
+  std::ostringstream s;
+  s << ".version 8.7\n.target sm_100a\n.address_size 64\n.extern .shared .align 1024 .b8 smem[];\n"
+    << ".visible .entry k(.param .u64 img, .param .u32 nwords, .param .u64 out, .param .u64 desc)\n{\n"
+    << kCopyPrologue << "  @%p2 bra ALLOCATED;\n"
+    << "  tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%r9], 32;\nALLOCATED:\n  @%p3 bra INITED;\n"
+    << "  mbarrier.init.shared::cta.b64 [%r8], 1;\nINITED:\n  tcgen05.fence::before_thread_sync;\n  bar.sync 0;\n"
+    << "  tcgen05.fence::after_thread_sync;\n  ld.shared.u32 %r11, [%r9];\n  shl.b32 %r12, %r10, 21;\n"
+    << "  add.u32 %r13, %r11, %r12;\n";
+  for (int i = 0; i < 8; ++i) s << "  mov.b32 %r" << 20 + i << ", " << 0x40490fdbu + static_cast<unsigned>(i) << ";\n";
+  s << "  tcgen05.st.sync.aligned.32x32b.x8.b32 [%r13], " << regs(20, 8) << ";\n  tcgen05.wait::st.sync.aligned;\n"
+    << "  tcgen05.fence::before_thread_sync;\n  bar.sync 0;\n  tcgen05.fence::after_thread_sync;\n  @%p3 bra ISSUED;\n"
+    << "  ld.param.u64 %rd4, [desc];\n  cvt.u64.u32 %rd6, %r3;\n  shr.u64 %rd6, %rd6, 4;\n  add.s64 %rd4, %rd4, %rd6;\n"
+    << "  tcgen05.cp.cta_group::1." << shape << (copies > 1 ? ".warpx4" : "") << " [%r11], %rd4;\n"
+    << "  tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [%r8];\nISSUED:\n"
+    << "WAIT:\n  mbarrier.try_wait.parity.shared::cta.b64 %p6, [%r8], 0;\n  @!%p6 bra WAIT;\n"
+    << "  tcgen05.fence::after_thread_sync;\n  ld.param.u64 %rd11, [out];\n  cvta.to.global.u64 %rd11, %rd11;\n"
+    << "  mul.wide.u32 %rd12, %r1, 32;\n  add.s64 %rd11, %rd11, %rd12;\n"
+    << "  tcgen05.ld.sync.aligned.32x32b.x8.b32 " << regs(100, 8) << ", [%r13];\n  tcgen05.wait::ld.sync.aligned;\n";
+  for (int j = 0; j < 8; ++j) s << "  st.global.u32 [%rd11+" << 4 * j << "], %r" << 100 + j << ";\n";
+  s << "  tcgen05.fence::before_thread_sync;\n  bar.sync 0;\n  @%p2 bra DONE;\n"
+    << "  tcgen05.dealloc.cta_group::1.sync.aligned.b32 %r11, 32;\nDONE:\n  ret;\n}\n";
+  std::ofstream(dir / "k.ptx") << s.str();
+  const std::string args = R"({"buffer": "u8", "count": )" + std::to_string(img.size()) +
+                           R"(, "init": "file:img.bin"}, {"type": "u32", "value": )" + std::to_string(img.size() / 4) +
+                           R"(}, {"buffer": "u32", "count": 1024}, {"type": "u64", "value": )" +
+                           std::to_string(la.desc()) + "}";
+  const api::RunResult r = run_ptx(dir, args, static_cast<int>(img.size()));
+  const auto* got = reinterpret_cast<const std::uint32_t*>(r.outputs.at(1).bytes.data());
+  int bad = 0;
+  for (int lane = 0; lane < 128; ++lane)
+    for (int col = 0; col < 8; ++col) {
+      std::uint32_t want = 0x40490fdbu + static_cast<std::uint32_t>(col);
+      const int row = lane % 32 + (copies > 1 ? 0 : lane / 32 * 32);
+      if (row < rows && col < bytes / 4) {
+        want = 0;
+        for (int b = 0; b < 4; ++b) want |= std::uint32_t{img[la.offset(row, 4 * col + b)]} << (8 * b);
+      }
+      if (got[lane * 8 + col] != want && bad++ < 5)
+        ADD_FAILURE() << "lane " << lane << " column " << col << ": " << got[lane * 8 + col] << ", expected " << want;
+    }
+  EXPECT_EQ(bad, 0);
+}
+
+TEST(Tcgen05, CpCopiesSharedMemoryRowsIntoTensorMemoryLanes) {
+  run_cp_case("128x256b", 0);
+  run_cp_case("128x256b", 2);
+  run_cp_case("128x128b", 4);
+  run_cp_case("4x256b", 0);
+  run_cp_case("32x128b", 6);
 }
 
 // ---- tcgen05.ld / tcgen05.st fragments --------------------------------------------------------
@@ -541,6 +747,16 @@ void expect_stop(const std::string& name, const std::string& body, ErrorKind kin
   expect_error([&] { run_ptx(dir, R"({"buffer": "u32", "count": 4})", 0, 32, extra); }, kind, needles);
 }
 
+// One tcgen05.mma of `kind` (with its qualifiers) with instruction descriptor `id` on 512 allocated
+// columns (operands zero: a descriptor with no swizzle at shared address 0; scales at column 256).
+std::string mma_body(const std::string& kind, std::uint32_t id, bool a_tmem = false) {
+  const bool scaled = kind.find("block_scale") != std::string::npos;
+  return "  tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%r4], 512;\n  ld.shared.u32 %r6, [%r4];\n"
+         "  mov.b64 %rd1, 0x0000400000000000;\n  setp.eq.u32 %p1, %r6, %r6;\n  mov.b32 %r7, " +
+         std::to_string(id) + ";\n  add.u32 %r8, %r6, 256;\n  tcgen05.mma.cta_group::1.kind::" + kind + " [%r6], " +
+         (a_tmem ? "[%r8]" : "%rd1") + ", %rd1, %r7, " + (scaled ? "[%r8], [%r8], " : "") + "%p1;\n";
+}
+
 TEST(Tcgen05, TensorMemoryOverAllocationIsANamedFault) {
   expect_stop("over_alloc",
               "  tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%r4], 256;\n"
@@ -573,13 +789,10 @@ TEST(Tcgen05, CtaPairsNeedAClusterOfTwoAndOtherwiseStopWithTheirName) {
 
 TEST(Tcgen05, InstructionsNotBuiltStopWithTheirNames) {
   const std::pair<const char*, const char*> cases[] = {
-      {"tcgen05.mma.cta_group::1.kind::mxf4.block_scale.scale_vec::2X [%r4], %rd1, %rd2, %r6, [%r4], [%r4], %p1;\n",
-       "block-scaled"},
-      {"tcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale [%r4], %rd1, %rd2, %r6, [%r4], [%r4], %p1;\n",
-       "block-scaled"},
       {"tcgen05.mma.ws.cta_group::1.kind::f16 [%r4], %rd1, %rd2, %r6, %p1;\n", "tcgen05.mma.ws"},
       {"tcgen05.mma.sp.cta_group::1.kind::f16 [%r4], %rd1, %rd2, [%r4], %r6, %p1;\n", "tcgen05.mma.sp"},
-      {"tcgen05.cp.cta_group::1.128x256b [%r4], %rd1;\n", "tcgen05.cp"},
+      {"tcgen05.cp.cta_group::1.128x256b.b8x16.b4x16_p64 [%r4], %rd1;\n", "tcgen05.cp with decompression"},
+      {"tcgen05.cp.cta_group::1.64x128b.warpx2::02_13 [%r4], %rd1;\n", "tcgen05.cp .64x128b"},
       {"tcgen05.shift.cta_group::1.down [%r4];\n", "tcgen05.shift"},
       {"clusterlaunchcontrol.try_cancel.async.shared::cta.mbarrier::complete_tx::bytes.b128 [%r4], [%r5];\n",
        "clusterlaunchcontrol"},
@@ -587,14 +800,28 @@ TEST(Tcgen05, InstructionsNotBuiltStopWithTheirNames) {
   int i = 0;
   for (const auto& [inst, needle] : cases)
     expect_stop("unsupported_" + std::to_string(i++), std::string("  ") + inst, ErrorKind::Unsupported, {needle});
-  // fp6/fp4 operands of .kind::f8f6f4 (atype e2m1 = 5 in the instruction descriptor)
-  expect_stop("fp4_operand",
-              "  tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%r4], 32;\n  ld.shared.u32 %r6, [%r4];\n"
-              "  mov.b64 %rd1, 0x0000400000000000;\n  setp.eq.u32 %p1, %r6, %r6;\n  mov.b32 %r7, " +
-                  std::to_string(1u << 4 | 5u << 7 | 2u << 17 | 8u << 24) +
-                  ";\n"
-                  "  tcgen05.mma.cta_group::1.kind::f8f6f4 [%r6], %rd1, %rd1, %r7, %p1;\n",
-              ErrorKind::Unsupported, {"fp6/fp4"});
+  // fp4 A in tensor memory (its container layout is only a figure) and the K = 96 fp4 form
+  expect_stop("fp4_a_tmem", mma_body("f8f6f4", 1u << 4 | 5u << 7 | 5u << 10 | 2u << 17 | 8u << 24, true),
+              ErrorKind::Unsupported, {"e2m1 A in tensor memory"});
+  expect_stop("mxf4_k96",
+              mma_body("mxf4.block_scale.block32", 1u << 7 | 1u << 10 | 2u << 17 | 1u << 23 | 1u << 27 | 1u << 31),
+              ErrorKind::Unsupported, {"K = 96"});
+}
+
+TEST(Tcgen05, BlockScaledDescriptorsAndQualifiersAreChecked) {
+  const std::uint32_t mxf4 = 1u << 7 | 1u << 10 | 2u << 17 | 1u << 23 | 1u << 27;  // e2m1, N 16, ue8m0, M 128
+  expect_stop("ue4m3_with_2x", mma_body("mxf4nvf4.block_scale.scale_vec::2X", mxf4 & ~(1u << 23)),
+              ErrorKind::KernelFault, {"ue4m3", "4X only"});
+  expect_stop("sf_id_1_with_2x", mma_body("mxf4.block_scale", mxf4 | 1u << 29), ErrorKind::KernelFault,
+              {"scale factor IDs A 1", "multiples of 2"});
+  expect_stop("mxf4_transposed", mma_body("mxf4.block_scale", mxf4 | 1u << 15), ErrorKind::KernelFault, {"K-major"});
+  expect_stop("mxf8f6f4_m64", mma_body("mxf8f6f4.block_scale", 1u << 23 | 2u << 17), ErrorKind::KernelFault, {"M = 0"});
+  expect_stop("fp4_mn_major", mma_body("f8f6f4", 1u << 4 | 5u << 7 | 5u << 10 | 1u << 15 | 2u << 17 | 8u << 24),
+              ErrorKind::KernelFault, {"e2m1 must be K-major"});
+  expect_stop("nvf4_needs_vec", mma_body("mxf4nvf4.block_scale", mxf4), ErrorKind::Parse, {"needs a .scale_vec"});
+  expect_stop("mxf4_1x", mma_body("mxf4.block_scale.scale_vec::1X", mxf4), ErrorKind::Parse, {"not valid"});
+  expect_stop("block_scale_missing", mma_body("mxf8f6f4", 1u << 23 | 1u << 27), ErrorKind::Parse,
+              {"need .block_scale"});
 }
 
 // tcgen05.commit .multicast::cluster arrives on the mbarrier at the same offset in every CTA of
@@ -626,8 +853,12 @@ TEST(Tcgen05, CommitMulticastArrivesOnEveryCtaOfTheMask) {
 // One CTA: thread 0 issues `count` tcgen05.mma of M128 x N x K16 (.kind given, operands zero, no
 // swizzle) back to back, commits once, and every thread waits for the commit's arrival.
 std::string mma_loop_kernel(const std::string& kind, int n, int count, int fmt, bool a_tmem, int m) {
-  const std::uint32_t id = 1u << 4 | static_cast<std::uint32_t>(fmt) << 7 | static_cast<std::uint32_t>(fmt) << 10 |
-                           static_cast<std::uint32_t>(n >> 3) << 17 | static_cast<std::uint32_t>(m >> 4) << 24;
+  const bool scaled = kind.rfind("mx", 0) == 0;  // block-scaled: its descriptor table, scales at column 256
+  const std::uint32_t id =
+      scaled ? static_cast<std::uint32_t>(fmt) << 7 | static_cast<std::uint32_t>(fmt) << 10 |
+                   static_cast<std::uint32_t>(n >> 3) << 17 | 1u << 23 | static_cast<std::uint32_t>(m >> 7) << 27
+             : 1u << 4 | static_cast<std::uint32_t>(fmt) << 7 | static_cast<std::uint32_t>(fmt) << 10 |
+                   static_cast<std::uint32_t>(n >> 3) << 17 | static_cast<std::uint32_t>(m >> 4) << 24;
   const std::uint64_t desc = (128ull >> 4) << 16 | (256ull >> 4) << 32 | 1ull << 46;  // LBO 128, SBO 256, no swizzle
   std::ostringstream s;
   s << ".version 8.7\n.target sm_100a\n.address_size 64\n.extern .shared .align 1024 .b8 smem[];\n"
@@ -642,8 +873,11 @@ std::string mma_loop_kernel(const std::string& kind, int n, int count, int fmt, 
     << id << ";\n"
     << "  setp.eq.u32 %p3, %r1, %r1;\n  add.u32 %r8, %r6, 256;\n";
   for (int i = 0; i < count; ++i)
-    s << "  tcgen05.mma.cta_group::1.kind::" << kind << " [%r6], " << (a_tmem ? "[%r8]" : "%rd1")
-      << ", %rd1, %r7, %p3;\n";
+    if (kind == "cp")  // tcgen05.cp of 128 rows x 32 bytes into column 256
+      s << "  tcgen05.cp.cta_group::1.128x256b [%r8], %rd1;\n";
+    else
+      s << "  tcgen05.mma.cta_group::1.kind::" << kind << (scaled ? ".block_scale" : "") << " [%r6], "
+        << (a_tmem ? "[%r8]" : "%rd1") << ", %rd1, %r7, " << (scaled ? "[%r8], [%r8], " : "") << "%p3;\n";
   s << "  tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [%r5];\nISSUED:\n"
     << "W:\n  mbarrier.try_wait.parity.shared::cta.b64 %p4, [%r5], 0;\n  @!%p4 bra W;\n  bar.sync 0;\n  @%p1 bra D;\n"
     << "  tcgen05.dealloc.cta_group::1.sync.aligned.b32 %r6, 512;\nD:\n  ret;\n}\n";
@@ -671,6 +905,13 @@ TEST(Tcgen05Timing, AnMmaCostsItsFlopAtTheKindsRateOrItsSharedMemoryBytes) {
   // fp8: K32 at the f8f6f4 rate, the same bytes
   EXPECT_NEAR(per_mma("f8f6f4", 256, 0),
               std::max(2.0 * 128 * 256 * 32 / d.tcgen05.mma_flops_per_cycle_f8f6f4, 384.0 * 32 / port), 1.0);
+  // block-scaled: ::mxf4 (e2m1, K64, 32 bytes a row) at the fp4 rate, ::mxf8f6f4 (e4m3) at fp8's
+  EXPECT_NEAR(per_mma("mxf4", 256, 1),
+              std::max(2.0 * 128 * 256 * 64 / d.tcgen05.mma_flops_per_cycle_f4, 384.0 * 32 / port), 1.0);
+  EXPECT_NEAR(per_mma("mxf8f6f4", 256, 0),
+              std::max(2.0 * 128 * 256 * 32 / d.tcgen05.mma_flops_per_cycle_f8f6f4, 384.0 * 32 / port), 1.0);
+  // tcgen05.cp .128x256b: no FLOP, its 4096 bytes over the shared-memory port, on the same engine
+  EXPECT_NEAR(per_mma("cp", 8, 0), 128.0 * 32 / port, 1.0);
   // M128 N64 K16 f16 reads (128+64)*32 bytes: bound by the shared-memory port, unless A is in TMEM
   EXPECT_NEAR(per_mma("f16", 64, 0),
               std::max(2.0 * 128 * 64 * 16 / d.tcgen05.mma_flops_per_cycle_f16, 192.0 * 32 / port), 1.0);

@@ -9,7 +9,8 @@ the ladder reads them too); only the sizes shrink, so a whole grid runs function
   python3 calibration/validation/b200/check_small.py --kernsim build/kernsim [--only PATTERN]
 
 Prints one line per launch: ok / FAIL with the relative L2 error, or what kernsim stopped on.
-Exit 1 when an output that ran is wrong (a stop by name is reported, not a failure).
+Exit 1 when an output that ran is wrong, or when a launch stops that is not in EXPECTED_STOPS (or
+stops on something else than it names): what runs today must keep running.
 """
 import argparse
 import fnmatch
@@ -30,6 +31,9 @@ import b200_reference as br  # noqa: E402
 _gs = importlib.util.spec_from_file_location("b200_gen_specs", os.path.join(HERE, "gen_specs.py"))
 gs = importlib.util.module_from_spec(_gs)
 _gs.loader.exec_module(gs)
+
+# The launches that still stop (exit 5), with a piece of what kernsim names (2026-12-07).
+EXPECTED_STOPS = {"bw_ladder_bf16_4096_v3_tc2": "cta_group::2", "bw_ladder_bf16_4096_v4_tc2_clc": ".b128"}
 
 STORAGE = {"f16": np.float16, "bf16": np.uint16, "f32": np.float32, "i32": np.int32, "e4m3": np.uint8, "u8": np.uint8}
 
@@ -72,7 +76,11 @@ def main():
                 continue
             res = run(a.kernsim, L, tmp)
             if isinstance(res, str):
-                print(f"{L['id']:45s} {res}")
+                want = EXPECTED_STOPS.get(L["id"])
+                ok = want is not None and res.startswith("exit 5") and want in res
+                bad += not ok
+                print(f"{L['id']:45s} {res}" + ("" if ok else "  <- FAIL: expected to run" if want is None else
+                                                f"  <- FAIL: expected a stop naming {want}"))
                 continue
             for name, r in res.items():
                 bad += not r["ok"]
