@@ -72,11 +72,11 @@ struct PathTime {
 // The profile's fields that add up over a CTA's instructions (the sampler sums them per CTA,
 // scales a cut CTA's and divides by the CTAs sampled).
 std::vector<double*> additive_fields(KernelProfile& p) {
-  std::vector<double*> f = {&p.warp_insts,    &p.thread_insts,    &p.issue_slots,     &p.flops,
-                            &p.alt_busy,      &p.load_insts,      &p.store_insts,     &p.atomic_insts,
-                            &p.load_sectors,  &p.store_sectors,   &p.load_lines,      &p.store_lines,
-                            &p.store_partial_sectors,             &p.atomic_requests, &p.shared_insts,
-                            &p.shared_wavefronts,                 &p.barriers,        &p.atomic_float_share};
+  std::vector<double*> f = {
+      &p.warp_insts,        &p.thread_insts, &p.issue_slots,           &p.flops,           &p.alt_busy,
+      &p.load_insts,        &p.store_insts,  &p.atomic_insts,          &p.load_sectors,    &p.store_sectors,
+      &p.load_lines,        &p.store_lines,  &p.store_partial_sectors, &p.atomic_requests, &p.shared_insts,
+      &p.shared_wavefronts, &p.barriers,     &p.atomic_float_share};
   for (auto& u : p.unit_insts) f.push_back(&u);
   for (auto& u : p.unit_busy) f.push_back(&u);
   return f;
@@ -112,11 +112,20 @@ Wide passes(P::Cmp c, Wide x, Wide d, Wide b) {
 // moves is the second.
 P::Cmp loop_cmp(P::Cmp c, bool negate, bool mirror) {
   switch (c) {
-    case P::Cmp::Lo: c = P::Cmp::Lt; break;
-    case P::Cmp::Ls: c = P::Cmp::Le; break;
-    case P::Cmp::Hi: c = P::Cmp::Gt; break;
-    case P::Cmp::Hs: c = P::Cmp::Ge; break;
-    default: break;
+    case P::Cmp::Lo:
+      c = P::Cmp::Lt;
+      break;
+    case P::Cmp::Ls:
+      c = P::Cmp::Le;
+      break;
+    case P::Cmp::Hi:
+      c = P::Cmp::Gt;
+      break;
+    case P::Cmp::Hs:
+      c = P::Cmp::Ge;
+      break;
+    default:
+      break;
   }
   auto flip = [](P::Cmp x, P::Cmp a, P::Cmp b) { return x == a ? b : x == b ? a : x; };
   if (negate) c = flip(flip(flip(c, P::Cmp::Lt, P::Cmp::Ge), P::Cmp::Le, P::Cmp::Gt), P::Cmp::Eq, P::Cmp::Ne);
@@ -164,12 +173,15 @@ class CtaSampler {
     warp_steps_.assign(static_cast<std::size_t>(nw), 0);
     seen_.assign(static_cast<std::size_t>(nw) * loops_.size(), LoopSeen{});
     force_.clear();
-    warp_again_.clear();
     cut_failed_ = false;
+    extra_rb_.assign(bases_.size(), 0);
+    extra_wb_.assign(bases_.size(), 0);
+    extra_atomics_ = 0;
     const KernelProfile before = p;
-    Cut cut;
     std::uint64_t steps = 0, next_check = cap;
     double l1_hits = 0, l1_hit_lines = 0;
+    Snapshot seg = snapshot(p, l1_hits, l1_hit_lines, steps), cut;
+    bool cutting = false;
     while (!cta->done()) {
       bool progress = false;
       for (int w = 0; w < nw; ++w) {
@@ -181,16 +193,20 @@ class CtaSampler {
           progress = true;
           account(*cta, w, nw, info, nregs, p, l1_hits, l1_hit_lines);
           if (info.kind == sim::StepInfo::Kind::Executed && loop_of_setp_[info.pc] >= 0) note_loop(*cta, w, info);
-          if (!force_.empty()) follow_cut(*cta, w, info);
+          if (cutting && (follow_cut(*cta, w, info), pending() == 0)) {
+            finish_cut(seg, cut, p, l1_hits, l1_hit_lines);
+            cutting = false;
+            seg = snapshot(p, l1_hits, l1_hit_lines, steps);
+            next_check = steps + cap;
+          }
           if (info.async && !cta->async_step(w).mbar.empty() &&
               cta->async_step(w).mbar.back().what == sim::MbarEvent::What::WaitFail)
             break;
         }
-        if (cap > 0 && force_.empty() && steps >= next_check) {
-          double left = 0;
-          if (plan_cut(*cta, nw, left)) {
-            cut = Cut{p, l1_hits, l1_hit_lines, rereads_, clock_, {}, {}, left / static_cast<double>(steps)};
-            buffer_bytes(cut.rb, cut.wb);
+        if (cap > 0 && !cutting && !cut_failed_ && steps >= next_check) {
+          if (plan_cut(*cta, nw, seg)) {
+            cut = snapshot(p, l1_hits, l1_hit_lines, steps);
+            cutting = true;
           } else {
             next_check = steps + std::max<std::uint64_t>(1, cap / 4);
           }
@@ -198,12 +214,8 @@ class CtaSampler {
       }
       if (!progress && !cta->done()) cta->mbarrier_deadlock();
     }
-    const double again = force_.empty() || cut_failed_ ? 0.0 : cut.again;
-    const double atomics_ran = p.atomic_insts - before.atomic_insts;
-    if (again > 0) {
-      scale_cut(before, cut, again, p, l1_hits, l1_hit_lines);
-      p.complete = false;
-    }
+    if (cutting) finish_cut(seg, cut, p, l1_hits, l1_hit_lines);
+    const double atomics_ran = p.atomic_insts - before.atomic_insts - extra_atomics_;
     // the CTA's path ends with its latest warp
     PathTime end{};
     for (const PathTime& c : clock_)
@@ -215,10 +227,8 @@ class CtaSampler {
     buffer_bytes(rb, wb);
     double foot = 0;
     for (std::size_t i = 0; i < bases_.size(); ++i) {
-      if (again > 0) {
-        rb[i] = std::min(rb[i] + again * cut.rb[i], static_cast<double>(bases_[i].second));
-        wb[i] = std::min(wb[i] + again * cut.wb[i], static_cast<double>(bases_[i].second));
-      }
+      rb[i] = std::min(rb[i] + extra_rb_[i], static_cast<double>(bases_[i].second));
+      wb[i] = std::min(wb[i] + extra_wb_[i], static_cast<double>(bases_[i].second));
       foot += rb[i];
     }
     const double keep = foot > l1_share_bytes_ && foot > 0 ? l1_share_bytes_ / foot : 1.0;
@@ -240,9 +250,8 @@ class CtaSampler {
         hot_ops = n;
         hot_address = a;
       }
-    // a cut CTA's hottest address: as often again as its atomics before the cut
-    const double atomics_cut = atomics_ran > 0 ? (cut.p.atomic_insts - before.atomic_insts) / atomics_ran : 0;
-    p.atomic_hot_address_ops += static_cast<double>(hot_ops) * (1 + again * atomics_cut);
+    // a cut CTA's hottest address: as often again as the atomics its cuts counted again
+    p.atomic_hot_address_ops += static_cast<double>(hot_ops) * (atomics_ran > 0 ? 1 + extra_atomics_ / atomics_ran : 1);
     std::unordered_set<std::uint64_t> lines;
     for (const auto& [a, n] : atomics_) lines.insert(a / static_cast<std::uint64_t>(line_));
     p.atomic_lines = std::max(p.atomic_lines, static_cast<double>(lines.size()));
@@ -282,13 +291,14 @@ class CtaSampler {
     std::uint64_t at[2] = {};
     int seen = 0;
   };
-  // What the CTA had done when it was cut, and how many times again that counts.
-  struct Cut {
+  // What the CTA had done at a point: where a segment between cuts starts, and where it is cut.
+  struct Snapshot {
     KernelProfile p;
     double l1_hits = 0, l1_hit_lines = 0, rereads = 0;
     std::vector<PathTime> clock;
     std::vector<double> rb, wb;
-    double again = 0;
+    std::uint64_t steps = 0;
+    std::vector<std::uint64_t> warp_steps;
   };
 
   void find_counted_loops() {
@@ -308,8 +318,8 @@ class CtaSampler {
         if (br.op != P::Op::Bra || br.guard.bank != P::Bank::Pred) continue;
         const bool taken_in = inside(br.target);
         const P::Inst* next = c + 1 < p_.insts.size() ? &p_.insts[c + 1] : nullptr;
-        const bool fall_in = c < e && !(next && next->op == P::Op::Bra && next->guard.bank == P::Bank::None &&
-                                        !inside(next->target));
+        const bool fall_in =
+            c < e && !(next && next->op == P::Op::Bra && next->guard.bank == P::Bank::None && !inside(next->target));
         if (taken_in == fall_in) continue;
         add_loop_test(h, e, c, taken_in);
       }
@@ -327,7 +337,8 @@ class CtaSampler {
       if (in.op == P::Op::Setp && p_.regs[in.ops] == br.guard && in.nsrc == 2 && in.boolop == P::BoolOp::None &&
           !P::ty_is_float(in.type) && P::ty_bits(in.type) <= 64 && loop_of_setp_[static_cast<std::size_t>(j)] < 0) {
         loop_of_setp_[static_cast<std::size_t>(j)] = static_cast<int>(loops_.size());
-        loops_.push_back({h, e, static_cast<std::uint32_t>(j), c, continue_on_taken, br.guard_neg != !continue_on_taken});
+        loops_.push_back(
+            {h, e, static_cast<std::uint32_t>(j), c, continue_on_taken, br.guard_neg != !continue_on_taken});
       }
       return;
     }
@@ -373,7 +384,8 @@ class CtaSampler {
   // The instructions the CTA's unfinished warps have left, from the counted loops each is in
   // (the outermost that counts: the largest estimate); false when a warp is in none. Sets
   // force_ to the loop each warp leaves early.
-  bool plan_cut(const sim::PtxCta& cta, int nw, double& left) {
+  bool plan_cut(const sim::PtxCta& cta, int nw, const Snapshot& seg) {
+    double left = 0;
     std::vector<int> force(static_cast<std::size_t>(nw), -1);
     std::vector<double> again(static_cast<std::size_t>(nw), 0);
     for (int w = 0; w < nw; ++w) {
@@ -398,17 +410,27 @@ class CtaSampler {
       }
       if (best < 0) return false;
       left += best;
-      again[static_cast<std::size_t>(w)] = best / static_cast<double>(std::max<std::uint64_t>(1, warp_steps_[static_cast<std::size_t>(w)]));
+      const std::uint64_t ran = warp_steps_[static_cast<std::size_t>(w)] - seg.warp_steps[static_cast<std::size_t>(w)];
+      again[static_cast<std::size_t>(w)] = best / static_cast<double>(std::max<std::uint64_t>(1, ran));
     }
     force_ = std::move(force);
     warp_again_ = std::move(again);
+    cut_again_ = left / static_cast<double>(std::max<std::uint64_t>(1, steps_now(nw) - seg.steps));
     return true;
   }
 
   // After warp w's step: at the test of the loop it leaves early, its loop variable takes (in
   // every lane about to test) the value that ends the loop; a cut that did not end it is void.
   void follow_cut(sim::PtxCta& cta, int w, const sim::StepInfo& info) {
-    const int l = force_[static_cast<std::size_t>(w)];
+    int& f = force_[static_cast<std::size_t>(w)];
+    const int l = f;
+    if (l == -1) return;
+    const LoopCond& Lx = loops_[static_cast<std::size_t>(l <= -3 ? -3 - l : l)];
+    const std::uint32_t next = cta.next_pc(w);
+    if (cta.warp_done(w) || next < Lx.head || next > Lx.end) {  // it left the loop (by itself, or as set)
+      f = -1;
+      return;
+    }
     if (l <= -3) {  // the loop's variable was set: its test must leave the loop
       const LoopCond& L = loops_[static_cast<std::size_t>(-3 - l)];
       if (info.pc == L.branch && info.kind == sim::StepInfo::Kind::Executed) {
@@ -426,10 +448,13 @@ class CtaSampler {
       int var = 0;
       Wide d = 0;
       P::Cmp c{};
-      if (!loop_motion(s, L, var, d, c)) return;
-      const P::Reg xr = p_.regs[in.ops + in.ndst + static_cast<std::uint32_t>(var)];
+      const P::Reg xr = p_.regs[in.ops + in.ndst + static_cast<std::uint32_t>(s.x[1][0] != s.x[0][0] ? 0 : 1)];
+      if (!loop_motion(s, L, var, d, c) || (xr.bank != P::Bank::R32 && xr.bank != P::Bank::R64)) {
+        cut_failed_ = true;  // it goes on as it is: the cut counts nothing again
+        f = -1;
+        return;
+      }
       const P::Reg br = p_.regs[in.ops + in.ndst + static_cast<std::uint32_t>(1 - var)];
-      if (xr.bank != P::Bank::R32 && xr.bank != P::Bank::R64) return;
       for (std::uint32_t m = cta.next_mask(w); m; m &= m - 1) {
         const int lane = std::countr_zero(m);
         const Wide x = value(cta, w, xr, lane, in.type), b = value(cta, w, br, lane, in.type);
@@ -455,21 +480,46 @@ class CtaSampler {
     });
   }
 
-  // A cut CTA: what it did up to the cut counts `again` more times (its path too, warp by warp).
-  void scale_cut(const KernelProfile& before, Cut& cut, double again, KernelProfile& p, double& l1_hits,
-                 double& l1_hit_lines) {
-    KernelProfile b = before;
-    const std::vector<double*> now = additive_fields(p), at_cut = additive_fields(cut.p), start = additive_fields(b);
+  Snapshot snapshot(const KernelProfile& p, double l1_hits, double l1_hit_lines, std::uint64_t steps) const {
+    Snapshot x{p, l1_hits, l1_hit_lines, rereads_, clock_, {}, {}, steps, warp_steps_};
+    buffer_bytes(x.rb, x.wb);
+    return x;
+  }
+  std::uint64_t steps_now(int nw) const {
+    std::uint64_t n = 0;
+    for (int w = 0; w < nw; ++w) n += warp_steps_[static_cast<std::size_t>(w)];
+    return n;
+  }
+  int pending() const {
+    int n = 0;
+    for (int f : force_) n += f != -1;
+    return n;
+  }
+
+  // Every warp has left the loop it was cut in: what the CTA did from the segment's start to the
+  // cut counts again (cut_again_ times; each warp's path by its own share), unless a warp went
+  // round again.
+  void finish_cut(const Snapshot& seg, const Snapshot& cut, KernelProfile& p, double& l1_hits, double& l1_hit_lines) {
+    force_.clear();
+    if (cut_failed_) return;
+    const double again = cut_again_;
+    KernelProfile a = cut.p, b = seg.p;
+    const std::vector<double*> now = additive_fields(p), at_cut = additive_fields(a), start = additive_fields(b);
     for (std::size_t i = 0; i < now.size(); ++i) *now[i] += again * (*at_cut[i] - *start[i]);
-    l1_hits += again * cut.l1_hits;
-    l1_hit_lines += again * cut.l1_hit_lines;
-    rereads_ += again * cut.rereads;
-    // each warp's path up to the cut again for its own instructions left (warps take turns of
-    // up to 4096 instructions, so they were cut at different points)
-    for (std::size_t w = 0; w < clock_.size() && w < cut.clock.size() && w < warp_again_.size(); ++w) {
-      clock_[w].t += warp_again_[w] * cut.clock[w].t;
-      clock_[w].misses += static_cast<float>(warp_again_[w] * cut.clock[w].misses);
+    extra_atomics_ += again * (cut.p.atomic_insts - seg.p.atomic_insts);
+    l1_hits += again * (cut.l1_hits - seg.l1_hits);
+    l1_hit_lines += again * (cut.l1_hit_lines - seg.l1_hit_lines);
+    rereads_ += again * (cut.rereads - seg.rereads);
+    for (std::size_t i = 0; i < bases_.size(); ++i) {
+      extra_rb_[i] += again * (cut.rb[i] - seg.rb[i]);
+      extra_wb_[i] += again * (cut.wb[i] - seg.wb[i]);
     }
+    // warps take turns of up to 4096 instructions, so each was cut at its own point
+    for (std::size_t w = 0; w < clock_.size() && w < warp_again_.size(); ++w) {
+      clock_[w].t += warp_again_[w] * (cut.clock[w].t - seg.clock[w].t);
+      clock_[w].misses += static_cast<float>(warp_again_[w] * (cut.clock[w].misses - seg.clock[w].misses));
+    }
+    p.complete = false;
   }
 
  private:
@@ -842,9 +892,12 @@ class CtaSampler {
   std::vector<int> loop_of_setp_;                               // per instruction: the loop it tests, or -1
   std::vector<LoopSeen> seen_;                                  // per warp and loop
   std::vector<std::uint64_t> warp_steps_;                       // per warp: its instructions so far
-  std::vector<int> force_;  // per warp once cut: the loop it leaves (>= 0), has left (<= -3: -3 - loop), or -1
-  std::vector<double> warp_again_;  // per warp once cut: its instructions left over those it ran
-  bool cut_failed_ = false;  // a warp went round a loop it was to leave: the CTA ran whole
+  std::vector<int> force_;          // per warp once cut: the loop it leaves (>= 0), has left (<= -3: -3 - loop), or -1
+  std::vector<double> warp_again_;  // per warp once cut: its instructions left over those it ran in the segment
+  double cut_again_ = 0;            // the CTA's: instructions left over those of the segment
+  std::vector<double> extra_rb_, extra_wb_;  // per buffer: bytes the cuts counted again
+  double extra_atomics_ = 0;                 // atomics the cuts counted again
+  bool cut_failed_ = false;                  // a warp went round a loop it was to leave: the CTA ran whole
 };
 
 }  // namespace
@@ -871,8 +924,8 @@ KernelProfile profile_ptx(sim::PtxKernel& kernel, const device::DeviceSpec& dev,
   // per CTA
   const double c = p.ctas_sampled;
   for (double* x : additive_fields(p)) *x /= c;
-  for (double* x : {&p.l1_hit_sectors, &p.l1_hit_lines, &p.atomic_hot_address_ops, &p.path_cycles,
-                    &p.path_miss_loads, &p.reread_sectors})
+  for (double* x : {&p.l1_hit_sectors, &p.l1_hit_lines, &p.atomic_hot_address_ops, &p.path_cycles, &p.path_miss_loads,
+                    &p.reread_sectors})
     *x /= c;
   p.atomic_float_share = p.atomic_insts > 0 ? p.atomic_float_share / p.atomic_insts : 0;
   for (auto& b : p.buffers) {
