@@ -935,6 +935,7 @@ KernelProfile profile_ptx(sim::PtxKernel& kernel, const device::DeviceSpec& dev,
   // atomics on addresses the sampled CTAs share (histogram bins, a sum) serialise chip-wide
   p.atomic_hot_shared = s.atomic_overlap() >= 0.5;
   p.nominal_miss_cycles = s.nominal_miss();
+  p.warp_insts_executed = static_cast<double>(spent);
   return p;
 }
 
