@@ -1101,7 +1101,6 @@ class Decoder {
       if (is_space_name(m) || m == "shared::cluster") spaces.push_back(async_space(m, inst, spaces.empty()));
       if (m.rfind("im2col", 0) == 0) return unsupported(inst, in, "TMA im2col mode");
       if (m.rfind("tile::", 0) == 0) return unsupported(inst, in, "TMA tile mode " + m + " (sm_100)");
-      if (m == "cta_group::2") return unsupported(inst, in, "TMA copies for a CTA pair (.cta_group::2, sm_100)");
     }
     if (!dims) fail(L, "`" + in.opcode + "`: missing the dimension (.1d .. .5d)");
     const bool multicast = P.has("multicast::cluster");

@@ -70,6 +70,7 @@ struct TcMma {
   std::uint8_t kind = 0;  // isa::ptx::TcKind
   std::uint16_t m = 0, n = 0, k = 0;
   bool a_tmem = false;    // A from tensor memory (else shared memory)
+  bool pair = false;      // .cta_group::2: the work of a CTA pair, half of it on each CTA's SM
   std::uint32_t smem_bytes = 0;  // bytes it reads from shared memory (A unless in TMEM, and B)
 };
 struct AsyncStep {

@@ -1186,8 +1186,11 @@ double NvidiaMachine::tc_service(const TcMma& m) const {
   const device::Tcgen05& t = d_.tcgen05;
   const auto kind = static_cast<P::TcKind>(m.kind);
   WgmmaWork w;
-  // an M = 64 mma uses half the datapath (PTX ISA Layout F): it takes as long as a full one
-  w.flops = 2.0 * std::max<double>(m.m, static_cast<double>(t.mma_datapath_rows)) * m.n * m.k;
+  // an M = 64 mma uses half the datapath (PTX ISA Layout F): it takes as long as a full one. A CTA
+  // pair's (.cta_group::2) runs half its rows on each SM's engine, in step: this SM's half is
+  // charged here (the peer's engine is not, see docs/tcgen05.md), with its own halves of A and B
+  const double rows = m.pair ? m.m / 2.0 : m.m;
+  w.flops = 2.0 * std::max<double>(rows, static_cast<double>(t.mma_datapath_rows)) * m.n * m.k;
   w.smem_bytes = m.smem_bytes;
   const bool f4 = kind == P::TcKind::Mxf4 || kind == P::TcKind::Mxf4nvf4;  // ::f8f6f4/mxf8f6f4: the fp8 rate
   w.flops_per_cycle = kind == P::TcKind::F16    ? t.mma_flops_per_cycle_f16

@@ -784,7 +784,139 @@ TEST(Tcgen05, CtaPairsNeedAClusterOfTwoAndOtherwiseStopWithTheirName) {
   const std::string pair = "  tcgen05.alloc.cta_group::2.sync.aligned.shared::cta.b32 [%r4], 32;\n";
   expect_stop("pair_no_cluster", pair, ErrorKind::KernelFault,
               {".cta_group::2 needs a launch with clusters", "clusters of 1"});
-  expect_stop("pair_cluster", pair, ErrorKind::Unsupported, {"cta_group::2"}, R"(, "grid": 2, "cluster": 2)");
+  expect_stop("pair_cluster_of_3", pair, ErrorKind::KernelFault, {"clusters of 3"}, R"(, "grid": 3, "cluster": 3)");
+  // what the pair does not build yet: M = 128 (Layout B), block scaling, tcgen05.cp
+  const std::string alloc2 = "  tcgen05.alloc.cta_group::2.sync.aligned.shared::cta.b32 [%r4], 512;\n";
+  std::string m128 = mma_body("f16", 1u << 4 | 2u << 17 | 8u << 24);
+  m128.replace(m128.find("cta_group::1.sync"), 12, "cta_group::2");
+  m128.replace(m128.find("mma.cta_group::1"), 16, "mma.cta_group::2");
+  expect_stop("pair_m128", m128, ErrorKind::Unsupported, {"cta_group::2 with M = 128"}, R"(, "grid": 2, "cluster": 2)");
+  std::string scaled = mma_body("mxf8f6f4.block_scale", 1u << 23 | 2u << 17 | 2u << 27);
+  scaled.replace(scaled.find("cta_group::1.sync"), 12, "cta_group::2");
+  scaled.replace(scaled.find("mma.cta_group::1"), 16, "mma.cta_group::2");
+  expect_stop("pair_scaled", scaled, ErrorKind::Unsupported, {"cta_group::2 with .block_scale"},
+              R"(, "grid": 2, "cluster": 2)");
+  expect_stop("pair_cp",
+              alloc2 +
+                  "  ld.shared.u32 %r6, [%r4];\n  mov.b64 %rd1, 0x0000400000000000;\n"
+                  "  tcgen05.cp.cta_group::2.128x256b [%r6], %rd1;\n",
+              ErrorKind::Unsupported, {"tcgen05.cp .cta_group::2"}, R"(, "grid": 2, "cluster": 2)");
+}
+
+// A CTA pair (.cta_group::2) in a cluster of two: rank 0's thread 0 issues M256 x N x K16 k-steps
+// reading A rows 128h.. and B rows N/2 h.. from CTA h's shared memory (each CTA's image holds its
+// halves, at the same offsets), and D rows 128h.. land in CTA h's TMEM lanes 0..127; the commit is
+// multicast to both CTAs' barriers, and each CTA reads its own D back. D must equal the product of
+// the whole A and B, bit for bit (the values are exact in f32, as run_case's).
+void run_pair_case(const std::string& name, int n, int ksteps, int swz, const std::string& disable = "") {
+  SCOPED_TRACE(name);
+  std::mt19937 rng(7u + static_cast<std::uint32_t>(n * 31 + ksteps));
+  const int M = 256, N = n, K = 16, Kt = K * ksteps, eb = 2;
+  const Layout la{128, Kt, eb, swz, false}, lb{N / 2, Kt, eb, swz, false};
+  const std::uint32_t b_off = (la.bytes() + 1023) / 1024 * 1024, bytes = b_off + lb.bytes();
+  std::vector<std::uint8_t> img(2 * bytes, 0);  // CTA h's image at h * bytes
+  std::vector<double> A(static_cast<std::size_t>(M * Kt)), B(static_cast<std::size_t>(N * Kt));
+  const Enc* e = enc("bf16");
+  auto fill = [&](std::vector<double>& X, int rows, const Layout& l, std::uint32_t off) {
+    for (int r = 0; r < rows; ++r)
+      for (int k = 0; k < Kt; ++k) {
+        const int i = static_cast<int>(rng() % 6);
+        const bool neg = rng() % 2;
+        X[static_cast<std::size_t>(r * Kt + k)] = neg ? -kVals[i] : kVals[i];
+        const std::uint32_t bits = e->bits[i] | (neg ? e->sign : 0);
+        const int h = r / l.R;
+        std::memcpy(img.data() + static_cast<std::size_t>(h) * bytes + off + l.offset(r % l.R, k), &bits, 2);
+      }
+  };
+  fill(A, M, la, 0);
+  fill(B, N, lb, b_off);
+  std::uint32_t ncols = 32;
+  while (ncols < static_cast<std::uint32_t>(N)) ncols *= 2;
+  const std::uint32_t id = 1u << 4 | 1u << 7 | 1u << 10 | static_cast<std::uint32_t>(N >> 3) << 17 | 16u << 24;
+  std::ostringstream s;
+  s << ".version 8.7\n.target sm_100a\n.address_size 64\n.extern .shared .align 1024 .b8 smem[];\n"
+    << ".visible .entry k(.param .u64 img, .param .u32 nwords, .param .u64 out)\n{\n"
+    << "  .reg .pred %p<10>;\n  .reg .b32 %r<200>;\n  .reg .b64 %rd<40>;\n"
+    << "  .shared .align 8 .b64 bar;\n  .shared .align 4 .b32 slot;\n"
+    << "  mov.u32 %r1, %tid.x;\n  mov.u32 %r30, %cluster_ctarank;\n  ld.param.u64 %rd1, [img];\n"
+    << "  cvta.to.global.u64 %rd1, %rd1;\n  mul.wide.u32 %rd2, %r30, " << bytes << ";\n  add.s64 %rd1, %rd1, %rd2;\n"
+    << "  ld.param.u32 %r2, [nwords];\n  mov.u32 %r3, smem;\n  mov.u32 %r4, %r1;\n"
+    << "COPY:\n  setp.ge.u32 %p1, %r4, %r2;\n  @%p1 bra COPIED;\n  mul.wide.u32 %rd2, %r4, 4;\n"
+    << "  add.s64 %rd3, %rd1, %rd2;\n  ld.global.u32 %r5, [%rd3];\n  shl.b32 %r6, %r4, 2;\n  add.u32 %r7, %r3, %r6;\n"
+    << "  st.shared.u32 [%r7], %r5;\n  add.u32 %r4, %r4, 128;\n  bra COPY;\nCOPIED:\n"
+    << "  fence.proxy.async.shared::cta;\n  mov.u32 %r8, bar;\n  mov.u32 %r9, slot;\n  shr.u32 %r10, %r1, 5;\n"
+    << "  setp.ne.u32 %p2, %r10, 0;\n  setp.ne.u32 %p3, %r1, 0;\n  or.b32 %r31, %r1, %r30;\n"
+    << "  setp.ne.u32 %p7, %r31, 0;\n  setp.ne.u32 %p4, %r1, %r1;\n  setp.eq.u32 %p5, %r1, %r1;\n"
+    << "  @%p2 bra ALLOCATED;\n  tcgen05.alloc.cta_group::2.sync.aligned.shared::cta.b32 [%r9], " << ncols << ";\n"
+    << "ALLOCATED:\n  @%p3 bra INITED;\n  mbarrier.init.shared::cta.b64 [%r8], 1;\nINITED:\n"
+    << "  tcgen05.fence::before_thread_sync;\n  barrier.cluster.arrive;\n  barrier.cluster.wait;\n"
+    << "  tcgen05.fence::after_thread_sync;\n  ld.shared.u32 %r11, [%r9];\n  shl.b32 %r12, %r10, 21;\n"
+    << "  add.u32 %r13, %r11, %r12;\n";
+  for (int i = 0; i < 8; ++i) s << "  mov.b32 %r" << 20 + i << ", " << 0x40490fdbu + static_cast<unsigned>(i) << ";\n";
+  for (int col = 0; col < N; col += 8)
+    s << "  tcgen05.st.sync.aligned.32x32b.x8.b32 [%r13+" << col << "], " << regs(20, 8) << ";\n";
+  s << "  tcgen05.wait::st.sync.aligned;\n  tcgen05.fence::before_thread_sync;\n  barrier.cluster.arrive;\n"
+    << "  barrier.cluster.wait;\n  tcgen05.fence::after_thread_sync;\n  @%p7 bra ISSUED;\n"
+    << "  cvt.u64.u32 %rd6, %r3;\n  shr.u64 %rd6, %rd6, 4;\n  mov.b32 %r14, " << id << ";\n";
+  if (!disable.empty())
+    for (int i = 0; i < 8; ++i) s << "  mov.b32 %r" << 60 + i << ", " << (i == 5 ? disable : "0") << ";\n";
+  for (int st = 0; st < ksteps; ++st)
+    s << "  add.s64 %rd9, %rd6, " << (la.desc() + la.start(st * K) / 16) << ";\n  add.s64 %rd10, %rd6, "
+      << (lb.desc() + (b_off + lb.start(st * K)) / 16)
+      << ";\n  tcgen05.mma.cta_group::2.kind::f16 [%r11], %rd9, %rd10, %r14, "
+      << (disable.empty() ? "" : regs(60, 8) + ", ") << (st == 0 ? "%p4" : "%p5") << ";\n";
+  s << "  mov.b16 %rs1, 3;\n"
+    << "  tcgen05.commit.cta_group::2.mbarrier::arrive::one.shared::cluster.multicast::cluster.b64 [%r8], %rs1;\n"
+    << "ISSUED:\nWAIT:\n  mbarrier.try_wait.parity.shared::cta.b64 %p6, [%r8], 0;\n  @!%p6 bra WAIT;\n"
+    << "  tcgen05.fence::after_thread_sync;\n  ld.param.u64 %rd11, [out];\n  cvta.to.global.u64 %rd11, %rd11;\n"
+    << "  mad.lo.u32 %r32, %r30, 128, %r1;\n  mul.wide.u32 %rd12, %r32, " << N * 4
+    << ";\n  add.s64 %rd11, %rd11, %rd12;\n";
+  for (int col = 0; col < N; col += 8) {
+    s << "  tcgen05.ld.sync.aligned.32x32b.x8.b32 " << regs(100, 8) << ", [%r13+" << col << "];\n"
+      << "  tcgen05.wait::ld.sync.aligned;\n";
+    for (int j = 0; j < 8; ++j) s << "  st.global.u32 [%rd11+" << 4 * (col + j) << "], %r" << 100 + j << ";\n";
+  }
+  s << "  tcgen05.fence::before_thread_sync;\n  barrier.cluster.arrive;\n  barrier.cluster.wait;\n  @%p2 bra DONE;\n"
+    << "  tcgen05.dealloc.cta_group::2.sync.aligned.b32 %r11, " << ncols << ";\n"
+    << "  tcgen05.relinquish_alloc_permit.cta_group::2.sync.aligned;\nDONE:\n  ret;\n}\n";
+  std::string text = s.str();
+  text.replace(text.find(".reg .b64 %rd<40>;"), 18, ".reg .b64 %rd<40>;\n  .reg .b16 %rs<4>;");
+  const auto dir = case_dir() / name;
+  std::filesystem::create_directories(dir);
+  write_file(dir / "img.bin", img);
+  std::ofstream(dir / "k.ptx") << text;
+  const std::string args = R"({"buffer": "u8", "count": )" + std::to_string(img.size()) +
+                           R"(, "init": "file:img.bin"}, {"type": "u32", "value": )" + std::to_string(bytes / 4) +
+                           R"(}, {"buffer": "u32", "count": )" + std::to_string(M * N) + "}";
+  const api::RunResult r = run_ptx(dir, args, static_cast<int>(bytes), 128, R"(, "grid": 2, "cluster": 2)");
+  std::vector<std::uint32_t> d(static_cast<std::size_t>(M * N));
+  ASSERT_EQ(r.outputs.at(1).bytes.size(), d.size() * 4);
+  std::memcpy(d.data(), r.outputs.at(1).bytes.data(), d.size() * 4);
+  const std::uint32_t off_mask = disable.empty() ? 0 : static_cast<std::uint32_t>(std::stoul(disable));
+  int bad = 0;
+  for (int row = 0; row < M; ++row)
+    for (int c = 0; c < N; ++c) {
+      double ref = 0;
+      for (int k = 0; k < Kt; ++k)
+        ref += A[static_cast<std::size_t>(row * Kt + k)] * B[static_cast<std::size_t>(c * Kt + k)];
+      const std::uint32_t got = d[static_cast<std::size_t>(row * N + c)];
+      // word 5 of disable-output-lane: lanes 32..63 of the odd CTA (rows 160..191)
+      if (row >= 160 && row < 192 && (off_mask >> (row - 160) & 1u)) {
+        if (got != 0x40490fdbu + static_cast<std::uint32_t>(c % 8) && bad++ < 5)
+          ADD_FAILURE() << "disabled row " << row << " changed";
+        continue;
+      }
+      float f;
+      std::memcpy(&f, &got, 4);
+      if (f != ref && bad++ < 5) ADD_FAILURE() << "D[" << row << "][" << c << "] = " << f << ", expected " << ref;
+    }
+  EXPECT_EQ(bad, 0);
+}
+
+TEST(Tcgen05, CtaPairSplitsAAndDByRowsAndBByColumnsAcrossBothCtas) {
+  run_pair_case("pair_n64", 64, 2, 0);
+  run_pair_case("pair_n256_sw128", 256, 4, 2);
+  run_pair_case("pair_n32_disable", 32, 1, 4, "2863311530");  // 0xaaaaaaaa: every odd lane of word 5
 }
 
 TEST(Tcgen05, InstructionsNotBuiltStopWithTheirNames) {

@@ -33,7 +33,7 @@ gs = importlib.util.module_from_spec(_gs)
 _gs.loader.exec_module(gs)
 
 # The launches that still stop (exit 5), with a piece of what kernsim names (2026-12-07).
-EXPECTED_STOPS = {"bw_ladder_bf16_4096_v3_tc2": "cta_group::2", "bw_ladder_bf16_4096_v4_tc2_clc": ".b128"}
+EXPECTED_STOPS = {"bw_ladder_bf16_4096_v4_tc2_clc": ".b128"}
 
 STORAGE = {"f16": np.float16, "bf16": np.uint16, "f32": np.float32, "i32": np.int32, "e4m3": np.uint8, "u8": np.uint8}
 
