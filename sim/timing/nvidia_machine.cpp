@@ -607,7 +607,10 @@ bool NvidiaMachine::warm_warp(PtxCta& cta, int w) {
 
 // The first wave: each SM's first CTA in slot order, SM by SM.
 void NvidiaMachine::fill(double t) {
-  if (cluster_ > 1) return launch_clusters(t);
+  if (cluster_ > 1) {  // clusterlaunchcontrol.try_cancel takes the next cluster from the placer
+    k_.set_canceller([this] { return placer_.cancel(); });
+    return launch_clusters(t);
+  }
   for (int slot = 0; slot < occ_.blocks_per_unit; ++slot)
     for (int s = 0; s < nsms_; ++s)
       if (!queue_.empty(s)) launch_cta(s, slot, queue_.next(s), t);
@@ -734,6 +737,7 @@ void NvidiaMachine::complete_started() {
     if (cluster_ == 1) k_.make_cta(id)->run();
   });
   if (cluster_ > 1) placer_.for_each_remaining([&](std::uint64_t index) { k_.make_cluster(index).front()->run(); });
+  k_.set_canceller(nullptr);
 }
 
 void NvidiaMachine::close_window(double end, bool stopped) {
@@ -1102,7 +1106,10 @@ double NvidiaMachine::memory(int s, Sm& sm, Warp& w, const P::Inst& in, const St
 double NvidiaMachine::async_op(int s, Sm& sm, Warp& w, const P::Inst& in, double now) {
   CtaSlot& c = sm.ctas[static_cast<std::size_t>(w.cta)];
   const AsyncStep& a = c.cta->async_step(w.widx);
-  const double copy_done = a.copy ? tma_copy(sm, w, a, now) : now;
+  // clusterlaunchcontrol.try_cancel: its response lands launch.clc_response_cycles after issue
+  const double copy_done = a.copy                          ? tma_copy(sm, w, a, now)
+                           : in.op == P::Op::ClcTryCancel ? now + d_.launch.clc_response_cycles
+                                                          : now;
   const bool tc = P::is_tcgen05_op(in.op);
   const double tc_result = tc ? tcgen05_op(sm, w, in, a, now) : 0;
   // tcgen05.commit's arrival takes effect when the warp's tcgen05.mma so far are complete

@@ -926,8 +926,6 @@ TEST(Tcgen05, InstructionsNotBuiltStopWithTheirNames) {
       {"tcgen05.cp.cta_group::1.128x256b.b8x16.b4x16_p64 [%r4], %rd1;\n", "tcgen05.cp with decompression"},
       {"tcgen05.cp.cta_group::1.64x128b.warpx2::02_13 [%r4], %rd1;\n", "tcgen05.cp .64x128b"},
       {"tcgen05.shift.cta_group::1.down [%r4];\n", "tcgen05.shift"},
-      {"clusterlaunchcontrol.try_cancel.async.shared::cta.mbarrier::complete_tx::bytes.b128 [%r4], [%r5];\n",
-       "clusterlaunchcontrol"},
   };
   int i = 0;
   for (const auto& [inst, needle] : cases)
@@ -978,6 +976,96 @@ TEST(Tcgen05, CommitMulticastArrivesOnEveryCtaOfTheMask) {
   const auto* v = reinterpret_cast<const std::uint32_t*>(r.outputs.at(0).bytes.data());
   EXPECT_EQ(v[0], 1u) << "rank 0's barrier completed";
   EXPECT_EQ(v[1], 1u) << "rank 1's barrier completed by rank 0's multicast commit";
+}
+
+// ---- clusterlaunchcontrol (sim/functional/ptx_async.cpp; the dispatcher in sim/timing) ----------
+
+// A persistent kernel in clusters of two: each CTA adds 1 to out[its CTA id] for its own tile, then
+// rank 0 asks clusterlaunchcontrol.try_cancel for another cluster (response multicast to both
+// CTAs, completing on each one's mbarrier); both take the canceled cluster's CTA (first ctaid.x +
+// rank) and repeat until nothing is left. Rank 0 also counts the clusters that launched in
+// out[nctas]. `body_end` replaces the loop (the fault cases).
+std::string clc_kernel(const std::string& loop_override = "") {
+  std::string s =
+      ".version 8.7\n.target sm_100a\n.address_size 64\n.extern .shared .align 1024 .b8 smem[];\n"
+      ".visible .entry k(.param .u64 out, .param .u32 nctas)\n{\n"
+      "  .reg .pred %p<8>;\n  .reg .b32 %r<40>;\n  .reg .b64 %rd<8>;\n  .reg .b128 h;\n"
+      "  .shared .align 16 .b8 resp[16];\n  .shared .align 8 .b64 bar;\n"
+      "  mov.u32 %r1, %tid.x;\n  mov.u32 %r2, %cluster_ctarank;\n  mov.u32 %r3, %ctaid.x;\n"
+      "  mov.u32 %r4, resp;\n  mov.u32 %r5, bar;\n  ld.param.u64 %rd1, [out];\n  cvta.to.global.u64 %rd1, %rd1;\n"
+      "  ld.param.u32 %r6, [nctas];\n  setp.ne.u32 %p1, %r1, 0;\n  or.b32 %r7, %r1, %r2;\n  setp.ne.u32 %p2, %r7, 0;\n"
+      "  @%p1 bra I;\n  mbarrier.init.shared::cta.b64 [%r5], 1;\nI:\n  @%p2 bra L0;\n"
+      "  mul.wide.u32 %rd2, %r6, 4;\n  add.s64 %rd3, %rd1, %rd2;\n  atom.global.add.u32 %r8, [%rd3], 1;\nL0:\n"
+      "  mov.u32 %r9, 0;\n  barrier.cluster.arrive;\n  barrier.cluster.wait;\n";
+  if (!loop_override.empty()) return s + loop_override + "  ret;\n}\n";
+  return s +
+         "LOOP:\n  @%p1 bra W0;\n  mul.wide.u32 %rd2, %r3, 4;\n  add.s64 %rd3, %rd1, %rd2;\n"
+         "  atom.global.add.u32 %r8, [%rd3], 1;\n  mbarrier.arrive.expect_tx.shared::cta.b64 %rd4, [%r5], 16;\nW0:\n"
+         "  barrier.cluster.arrive;\n  barrier.cluster.wait;\n  @%p2 bra W;\n"
+         "  "
+         "clusterlaunchcontrol.try_cancel.async.shared::cta.mbarrier::complete_tx::bytes.multicast::cluster::all.b128 "
+         "[%r4], [%r5];\nW:\n  mbarrier.try_wait.parity.shared::cta.b64 %p3, [%r5], %r9;\n  @!%p3 bra W;\n"
+         "  ld.shared.b128 h, [%r4];\n  clusterlaunchcontrol.query_cancel.is_canceled.pred.b128 %p4, h;\n"
+         "  @!%p4 bra DONE;\n  clusterlaunchcontrol.query_cancel.get_first_ctaid::x.b32.b128 %r10, h;\n"
+         "  add.u32 %r3, %r10, %r2;\n  xor.b32 %r9, %r9, 1;\n  bra LOOP;\n"
+         "DONE:\n  barrier.cluster.arrive;\n  barrier.cluster.wait;\n  ret;\n}\n";
+}
+
+api::RunResult run_clc(const std::string& name, const std::string& text, int nctas, int cluster, bool full,
+                       int dyn_shared = 200000) {
+  const auto dir = case_dir() / name;
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "k.ptx") << text;
+  const std::string spec = R"({"source": "k.ptx", "kernel": "k", "grid": )" + std::to_string(nctas) +
+                           (cluster ? R"(, "cluster": )" + std::to_string(cluster) : std::string()) +
+                           R"(, "block": 32, "dynamic_shared_bytes": )" + std::to_string(dyn_shared) +
+                           R"(, "args": [{"buffer": "u32", "count": )" + std::to_string(nctas + 1) +
+                           R"(}, {"type": "u32", "value": )" + std::to_string(nctas) + "}]}";
+  api::RunOptions opts;
+  opts.keep_outputs = true;
+  opts.full = full;
+  return api::run_launch(api::parse_launch_spec_text(spec, dir, "clc test"), device::load_builtin_device("b200"), opts);
+}
+
+// Every CTA's tile is done exactly once, by its own cluster or by the one that canceled it, and
+// the dispatcher launches no canceled cluster: with one CTA per SM (200 KB of shared memory) the
+// first wave is at most 74 clusters of the 200, and those cancel all the rest.
+TEST(ClusterLaunchControl, CanceledClustersNeverLaunchAndTheirWorkIsDoneOnce) {
+  const int nctas = 400;
+  for (const bool full : {true, false}) {
+    SCOPED_TRACE(full ? "full" : "sampled");
+    const api::RunResult r = run_clc(full ? "clc_full" : "clc_sampled", clc_kernel(), nctas, 2, full);
+    const auto* v = reinterpret_cast<const std::uint32_t*>(r.outputs.at(0).bytes.data());
+    int wrong = 0;
+    for (int i = 0; i < nctas; ++i) wrong += v[i] != 1u;
+    EXPECT_EQ(wrong, 0) << "tiles not done exactly once";
+    EXPECT_GE(v[nctas], 1u);
+    EXPECT_LE(v[nctas], 74u) << "clusters launched: the canceled ones must not be";
+    EXPECT_GT(r.time_us, 0);
+  }
+}
+
+TEST(ClusterLaunchControl, AFailedRequestAndMisuse) {
+  // a response that canceled nothing (one cluster: nothing to cancel), through generic addresses:
+  // is_canceled is false, and the ctaid (undefined in the ISA) reads as kernsim's 0xffffffff
+  const std::string query_failed =
+      "  @%p2 bra W;\n  mbarrier.arrive.expect_tx.shared::cta.b64 %rd4, [%r5], 16;\n"
+      "  cvta.shared.u64 %rd5, resp;\n  cvta.shared.u64 %rd6, bar;\n"
+      "  clusterlaunchcontrol.try_cancel.async.mbarrier::complete_tx::bytes.b128 [%rd5], [%rd6];\n"
+      "W0:\n  mbarrier.try_wait.parity.shared::cta.b64 %p3, [%r5], 0;\n  @!%p3 bra W0;\n"
+      "  ld.shared.b128 h, [%r4];\n  clusterlaunchcontrol.query_cancel.is_canceled.pred.b128 %p4, h;\n"
+      "  selp.u32 %r11, 1, 0, %p4;\n  clusterlaunchcontrol.query_cancel.get_first_ctaid::x.b32.b128 %r10, h;\n"
+      "  st.global.u32 [%rd1], %r11;\n  st.global.u32 [%rd1+4], %r10;\nW:\n";
+  const api::RunResult r = run_clc("clc_query_failed", clc_kernel(query_failed), 2, 2, true, 0);
+  const auto* v = reinterpret_cast<const std::uint32_t*>(r.outputs.at(0).bytes.data());
+  EXPECT_EQ(v[0], 0u) << "is_canceled with nothing left to cancel";
+  EXPECT_EQ(v[1], 0xffffffffu);
+  // clusters are what kernsim cancels
+  expect_error([&] { run_clc("clc_no_cluster", clc_kernel(), 2, 0, true, 0); }, ErrorKind::Unsupported,
+               {"without clusters"});
+  // a .b128 register outside ld/st and query_cancel
+  expect_error([&] { run_clc("clc_b128_add", clc_kernel("  add.u32 %r1, h, 1;\n"), 2, 2, true, 0); },
+               ErrorKind::Unsupported, {".b128 register `h`"});
 }
 
 // ---- timing (sim/timing/nvidia_machine.cpp, the tcgen05: section of b200.yaml) ---------------
@@ -1055,6 +1143,27 @@ TEST(Tcgen05Timing, AnMmaCostsItsFlopAtTheKindsRateOrItsSharedMemoryBytes) {
   // the waiting warps' polling and issue order move the end by a few cycles
   EXPECT_NEAR(mma_loop_cycles("f16", 128, 1, 0) - mma_loop_cycles("f16", 128, 1, 0, true),
               d.tcgen05.mma_smem_latency_cycles, 4.0);
+}
+
+// A CTA pair's m256 mma costs each SM its half of the rows at the one-SM rate, and each SM reads
+// only its halves of A and B: N 256 is FLOP-bound at the M128 cost, N 64 reads (128 + 32) x 32
+// bytes per SM where a one-SM M128 N64 reads (128 + 64) x 32.
+TEST(Tcgen05Timing, ACtaPairRunsHalfTheRowsOnEachSmWithItsOwnOperandHalves) {
+  const device::DeviceSpec d = device::load_builtin_device("b200");
+  const double port = static_cast<double>(d.shared.banks) * d.shared.bank_width_bytes;
+  auto cycles = [&](int n, int count) {
+    const std::string name = "pair_loop_n" + std::to_string(n) + "_" + std::to_string(count);
+    const auto dir = case_dir() / name;
+    std::filesystem::create_directories(dir);
+    std::string text = mma_loop_kernel("f16", n, count, 0, false, 256);
+    for (std::size_t at = text.find("cta_group::1"); at != std::string::npos; at = text.find("cta_group::1"))
+      text.replace(at, 12, "cta_group::2");
+    std::ofstream(dir / "k.ptx") << text;
+    return run_ptx(dir, R"({"buffer": "u32", "count": 4})", 16384, 128, R"(, "grid": 2, "cluster": 2)").cycles;
+  };
+  auto per_mma = [&](int n) { return (cycles(n, 24) - cycles(n, 8)) / 16; };
+  EXPECT_NEAR(per_mma(256), 2.0 * 128 * 256 * 16 / d.tcgen05.mma_flops_per_cycle_f16, 1.0);
+  EXPECT_NEAR(per_mma(64), std::max(2.0 * 128 * 64 * 16 / d.tcgen05.mma_flops_per_cycle_f16, 160.0 * 32 / port), 1.0);
 }
 
 TEST(Tcgen05Timing, TensorMemoryLimitsTheResidentCtas) {
