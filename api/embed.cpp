@@ -17,6 +17,7 @@
 #include "base/files.h"
 #include "base/hash.h"
 #include "device/loader.h"
+#include "frontends/source_key.h"
 
 namespace kernsim::api {
 namespace fs = std::filesystem;
@@ -25,7 +26,12 @@ fs::path source_from_text(std::string_view text, std::string_view extension) {
   if (extension.empty() || extension[0] != '.')
     throw Error(ErrorKind::Usage, "source_from_text: the extension must start with a dot, got `" + std::string(extension) + "`");
   const std::string hash = sha256_hex(text);
-  const fs::path path = cache_dir() / "sources" / hash.substr(0, 2) / (hash + std::string(extension));
+  // The directory is named by the text without comments and extra whitespace (for C-like
+  // sources), so that a resubmission that edits only those lands beside the original: the
+  // compile cache keys on the source's directory (its quoted includes), and on that form of the text.
+  const bool c_like = extension == ".cu" || extension == ".hip";
+  const std::string dir = c_like ? sha256_hex(frontends::normalize_for_cache_key(text)) : hash;
+  const fs::path path = cache_dir() / "sources" / dir.substr(0, 2) / (hash + std::string(extension));
   std::error_code ec;
   if (fs::exists(path, ec) && fs::file_size(path, ec) == text.size()) return path;
   fs::create_directories(path.parent_path(), ec);

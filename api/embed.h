@@ -5,7 +5,9 @@
 // Contract:
 //  - source_from_text() stores the text under the compile cache, in a file named by the hash of
 //    its content: the same text always gives the same path, so the frontend's content-hash cache
-//    serves a resubmitted kernel and two different texts never share a file.
+//    serves a resubmitted kernel and two different texts never share a file. CUDA and HIP texts
+//    that differ only in comments and whitespace (frontends/source_key.h) share a directory, so
+//    the cache serves those too.
 //  - describe_module() compiles (through the cache) and decodes every kernel to list its
 //    parameters: as the PTX declares them, or as the AMD code object's metadata gives them.
 //  - run_jobs() never throws for a job: each JobResult holds either the RunResult or the error's

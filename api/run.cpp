@@ -44,12 +44,13 @@ Tier parse_tier(const std::string& s, const std::string& what) {
   throw Error(ErrorKind::Usage, what + " must be `detailed` or `fast`, got `" + s + "`");
 }
 
-const char* to_string(Cache c) { return c == Cache::Warm ? "warm" : "cold"; }
+const char* to_string(Cache c) { return c == Cache::Warm ? "warm" : c == Cache::ColdDirty ? "cold-dirty" : "cold"; }
 
 Cache parse_cache(const std::string& s, const std::string& what) {
   if (s == "cold") return Cache::Cold;
+  if (s == "cold-dirty") return Cache::ColdDirty;
   if (s == "warm") return Cache::Warm;
-  throw Error(ErrorKind::Usage, what + " must be `cold` or `warm`, got `" + s + "`");
+  throw Error(ErrorKind::Usage, what + " must be `cold`, `cold-dirty` or `warm`, got `" + s + "`");
 }
 
 namespace {
@@ -302,9 +303,10 @@ RunResult run_launch(const LaunchSpec& spec, const device::DeviceSpec& dev, cons
                         : opts.trace_path                            ? "--trace"
                                                                      : nullptr;
     if (clash) throw Error(ErrorKind::Usage, std::string("the fast tier executes only a sample of CTAs: it cannot give ") + clash + "; use --tier detailed");
-    if (opts.cache == Cache::Warm)
-      throw Error(ErrorKind::Usage, "the fast tier models no cache state between launches: it cannot time with a warm L2 (--cache warm, "
-                                    "cache=\"warm\"); use --tier detailed");
+    if (opts.cache != Cache::Cold)
+      throw Error(ErrorKind::Usage, std::string("the fast tier models no cache state between launches: it cannot time with a ") +
+                                        (opts.cache == Cache::Warm ? "warm L2 (--cache warm" : "dirty L2 (--cache cold-dirty") +
+                                        ", cache=\"" + to_string(opts.cache) + "\"); use --tier detailed");
   }
 
   // memory: what the kernel brings, then one allocation per buffer argument (the fast tier's
@@ -353,6 +355,7 @@ RunResult run_launch(const LaunchSpec& spec, const device::DeviceSpec& dev, cons
   to.detail_budget = budget;
   to.complete_functionally = opts.dump_dir.has_value() || (opts.keep_outputs && !opts.sampled_outputs) || opts.check_all;
   to.warm_l2 = opts.cache == Cache::Warm;
+  to.dirty_l2 = opts.cache == Cache::ColdDirty;
   const device::DeviceSpec timed = kernel->timing_device(dev);
   cost::ReportView view(timed);
   LaunchViews views(view, kernel->listing(), timed, opts);

@@ -34,13 +34,17 @@ const char* to_string(Tier t);
 // "detailed" or "fast"; anything else is a usage error naming `what` (the option or keyword).
 Tier parse_tier(const std::string& s, const std::string& what);
 
-// The L2 a launch starts with: Cold (flushed before it: KernelBench's convention, the default)
-// or Warm (as a previous run of the same launch left it: trials timed back to back without a
-// flush, as CUDA-graph replays and GPU MODE's AMD harness time them). Warm is NVIDIA's detailed
-// tier only; AMD parts and the fast tier refuse it by name (exit 5 / usage error).
-enum class Cache { Cold, Warm };
+// The L2 a launch starts with: Cold (flushed before it by a read, clean: the default), ColdDirty
+// (flushed by a write: cold for the launch's data but full of the flush buffer's dirty lines,
+// which the launch's first fills write back to HBM: KernelBench's `fill_` of 256 MiB) or Warm
+// (as a previous run of the same launch left it: trials timed back to back without a flush, as
+// CUDA-graph replays and GPU MODE's AMD harness time them). Warm is NVIDIA's detailed tier only;
+// AMD parts and the fast tier refuse it by name (exit 5 / usage error). ColdDirty is Cold on AMD
+// parts (a kernel's end writes their L2s back, so no flush leaves them dirty); the fast tier
+// refuses it (usage error).
+enum class Cache { Cold, ColdDirty, Warm };
 const char* to_string(Cache c);
-// "cold" or "warm"; anything else is a usage error naming `what`.
+// "cold", "cold-dirty" or "warm"; anything else is a usage error naming `what`.
 Cache parse_cache(const std::string& s, const std::string& what);
 
 // Each field means the same on every part (tests/unit/run_options_test.cpp); "warp

@@ -202,6 +202,9 @@ struct L2Cache : Cache {
   double atomic_same_address_cycles = 0;  // per extra integer operation on one address (serialised)
   double atomic_float_same_address_cycles = 0;  // the same for floating-point atomics
   double atomic_latency_cycles = 0;      // issue to result of one atomic, unloaded
+  // NVIDIA: the fraction of the capacity that holds dirty (written, not yet written back) data at
+  // most; the oldest dirty lines are written back beyond it. 0 (absent): the whole L2.
+  double max_dirty_fraction = 0;
 };
 
 struct Mall {

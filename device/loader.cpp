@@ -219,6 +219,7 @@ std::vector<Field> build_schema() {
   I("l2.atomic_unit_bytes", "bytes", kNv, false, "aligned address span owned by one slice's atomic unit: spans of this many bytes go round the slices (absent: one line)", [](DeviceSpec& d) -> std::int64_t& { return d.l2.atomic_unit_bytes; });
   D("l2.atomic_same_address_cycles", "cycles", kBoth, true, "cycles per additional integer atomic on one address (serialised)", [](DeviceSpec& d) -> double& { return d.l2.atomic_same_address_cycles; });
   D("l2.atomic_float_same_address_cycles", "cycles", kBoth, true, "cycles per additional floating-point atomic on one address", [](DeviceSpec& d) -> double& { return d.l2.atomic_float_same_address_cycles; });
+  D("l2.max_dirty_fraction", "fraction", kNv, false, "fraction of the capacity that holds dirty data at most: the oldest dirty lines are written back beyond it, and a flush that writes leaves this much dirty (absent: the whole L2)", [](DeviceSpec& d) -> double& { return d.l2.max_dirty_fraction; });
   D("l2.atomic_latency_cycles", "cycles", kBoth, true, "issue-to-result latency of one global atomic, unloaded", [](DeviceSpec& d) -> double& { return d.l2.atomic_latency_cycles; });
 
   I("mall.bytes", "bytes", kAmd, true, "Infinity Cache capacity", [](DeviceSpec& d) -> std::int64_t& { return d.mall.bytes; });
@@ -635,6 +636,8 @@ void check_model_limits(const DeviceSpec& d) {
   count("l2.instances", d.l2.instances, "the part has an L2");
   count("l2.slices", d.l2.slices, "lines are spread over the slices");
   rate("l2.atomic_ops_per_cycle", d.l2.atomic_ops_per_cycle, "the atomic units' throughput");
+  if (d.l2.max_dirty_fraction < 0 || d.l2.max_dirty_fraction > 1)
+    reject("l2.max_dirty_fraction", "must be a fraction in (0, 1] (absent: 1), got " + number_text(d.l2.max_dirty_fraction));
   if (d.l2.atomic_unit_bytes < 0 || (d.l2.atomic_unit_bytes > 0 && d.l2.line_bytes > 0 && d.l2.atomic_unit_bytes % d.l2.line_bytes != 0))
     reject("l2.atomic_unit_bytes", "must be a positive multiple of l2.line_bytes (" + std::to_string(d.l2.line_bytes) + "), got " +
                                        std::to_string(d.l2.atomic_unit_bytes));

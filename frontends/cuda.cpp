@@ -22,6 +22,8 @@
 #include "base/hash.h"
 #include "base/process.h"
 #include "frontends/compile.h"
+#include "frontends/pch.h"
+#include "frontends/source_key.h"
 #include "frontends/source_policy.h"
 #include "isa/ptx/parser.h"
 
@@ -72,6 +74,11 @@ std::optional<fs::path> ptxas() {
 }
 
 // nvdisasm: the CUDA toolkit's, or the one PyPI's nvidia-cuda-nvdisasm (or Triton) installs.
+// Finding the latter needs python's purelib directory, a python start (80 ms, several times that
+// behind pyenv's shims) that an uncached compile would pay every time: the answer is kept beside
+// the cache, keyed by the variables that choose the python (PATH, VIRTUAL_ENV, CONDA_PREFIX,
+// PYENV_VERSION), and used while that nvdisasm still exists. The toolkit's and PATH's come first,
+// as before, and are looked up each time.
 std::optional<fs::path> nvdisasm() {
   static std::mutex mu;
   static std::optional<std::optional<fs::path>> memo;
@@ -81,6 +88,14 @@ std::optional<fs::path> nvdisasm() {
   if (const char* e = std::getenv("KERNSIM_NVDISASM"); e && *e) c.push_back(e);
   c.push_back((cuda_path() / "bin" / "nvdisasm").string());
   c.push_back("nvdisasm");
+  if (auto p = find_program(c)) return *(memo = p);
+  std::string id = "nvdisasm-1";
+  for (const char* v : {"PATH", "VIRTUAL_ENV", "CONDA_PREFIX", "PYENV_VERSION"}) id += std::string("|") + v + "=" + env_or(v, "");
+  const fs::path saved = cache_dir() / "tool_paths" / sha256_hex(id).substr(0, 32);
+  std::ifstream in(saved);
+  std::string line;
+  if (in && std::getline(in, line) && !line.empty() && ::access(line.c_str(), X_OK) == 0) return *(memo = fs::path(line));
+  c.clear();
   ProcessResult r = run_process({"python3", "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"});
   if (r.exit_code == 0) {
     const std::string lib = r.out.substr(0, r.out.find('\n'));
@@ -88,6 +103,14 @@ std::optional<fs::path> nvdisasm() {
       c.push_back((fs::path(lib) / sub).string());
   }
   memo = find_program(c);
+  if (*memo) {
+    std::error_code ec;
+    fs::create_directories(saved.parent_path(), ec);
+    try {
+      write_file_atomic(saved, (*memo)->string() + "\n");
+    } catch (const Error&) {  // an unwritable cache directory only costs the next process the python start
+    }
+  }
   return *memo;
 }
 
@@ -139,7 +162,9 @@ std::int64_t mtime_of(const fs::path& p) {
   return ec ? 0 : static_cast<std::int64_t>(t.time_since_epoch().count());
 }
 
-std::vector<Dep> parse_depfile(const std::string& text) {
+// The main source is left out: its text is in the cache key, so rewriting it with the same text
+// (an RL loop's candidate.cu) still hits.
+std::vector<Dep> parse_depfile(const std::string& text, const fs::path& source) {
   std::vector<Dep> deps;
   std::string s;
   for (std::size_t i = 0; i < text.size(); ++i) {
@@ -151,6 +176,7 @@ std::vector<Dep> parse_depfile(const std::string& text) {
   std::stringstream ss(s.substr(colon + 2));
   std::string p;
   while (ss >> p) {
+    if (is_pch_file(p) || p == source.string()) continue;  // the PCH's empty main file comes and goes with it
     std::error_code ec;
     deps.push_back({p, fs::file_size(p, ec), mtime_of(p)});
   }
@@ -389,6 +415,36 @@ std::map<std::string, std::vector<SassLoop>> sass_loops(const std::string& listi
   return out;
 }
 
+// Whether a loop of the PTX (a backward `bra`, or any indirect `brx`) holds a load that may read
+// global memory (`ld`/`ldu` outside .shared/.local/.param/.const). The SASS loops nvdisasm finds
+// are only ever matched to such loops (mark_unrolled_loads, isa/ptx/ptxas_passes.h), so without
+// one its listing changes nothing and its start (~0.25 s, most of an uncached compile once the
+// prelude is precompiled) is skipped.
+bool has_loop_with_global_load(const DeviceModule& m) {
+  const auto mod = isa::ptx::parse_module(m.text, m.origin.string());
+  for (const auto& f : mod.functions) {
+    std::map<std::string, std::size_t> label_at;
+    std::vector<std::size_t> loads;
+    for (std::size_t i = 0; i < f.body.size(); ++i) {
+      const auto& st = f.body[i];
+      if (st.kind == isa::ptx::ast::Statement::Kind::Label) label_at[st.label] = i;
+      if (st.kind != isa::ptx::ast::Statement::Kind::Instr || st.instr.parts.empty()) continue;
+      const auto& parts = st.instr.parts;
+      if (parts[0] == "ld" || parts[0] == "ldu") {
+        bool other_space = false;
+        for (const auto& x : parts)
+          for (const char* sp : {"shared", "local", "param", "const"}) other_space = other_space || x.rfind(sp, 0) == 0;
+        if (!other_space) loads.push_back(i);
+      }
+      if (parts[0] == "brx" && !loads.empty()) return true;
+      if (parts[0] != "bra" || st.instr.operands.empty()) continue;
+      const auto it = label_at.find(st.instr.operands[0].name);
+      if (it != label_at.end() && !loads.empty() && loads.back() > it->second) return true;
+    }
+  }
+  return false;
+}
+
 void fill_resources(DeviceModule& m) {
   auto tool = ptxas();
   for (auto& k : m.kernels) k.resources.sass_source = "unavailable (ptxas or nvdisasm not found)";
@@ -400,7 +456,9 @@ void fill_resources(DeviceModule& m) {
     ProcessResult r = run_process({tool->string(), "-arch=" + m.target, "-v", tmp.string(), "-o", cubin.string()});
     std::error_code ec;
     fs::remove(tmp, ec);
-    if (r.exit_code == 0) {
+    if (r.exit_code == 0 && !has_loop_with_global_load(m)) {
+      for (auto& k : m.kernels) k.resources.sass_source = "not needed (no PTX loop loads global memory)";
+    } else if (r.exit_code == 0) {
       if (auto dis = nvdisasm()) {
         ProcessResult d = run_process({dis->string(), "-c", cubin.string()});
         if (d.exit_code == 0) {
@@ -469,7 +527,10 @@ DeviceModule compile(const fs::path& source, const CompileOptions& opt) {
   m.origin = source;
 
   Sha256 key;
-  key.field(kFrontendVersion).field(ext).field(bytes).field(target);
+  // a .cu source is hashed without its comments and extra whitespace (source_key.h): a
+  // resubmission that changes only those hits the cache
+  key.field(kFrontendVersion).field(ext).field(ext == ".cu" ? "src-norm-1" : "bytes");
+  key.field(ext == ".cu" ? normalize_for_cache_key(bytes) : bytes).field(target);
   for (const auto& f : opt.extra_flags) key.field(f);
   if (ext == ".cu") {
     key.field(tool_version(clang())).field(fs::absolute(source).parent_path().string());
@@ -516,16 +577,33 @@ DeviceModule compile(const fs::path& source, const CompileOptions& opt) {
                                                   std::to_string(std::hash<std::thread::id>{}(std::this_thread::get_id())));
     fs::create_directories(tmpdir);
     fs::path out = tmpdir / "out.ptx", dep = tmpdir / "out.d";
-    std::vector<std::string> argv = {clang().string(), "-x", "cuda", "--cuda-gpu-arch=" + target, "--cuda-device-only",
+    std::vector<std::string> base = {clang().string(), "-x", "cuda", "--cuda-gpu-arch=" + target, "--cuda-device-only",
                                      "-S", "-O3", "-gline-tables-only", "-std=c++17", "--cuda-path=" + cuda_path().string(),
-                                     "-Wno-unknown-cuda-version", "-MD", "-MF", dep.string(), "-o", out.string()};
+                                     "-Wno-unknown-cuda-version"};
     if (auto cccl = cccl_include_dir()) {
-      argv.push_back("-isystem");
-      argv.push_back(cccl->string());
+      base.push_back("-isystem");
+      base.push_back(cccl->string());
     }
+    std::vector<std::string> argv = base;
+    for (const auto& a : {std::string("-MD"), std::string("-MF"), dep.string(), std::string("-o"), out.string()}) argv.push_back(a);
+    const std::size_t user_at = argv.size();
     for (const auto& f : opt.extra_flags) argv.push_back(f);
     argv.push_back(source.string());
-    ProcessResult r = run_process(argv);
+    // The CUDA wrapper headers from a precompiled prelude (pch.h); any failure with it reruns the
+    // command without it, so errors, the nvcc leniency below and a stale PCH behave as before.
+    ProcessResult r;
+    std::optional<fs::path> pch = prelude_pch({base, opt.extra_flags, tool_version(clang()), ".cu"});
+    if (pch) {
+      std::vector<std::string> with = argv;
+      const auto use = pch_use_args(*pch);
+      with.insert(with.begin() + static_cast<std::ptrdiff_t>(user_at), use.begin(), use.end());
+      r = run_process(with);
+    }
+    if (!pch || r.exit_code != 0) {
+      const ProcessResult failed = r;
+      r = run_process(argv);
+      if (pch && r.exit_code == 0) discard_pch(*pch, failed.err);
+    }
     if (r.exit_code != 0 && r.err.find("invalid % escape in inline assembly string") != std::string::npos) {
       // nvcc leniency (see double_register_percents): preprocess, double the `%` of special
       // registers in extended asm templates, compile the result without the CUDA headers again.
@@ -555,7 +633,7 @@ DeviceModule compile(const fs::path& source, const CompileOptions& opt) {
       throw Error(ErrorKind::Compile, "clang could not compile " + source.string() + " for " + target + ":\n" + r.err);
     }
     m.text = read_file(out);
-    deps = parse_depfile(read_file(dep));
+    deps = parse_depfile(read_file(dep), source);
     std::error_code ec;
     fs::remove_all(tmpdir, ec);
     m.producer = "clang 22 (" + tool_version(clang()) + ")";

@@ -34,6 +34,7 @@
 #include "frontends/source_policy.h"
 #include "frontends/compile.h"
 #include "frontends/cuda_port.h"
+#include "frontends/source_key.h"
 #include "isa/amdgcn/code_object.h"
 
 namespace kernsim::frontends {
@@ -147,7 +148,8 @@ std::int64_t mtime_of(const fs::path& p) {
   return ec ? 0 : static_cast<std::int64_t>(t.time_since_epoch().count());
 }
 
-json depfile_deps(const std::string& text) {
+// The main source is left out (its text is in the cache key), as in the CUDA frontend.
+json depfile_deps(const std::string& text, const fs::path& source) {
   json deps = json::array();
   std::string s;
   for (std::size_t i = 0; i < text.size(); ++i) {
@@ -162,6 +164,7 @@ json depfile_deps(const std::string& text) {
   std::stringstream ss(s.substr(colon + 2));
   std::string p;
   while (ss >> p) {
+    if (p == source.string()) continue;
     std::error_code ec;
     deps.push_back({{"path", p}, {"size", fs::file_size(p, ec)}, {"mtime", mtime_of(p)}});
   }
@@ -261,7 +264,11 @@ DeviceModule compile_amd(const fs::path& source, const CompileOptions& opt) {
   }
 
   Sha256 key;
-  key.field(kHipFrontendVersion).field(ext).field(bytes).field(target);
+  // a .hip source is hashed without its comments and extra whitespace (source_key.h); a ported
+  // .cu is not, as its warnings quote its lines
+  const bool normalized = ext == ".hip";
+  key.field(kHipFrontendVersion).field(ext).field(normalized ? "src-norm-1" : "bytes");
+  key.field(normalized ? normalize_for_cache_key(bytes) : bytes).field(target);
   for (const auto& f : opt.extra_flags) key.field(f);
   if (ext == ".s") {
     key.field(version_of(llvm_mc())).field(version_of(lld()));
@@ -317,7 +324,11 @@ DeviceModule compile_amd(const fs::path& source, const CompileOptions& opt) {
     std::vector<std::string> argv = {clang().string(), "-x", "hip", "--offload-arch=" + target, "--cuda-device-only",
                                      "--no-gpu-bundle-output", "-nogpuinc", "-nogpulib", "-mcode-object-version=5",
                                      "-std=c++17", "-O3", "-I", hip_include_dir().string(), "-include",
-                                     "__kernsim_hip_prelude.h"};
+                                     "__kernsim_hip_prelude.h",
+                                     // the compilation unit's id names a symbol in the code object;
+                                     // clang's default hashes the arguments, temporary paths and
+                                     // all, so the same source gave other bytes in every process
+                                     "-cuid=" + hash.substr(0, 16)};
     if (port)
       for (auto& f : cuda_port_flags(hip_include_dir())) argv.push_back(f);
     PortScan scan;
@@ -346,7 +357,7 @@ DeviceModule compile_amd(const fs::path& source, const CompileOptions& opt) {
       fail("clang", r);
     }
     std::error_code ec;
-    if (fs::exists(dep, ec)) deps = depfile_deps(read_file(dep));
+    if (fs::exists(dep, ec)) deps = depfile_deps(read_file(dep), source);
     else cacheable = false;  // without the list of headers a cached entry could go stale
     m.producer = "clang 22 HIP (" + version_of(clang()) + ")";
     if (port) {

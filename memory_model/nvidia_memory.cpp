@@ -32,7 +32,10 @@ NvMemorySystem::NvMemorySystem(const device::DeviceSpec& d, int num_sms, std::ui
   // a stencil's neighbours) must fit as it does on the chip; data private to each CTA is then
   // over-provided only when the whole grid's footprint exceeds the L2.
   combine_lines_ = static_cast<std::uint32_t>(std::max<std::int64_t>(0, d.l1.store_combine_lines));
-  max_dirty_lines_ = static_cast<std::uint64_t>(static_cast<double>(d.l2.bytes) * share) / static_cast<std::uint64_t>(d.l2.line_bytes);
+  // the L2 keeps at most l2.max_dirty_fraction of its capacity dirty (a slice: its share of that)
+  const double dirty_fraction = d.l2.max_dirty_fraction > 0 ? d.l2.max_dirty_fraction : 1.0;
+  max_dirty_lines_ = static_cast<std::uint64_t>(static_cast<double>(d.l2.bytes) * dirty_fraction * share) /
+                     static_cast<std::uint64_t>(d.l2.line_bytes);
   if (share < 1.0) window_sectors_ = static_cast<std::uint64_t>(static_cast<double>(d.l2.bytes) * share) / static_cast<std::uint64_t>(d.l2.sector_bytes);
   l2c_ = SectorCache(static_cast<std::uint64_t>(d.l2.bytes), static_cast<std::uint32_t>(d.l2.line_bytes),
                      static_cast<std::uint32_t>(d.l2.sector_bytes), static_cast<std::uint32_t>(d.l2.ways));
@@ -100,6 +103,7 @@ double NvMemorySystem::l2_read(double t, std::uint64_t line, std::uint32_t mask)
   const double at_l2 = l2_.serve(t, (static_cast<double>(n) + dev_.l2.read_request_overhead) * sector_);
   CacheResult r = l2c_.read(line, mask, true);
   evictions(at_l2, r);
+  evict_start_dirty(at_l2, r.miss_sectors);
   fills_ += static_cast<std::uint64_t>(std::popcount(r.miss_sectors));
   retire_dirty(at_l2, ~std::uint64_t{0});
   c_.hits[static_cast<int>(Level::L2)] += static_cast<std::uint64_t>(std::popcount(r.hit_sectors));
@@ -140,7 +144,7 @@ std::pair<double, double> NvMemorySystem::l2_write(double t, std::uint64_t line,
   const double at_l2 = l2_.serve(t, cost * sector_);
   // Writes merge into L2 sectors by word mask: no fetch.
   CacheResult r = l2c_.write(line, mask, words);
-  double evicted = evictions(at_l2, r);
+  double evicted = std::max(evictions(at_l2, r), evict_start_dirty(at_l2, r.miss_sectors));
   fills_ += static_cast<std::uint64_t>(std::popcount(r.miss_sectors));
   if (r.newly_dirty) dirty_lines_.push_back({line, fills_});
   evicted = std::max(evicted, retire_dirty(at_l2, line));
@@ -149,6 +153,21 @@ std::pair<double, double> NvMemorySystem::l2_write(double t, std::uint64_t line,
   // evict dirty data to take new writes, HBM paces the stores.
   const double accepted = at_l2 + 0.5 * l2_lat_;
   return {accepted, std::max(accepted, evicted)};
+}
+
+void NvMemorySystem::start_dirty() {
+  start_dirty_sectors_ = max_dirty_lines_ * (line_ / sector_);
+}
+
+// The LRU evicts the flush's lines before any of the launch's (they are older), one per sector
+// filled, until none is left: whole dirty sectors, written back in full bursts.
+double NvMemorySystem::evict_start_dirty(double t, std::uint32_t filled) {
+  if (!start_dirty_sectors_ || !filled) return t;
+  const std::uint64_t n = std::min<std::uint64_t>(start_dirty_sectors_, static_cast<std::uint64_t>(std::popcount(filled)));
+  start_dirty_sectors_ -= n;
+  const double bytes = static_cast<double>(n * sector_);
+  c_.dram_write_bytes += n * sector_;
+  return dram_.serve(t, hbm_cost_(bytes, true));
 }
 
 double NvMemorySystem::retire_dirty(double t, std::uint64_t keep) {

@@ -44,6 +44,11 @@ class NvMemorySystem {
   void warm(const std::uint64_t* addrs, std::uint32_t mask, std::uint32_t bytes);
   bool warm_cta_done();
   void warm_finish();
+  // The L2 at the launch's start is full of dirty lines of memory the launch never touches: what
+  // a flush that *writes* a buffer larger than the L2 leaves (KernelBench's `fill_` of 256 MiB;
+  // Cache::ColdDirty). On the chip the launch's first fills, a capacity's worth, evict them and
+  // write them back to HBM; in a slice, its share of that capacity. Call before the timed run.
+  void start_dirty();
 
   // Global/local memory access by one warp. `bytes` per lane; lanes in `mask`.
   // warp: the issuing warp's index in its SM (store combining is per warp)
@@ -102,6 +107,10 @@ class NvMemorySystem {
   std::uint64_t fills_ = 0;           // sectors the timed accesses brought into the L2 (read misses, write allocations)
   std::uint64_t window_sectors_ = 0;  // share x capacity in sectors; 0 for the whole chip (its LRU does it)
   double retire_dirty(double t, std::uint64_t keep);  // writes back what fell out of the window; returns when HBM took it
+  // start_dirty(): sectors of the flush's dirty lines still in the L2 (share x capacity); each
+  // sector the launch fills evicts one, written back to HBM. Returns when HBM took them.
+  std::uint64_t start_dirty_sectors_ = 0;
+  double evict_start_dirty(double t, std::uint32_t filled);
   struct PendingStore {
     std::uint64_t line = ~std::uint64_t{0};
     double send = -1;  // when the request leaves the port

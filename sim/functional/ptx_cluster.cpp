@@ -23,6 +23,13 @@ std::uint64_t LaunchDims::cluster_cta(std::uint64_t index, std::uint32_t rank) c
   return x + y * grid[0] + z * std::uint64_t{grid[0]} * grid[1];
 }
 
+std::uint64_t LaunchDims::cluster_of(std::uint64_t cta_linear) const {
+  const std::uint64_t x = cta_linear % grid[0], y = (cta_linear / grid[0]) % grid[1],
+                      z = cta_linear / (std::uint64_t{grid[0]} * grid[1]);
+  const std::uint64_t ncx = grid[0] / cluster[0], ncy = grid[1] / cluster[1];
+  return x / cluster[0] + ncx * (y / cluster[1] + ncy * (z / cluster[2]));
+}
+
 std::unique_ptr<PtxCta> PtxKernel::make_cta(std::uint64_t cta_linear) {
   if (dims_.cluster_ctas() > 1)
     throw Error(ErrorKind::Internal, "kernsim bug: CTA " + std::to_string(cta_linear) +

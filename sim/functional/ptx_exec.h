@@ -39,6 +39,8 @@ struct LaunchDims {
   // The linear id of CTA `rank` (x fastest, as %cluster_ctarank) of cluster `index` (clusters
   // numbered x fastest over the grid of clusters).
   std::uint64_t cluster_cta(std::uint64_t index, std::uint32_t rank) const;
+  // The index of the cluster CTA `cta_linear` belongs to (the inverse of cluster_cta).
+  std::uint64_t cluster_of(std::uint64_t cta_linear) const;
 };
 
 struct ExecOptions {

@@ -173,13 +173,15 @@ class AmdMachine final : public SampledMachine {
   int part_units() const override { return static_cast<int>(d_.sm.count); }
   std::optional<std::uint64_t> probe_cta(std::uint64_t id, std::uint64_t max_insts) override;
   bool can_slice() const override { return true; }
-  int slice_granule() const override { return static_cast<int>(std::max<std::int64_t>(1, d_.topology.units_per_die)); }
+  int slice_units(int wanted) const override { return std::max(slice_granule(), wanted / slice_granule() * slice_granule()); }
   std::uint64_t slice_ctas(int units) const override;
   bool in_slice(std::uint64_t id) const override { return static_cast<int>(id % static_cast<std::uint64_t>(part_xcds())) < nxcd_; }
   void assemble(int units, double share, std::uint64_t ctas) override;
   std::string warm_up(std::uint64_t max_insts, bool previous_launch) override;
   void warm_workgroup(std::uint64_t id);
   bool warmed(std::uint64_t id) const override { return id >= warm_begin_ && warm_xcd(id); }
+  // a kernel's end writes every XCD's dirty L2 lines back (flush_at_end): the flush leaves them clean
+  void start_dirty_l2() override {}
   std::string slice_text(int units) const override;
   std::uint64_t slots() const override { return static_cast<std::uint64_t>(ncus_) * static_cast<std::uint64_t>(occ_.blocks_per_unit); }
   Occupancy occupancy() const override { return occ_; }
@@ -229,6 +231,7 @@ class AmdMachine final : public SampledMachine {
 
  private:
   int part_xcds() const { return static_cast<int>(std::max<std::int64_t>(1, d_.topology.dies)); }
+  int slice_granule() const { return static_cast<int>(std::max<std::int64_t>(1, d_.topology.units_per_die)); }  // an XCD's CUs
   // the XCDs whose workgroups warm the MALL up: as many as the slice has, the next ones
   bool warm_xcd(std::uint64_t id) const {
     const int x = static_cast<int>(id % static_cast<std::uint64_t>(part_xcds()));
@@ -285,7 +288,9 @@ class AmdMachine final : public SampledMachine {
   double last_end_ = 0, drain_ = 0;
   bool stop_ = false;
   std::vector<WgSlot> abandoned_;
-  std::vector<int> order_;  // a SIMD's waves in arbitration order (scratch)
+  // a SIMD's waves in arbitration order (scratch, one slot per wave slot of a SIMD: written through
+  // a pointer, as a vector's push_back and size() cost the hot loop 2% of the simulation)
+  std::vector<int> order_;
   std::uint64_t a1_[64] = {}, swz_[64] = {};
   std::uint64_t active_ = 0;  // exec mask of the instruction issuing
 };
@@ -503,7 +508,7 @@ void AmdMachine::assemble(int units, double share, std::uint64_t) {
   occ_ = compute_amd_occupancy(d_, res_);
   wpb_ = occ_.warps_per_block;
   slots_per_simd_ = occ_.waves_per_simd;
-  order_.reserve(static_cast<std::size_t>(slots_per_simd_));
+  order_.assign(static_cast<std::size_t>(slots_per_simd_), 0);  // a SIMD's waves (place_wave keeps them within its slots)
   describe_instructions();
   scratch_stride_ = ((static_cast<std::uint64_t>(k_.private_bytes()) + 3) / 4) * 4 * 64;
   mem_ = std::make_unique<mem::AmdMemorySystem>(d_, ncus_, cus_per_xcd_, share);
@@ -773,18 +778,15 @@ double AmdMachine::unit_free(const Cu& cu, const Simd& s, const Wave& w, Stall& 
 
 double AmdMachine::step(int c, double now) {
   Cu& cu = cus_[static_cast<std::size_t>(c)];
-  double cu_next = kInf;
   for (int si = 0; si < nsimd_; ++si) {
     Simd& s = cu.simds[static_cast<std::size_t>(si)];
-    if (s.next > now) {
-      cu_next = std::min(cu_next, s.next);
-      continue;
-    }
+    if (s.next > now) continue;
     arbitrate(c, cu, s, si, now);
     if (stop_) return cu.next;
-    // the CU may have launched a workgroup on another SIMD while issuing
-    cu_next = std::min(cu_next, s.next);
   }
+  // the CU's next event, read once every SIMD had its turn (issuing may have launched a
+  // workgroup, which only moves SIMDs' next events earlier)
+  double cu_next = kInf;
   for (const auto& s : cu.simds) cu_next = std::min(cu_next, s.next);
   cu.next = cu_next;
   return cu_next;
@@ -793,7 +795,9 @@ double AmdMachine::step(int c, double now) {
 // One issue opportunity of SIMD s: its waves in arbitration order, at most one instruction per
 // wave and one per port; or why it issues nothing.
 void AmdMachine::arbitrate(int c, Cu& cu, Simd& s, int si, double now) {
-  order_.clear();
+  if (s.waves.size() > order_.size()) order_.resize(s.waves.size());
+  int* const order = order_.data();
+  int n = 0;
   bool any_live = false, all_barrier = true;
   for (int wi : s.waves) {
     const Wave& w = cu.waves[static_cast<std::size_t>(wi)];
@@ -801,9 +805,9 @@ void AmdMachine::arbitrate(int c, Cu& cu, Simd& s, int si, double now) {
     any_live = true;
     if (w.at_barrier) continue;
     all_barrier = false;
-    order_.push_back(wi);
+    order[n++] = wi;
   }
-  std::sort(order_.begin(), order_.end(), [&](int a, int b) {
+  std::sort(order, order + n, [&](int a, int b) {
     const Wave& x = cu.waves[static_cast<std::size_t>(a)];
     const Wave& y = cu.waves[static_cast<std::size_t>(b)];
     return OldestFirstByPriority::key(x.prio, x.age) < OldestFirstByPriority::key(y.prio, y.age);
@@ -812,8 +816,8 @@ void AmdMachine::arbitrate(int c, Cu& cu, Simd& s, int si, double now) {
   int issued = 0, earliest_w = -1;
   double earliest = kInf;
   Stall earliest_why = Stall::Idle;
-  for (std::size_t i = 0; i < order_.size(); ++i) {
-    const int wi = order_[i];
+  for (int i = 0; i < n; ++i) {
+    const int wi = order[i];
     Wave& w = cu.waves[static_cast<std::size_t>(wi)];
     double t = w.dep_ready;
     Stall why = w.dep_why, uwhy;

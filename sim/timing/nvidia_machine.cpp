@@ -18,6 +18,7 @@
 #include <cmath>
 #include <limits>
 #include <memory>
+#include <numeric>
 #include <vector>
 
 #include "base/error.h"
@@ -244,19 +245,22 @@ class NvidiaMachine final : public SampledMachine {
   std::uint64_t grid_ctas() const override { return k_.dims().num_blocks(); }
   int part_units() const override { return static_cast<int>(d_.sm.count); }
   std::optional<std::uint64_t> probe_cta(std::uint64_t id, std::uint64_t max_insts) override;
-  bool can_slice() const override { return cluster_ == 1; }  // a slice of whole GPCs is not built yet
-  int slice_granule() const override { return 1; }
-  // a slice runs the first CTAs of the grid (neighbouring CTAs that share data keep sharing it)
+  bool can_slice() const override { return true; }
+  // with clusters, a slice is whole GPCs (slice_gpcs)
+  int slice_units(int wanted) const override;
+  double slice_share(int sms) const override;
+  // a slice runs the first CTAs (clusters) of the grid: neighbouring CTAs that share data keep sharing it
   std::uint64_t slice_ctas(int sms) const override {
-    const double share = static_cast<double>(sms) / static_cast<double>(d_.sm.count);
-    return std::max<std::uint64_t>(1, static_cast<std::uint64_t>(std::llround(static_cast<double>(grid_ctas()) * share)));
+    const double items = static_cast<double>(grid_ctas() / static_cast<std::uint64_t>(cluster_));
+    return static_cast<std::uint64_t>(cluster_) * std::max<std::uint64_t>(1, static_cast<std::uint64_t>(std::llround(items * slice_share(sms))));
   }
-  bool in_slice(std::uint64_t id) const override { return id < slice_ctas_; }
+  bool in_slice(std::uint64_t id) const override { return item_of(id) < slice_items_; }
   void assemble(int sms, double share, std::uint64_t ctas) override;
   std::string warm_up(std::uint64_t max_insts, bool previous_launch) override;
-  bool warmed(std::uint64_t id) const override { return id >= warm_begin_ && id < warm_end_; }
+  bool warmed(std::uint64_t id) const override { return item_of(id) >= warm_begin_ && item_of(id) < warm_end_; }
+  void start_dirty_l2() override { mem_->start_dirty(); }
   std::string slice_text(int sms) const override;
-  std::uint64_t slots() const override { return static_cast<std::uint64_t>(nsms_) * static_cast<std::uint64_t>(occ_.blocks_per_unit); }
+  std::uint64_t slots() const override { return slots_; }
   Occupancy occupancy() const override { return occ_; }
   void fill(double t) override;
   // running
@@ -279,7 +283,7 @@ class NvidiaMachine final : public SampledMachine {
   void report_memory(Listener& l, double scale) const override;
   bool reports_window() const override { return false; }
   void complete_started() override;
-  void run_untimed(std::uint64_t id) override { k_.make_cta(id)->run(); }
+  void run_untimed(std::uint64_t id) override;
   std::array<std::uint32_t, 3> grid_dims() const override { return k_.dims().grid; }
   bool can_probe() const override { return cluster_ == 1; }
   void for_each_queued(const std::function<void(std::uint64_t)>& f) override {
@@ -297,7 +301,12 @@ class NvidiaMachine final : public SampledMachine {
  private:
   void describe_instructions();
   double wgmma_service(const P::Inst& in) const;
-  void warm_cta(std::uint64_t id);
+  // What the slice and the warm-up count: clusters in a launch with clusters, else CTAs.
+  std::uint64_t item_of(std::uint64_t id) const { return cluster_ > 1 ? k_.dims().cluster_of(id) : id; }
+  std::uint64_t items() const { return grid_ctas() / static_cast<std::uint64_t>(cluster_); }
+  std::vector<int> slice_gpcs(int wanted) const;
+  std::string cluster_slice_text(int sms) const;
+  void warm_item(std::uint64_t item);
   std::string replay_previous_launch(bool full, std::uint64_t max_insts);
   bool warm_warp(PtxCta& cta, int w);
   void launch_cta(int s, int slot, std::uint64_t id, double t) { start_cta(s, slot, id, k_.make_cta(id), t, nullptr); }
@@ -346,8 +355,10 @@ class NvidiaMachine final : public SampledMachine {
   double param_latency_ = 0;
   double tc_flops_ = 0;  // FLOP of the tcgen05.mma the instruction being issued handed over (for on_issue)
   int nsms_ = 0, wpb_ = 0;
-  std::uint64_t slice_ctas_ = 0;                   // CTAs 0..slice_ctas_-1 run on the assembled SMs
-  std::uint64_t warm_begin_ = 0, warm_end_ = 0;  // the CTAs the L2 warm-up ran
+  std::uint64_t slice_ctas_ = 0;                 // the CTAs the assembled SMs run
+  std::uint64_t slice_items_ = 0;                // clusters (CTAs) 0..slice_items_-1: those CTAs
+  std::uint64_t warm_begin_ = 0, warm_end_ = 0;  // the clusters (CTAs) the L2 warm-up ran
+  std::uint64_t slots_ = 0;                      // CTAs resident at once
   std::uint32_t n32_ = 0, n64_ = 0, npred_ = 0;
   std::vector<Sm> sms_;
   std::unique_ptr<mem::NvMemorySystem> mem_;
@@ -368,6 +379,7 @@ class NvidiaMachine final : public SampledMachine {
 void NvidiaMachine::assemble(int sms, double share, std::uint64_t ctas) {
   nsms_ = sms;
   slice_ctas_ = ctas;
+  slice_items_ = ctas / static_cast<std::uint64_t>(cluster_);
   policy_ = warp_policy(d_.sm.warp_scheduler);
   occ_ = compute_occupancy(d_, res_);
   wpb_ = occ_.warps_per_block;
@@ -378,6 +390,7 @@ void NvidiaMachine::assemble(int sms, double share, std::uint64_t ctas) {
   // the slice gets its share of the chip-wide dispatcher
   dispatch_ = DispatchClock(1, nsms_, d_.launch.cta_dispatch_cycles / share, d_.sm.block_launch_cycles);
   queue_ = RoundRobinToUnits(nsms_, ctas);
+  slots_ = static_cast<std::uint64_t>(nsms_) * static_cast<std::uint64_t>(occ_.blocks_per_unit);
   if (cluster_ > 1) assemble_clusters();
   const int subs = static_cast<int>(std::max<std::int64_t>(1, d_.sm.sub_partitions));
   const std::size_t regs = n32_ + n64_ + npred_;
@@ -409,10 +422,12 @@ void NvidiaMachine::assemble_clusters() {
     gpcs.push_back(static_cast<int>(n));
     sum += n;
   }
-  if (sum != nsms_)
-    throw Error(ErrorKind::DeviceFile, d_.name + ": topology.gpc_sms add up to " + std::to_string(sum) + " SMs, the launch runs on " +
-                                           std::to_string(nsms_));
-  placer_ = ClusterPlacer(gpcs, occ_.blocks_per_unit, cluster_, k_.dims().num_clusters());
+  if (sum != d_.sm.count)
+    throw Error(ErrorKind::DeviceFile, d_.name + ": topology.gpc_sms add up to " + std::to_string(sum) + " SMs, the part has " +
+                                           std::to_string(d_.sm.count));
+  if (nsms_ < d_.sm.count) gpcs = slice_gpcs(nsms_);  // a slice: whole GPCs
+  placer_ = ClusterPlacer(gpcs, occ_.blocks_per_unit, cluster_, slice_items_);
+  slots_ = static_cast<std::uint64_t>(placer_.capacity()) * static_cast<std::uint64_t>(cluster_);
   if (placer_.largest_gpc_slots() < cluster_) {
     const std::int64_t largest = *std::max_element(d_.topology.gpc_sms.begin(), d_.topology.gpc_sms.end());
     throw Error(ErrorKind::LaunchSpec, "cluster of " + std::to_string(cluster_) + " CTAs x " + std::to_string(res_.registers_per_thread) +
@@ -521,12 +536,13 @@ std::optional<std::uint64_t> NvidiaMachine::probe_cta(std::uint64_t id, std::uin
 // earlier ones could change nothing, or at one that spins waiting on CTAs that have not run (a
 // decoupled look-back, or one that does not end within kProbeBudgets x `max_insts` instructions): that one is
 // left to run later, and the warm-up stops.
+// A launch with clusters warms with whole clusters (their CTAs run together), the last first.
 std::string NvidiaMachine::warm_up(std::uint64_t max_insts, bool previous_launch) {
-  warm_end_ = std::min(grid_ctas(), 2 * slice_ctas_);
+  warm_end_ = std::min(items(), 2 * slice_items_);
   warm_begin_ = warm_end_;
   bool full = false;
-  for (std::uint64_t id = warm_end_; !full && id-- > slice_ctas_;) {
-    if (!probe_alone(k_, kProbeBudgets * max_insts, [&] { warm_cta(id); })) break;
+  for (std::uint64_t id = warm_end_; !full && id-- > slice_items_;) {
+    if (!probe_alone(k_, kProbeBudgets * max_insts, [&] { warm_item(id); })) break;
     warm_begin_ = id;
     full = mem_->warm_cta_done();
   }
@@ -541,14 +557,12 @@ std::string NvidiaMachine::warm_up(std::uint64_t max_insts, bool previous_launch
 // L2 set is full, the grid is done, a CTA cannot run alone (it waits on CTAs before it), or
 // kWarmReplayBudgets detail budgets of instructions ran.
 std::string NvidiaMachine::replay_previous_launch(bool full, std::uint64_t max_insts) {
-  if (cluster_ > 1)
-    throw Error(ErrorKind::Unsupported, "cache: warm is not modelled for launches with thread-block clusters yet; use cache: cold");
   const std::uint64_t start = k_.warp_instructions(), cap = max_insts * kWarmReplayBudgets;
-  const std::uint64_t grid = grid_ctas();
+  const std::uint64_t grid = items();
   std::uint64_t id = grid;
   bool alone = true;
   while (!full && alone && id > 0 && k_.warp_instructions() - start < cap) {
-    k_.memory().run_undone([&] { alone = probe_alone(k_, kProbeBudgets * max_insts, [&] { warm_cta(id - 1); }); });
+    k_.memory().run_undone([&] { alone = probe_alone(k_, kProbeBudgets * max_insts, [&] { warm_item(id - 1); }); });
     if (!alone) break;
     --id;
     full = mem_->warm_cta_done();
@@ -556,34 +570,97 @@ std::string NvidiaMachine::replay_previous_launch(bool full, std::uint64_t max_i
   if (id == grid) return full ? "cache warm: the L2 was already full before a previous run's CTAs could add to it"
                               : "cache warm: the last CTA cannot run alone, the L2 starts cold";
   const std::string why = full ? "until every L2 set was full" : id == 0 ? "the whole grid" : !alone ? "up to one that cannot run alone" : "stopped at its instruction budget";
-  return "cache warm: the L2 as a previous run left it (CTAs " + std::to_string(id) + "-" + std::to_string(grid - 1) +
+  return std::string("cache warm: the L2 as a previous run left it (") + (cluster_ > 1 ? "clusters " : "CTAs ") + std::to_string(id) + "-" + std::to_string(grid - 1) +
          " replayed untimed, the last first, writes undone: " + why + ")";
 }
 
-// Runs CTA `id` functionally, its global accesses warming the L2 (warm_up).
-void NvidiaMachine::warm_cta(std::uint64_t id) {
-  auto cta = k_.make_cta(id);
-  const int nw = cta->num_warps();
-  for (bool progressed = true; progressed && !cta->done();) {
+// Runs CTA (cluster) `item` functionally, its global accesses warming the L2 (warm_up); a
+// cluster's CTAs take turns, as their warps do.
+void NvidiaMachine::warm_item(std::uint64_t item) {
+  std::vector<std::unique_ptr<PtxCta>> ctas;
+  if (cluster_ > 1)
+    ctas = k_.make_cluster(item);
+  else
+    ctas.push_back(k_.make_cta(item));
+  for (bool progressed = true; progressed;) {
     progressed = false;
     // a round in which every warp only failed mbarrier waits and nothing was stored repeats
     // forever (a deadlock the timed run reports): the warm-up stops there
     bool only_failed_waits = true;
     const std::uint64_t stores = k_.memory().stores();
-    for (int w = 0; w < nw; ++w) {
-      if (cta->warp_done(w) || cta->warp_waiting(w)) continue;
-      progressed = true;
-      only_failed_waits &= warm_warp(*cta, w);
-    }
+    for (auto& cta : ctas)
+      for (int w = 0; w < cta->num_warps(); ++w) {
+        if (cta->warp_done(w) || cta->warp_waiting(w)) continue;
+        progressed = true;
+        only_failed_waits &= warm_warp(*cta, w);
+      }
     if (only_failed_waits && stores == k_.memory().stores()) break;
   }
 }
 
+// A slice of a launch with clusters: the first GPCs that hold a cluster (the device file's
+// order) whose SMs add up to at most `wanted`, at least one of them. Which GPCs matters little:
+// the slice's share is its share of the clusters in flight (slice_share).
+std::vector<int> NvidiaMachine::slice_gpcs(int wanted) const {
+  const int per_sm = compute_occupancy(d_, res_).blocks_per_unit;
+  std::vector<int> gpcs;
+  int sms = 0;
+  for (std::int64_t n : d_.topology.gpc_sms) {
+    if (n * per_sm < cluster_) continue;  // holds no cluster
+    if (!gpcs.empty() && sms + n > wanted) break;
+    gpcs.push_back(static_cast<int>(n));
+    sms += static_cast<int>(n);
+  }
+  return gpcs;
+}
+
+int NvidiaMachine::slice_units(int wanted) const {
+  if (cluster_ == 1) return wanted;
+  const std::vector<int> gpcs = slice_gpcs(wanted);
+  return std::accumulate(gpcs.begin(), gpcs.end(), 0);
+}
+
+// With clusters: the clusters the slice's GPCs hold at once over those the chip's hold.
+double NvidiaMachine::slice_share(int sms) const {
+  if (cluster_ == 1) return static_cast<double>(sms) / static_cast<double>(d_.sm.count);
+  const int per_sm = compute_occupancy(d_, res_).blocks_per_unit;
+  auto held = [&](const auto& gpcs) {
+    std::int64_t n = 0;
+    for (auto g : gpcs) n += static_cast<std::int64_t>(g) * per_sm / cluster_;
+    return static_cast<double>(n);
+  };
+  const double chip = held(d_.topology.gpc_sms);
+  return chip > 0 && sms < d_.sm.count ? held(slice_gpcs(sms)) / chip : 1.0;
+}
+
+// Outside the slice and its warm-up: the CTA, or its whole cluster once (at its first CTA).
+void NvidiaMachine::run_untimed(std::uint64_t id) {
+  if (cluster_ == 1) return k_.make_cta(id)->run();
+  const std::uint64_t index = k_.dims().cluster_of(id);
+  if (k_.dims().cluster_cta(index, 0) == id) k_.make_cluster(index).front()->run();
+}
+
 std::string NvidiaMachine::slice_text(int sms) const {
+  if (cluster_ > 1) return cluster_slice_text(sms);
   return "SM slice: " + std::to_string(sms) + " of " + std::to_string(d_.sm.count) + " SMs ran CTAs 0-" +
          std::to_string(slice_ctas_ - 1) + " of " + std::to_string(grid_ctas()) +
          " with that share of L2 and HBM bandwidth, atomics and dispatch (L2 as the next " +
          std::to_string(warm_end_ - slice_ctas_) + " leave it: CTAs " + std::to_string(warm_begin_) + "-" +
+         std::to_string(warm_end_ - 1) + " ran, the last first, until every L2 set was full)";
+}
+
+std::string NvidiaMachine::cluster_slice_text(int sms) const {
+  const std::vector<int> gpcs = slice_gpcs(sms);
+  std::string sizes;
+  for (int g : gpcs) {
+    if (!sizes.empty()) sizes += "+";
+    sizes += std::to_string(g);
+  }
+  return "SM slice: " + std::to_string(sms) + " of " + std::to_string(d_.sm.count) + " SMs (" + std::to_string(gpcs.size()) + " GPC" +
+         (gpcs.size() == 1 ? "" : "s") + " of " + sizes + " SMs, " + std::to_string(placer_.capacity()) +
+         " clusters at once) ran clusters 0-" + std::to_string(slice_items_ - 1) + " of " + std::to_string(items()) + " (" +
+         std::to_string(cluster_) + " CTAs each) with that share of L2 and HBM bandwidth, atomics and dispatch (L2 as the next " +
+         std::to_string(warm_end_ - slice_items_) + " leave it: clusters " + std::to_string(warm_begin_) + "-" +
          std::to_string(warm_end_ - 1) + " ran, the last first, until every L2 set was full)";
 }
 
@@ -619,7 +696,9 @@ void NvidiaMachine::fill(double t) {
 // ---------------------------------------------------------------------------------------------
 // CTAs
 
-// Every cluster a GPC has room for now, its CTAs together.
+// Every cluster a GPC has room for now, its CTAs together. A CTA ending on one SM starts a
+// cluster on others: their next events move earlier, which the sampler learns from woken() (an
+// SM with nothing to do had no event queued, and was never stepped again).
 void NvidiaMachine::launch_clusters(double t) {
   for (std::uint64_t index = placer_.next_cluster();; index = placer_.next_cluster()) {
     const auto at = placer_.place();
@@ -627,8 +706,10 @@ void NvidiaMachine::launch_clusters(double t) {
     auto ctas = k_.make_cluster(index);
     auto group = std::make_shared<ClusterGroup>();
     group->slots = at;
-    for (std::size_t r = 0; r < at.size(); ++r)
+    for (std::size_t r = 0; r < at.size(); ++r) {
       start_cta(at[r].first, at[r].second, k_.dims().cluster_cta(index, static_cast<std::uint32_t>(r)), std::move(ctas[r]), t, group);
+      woken_.push_back(at[r].first);
+    }
   }
 }
 

@@ -5,7 +5,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <queue>
+
+#include "sim/timing/units/event_queue.h"
 
 namespace kernsim::sim {
 
@@ -36,12 +37,12 @@ void Sampler::choose_slice() {
   const double work = per_cta * static_cast<double>(total);
   if (work <= static_cast<double>(opts_.detail_budget)) return;
   const double n = static_cast<double>(m_.part_units());
-  const int g = std::max(1, m_.slice_granule());
-  int k = std::clamp(static_cast<int>(std::ceil(n * static_cast<double>(opts_.detail_budget) / work)), 1, units_);
-  k = std::max(g, k / g * g);  // whole granules, within the budget where one granule is
-  if (k >= units_) return;
+  const int wanted =
+      std::clamp(static_cast<int>(std::ceil(n * static_cast<double>(opts_.detail_budget) / work)), 1, units_);
+  const int k = m_.slice_units(wanted);  // the machine's whole granules, within the budget where one is
+  if (k >= units_ || m_.slice_share(k) >= 1.0) return;
   units_ = k;
-  share_ = static_cast<double>(k) / n;
+  share_ = m_.slice_share(k);
   ctas_ = m_.slice_ctas(k);
 }
 
@@ -51,16 +52,22 @@ bool Sampler::simulate(std::uint64_t budget, double& now) {
   const double min_end = now + m_.min_window_cycles();
   const std::uint64_t limit = opts_.full ? ~std::uint64_t{0} : m_.work() + budget;
   std::uint64_t next_check = m_.timed_insts() + kCheckpointInsts;
-  std::priority_queue<std::pair<double, int>, std::vector<std::pair<double, int>>, std::greater<>> pq;
+  EventQueue pq;
+  m_.woken().clear();  // what fill() woke: every unit is queued below
   for (int u = 0; u < m_.units(); ++u)
     if (m_.next_event(u) < kInf) pq.push({m_.next_event(u), u});
   while (!pq.empty()) {
-    auto [t, u] = pq.top();
-    pq.pop();
-    if (t != m_.next_event(u)) continue;  // stale
+    const auto [t, u] = pq.top();
+    if (t != m_.next_event(u)) {  // stale
+      pq.pop();
+      continue;
+    }
     now = t;
     const double next = m_.step(u, t);
-    if (next < kInf) pq.push({next, u});
+    if (next < kInf)
+      pq.replace_top({next, u});
+    else
+      pq.pop();
     if (std::vector<int>& woken = m_.woken(); !woken.empty()) [[unlikely]] {
       for (int v : woken)
         if (v != u && m_.next_event(v) < kInf) pq.push({m_.next_event(v), v});
@@ -214,6 +221,7 @@ TimingResult Sampler::run() {
   m_.assemble(units_, share_, ctas_);
   std::string warm;
   if (share_ < 1.0 || opts_.warm_l2) warm = m_.warm_up(opts_.detail_budget, opts_.warm_l2);
+  if (opts_.dirty_l2) m_.start_dirty_l2();
   m_.fill(0);
   TimingResult r;
   r.occupancy = m_.occupancy();
@@ -221,6 +229,12 @@ TimingResult Sampler::run() {
   r.ctas_total = ctas_;
   double now = 0;
   run_windows(now);
+  // nothing left to do with CTAs of the window unfinished: the machine lost them (an SM whose
+  // event it never queued); a time without them would be wrong without saying so
+  if (finished_ && !two_windows_ && m_.ctas_done() < ctas_)
+    throw Error(ErrorKind::Internal, "kernsim bug: " + std::to_string(ctas_ - m_.ctas_done()) + " of " +
+                                         std::to_string(ctas_) + " " + m_.cta_noun() + "s never finished, and no " +
+                                         m_.unit_noun() + " had anything left to do");
   if (!finished_) m_.stop();
   const double end = finished_ ? m_.last_cta_end() : now;
   m_.close_window(end, !finished_);

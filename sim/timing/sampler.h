@@ -52,10 +52,17 @@ class SampledMachine {
   // limits, and every fault, an endless loop included, propagates.
   virtual std::optional<std::uint64_t> probe_cta(std::uint64_t id, std::uint64_t max_insts) = 0;
   virtual bool can_slice() const = 0;
-  // A slice is a multiple of this many units (AMD: whole XCDs, each with its own L2).
-  virtual int slice_granule() const = 0;
+  // The units of the largest slice the machine can build within `wanted` units, or of its
+  // smallest slice when none fits (AMD: whole XCDs, each with its own L2; NVIDIA with clusters:
+  // whole GPCs, so that clusters are placed as on the chip).
+  virtual int slice_units(int wanted) const = 0;
+  // The share of the chip's work and shared resources a slice of `units` stands for: units / N,
+  // or, with clusters, the slice's share of the clusters the chip runs at once (a GPC may hold
+  // fewer CTAs than its SMs could, and a slice must go through the same waves as the chip).
+  virtual double slice_share(int units) const { return static_cast<double>(units) / static_cast<double>(part_units()); }
   // The CTAs a slice of `units` runs: how many, and whether CTA `id` is one of them (NVIDIA: the
-  // first CTAs of the grid; AMD: the workgroups the dispatcher sends to the slice's XCDs).
+  // first CTAs, or the first clusters, of the grid; AMD: the workgroups the dispatcher sends to
+  // the slice's XCDs).
   virtual std::uint64_t slice_ctas(int units) const = 0;
   virtual bool in_slice(std::uint64_t id) const = 0;
   // Assembles the machine: `units` SMs/CUs with `share` of the chip-wide resources, running the
@@ -76,6 +83,10 @@ class SampledMachine {
   // the option.
   virtual std::string warm_up(std::uint64_t max_insts, bool previous_launch) = 0;
   virtual bool warmed(std::uint64_t id) const = 0;
+  // TimingOptions::dirty_l2: after the warm-up, the cache the slice shares with the chip starts
+  // full of another buffer's dirty lines (a flush that wrote); a part whose kernels end by
+  // writing their caches back (AMD) starts clean whatever the flush did, and ignores it.
+  virtual void start_dirty_l2() = 0;
   virtual std::string slice_text(int units) const = 0;
   virtual std::uint64_t slots() const = 0;  // CTAs resident at once on the assembled machine
   virtual Occupancy occupancy() const = 0;
@@ -88,8 +99,9 @@ class SampledMachine {
   // Runs `unit`'s events at `now`; returns its next event (the sampler's loop, once per event).
   virtual double step(int unit, double now) = 0;
   // Units other than the stepped one whose next event the step moved earlier (a cluster barrier
-  // releasing warps on other SMs): the machine appends them, the sampler reads and clears them
-  // after each step (not virtual: read once per event).
+  // releasing warps on other SMs, a cluster started on other SMs when a CTA ended): the machine
+  // appends them, the sampler reads and clears them after each step (not virtual: read once per
+  // event).
   std::vector<int>& woken() { return woken_; }
   std::uint64_t timed_insts() const { return timed_insts_; }  // read once per event: not virtual
   virtual std::uint64_t work() const = 0;

@@ -29,6 +29,11 @@ struct TimingOptions {
   // back to back without a flush: CUDA-graph replays, GPU MODE's AMD harness), instead of cold.
   // The launch is replayed once untimed, its writes undone (Sampler::run); NVIDIA only.
   bool warm_l2 = false;
+  // cache: "cold-dirty": cold, and the L2 full of dirty lines of memory the launch never touches,
+  // as a flush that writes a buffer larger than the L2 leaves it (KernelBench's): the launch's
+  // first fills write them back to HBM. NVIDIA only in effect: AMD parts write their L2s back at
+  // every kernel's end, so a flush leaves them clean (cold).
+  bool dirty_l2 = false;
 };
 
 struct TimingResult {

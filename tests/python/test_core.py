@@ -256,6 +256,23 @@ def test_warm_cache_starts_the_l2_as_a_previous_run_left_it():
     assert "replayed untimed" in warm.report["sampling"]["note"]
 
 
+def test_cold_dirty_cache_writes_the_flushs_dirty_lines_back():
+    # saxpy over 1 Mi elements reads x and y (8 MiB) and writes y over its own lines: from a clean
+    # L2 nothing reaches HBM's write side; after a write flush (about half of the H100's L2 dirty,
+    # 24 MiB) each of the 8 MiB of lines it fills evicts one of the flush's dirty lines first.
+    m = kernsim.compile(SAXPY, "h100")
+    n = 1 << 20
+    x, y = np.arange(n, dtype=np.float32), np.ones(n, np.float32)
+    cold = kernsim.launch(m["saxpy"], n // 256, 256, [n, 2.0, x, y], arch="h100", full=True)
+    dirty = kernsim.launch(m["saxpy"], n // 256, 256, [n, 2.0, x, y], arch="h100", full=True, cache="cold-dirty")
+    assert cold.report["cache"] == "cold" and dirty.report["cache"] == "cold-dirty"
+    np.testing.assert_array_equal(dirty.outputs[3], 2 * x + 1)
+    assert cold.report["memory"]["dram"]["write_bytes"] == 0
+    assert dirty.report["memory"]["dram"]["write_bytes"] == 8 << 20
+    assert dirty.report["memory"]["dram"]["read_bytes"] == cold.report["memory"]["dram"]["read_bytes"] == 8 << 20
+    assert dirty.time_us > cold.time_us
+
+
 def test_warm_cache_is_refused_by_amd_parts_and_the_fast_tier():
     n = 1 << 12
     args = [n, 2.0, np.ones(n, np.float32), np.ones(n, np.float32)]

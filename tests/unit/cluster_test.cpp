@@ -7,6 +7,7 @@
 #include "api/launch_spec.h"
 #include "api/run.h"
 #include "device/loader.h"
+#include "sim/functional/ptx_exec.h"
 #include "test_util.h"
 
 namespace kernsim {
@@ -36,6 +37,25 @@ std::vector<T> output(const api::RunResult& r, std::size_t arg) {
     }
   ADD_FAILURE() << "no output for argument " << arg;
   return {};
+}
+
+// An SM slice runs clusters 0..k-1 and asks which cluster a CTA belongs to: cluster_of undoes
+// cluster_cta for every CTA of a 3D grid of 3D clusters, and each cluster has its CTAs once.
+TEST(Clusters, EveryCtaBelongsToTheClusterThatListsIt) {
+  sim::LaunchDims d;
+  d.grid = {6, 4, 3};
+  d.cluster = {3, 2, 1};
+  std::vector<int> seen(d.num_blocks(), 0);
+  for (std::uint64_t c = 0; c < d.num_clusters(); ++c)
+    for (std::uint32_t r = 0; r < d.cluster_ctas(); ++r) {
+      const std::uint64_t id = d.cluster_cta(c, r);
+      ASSERT_LT(id, d.num_blocks());
+      EXPECT_EQ(d.cluster_of(id), c) << "CTA " << id << " rank " << r;
+      ++seen[id];
+    }
+  for (std::uint64_t id = 0; id < d.num_blocks(); ++id) EXPECT_EQ(seen[id], 1) << "CTA " << id;
+  // CTA (4, 3, 2): cluster (1, 1, 2) of the 2 x 2 x 3 grid of clusters
+  EXPECT_EQ(d.cluster_of(4 + 6 * (3 + 4 * 2)), 1u + 2 * (1 + 2 * 2));
 }
 
 // Eight CTAs of 128 elements (0, 1, 2, ...) in clusters of 4: each cluster's sum of 512.

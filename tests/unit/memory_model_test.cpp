@@ -215,6 +215,44 @@ TEST_F(NvMemory, SliceWritesBackWhatTheChipsLruWouldEvict) {
   EXPECT_EQ(stream(chip), 0u);
 }
 
+// A flush that wrote leaves the L2 full of its dirty lines (start_dirty): the launch's first
+// fills evict them, a capacity's worth (l2.max_dirty_fraction of it) written back to HBM, and no
+// more; reads of an L2's worth then write back exactly that, and reads started clean nothing.
+TEST_F(NvMemory, WriteFlushedL2WritesBackItsDirtyCapacityOnce) {
+  device::DeviceSpec d = dev;
+  d.l2.max_dirty_fraction = 0.5;
+  auto read_stream = [&](mem::NvMemorySystem& sys, std::uint64_t bytes) {
+    double t = 0;
+    for (std::uint64_t off = 0; off < bytes; off += 128, t += 1) {
+      for (int l = 0; l < 32; ++l) addrs[l] = 0x7000'0000'0000 + off + 4 * l;
+      sys.global(0, t, addrs, ~0u, 4, Access::LoadBypassL1);
+    }
+    return sys.counters().dram_write_bytes;
+  };
+  const std::uint64_t l2 = static_cast<std::uint64_t>(d.l2.bytes);
+  mem::NvMemorySystem dirty{d, 2, 128 * 1024}, clean{d, 2, 128 * 1024}, small{d, 2, 128 * 1024};
+  dirty.start_dirty();
+  small.start_dirty();
+  EXPECT_EQ(read_stream(dirty, 2 * l2), l2 / 2) << "half the L2 was dirty: written back once";
+  EXPECT_EQ(read_stream(clean, 2 * l2), 0u);
+  EXPECT_EQ(read_stream(small, l2 / 8), l2 / 8) << "a smaller footprint evicts only as many dirty lines as it fills";
+}
+
+// l2.max_dirty_fraction caps the dirty data: writes beyond it push the oldest dirty lines out to
+// HBM even though the L2 has room (the H100 keeps about half its capacity dirty at most).
+TEST_F(NvMemory, DirtyDataBeyondItsFractionIsWrittenBack) {
+  device::DeviceSpec d = dev;
+  d.l2.max_dirty_fraction = 0.25;
+  mem::NvMemorySystem sys{d, 2, 128 * 1024};
+  const std::uint64_t l2 = static_cast<std::uint64_t>(d.l2.bytes);
+  double t = 0;
+  for (std::uint64_t off = 0; off < l2 / 2; off += 128, t += 1) {
+    for (int l = 0; l < 32; ++l) addrs[l] = 0x7000'0000'0000 + off + 4 * l;
+    sys.global(0, t, addrs, ~0u, 4, Access::Store);
+  }
+  EXPECT_NEAR(static_cast<double>(sys.counters().dram_write_bytes), static_cast<double>(l2 / 4), 1024.0);
+}
+
 TEST_F(NvMemory, OtherSmHitsInL2) {
   coalesced(0x7000'0000'0000, 4);
   m.global(0, 0, addrs, ~0u, 4, Access::Load);

@@ -79,6 +79,124 @@ TEST(SmSlice, AgreesWithTimingEveryCta) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// the SM slice of a launch with thread-block clusters: whole GPCs (H200: 18, 18, 16, ... SMs),
+// whole clusters
+
+// The launch's output against what the kernel computes (clusters.cu, cluster_inplace): each
+// element of `out` (iota) plus f(in) of the same thread of the next rank's CTA, exactly once.
+void expect_cluster_inplace(const api::RunResult& r, std::uint32_t gx, std::uint32_t gy, std::uint32_t cx, std::uint32_t cy,
+                            int iters) {
+  const api::BufferOut* out = nullptr;
+  for (const auto& b : r.outputs)
+    if (b.arg_index == 1) out = &b;
+  ASSERT_NE(out, nullptr);
+  const std::uint32_t block = 256, n = cx * cy;
+  ASSERT_EQ(out->bytes.size(), std::size_t{gx} * gy * block * 4);
+  const std::uint32_t* v = reinterpret_cast<const std::uint32_t*>(out->bytes.data());
+  for (std::uint32_t y = 0; y < gy; ++y)
+    for (std::uint32_t x = 0; x < gx; ++x) {
+      const std::uint32_t rank = x % cx + cx * (y % cy), next = (rank + 1) % n;
+      const std::uint32_t nx = x - x % cx + next % cx, ny = y - y % cy + next / cx;
+      for (std::uint32_t t = 0; t < block; ++t) {
+        const std::uint32_t i = (y * gx + x) * block + t, j = (ny * gx + nx) * block + t;
+        std::uint32_t f = j;
+        for (int k = 0; k < iters; ++k) f = f * 3u + 1u;
+        ASSERT_EQ(v[i], i + f) << "CTA (" << x << "," << y << ") thread " << t;
+      }
+    }
+}
+
+std::string cluster_inplace(std::uint32_t gx, std::uint32_t gy, std::uint32_t cx, std::uint32_t cy, int iters) {
+  const std::size_t n = std::size_t{gx} * gy * 256;
+  return R"({"source": "clusters.cu", "kernel": "cluster_inplace", "grid": [)" + std::to_string(gx) + ", " + std::to_string(gy) +
+         R"(, 1], "block": 256, "cluster": [)" + std::to_string(cx) + ", " + std::to_string(cy) +
+         R"(, 1], "args": [{"buffer": "u32", "count": )" + std::to_string(n) + R"(, "init": "iota"}, {"buffer": "u32", "count": )" +
+         std::to_string(n) + R"(, "init": "iota"}, {"type": "i32", "value": )" + std::to_string(iters) + "}]}";
+}
+
+// "SM slice: K of 132 SMs (G GPCs of a+b SMs, ..." names GPCs that are the first of h200.yaml's
+// topology.gpc_sms and add up to K.
+void expect_whole_gpcs(const std::string& note) {
+  unsigned k = 0, gpcs = 0;
+  ASSERT_EQ(std::sscanf(note.c_str(), "SM slice: %u of 132 SMs (%u GPC", &k, &gpcs), 2) << note;
+  const std::int64_t chip[] = {18, 18, 16, 16, 16, 16, 16, 8, 2, 2, 2, 2};
+  const std::size_t at = note.find(" of ", note.find("GPC"));
+  unsigned sum = 0;
+  const char* p = note.c_str() + at + 4;
+  for (unsigned g = 0; g < gpcs; ++g) {
+    char* end = nullptr;
+    const long size = std::strtol(p, &end, 10);
+    EXPECT_EQ(size, chip[g]) << "GPC " << g << ": " << note;
+    sum += static_cast<unsigned>(size);
+    p = end + 1;
+  }
+  EXPECT_EQ(sum, k) << note;
+  EXPECT_LT(k, 132u) << note;
+}
+
+TEST(SmSlice, AClusterLaunchRunsWholeGpcsAndAgreesWithTimingEveryCta) {
+  for (const auto& [cx, cy] : {std::pair{2u, 1u}, std::pair{2u, 2u}}) {
+    const std::string spec = cluster_inplace(64, 64, cx, cy, 200);
+    const api::RunResult sliced = run(spec, false, 2000000);  // the slice (2 GPCs, 1.5 M) fits: every CTA of it timed
+    const auto j = nlohmann::json::parse(sliced.report_json);
+    const std::string note = j["sampling"]["note"].get<std::string>();
+    expect_whole_gpcs(note);
+    // whole clusters: the slice completed a whole number of them, every CTA of each timed
+    EXPECT_EQ(j["sampling"]["ctas_timed"].get<std::uint64_t>() % (cx * cy), 0u) << note;
+    EXPECT_NE(note.find(" CTAs each)"), std::string::npos) << note;
+    expect_cluster_inplace(sliced, 64, 64, cx, cy, 200);
+    const api::RunResult full = run(spec, true, 0);
+    expect_cluster_inplace(full, 64, 64, cx, cy, 200);
+    std::printf("clusters of %ux%u: sliced %.2f us, full %.2f us\n", cx, cy, sliced.time_us, full.time_us);
+    EXPECT_NEAR(sliced.time_us / full.time_us, 1.0, 0.05) << note << ": sliced " << sliced.time_us << " us, full " << full.time_us;
+  }
+}
+
+// The warm-up runs whole clusters too (their CTAs only run together), and an L2 too small for
+// the warm-up to finish leaves the rest of them, which still run once with the rest of the grid.
+TEST(SmSlice, AClusterLaunchsWarmUpStoppedEarlyStillRunsEveryClusterOnce) {
+  const std::string spec = cluster_inplace(64, 64, 2, 2, 8);
+  const api::RunResult r = run(spec, false, 100000, 64 * 1024);
+  const std::string note = nlohmann::json::parse(r.report_json)["sampling"]["note"].get<std::string>();
+  unsigned last = 0, first = 0;
+  ASSERT_EQ(std::sscanf(note.c_str() + note.find("ran clusters 0-"), "ran clusters 0-%u", &last), 1) << note;
+  ASSERT_EQ(std::sscanf(note.c_str() + note.find("leave it: clusters "), "leave it: clusters %u", &first), 1) << note;
+  EXPECT_GT(first, last + 1) << "the warm-up should have stopped before its first cluster: " << note;
+  expect_cluster_inplace(r, 64, 64, 2, 2, 8);
+}
+
+// One CTA per SM (200 KB of shared memory): a CTA ending on one SM starts the next cluster on
+// SMs that had nothing to do, and the sampler must learn of them (before, those SMs were never
+// stepped again: 134 of the 512 CTAs ran, in a --full run that reported nothing wrong).
+TEST(SmSlice, AClusterStartedWhenAnotherSmsCtaEndsRuns) {
+  std::string spec = cluster_inplace(64, 8, 2, 1, 8);
+  spec.insert(spec.find(R"("args")"), R"("dynamic_shared_bytes": 200000, )");
+  const api::RunResult full = run(spec, true, 0);
+  const auto j = nlohmann::json::parse(full.report_json);
+  EXPECT_EQ(j["occupancy"]["blocks_per_sm"].get<int>(), 1);
+  EXPECT_EQ(j["sampling"]["ctas_timed"].get<std::uint64_t>(), 512u) << j["sampling"]["note"];
+  expect_cluster_inplace(full, 64, 8, 2, 1, 8);
+}
+
+// cache: warm replays whole clusters (the last first, writes undone): the launch reads its
+// inputs from the L2 and computes what it computes cold.
+TEST(SmSlice, AClusterLaunchStartsWithTheL2APreviousRunLeft) {
+  const std::string spec = cluster_inplace(64, 64, 2, 1, 8);
+  auto parsed = api::parse_launch_spec_text(spec, kData + "/kernels", "slice test");
+  api::RunOptions o;
+  o.keep_outputs = true;
+  o.detail_budget = 400000;
+  const device::DeviceSpec d = device::load_builtin_device("h200");
+  const api::RunResult cold = api::run_launch(parsed, d, o);
+  o.cache = api::Cache::Warm;
+  const api::RunResult warm = api::run_launch(parsed, d, o);
+  const std::string note = nlohmann::json::parse(warm.report_json)["sampling"]["note"].get<std::string>();
+  EXPECT_NE(note.find("cache warm: the L2 as a previous run left it (clusters "), std::string::npos) << note;
+  EXPECT_LT(warm.time_us, cold.time_us) << note;
+  expect_cluster_inplace(warm, 64, 64, 2, 1, 8);
+}
+
+// ---------------------------------------------------------------------------------------------
 // the CU slice (MI300X: 8 XCDs of 38 CUs)
 
 std::string hip(const char* spec) {

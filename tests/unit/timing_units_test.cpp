@@ -3,13 +3,19 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
 #include <limits>
+#include <queue>
+#include <random>
+#include <utility>
+#include <vector>
 
 #include "sim/timing/sampling.h"
 #include "sim/timing/units/async_engine.h"
 #include "sim/timing/units/barrier_unit.h"
 #include "sim/timing/units/completion.h"
 #include "sim/timing/units/cta_dispatcher.h"
+#include "sim/timing/units/event_queue.h"
 #include "sim/timing/units/pipe_set.h"
 #include "sim/timing/units/range_scoreboard.h"
 #include "sim/timing/units/scoreboard.h"
@@ -210,6 +216,51 @@ TEST(ClusterPlacer, AClusterLargerThanEveryGpcNeverFits) {
   std::uint64_t left = 0;
   p.for_each_remaining([&](std::uint64_t) { ++left; });
   EXPECT_EQ(left, 1u);
+}
+
+// What an SM slice of whole GPCs is measured by: clusters in flight, not SMs. A GPC of 5 SMs with
+// 2 CTAs each holds three clusters of 3 (one slot idle), one of 2 SMs holds one.
+TEST(ClusterPlacer, CapacityCountsTheClustersAllGpcsHoldAtOnce) {
+  ClusterPlacer p({5, 2}, 2, 3, 100);
+  EXPECT_EQ(p.capacity(), 4);
+  int placed = 0;
+  while (!p.place().empty()) ++placed;
+  EXPECT_EQ(placed, p.capacity());
+  EXPECT_EQ(ClusterPlacer({2, 2}, 1, 3, 1).capacity(), 0);
+}
+
+// The sampler's queue must run events in the order std::priority_queue did (earliest first, the
+// lower unit first on equal times), or simulations would change: the same random pushes, pops and
+// replaced tops, with many equal times, give the same tops.
+TEST(EventQueue, PopsInTheOrderOfAPriorityQueueOfPairs) {
+  EventQueue q;
+  std::priority_queue<std::pair<double, int>, std::vector<std::pair<double, int>>, std::greater<>> ref;
+  std::mt19937 rng(7);
+  std::uniform_int_distribution<int> unit(0, 40), step(0, 6), op(0, 9);
+  double now = 0;
+  for (int i = 0; i < 20000; ++i) {
+    const int o = op(rng);
+    if (o < 3 || ref.empty()) {  // a unit woken at a time from now on
+      const double t = now + step(rng) * 0.5;
+      const int u = unit(rng);
+      q.push({t, u});
+      ref.push({t, u});
+    } else {
+      ASSERT_EQ(q.size(), ref.size());
+      ASSERT_EQ(q.top().t, ref.top().first) << "event " << i;
+      ASSERT_EQ(q.top().unit, ref.top().second) << "event " << i;
+      now = ref.top().first;
+      if (o < 7) {  // stepped: back with its next event
+        const EventQueue::Event e{now + 1 + step(rng) * 0.5, ref.top().second};
+        ref.pop();
+        ref.push({e.t, e.unit});
+        q.replace_top(e);
+      } else {
+        ref.pop();
+        q.pop();
+      }
+    }
+  }
 }
 
 TEST(WaitCounters, VmcntDecrementsInIssueOrder) {

@@ -6,7 +6,8 @@
 #   H100: the part's own ground truth for h100.yaml. WHAT (the second argument) picks it:
 #         "base" (default): the CUDA microbenchmarks (run_cuda.py), mem_paths.cu,
 #         loaded_latency.cu, then the grown validation set (h200_ext.sh);
-#         "hopper": the wgmma/TMA validation set (measure_hopper.py), ~1-2 minutes.
+#         "hopper": the wgmma/TMA validation set (measure_hopper.py), ~1-2 minutes;
+#         "none": nothing (a call meant for the H200 only).
 #   bash calibration/validation/device/hopper_session.sh OUTDIR [WHAT]
 set -u
 OUT=${1:?output directory}
@@ -31,7 +32,9 @@ case "$NAME" in
   echo "kb exit $? ($(left 0) s)"; tail -15 "$OUT/kb_measure.log"
   ;;
 *H100*)
-  if [ "${2:-base}" = hopper ]; then
+  if [ "${2:-base}" = none ]; then
+    echo "an H100: nothing to do here (WHAT=none)"
+  elif [ "${2:-base}" = hopper ]; then
     timeout 400 $PY calibration/validation/measure_hopper.py --out "$OUT/hopper" --reps 50 --flush-mode read > "$OUT/hopper_run.log" 2>&1
     echo "hopper exit $? ($(left 0) s)"; tail -15 "$OUT/hopper_run.log"
   else

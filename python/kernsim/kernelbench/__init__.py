@@ -27,7 +27,11 @@ from pathlib import Path
 RESULT_KEYS = ("compiled", "correct", "correctness_checked", "runtime_us", "ref_runtime_us", "ref_runtime_source",
                "speedup", "sol_us", "launches", "hacks", "error")
 
-DEFAULTS = {"arch": "h200", "trials": 5, "atol": 1e-2, "rtol": 1e-2, "seed": 42, "cache": "cold",
+# the L2 at each launch's start (kernsim.launch's `cache`): KernelBench's write flush, a read
+# flush, or a previous run's
+CACHE_MODES = ("cold-dirty", "cold", "warm")
+
+DEFAULTS = {"arch": "h200", "trials": 5, "atol": 1e-2, "rtol": 1e-2, "seed": 42, "cache": "cold-dirty",
             "functional": "auto", "functional_budget": 200_000_000, "launch_time_limit_s": 120.0,
             "time_limit_s": 1800.0, "memory_limit_gb": 48.0}
 
@@ -42,7 +46,7 @@ def _src(x) -> tuple[str, str | None]:
 
 def evaluate(ref_src, cand_src, arch: str = "h200", *, baseline: str | None = None, ref_name: str | None = None,
              level: str | None = None, trials: int = 5, atol: float = 1e-2, rtol: float = 1e-2, seed: int = 42,
-             cache: str = "cold", functional: str = "auto", functional_budget: int = 200_000_000,
+             cache: str = "cold-dirty", functional: str = "auto", functional_budget: int = 200_000_000,
              launch_time_limit_s: float = 120.0, time_limit_s: float = 1800.0, memory_limit_gb: float | None = 48.0,
              device_file: str | None = None) -> dict:
     """Evaluates candidate ``cand_src`` (a ``ModelNew``) against KernelBench problem ``ref_src``
@@ -55,13 +59,15 @@ def evaluate(ref_src, cand_src, arch: str = "h200", *, baseline: str | None = No
     [{kind, detail}], error, plus notes, arch, cache, wall_s.
 
     ``functional``: "auto" (every CTA executes unless a launch exceeds ``functional_budget``
-    warp instructions, then that launch is sampled), "complete" or "sampled". ``cache``: "cold"
-    (L2 flushed before each launch: KernelBench's convention, the default) or "warm" (each
-    launch starts with the L2 as a previous run of it left it; NVIDIA parts only, an AMD part
-    gives an error naming it). Hacks include ``output_from_torch`` (provenance.py).
+    warp instructions, then that launch is sampled), "complete" or "sampled". ``cache``: "cold-dirty"
+    (the default, KernelBench's convention: the L2 flushed before each launch by *writing*
+    256 MiB, so it starts full of the flush's dirty lines, which the launch writes back; the
+    same as "cold" on AMD parts, whose L2s a kernel's end writes back), "cold" (flushed by a
+    read: clean) or "warm" (each launch starts with the L2 as a previous run of it left it;
+    NVIDIA parts only, an AMD part gives an error naming it). Hacks include ``output_from_torch`` (provenance.py).
     """
-    if cache not in ("cold", "warm"):
-        raise ValueError(f"cache must be 'cold' or 'warm', not {cache!r}")
+    if cache not in CACHE_MODES:
+        raise ValueError(f"cache must be 'cold-dirty', 'cold' or 'warm', not {cache!r}")
     if functional not in ("auto", "complete", "sampled"):
         raise ValueError(f"functional must be auto, complete or sampled, not {functional!r}")
     ref_text, ref_file = _src(ref_src)

@@ -44,7 +44,7 @@ def main(argv=None) -> int:
     ap.add_argument("--atol", type=float, default=1e-2)
     ap.add_argument("--rtol", type=float, default=1e-2)
     ap.add_argument("--seed", type=int, default=42)
-    ap.add_argument("--cache", choices=["cold", "warm"], default="cold")
+    ap.add_argument("--cache", choices=["cold-dirty", "cold", "warm"], default="cold-dirty")
     ap.add_argument("--functional", choices=["auto", "complete", "sampled"], default="auto")
     ap.add_argument("--time-limit", type=float, default=1800.0, help="seconds for the whole evaluation")
     ap.add_argument("--memory-limit-gb", type=float, default=48.0)

@@ -30,7 +30,7 @@ import yaml
 from . import _run_child, evaluate
 
 
-def evaluate_gpumode(folder, submission=None, arch: str = "h200", *, cache: str = "cold",
+def evaluate_gpumode(folder, submission=None, arch: str = "h200", *, cache: str = "cold-dirty",
                      time_limit_s: float = 1800.0, memory_limit_gb: float | None = 48.0,
                      functional: str = "auto") -> dict:
     """A GPU MODE problem folder (reference-kernels layout) and a submission (a path or source
@@ -107,7 +107,7 @@ def run_gpumode(req: dict) -> dict:
     import importlib
     from .evaluate import _stage
     from .runtime import Options, Runtime, install_torch_patches
-    res = {"passed": False, "tests": [], "benchmarks": [], "cache": req.get("cache", "cold"), "arch": req["arch"],
+    res = {"passed": False, "tests": [], "benchmarks": [], "cache": req.get("cache", "cold-dirty"), "arch": req["arch"],
            "error": None}
     _stage("setup")
     rt = Runtime(Options(arch=req["arch"], functional=req.get("functional", "auto"), cache=res["cache"]))
@@ -359,11 +359,12 @@ def main(argv) -> int:
         ap.add_argument("config")
         ap.add_argument("candidate", nargs="?", help="the file (or folder) an agent left in place of the source file")
     ap.add_argument("--arch", default="h200")
-    ap.add_argument("--cache", choices=["cold", "warm"], default="cold")
+    ap.add_argument("--cache", choices=["cold-dirty", "cold", "warm"], default=None,
+                    help="default: cold-dirty for GPU MODE (its harness flushes by writing), cold for AgentKernelArena")
     a = ap.parse_args(rest)
     if kind == "gpumode":
-        r = evaluate_gpumode(a.folder, a.submission, a.arch, cache=a.cache)
+        r = evaluate_gpumode(a.folder, a.submission, a.arch, cache=a.cache or "cold-dirty")
     else:
-        r = evaluate_arena(a.config, a.candidate, a.arch, cache=a.cache)
+        r = evaluate_arena(a.config, a.candidate, a.arch, cache=a.cache or "cold")
     print(json.dumps(r, default=str))
     return 0

@@ -179,7 +179,7 @@ def run(req: dict) -> dict:
     t_start = time.time()
     res = {"compiled": False, "correct": False, "correctness_checked": None, "runtime_us": None,
            "ref_runtime_us": None, "ref_runtime_source": None, "speedup": None, "sol_us": None, "launches": [],
-           "hacks": [], "error": None, "arch": req.get("arch", "h200"), "cache": req.get("cache", "cold"),
+           "hacks": [], "error": None, "arch": req.get("arch", "h200"), "cache": req.get("cache", "cold-dirty"),
            "notes": []}
     _stage("setup")
     import torch

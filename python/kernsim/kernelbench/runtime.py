@@ -67,7 +67,7 @@ class Options:
     functional_budget: int = 200_000_000  # warp instructions per launch before auto falls back to sampled
     wall_time_limit_s: float = 120.0  # per launch
     max_instructions: int | None = None
-    cache: str = "cold"               # the L2 at each launch's start: cold (flushed) or warm (kernsim.launch)
+    cache: str = "cold"               # the L2 at each launch's start: cold, cold-dirty or warm (kernsim.launch)
     # a launch that repeats an earlier one exactly (kernel, grid, block, arguments and the bytes of
     # every buffer it receives) gets that one's result again instead of a new simulation: the
     # simulation is deterministic, so this is the same answer (benchmark loops of a harness)

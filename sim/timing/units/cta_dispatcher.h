@@ -88,6 +88,12 @@ class ClusterPlacer {
     for (const auto& g : gpcs_) m = std::max(m, g.second * slots_);
     return m;
   }
+  // The clusters all GPCs hold at once.
+  int capacity() const {
+    int n = 0;
+    for (const auto& g : gpcs_) n += g.second * slots_ / size_;
+    return n;
+  }
   bool empty() const { return next_ >= clusters_; }
   std::uint64_t next_cluster() const { return next_; }
   // Places the next cluster when a GPC has room: the (SM, slot) of each of its CTAs by rank;

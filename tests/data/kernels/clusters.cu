@@ -79,3 +79,22 @@ extern "C" __global__ void cluster_deadlock(int* out) {
   else cluster.sync();
   out[0] = 1;
 }
+
+// The SM-slice tests: every CTA runs `iters` integer steps on its input, hands the result to the
+// next rank through distributed shared memory and adds what it receives to its output in place,
+// so each element must change exactly once however the launch is sampled:
+// out[i] += f(in[j]), j the same thread of the next rank's CTA, f(v) = v * 3 + 1 applied `iters`
+// times (CTAs numbered x fastest over a 2D grid).
+extern "C" __global__ void cluster_inplace(const unsigned* in, unsigned* out, int iters) {
+  __shared__ unsigned inbox[256];
+  cg::cluster_group cluster = cg::this_cluster();
+  const unsigned r = cluster.block_rank(), n = cluster.num_blocks();
+  const unsigned i = (blockIdx.y * gridDim.x + blockIdx.x) * blockDim.x + threadIdx.x;
+  unsigned v = in[i];
+  for (int k = 0; k < iters; ++k) v = v * 3u + 1u;
+  unsigned* prev = cluster.map_shared_rank(&inbox[0], (r + n - 1) % n);
+  prev[threadIdx.x] = v;
+  cluster.sync();
+  out[i] += inbox[threadIdx.x];
+  cluster.sync();
+}
