@@ -1,5 +1,7 @@
 // tcgen05 (sm_100a): tensor memory and the 5th-generation tensor core, as the PTX ISA's "TensorCore
-// 5th Generation Family Instructions" define them, for .cta_group::1.
+// 5th Generation Family Instructions" define them, for .cta_group::1 and CTA pairs (.cta_group::2:
+// alloc/dealloc/relinquish per CTA, the M = 256 mma over both CTAs' shared and tensor memory; see
+// tc_mma_lane and docs/tcgen05.md).
 //
 // Tensor memory (TMEM) is per CTA here: 128 lanes x the device's columns (tcgen05.tmem_columns) of
 // 32 bits, made at the first tcgen05.alloc. Allocations are powers of two of at least 32 columns,
