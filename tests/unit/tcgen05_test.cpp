@@ -179,6 +179,16 @@ constexpr const char* kCopyPrologue =
     "  fence.proxy.async.shared::cta;\n  mov.u32 %r8, bar;\n  mov.u32 %r9, slot;\n  shr.u32 %r10, %r1, 5;\n"
     "  setp.ne.u32 %p2, %r10, 0;\n  setp.ne.u32 %p3, %r1, 0;\n";
 
+// `cols` columns of D from TMEM at %r13 (the warp's lane quarter), 8 at a time with tcgen05.ld
+// 32x32b, stored from global address %rd11 on (the thread's row).
+void read_d_back(std::ostringstream& s, int cols) {
+  for (int col = 0; col < cols; col += 8) {
+    s << "  tcgen05.ld.sync.aligned.32x32b.x8.b32 " << regs(100, 8) << ", [%r13+" << col << "];\n"
+      << "  tcgen05.wait::ld.sync.aligned;\n";
+    for (int j = 0; j < 8; ++j) s << "  st.global.u32 [%rd11+" << 4 * (col + j) << "], %r" << 100 + j << ";\n";
+  }
+}
+
 // The PTX of one case. Function-scope .shared variables come before the dynamic shared memory.
 // Scale factors (block-scaled kinds): `scols` columns after D and A from simg[tid * scols + j]; the
 // scale-A groups of 4 columns first, then the scale-B groups of ceil(N / 32) columns.
@@ -242,11 +252,7 @@ std::string kernel_source(const Case& c, int ncols, int dcols, int acols, const 
     << "WAIT:\n  mbarrier.try_wait.parity.shared::cta.b64 %p6, [%r8], 0;\n  @!%p6 bra WAIT;\n"
     << "  tcgen05.fence::after_thread_sync;\n  ld.param.u64 %rd11, [out];\n  cvta.to.global.u64 %rd11, %rd11;\n"
     << "  mul.wide.u32 %rd12, %r1, " << dcols * 4 << ";\n  add.s64 %rd11, %rd11, %rd12;\n";
-  for (int col = 0; col < dcols; col += 8) {
-    s << "  tcgen05.ld.sync.aligned.32x32b.x8.b32 " << regs(100, 8) << ", [%r13+" << col << "];\n"
-      << "  tcgen05.wait::ld.sync.aligned;\n";
-    for (int j = 0; j < 8; ++j) s << "  st.global.u32 [%rd11+" << 4 * (col + j) << "], %r" << 100 + j << ";\n";
-  }
+  read_d_back(s, dcols);
   s << "  tcgen05.fence::before_thread_sync;\n  bar.sync 0;\n  @%p2 bra DONE;\n"
     << "  tcgen05.dealloc.cta_group::1.sync.aligned.b32 %r11, " << ncols << ";\n"
     << "  tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;\nDONE:\n  ret;\n}\n";
@@ -871,11 +877,7 @@ void run_pair_case(const std::string& name, int n, int ksteps, int swz, const st
     << "  tcgen05.fence::after_thread_sync;\n  ld.param.u64 %rd11, [out];\n  cvta.to.global.u64 %rd11, %rd11;\n"
     << "  mad.lo.u32 %r32, %r30, 128, %r1;\n  mul.wide.u32 %rd12, %r32, " << N * 4
     << ";\n  add.s64 %rd11, %rd11, %rd12;\n";
-  for (int col = 0; col < N; col += 8) {
-    s << "  tcgen05.ld.sync.aligned.32x32b.x8.b32 " << regs(100, 8) << ", [%r13+" << col << "];\n"
-      << "  tcgen05.wait::ld.sync.aligned;\n";
-    for (int j = 0; j < 8; ++j) s << "  st.global.u32 [%rd11+" << 4 * (col + j) << "], %r" << 100 + j << ";\n";
-  }
+  read_d_back(s, N);
   s << "  tcgen05.fence::before_thread_sync;\n  barrier.cluster.arrive;\n  barrier.cluster.wait;\n  @%p2 bra DONE;\n"
     << "  tcgen05.dealloc.cta_group::2.sync.aligned.b32 %r11, " << ncols << ";\n"
     << "  tcgen05.relinquish_alloc_permit.cta_group::2.sync.aligned;\nDONE:\n  ret;\n}\n";
