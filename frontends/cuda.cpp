@@ -592,7 +592,12 @@ DeviceModule compile(const fs::path& source, const CompileOptions& opt) {
     // The CUDA wrapper headers from a precompiled prelude (pch.h); any failure with it reruns the
     // command without it, so errors, the nvcc leniency below and a stale PCH behave as before.
     ProcessResult r;
-    std::optional<fs::path> pch = prelude_pch({base, opt.extra_flags, tool_version(clang()), ".cu"});
+    // The source's leading #include <...> lines join the prelude when their PCH exists or can
+    // be built (pch.h: at their second compile, if every header is guard-skipped on re-reading).
+    std::optional<fs::path> pch;
+    if (const std::string preamble = leading_system_includes(bytes); !preamble.empty())
+      pch = prelude_pch({base, opt.extra_flags, tool_version(clang()), ".cu", preamble});
+    if (!pch) pch = prelude_pch({base, opt.extra_flags, tool_version(clang()), ".cu", ""});
     if (pch) {
       std::vector<std::string> with = argv;
       const auto use = pch_use_args(*pch);

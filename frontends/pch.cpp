@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <functional>
+#include <sstream>
 #include <thread>
 
 #include "base/files.h"
@@ -65,6 +66,37 @@ bool ensure_empty_file(const fs::path& p) {
   return errno == EEXIST;
 }
 
+// The same with `text` in it: written beside, then hard-linked into place (never replacing).
+bool ensure_file(const fs::path& p, const std::string& text) {
+  if (text.empty()) return ensure_empty_file(p);
+  std::error_code ec;
+  if (fs::exists(p, ec)) return true;
+  const fs::path tmp = p.string() + "." + unique_suffix();
+  try {
+    write_file_atomic(tmp, text);
+  } catch (const std::exception&) {
+    return false;
+  }
+  const bool ok = ::link(tmp.c_str(), p.c_str()) == 0 || errno == EEXIST;
+  fs::remove(tmp, ec);
+  return ok;
+}
+
+// Whether loading `pch` and then reading its own main file again enters no header: clang's -H
+// lists each header it enters, and one that its guard does not skip would be read twice.
+bool preamble_is_skipped(const PchRequest& req, const fs::path& pch, const fs::path& main) {
+  std::vector<std::string> argv = req.argv;
+  for (const auto& a : pch_use_args(pch)) argv.push_back(a);
+  argv.insert(argv.end(), req.user_flags.begin(), req.user_flags.end());
+  for (const std::string& a : {std::string("-fsyntax-only"), std::string("-H"), main.string()}) argv.push_back(a);
+  const ProcessResult r = run_process(argv);
+  if (r.exit_code != 0) return false;
+  std::istringstream err(r.err);
+  for (std::string line; std::getline(err, line);)
+    if (line.rfind(". ", 0) == 0) return false;
+  return true;
+}
+
 // The first compile with a new set of user settings only leaves a mark; the second builds.
 bool seen_before(const std::string& hash) {
   const fs::path dir = pch_root() / "seen";
@@ -98,7 +130,7 @@ std::optional<fs::path> prelude_pch(const PchRequest& req) {
   if (const char* e = std::getenv("KERNSIM_PCH"); e && std::string(e) == "0") return std::nullopt;
   if (!flags_allowed(req.user_flags)) return std::nullopt;
   Sha256 key;
-  key.field(kPchVersion).field(req.clang_version).field(req.extension);
+  key.field(kPchVersion).field(req.clang_version).field(req.extension).field(req.preamble);
   for (const auto& a : req.argv) key.field(a);
   key.field("--user--");
   for (const auto& f : req.user_flags) key.field(f);
@@ -111,10 +143,10 @@ std::optional<fs::path> prelude_pch(const PchRequest& req) {
     fs::last_write_time(pch, fs::file_time_type::clock::now(), ec);
     return pch;
   }
-  if (!req.user_flags.empty() && !seen_before(hash)) return std::nullopt;
+  if ((!req.user_flags.empty() || !req.preamble.empty()) && !seen_before(hash)) return std::nullopt;
   fs::create_directories(dir, ec);
   const fs::path main = dir / ("prelude" + req.extension);
-  if (ec || !ensure_empty_file(main)) return std::nullopt;  // an unwritable cache only costs speed
+  if (ec || !ensure_file(main, req.preamble)) return std::nullopt;  // an unwritable cache only costs speed
   const fs::path tmp = dir / ("prelude.pch." + unique_suffix());
   std::vector<std::string> argv = req.argv;
   for (const char* a : {"-Xclang", "-fmodules-validate-system-headers"}) argv.push_back(a);
@@ -127,6 +159,14 @@ std::optional<fs::path> prelude_pch(const PchRequest& req) {
     fs::remove(tmp, ec);
     try {
       write_file_atomic(dir / "unusable", "clang could not build the prelude PCH:\n" + r.err);
+    } catch (const std::exception&) {
+    }
+    return std::nullopt;
+  }
+  if (!req.preamble.empty() && !preamble_is_skipped(req, tmp, main)) {
+    fs::remove(tmp, ec);
+    try {
+      write_file_atomic(dir / "unusable", "a header of the preamble has no include guard clang recognises\n");
     } catch (const std::exception&) {
     }
     return std::nullopt;
@@ -155,6 +195,43 @@ void discard_pch(const fs::path& pch, const std::string& clang_stderr) {
                       "the compile failed with the PCH and succeeded without:\n" + clang_stderr);
   } catch (const std::exception&) {
   }
+}
+
+std::string leading_system_includes(std::string_view s) {
+  std::string out;
+  std::size_t i = 0;
+  const std::size_t n = s.size();
+  auto blank = [&](std::size_t k) { return k < n && (s[k] == ' ' || s[k] == '\t' || s[k] == '\r' || s[k] == '\n'); };
+  for (;;) {
+    while (blank(i)) ++i;
+    if (s.substr(i, 2) == "//") {
+      i = s.find('\n', i);
+      if (i == std::string_view::npos) break;
+      continue;
+    }
+    if (s.substr(i, 2) == "/*") {
+      i = s.find("*/", i + 2);
+      if (i == std::string_view::npos) return "";
+      i += 2;
+      continue;
+    }
+    if (i >= n || s[i] != '#') break;
+    std::size_t j = i + 1;
+    while (j < n && (s[j] == ' ' || s[j] == '\t')) ++j;
+    if (s.substr(j, 7) != "include" || j + 7 >= n || (s[j + 7] != ' ' && s[j + 7] != '\t' && s[j + 7] != '<')) break;
+    j += 7;
+    while (j < n && (s[j] == ' ' || s[j] == '\t')) ++j;
+    const std::size_t close = s.find('>', j);
+    const std::size_t eol = s.find('\n', j);
+    if (j >= n || s[j] != '<' || close == std::string_view::npos || (eol != std::string_view::npos && close > eol))
+      break;
+    std::size_t k = close + 1;  // nothing but blanks after the name (a trailing comment ends the preamble)
+    while (k < n && (s[k] == ' ' || s[k] == '\t' || s[k] == '\r')) ++k;
+    if (k < n && s[k] != '\n') break;
+    out += "#include " + std::string(s.substr(j, close + 1 - j)) + "\n";
+    i = k;
+  }
+  return out;
 }
 
 bool is_pch_file(const std::string& path) {

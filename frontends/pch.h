@@ -21,6 +21,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace kernsim::frontends {
@@ -29,8 +30,17 @@ struct PchRequest {
   std::vector<std::string> argv;        // clang and kernsim's own arguments, no output, no source
   std::vector<std::string> user_flags;  // the spec's and caller's settings, appended after argv
   std::string clang_version;            // the first line of `clang --version`
-  std::string extension;                // of the prelude's empty main file: ".cu" or ".hip"
+  std::string extension;                // of the prelude's main file: ".cu" or ".hip"
+  std::string preamble;                 // the PCH's main file: "" or leading_system_includes()
 };
+
+// The `#include <...>` lines a source opens with (before anything but comments and blank lines),
+// one a line; "" when it opens otherwise. A PCH of the prelude plus these (its main file is this
+// text) serves a source whose own copies of the lines then include nothing: every header the
+// PCH holds is skipped by its include guard or #pragma once, which clang checks when it builds
+// the PCH (a header it would enter again, one without a guard it recognises, makes the PCH
+// unusable). Such a PCH is built at the second compile that opens with the same lines.
+std::string leading_system_includes(std::string_view source);
 
 // The PCH for this command, building it when it is missing (and allowed); nullopt when the
 // command should run without one.

@@ -218,7 +218,6 @@ class AmdMachine final : public SampledMachine {
   void complete_started() override;
   void run_untimed(std::uint64_t id) override { k_.make_workgroup(id)->run(); }
   std::array<std::uint32_t, 3> grid_dims() const override { return k_.dims().grid; }
-  bool can_probe() const override { return true; }
   void for_each_queued(const std::function<void(std::uint64_t)>& f) override { dispatch_->for_each_remaining(f); }
   bool probe_untimed(std::uint64_t id, std::uint64_t max_insts) override {
     return probe_alone(k_, max_insts, [&] { k_.make_workgroup(id)->run(); });

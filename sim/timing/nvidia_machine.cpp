@@ -286,13 +286,10 @@ class NvidiaMachine final : public SampledMachine {
   void complete_started() override;
   void run_untimed(std::uint64_t id) override;
   std::array<std::uint32_t, 3> grid_dims() const override { return k_.dims().grid; }
-  bool can_probe() const override { return cluster_ == 1; }
-  void for_each_queued(const std::function<void(std::uint64_t)>& f) override {
-    if (cluster_ == 1) queue_.for_each_remaining(f);
-  }
-  bool probe_untimed(std::uint64_t id, std::uint64_t max_insts) override {
-    return probe_alone(k_, max_insts, [&] { k_.make_cta(id)->run(); });
-  }
+  // with clusters: every CTA of the clusters never placed
+  void for_each_queued(const std::function<void(std::uint64_t)>& f) override;
+  // with clusters: the CTA's whole cluster, once, within `max_insts` per CTA
+  bool probe_untimed(std::uint64_t id, std::uint64_t max_insts) override;
   double core_mhz() const override { return d_.clocks.core_mhz; }
   double launch_overhead_us() const override { return d_.launch.overhead_us; }
   const char* inst_noun() const override { return "warp"; }
@@ -372,6 +369,7 @@ class NvidiaMachine final : public SampledMachine {
   double last_end_ = 0;
   bool stop_ = false;
   std::vector<CtaSlot> abandoned_;  // first-wave CTAs stopped for the second window
+  std::vector<std::uint64_t> probed_;  // clusters the corner probe ran
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -812,6 +810,21 @@ void NvidiaMachine::abandon_in_flight(double now) {
     }
     sm.next = kInf;
   }
+}
+
+void NvidiaMachine::for_each_queued(const std::function<void(std::uint64_t)>& f) {
+  if (cluster_ == 1) return queue_.for_each_remaining(f);
+  placer_.for_each_remaining([&](std::uint64_t index) {
+    for (std::uint32_t r = 0; r < static_cast<std::uint32_t>(cluster_); ++r) f(k_.dims().cluster_cta(index, r));
+  });
+}
+
+bool NvidiaMachine::probe_untimed(std::uint64_t id, std::uint64_t max_insts) {
+  if (cluster_ == 1) return probe_alone(k_, max_insts, [&] { k_.make_cta(id)->run(); });
+  const std::uint64_t index = k_.dims().cluster_of(id);
+  if (std::find(probed_.begin(), probed_.end(), index) != probed_.end()) return true;  // with another corner of it
+  probed_.push_back(index);
+  return probe_alone(k_, max_insts * static_cast<std::uint64_t>(cluster_), [&] { k_.make_cluster(index).front()->run(); });
 }
 
 void NvidiaMachine::complete_started() {

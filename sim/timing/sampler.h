@@ -129,12 +129,11 @@ class SampledMachine {
   virtual void complete_started() = 0;      // finishes in-flight, abandoned and queued CTAs untimed
   virtual void run_untimed(std::uint64_t id) = 0;
   // The corner probe of a sampled run that leaves CTAs unrun (Sampler::probe_corners): the grid's
-  // extent; whether a CTA can run alone (not in a cluster launch); the CTAs still queued (called
-  // once, at the end: it empties the queue); one CTA run untimed within `max_insts` instructions,
-  // true when it ran to its end, false when it reached the bound or spun as an endless loop (alone,
-  // it may wait on CTAs that never ran). A fault in it is the launch's fault.
+  // extent; the CTAs still queued (called once, at the end: it empties the queue); one CTA (in a cluster launch, its
+  // cluster, once) run untimed within `max_insts` instructions per CTA, true when it ran to its end, false when it
+  // reached the bound or spun as an endless loop (alone, it may wait on CTAs that never ran). A fault in it is the
+  // launch's fault.
   virtual std::array<std::uint32_t, 3> grid_dims() const = 0;
-  virtual bool can_probe() const = 0;
   virtual void for_each_queued(const std::function<void(std::uint64_t)>& f) = 0;
   virtual bool probe_untimed(std::uint64_t id, std::uint64_t max_insts) = 0;
   virtual double core_mhz() const = 0;

@@ -149,6 +149,16 @@ def test_wall_clock_limit_kills_the_child():
     assert not r["correct"] and "did not finish within its 20 s limit" in r["error"]
 
 
+def test_cold_dirty_is_kernelbenchs_default_and_costs_the_flushs_write_back(triton_results):
+    # KernelBench flushes the L2 by writing 256 MiB: by default each launch starts with the flush's
+    # dirty lines, and the 64 KB ReLU's fills write some back, so it is slower than from a clean L2
+    dirty = triton_results["relu_triton_ok.py"]
+    assert dirty["cache"] == "cold-dirty"
+    clean = evaluate(str(REF), str(D / "relu_triton_ok.py"), trials=1, cache="cold")
+    assert clean["correct"] and clean["cache"] == "cold", clean["error"]
+    assert clean["runtime_us"] < dirty["runtime_us"] and clean["ref_runtime_us"] < dirty["ref_runtime_us"]
+
+
 def test_warm_cache_times_each_launch_after_a_replay(triton_results):
     cold = triton_results["relu_triton_ok.py"]
     r = evaluate(str(REF), str(D / "relu_triton_ok.py"), trials=1, cache="warm")

@@ -40,17 +40,16 @@ class CompileCache : public ::testing::Test {
     else
       unsetenv(name);
   }
-  // The PCH directories under the cache (one per key), and whether any was marked unusable.
-  std::vector<fs::path> pchs() const {
+  // The PCH directories under the cache (one per key); the keys marked unusable.
+  std::vector<fs::path> pchs(const char* file = "prelude.pch") const {
     std::vector<fs::path> out;
     std::error_code ec;
     for (auto it = fs::directory_iterator(cache_.path() / "pch", ec); !ec && it != fs::directory_iterator();
-         it.increment(ec)) {
-      EXPECT_FALSE(fs::exists(it->path() / "unusable")) << it->path();
-      if (fs::exists(it->path() / "prelude.pch")) out.push_back(it->path());
-    }
+         it.increment(ec))
+      if (fs::exists(it->path() / file)) out.push_back(it->path());
     return out;
   }
+  std::vector<fs::path> unusable() const { return pchs("unusable"); }
   DeviceModule compile_cu(const fs::path& src, std::vector<std::string> flags = {}) const {
     return compile(src, {"sm_90a", std::move(flags), true});
   }
@@ -83,7 +82,8 @@ TEST_F(CompileCache, PrecompiledPreludeGivesThePtxOfThePlainCommand) {
 }
 
 TEST_F(CompileCache, AStalePreludeIsRebuiltAndTheCompileStillSucceeds) {
-  const fs::path src = work_.write("k.cu", kKernel);
+  // a #define before the #include: no preamble, the prelude alone is in play
+  const fs::path src = work_.write("k.cu", std::string("#define STALE 1\n") + kKernel);
   const std::string first = compile_cu(src).text;
   ASSERT_EQ(pchs().size(), 1u);
   // a file the PCH read changes: clang refuses the PCH, the plain command runs, the PCH goes
@@ -95,6 +95,7 @@ TEST_F(CompileCache, AStalePreludeIsRebuiltAndTheCompileStillSucceeds) {
   fs::remove_all(cache_.path() / "v1");
   EXPECT_EQ(compile_cu(src).text, first);
   EXPECT_EQ(pchs().size(), 1u) << "rebuilt at the next compile";
+  EXPECT_TRUE(unusable().empty()) << "a stale PCH is no unusable one";
 }
 
 TEST_F(CompileCache, EachSetOfSettingsGetsItsOwnPreludeAtItsSecondCompile) {
@@ -109,6 +110,7 @@ TEST_F(CompileCache, EachSetOfSettingsGetsItsOwnPreludeAtItsSecondCompile) {
   fs::remove_all(cache_.path() / "v1");
   EXPECT_THAT(compile_cu(src, {"-DSCALE=5.0f"}).text, ::testing::HasSubstr("0f40A00000"));
   EXPECT_EQ(pchs().size(), 2u) << "another -D is another prelude, never the first one's";
+  EXPECT_TRUE(unusable().empty());
 }
 
 TEST_F(CompileCache, IncludeDirsAndStdWorkThroughTheirPrelude) {
@@ -162,6 +164,49 @@ TEST_F(CompileCache, TextSourcesDifferingInCommentsHitThroughSourceFromText) {
   EXPECT_EQ(a.parent_path(), b.parent_path());
   EXPECT_FALSE(compile_cu(a).from_cache);
   EXPECT_TRUE(compile_cu(b).from_cache);
+}
+
+TEST_F(CompileCache, LeadingIncludesJoinThePreludeAtTheirSecondCompile) {
+  const fs::path src = work_.write("k.cu", R"(// cooperative groups: ~900 headers, guarded
+#include <cooperative_groups.h>
+
+namespace cg = cooperative_groups;
+extern "C" __global__ void k(float* x) {
+  auto tile = cg::tiled_partition<32>(cg::this_thread_block());
+  x[threadIdx.x] = tile.shfl_down(x[threadIdx.x], 1);
+}
+)");
+  const std::string first = compile_cu(src).text;
+  EXPECT_EQ(pchs().size(), 1u) << "the prelude only, the first time";
+  for (int i = 0; i < 2; ++i) {  // builds the prelude + <cooperative_groups.h>, then loads it
+    fs::remove_all(cache_.path() / "v1");
+    EXPECT_EQ(compile_cu(src).text, first) << i;
+  }
+  EXPECT_EQ(pchs().size(), 2u);
+  EXPECT_TRUE(unusable().empty());
+}
+
+TEST_F(CompileCache, AnIncludeItsGuardDoesNotSkipKeepsItsLinesOutOfThePrelude) {
+  // <mma.h> is entered again on a second #include (clang does not see its guard as one), so
+  // a PCH holding it could change what the source's own #include reads: it is not used
+  const fs::path src = work_.write("k.cu", R"(#include <mma.h>
+extern "C" __global__ void k(float* x) { x[threadIdx.x] += 1.0f; }
+)");
+  const std::string first = compile_cu(src).text;
+  fs::remove_all(cache_.path() / "v1");
+  EXPECT_EQ(compile_cu(src).text, first);
+  EXPECT_EQ(unusable().size(), 1u);
+  EXPECT_EQ(pchs().size(), 1u) << "the prelude alone serves it";
+}
+
+TEST(Preamble, TheLeadingAngleIncludesAreThePreamble) {
+  EXPECT_EQ(leading_system_includes(
+                "// c\n/* x\n y */\n#include <a.h>\n  #  include <b/c.h>\n#include \"q.h\"\n#include <d.h>\n"),
+            "#include <a.h>\n#include <b/c.h>\n");
+  EXPECT_EQ(leading_system_includes("#include <a.h>\n#include <b.h> // why\n#include <c.h>\n"), "#include <a.h>\n");
+  EXPECT_EQ(leading_system_includes("int x;\n#include <a.h>\n"), "");
+  EXPECT_EQ(leading_system_includes("#define X 1\n#include <a.h>\n"), "");
+  EXPECT_EQ(leading_system_includes("#include <a.h\n>\n"), "");
 }
 
 TEST(SourceKey, CommentsAndHorizontalWhitespaceAreFolded) {

@@ -178,6 +178,25 @@ TEST(SmSlice, AClusterStartedWhenAnotherSmsCtaEndsRuns) {
   expect_cluster_inplace(full, 64, 8, 2, 1, 8);
 }
 
+// A sampled run without outputs probes the grid's corner CTAs, in a cluster launch their whole
+// clusters: the last thread of the last cluster writes one element past `out`, a fault the slice
+// (the first clusters) and its warm-up (the next ones) never reach.
+TEST(SmSlice, AClusterLaunchsCornerClustersAreProbed) {
+  std::string spec = cluster_inplace(64, 64, 2, 1, 8);
+  const std::string n = std::to_string(64 * 64 * 256), short_n = std::to_string(64 * 64 * 256 - 1);
+  spec.replace(spec.rfind(n), n.size(), short_n);  // out: one element short
+  auto parsed = api::parse_launch_spec_text(spec, kData + "/kernels", "slice test");
+  api::RunOptions o;
+  o.detail_budget = 100000;
+  const device::DeviceSpec d = device::load_builtin_device("h200");
+  test::expect_error([&] { api::run_launch(parsed, d, o); }, ErrorKind::KernelFault, {"cluster_inplace", "(63,63,0)"});
+  // in bounds, the corners the slice did not run are probed, each corner's cluster once
+  const api::RunResult r = api::run_launch(api::parse_launch_spec_text(cluster_inplace(64, 64, 2, 1, 8), kData + "/kernels", "slice test"), d, o);
+  const auto j = nlohmann::json::parse(r.report_json);
+  EXPECT_EQ(j["checked"]["corner_ctas_probed"].get<std::uint64_t>(), 2u) << "CTAs (0,63) and (63,63): " << j["checked"];
+  EXPECT_EQ(j["checked"]["corner_ctas_open"].get<std::uint64_t>(), 0u);
+}
+
 // cache: warm replays whole clusters (the last first, writes undone): the launch reads its
 // inputs from the L2 and computes what it computes cold.
 TEST(SmSlice, AClusterLaunchStartsWithTheL2APreviousRunLeft) {
