@@ -24,6 +24,8 @@
 #include "isa/ptx/ops.h"
 #include "isa/ptx/parser.h"
 #include "mma_encodings.h"
+#include "sim/functional/global_memory.h"
+#include "sim/functional/ptx_exec.h"
 #include "sim/timing/occupancy.h"
 #include "test_util.h"
 
@@ -1045,6 +1047,34 @@ TEST(ClusterLaunchControl, CanceledClustersNeverLaunchAndTheirWorkIsDoneOnce) {
     EXPECT_LE(v[nctas], 74u) << "clusters launched: the canceled ones must not be";
     EXPECT_GT(r.time_us, 0);
   }
+}
+
+// The functional driver (PtxKernel::run_all, clusters in order, one at a time): cluster 0 cancels
+// every other cluster in turn and does all their tiles; no other cluster launches.
+TEST(ClusterLaunchControl, TheFunctionalDriverCancelsInOrder) {
+  const std::string text = clc_kernel();
+  auto ast = isa::ptx::parse_module(text, "clc.ptx");
+  const isa::ptx::Program prog = isa::ptx::decode_kernel(ast, "k", text, "clc.ptx");
+  sim::GlobalMemory mem;
+  const std::uint32_t nctas = 16;
+  const std::uint64_t out = mem.allocate((nctas + 1) * 4, "out");
+  std::vector<std::uint8_t> params(12, 0);
+  std::memcpy(params.data(), &out, 8);
+  std::memcpy(params.data() + 8, &nctas, 4);
+  sim::LaunchDims dims;
+  dims.grid = {nctas, 1, 1};
+  dims.block = {32, 1, 1};
+  dims.cluster = {2, 1, 1};
+  dims.explicit_cluster = true;
+  sim::ExecOptions o;
+  o.kernel_name = "k";
+  o.tmem_columns = 512;
+  sim::PtxKernel k(prog, mem, dims, params, o);
+  k.run_all();
+  std::vector<std::uint32_t> v(nctas + 1);
+  std::memcpy(v.data(), mem.find(out, 1)->data(), v.size() * 4);
+  for (std::uint32_t i = 0; i < nctas; ++i) EXPECT_EQ(v[i], 1u) << "tile " << i;
+  EXPECT_EQ(v[nctas], 1u) << "clusters launched";
 }
 
 TEST(ClusterLaunchControl, AFailedRequestAndMisuse) {
