@@ -1529,6 +1529,11 @@ class Decoder {
   void decode_clc(Inst& inst, const ast::Instr& in, const Parts& P) {
     const int L = in.line;
     const auto& o = in.operands;
+    const std::string& t = p_.target;
+    const std::size_t at = t.find("sm_");
+    const int sm = at == std::string::npos ? 0 : std::atoi(t.c_str() + at + 3);
+    if (sm < 100)
+      fail(L, "`" + in.opcode + "` needs .target sm_100 or later; the module targets " + (t.empty() ? std::string("none") : t));
     need(in, 2, 2);
     if (inst.op == Op::ClcTryCancel) {
       if (!P.has("mbarrier::complete_tx::bytes"))

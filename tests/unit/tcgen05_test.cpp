@@ -1095,6 +1095,10 @@ TEST(ClusterLaunchControl, AFailedRequestAndMisuse) {
   // clusters are what kernsim cancels
   expect_error([&] { run_clc("clc_no_cluster", clc_kernel(), 2, 0, true, 0); }, ErrorKind::Unsupported,
                {"without clusters"});
+  // clusterlaunchcontrol is sm_100's
+  std::string hopper = clc_kernel();
+  hopper.replace(hopper.find("sm_100a"), 7, "sm_90a");
+  expect_error([&] { run_clc("clc_sm90", hopper, 2, 2, true, 0); }, ErrorKind::Parse, {"needs .target sm_100"});
   // a .b128 register outside ld/st and query_cancel
   expect_error([&] { run_clc("clc_b128_add", clc_kernel("  add.u32 %r1, h, 1;\n"), 2, 2, true, 0); },
                ErrorKind::Unsupported, {".b128 register `h`"});
