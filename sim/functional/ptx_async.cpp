@@ -617,6 +617,10 @@ void exec_tensor_lane(PtxCta::Impl& c, Warp& w, const Inst& in, int l) {
 // .shared::cta both addresses are generic and must name shared memory.
 void exec_clc_try_cancel(PtxCta::Impl& c, Warp& w, const Inst& in, int l) {
   const LaunchDims& dims = c.k.dims();
+  if (c.clc_failed_seen)
+    c.fault(w, in, l,
+            "clusterlaunchcontrol.try_cancel after this CTA observed a failed request (undefined in the PTX ISA: "
+            "stop asking once a response says nothing was canceled)");
   if (!dims.explicit_cluster && dims.cluster_ctas() == 1)
     c.unsupported(in, "clusterlaunchcontrol.try_cancel in a launch without clusters (kernsim cancels clusters)");
   std::array<std::uint32_t, 4> resp{~0u, ~0u, ~0u, 0};
@@ -650,6 +654,7 @@ void exec_clc_try_cancel(PtxCta::Impl& c, Warp& w, const Inst& in, int l) {
 void exec_clc_query(PtxCta::Impl& c, Warp& w, const Inst& in, int l) {
   const std::uint64_t lo = c.get(w, c.p.src(in, 0), l), hi = c.get(w, c.p.src(in, 1), l);
   const bool canceled = (hi >> 32) & 1;
+  if (!canceled) c.clc_failed_seen = true;
   if (in.shape[0] == 0) return c.put(w, c.p.dst(in, 0), l, canceled ? 1 : 0);
   const std::uint32_t xyz[3] = {static_cast<std::uint32_t>(lo), static_cast<std::uint32_t>(lo >> 32),
                                 static_cast<std::uint32_t>(hi)};

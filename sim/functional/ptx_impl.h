@@ -187,6 +187,7 @@ struct PtxCta::Impl {
   std::shared_ptr<ClusterState> cluster;  // null: a launch without clusters
   std::uint32_t rank = 0;                 // %cluster_ctarank
   TensorMemory tmem;                      // tcgen05
+  bool clc_failed_seen = false;  // a query_cancel of this CTA read a failed try_cancel response
 
   Impl(PtxCta& s, PtxKernel& kernel, std::uint64_t cta_linear, std::shared_ptr<ClusterState> cl, std::uint32_t r);
 

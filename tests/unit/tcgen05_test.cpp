@@ -1095,6 +1095,15 @@ TEST(ClusterLaunchControl, AFailedRequestAndMisuse) {
   // clusters are what kernsim cancels
   expect_error([&] { run_clc("clc_no_cluster", clc_kernel(), 2, 0, true, 0); }, ErrorKind::Unsupported,
                {"without clusters"});
+  // asking again after a failed response was seen (one cluster: the first request fails)
+  const std::string ask_twice =
+      "  @%p2 bra W;\n  mbarrier.arrive.expect_tx.shared::cta.b64 %rd4, [%r5], 16;\n"
+      "  clusterlaunchcontrol.try_cancel.async.shared::cta.mbarrier::complete_tx::bytes.b128 [%r4], [%r5];\n"
+      "W0:\n  mbarrier.try_wait.parity.shared::cta.b64 %p3, [%r5], 0;\n  @!%p3 bra W0;\n"
+      "  ld.shared.b128 h, [%r4];\n  clusterlaunchcontrol.query_cancel.is_canceled.pred.b128 %p4, h;\n"
+      "  clusterlaunchcontrol.try_cancel.async.shared::cta.mbarrier::complete_tx::bytes.b128 [%r4], [%r5];\nW:\n";
+  expect_error([&] { run_clc("clc_ask_twice", clc_kernel(ask_twice), 2, 2, true, 0); }, ErrorKind::KernelFault,
+               {"after this CTA observed a failed request"});
   // clusterlaunchcontrol is sm_100's
   std::string hopper = clc_kernel();
   hopper.replace(hopper.find("sm_100a"), 7, "sm_90a");
