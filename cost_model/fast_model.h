@@ -79,7 +79,8 @@ struct KernelProfile {
   double path_miss_loads = 0;      // loads beyond L1 on that path (each waits L2 or HBM latency)
   double nominal_miss_cycles = 0;  // the miss latency the walk compared paths at
   std::vector<BufferUse> buffers;
-  bool complete = true;  // every sampled CTA ran to its end
+  bool complete = true;            // every sampled CTA ran to its end (false: one was cut in its loops and scaled)
+  double warp_insts_executed = 0;  // warp instructions the sample executed, all its CTAs (a cut CTA's are fewer)
 };
 
 // The launch around the profile.

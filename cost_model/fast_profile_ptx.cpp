@@ -69,6 +69,70 @@ struct PathTime {
   float misses = 0;  // loads beyond L1 on the path
 };
 
+// The profile's fields that add up over a CTA's instructions (the sampler sums them per CTA,
+// scales a cut CTA's and divides by the CTAs sampled).
+std::vector<double*> additive_fields(KernelProfile& p) {
+  std::vector<double*> f = {
+      &p.warp_insts,        &p.thread_insts, &p.issue_slots,           &p.flops,           &p.alt_busy,
+      &p.load_insts,        &p.store_insts,  &p.atomic_insts,          &p.load_sectors,    &p.store_sectors,
+      &p.load_lines,        &p.store_lines,  &p.store_partial_sectors, &p.atomic_requests, &p.shared_insts,
+      &p.shared_wavefronts, &p.barriers,     &p.atomic_float_share};
+  for (auto& u : p.unit_insts) f.push_back(&u);
+  for (auto& u : p.unit_busy) f.push_back(&u);
+  return f;
+}
+
+using Wide = __int128;
+
+// How many consecutive k >= 0 keep `cmp(x + k * d, b)` true (Lt, Le, Gt, Ge, Ne, Eq after
+// normalisation); -1 when that never ends or cannot be told.
+Wide passes(P::Cmp c, Wide x, Wide d, Wide b) {
+  switch (c) {
+    case P::Cmp::Lt:
+      return x >= b ? 0 : d <= 0 ? -1 : (b - x + d - 1) / d;
+    case P::Cmp::Le:
+      return x > b ? 0 : d <= 0 ? -1 : (b - x) / d + 1;
+    case P::Cmp::Gt:
+      return x <= b ? 0 : d >= 0 ? -1 : (x - b - d - 1) / -d;
+    case P::Cmp::Ge:
+      return x < b ? 0 : d >= 0 ? -1 : (x - b) / -d + 1;
+    case P::Cmp::Ne:
+      if (x == b) return 0;
+      if (d == 0 || (b - x) % d != 0 || (b - x) / d < 0) return -1;
+      return (b - x) / d;
+    case P::Cmp::Eq:
+      return x != b ? 0 : d == 0 ? -1 : 1;
+    default:
+      return -1;
+  }
+}
+
+// A compare as the loop sees it: unsigned spellings as plain order (the operands are extended
+// by their type), negated when the branch is taken on false, mirrored when the operand that
+// moves is the second.
+P::Cmp loop_cmp(P::Cmp c, bool negate, bool mirror) {
+  switch (c) {
+    case P::Cmp::Lo:
+      c = P::Cmp::Lt;
+      break;
+    case P::Cmp::Ls:
+      c = P::Cmp::Le;
+      break;
+    case P::Cmp::Hi:
+      c = P::Cmp::Gt;
+      break;
+    case P::Cmp::Hs:
+      c = P::Cmp::Ge;
+      break;
+    default:
+      break;
+  }
+  auto flip = [](P::Cmp x, P::Cmp a, P::Cmp b) { return x == a ? b : x == b ? a : x; };
+  if (negate) c = flip(flip(flip(c, P::Cmp::Lt, P::Cmp::Ge), P::Cmp::Le, P::Cmp::Gt), P::Cmp::Eq, P::Cmp::Ne);
+  if (mirror) c = flip(flip(c, P::Cmp::Lt, P::Cmp::Gt), P::Cmp::Le, P::Cmp::Ge);
+  return c;
+}
+
 class CtaSampler {
  public:
   CtaSampler(sim::PtxKernel& k, const device::DeviceSpec& dev, const sim::Occupancy& occ)
@@ -86,10 +150,14 @@ class CtaSampler {
         std::max<double>(0, static_cast<double>(dev.l1.bytes) - static_cast<double>(occ.shared_used_per_unit));
     l1_share_bytes_ = l1 / std::max(1, occ.blocks_per_unit);
     for (auto& a : k.memory().allocations()) bases_.push_back({a->base, a->size});
+    find_counted_loops();
   }
 
-  // Executes CTA `id` to its end and adds what it asked for to `p`; returns its warp instructions.
-  std::uint64_t run(std::uint64_t id, KernelProfile& p, std::uint64_t& hot_address) {
+  // Executes CTA `id` and adds what it asked for to `p`; returns its warp instructions. Past
+  // `cap` warp instructions (0: no cap), a CTA whose unfinished warps are all in counted loops
+  // leaves them early: each warp's loop variable jumps to its exit value at the loop's next test,
+  // and the work the CTA did up to then counts again for the iterations it skipped.
+  std::uint64_t run(std::uint64_t id, KernelProfile& p, std::uint64_t& hot_address, std::uint64_t cap) {
     auto cta = k_.make_cta(id);
     const int nw = cta->num_warps();
     p.warps_per_cta = nw;
@@ -102,8 +170,18 @@ class CtaSampler {
     atomics_.clear();
     rereads_ = 0;
     recent_store_lines_.assign(static_cast<std::size_t>(nw), {});
-    std::uint64_t steps = 0;
+    warp_steps_.assign(static_cast<std::size_t>(nw), 0);
+    seen_.assign(static_cast<std::size_t>(nw) * loops_.size(), LoopSeen{});
+    force_.clear();
+    cut_failed_ = false;
+    extra_rb_.assign(bases_.size(), 0);
+    extra_wb_.assign(bases_.size(), 0);
+    extra_atomics_ = 0;
+    const KernelProfile before = p;
+    std::uint64_t steps = 0, next_check = cap;
     double l1_hits = 0, l1_hit_lines = 0;
+    Snapshot seg = snapshot(p, l1_hits, l1_hit_lines, steps), cut;
+    bool cutting = false;
     while (!cta->done()) {
       bool progress = false;
       for (int w = 0; w < nw; ++w) {
@@ -111,15 +189,33 @@ class CtaSampler {
         for (int turn = 0; turn < 4096 && !cta->warp_done(w) && !cta->warp_waiting(w); ++turn) {
           const sim::StepInfo info = cta->step(w);
           ++steps;
+          ++warp_steps_[static_cast<std::size_t>(w)];
           progress = true;
           account(*cta, w, nw, info, nregs, p, l1_hits, l1_hit_lines);
+          if (info.kind == sim::StepInfo::Kind::Executed && loop_of_setp_[info.pc] >= 0) note_loop(*cta, w, info);
+          if (cutting && (follow_cut(*cta, w, info), pending() == 0)) {
+            finish_cut(seg, cut, p, l1_hits, l1_hit_lines);
+            cutting = false;
+            seg = snapshot(p, l1_hits, l1_hit_lines, steps);
+            next_check = steps + cap;
+          }
           if (info.async && !cta->async_step(w).mbar.empty() &&
               cta->async_step(w).mbar.back().what == sim::MbarEvent::What::WaitFail)
             break;
         }
+        if (cap > 0 && !cutting && !cut_failed_ && steps >= next_check) {
+          if (plan_cut(*cta, nw, seg)) {
+            cut = snapshot(p, l1_hits, l1_hit_lines, steps);
+            cutting = true;
+          } else {
+            next_check = steps + std::max<std::uint64_t>(1, cap / 4);
+          }
+        }
       }
       if (!progress && !cta->done()) cta->mbarrier_deadlock();
     }
+    if (cutting) finish_cut(seg, cut, p, l1_hits, l1_hit_lines);
+    const double atomics_ran = p.atomic_insts - before.atomic_insts - extra_atomics_;
     // the CTA's path ends with its latest warp
     PathTime end{};
     for (const PathTime& c : clock_)
@@ -127,20 +223,18 @@ class CtaSampler {
     p.path_cycles += end.t;
     p.path_miss_loads += end.misses;
     // its footprint per buffer, and the L1 it has for reuse
-    const double foot = static_cast<double>(reads_.size()) * static_cast<double>(sector_);
+    std::vector<double> rb, wb;
+    buffer_bytes(rb, wb);
+    double foot = 0;
+    for (std::size_t i = 0; i < bases_.size(); ++i) {
+      rb[i] = std::min(rb[i] + extra_rb_[i], static_cast<double>(bases_[i].second));
+      wb[i] = std::min(wb[i] + extra_wb_[i], static_cast<double>(bases_[i].second));
+      foot += rb[i];
+    }
     const double keep = foot > l1_share_bytes_ && foot > 0 ? l1_share_bytes_ / foot : 1.0;
     p.l1_hit_sectors += l1_hits * keep;
     p.l1_hit_lines += l1_hit_lines * keep;
     p.reread_sectors += rereads_;
-    std::vector<double> rb(bases_.size(), 0), wb(bases_.size(), 0);
-    reads_.for_each([&](std::uint64_t s) {
-      if (int b = buffer_of(s * static_cast<std::uint64_t>(sector_)); b >= 0)
-        rb[static_cast<std::size_t>(b)] += static_cast<double>(sector_);
-    });
-    writes_.for_each([&](std::uint64_t s) {
-      if (int b = buffer_of(s * static_cast<std::uint64_t>(sector_)); b >= 0)
-        wb[static_cast<std::size_t>(b)] += static_cast<double>(sector_);
-    });
     if (p.buffers.size() != bases_.size()) {
       p.buffers.assign(bases_.size(), BufferUse{});
       for (std::size_t i = 0; i < bases_.size(); ++i) p.buffers[i].size_bytes = static_cast<double>(bases_[i].second);
@@ -156,7 +250,8 @@ class CtaSampler {
         hot_ops = n;
         hot_address = a;
       }
-    p.atomic_hot_address_ops += static_cast<double>(hot_ops);
+    // a cut CTA's hottest address: as often again as the atomics its cuts counted again
+    p.atomic_hot_address_ops += static_cast<double>(hot_ops) * (atomics_ran > 0 ? 1 + extra_atomics_ / atomics_ran : 1);
     std::unordered_set<std::uint64_t> lines;
     for (const auto& [a, n] : atomics_) lines.insert(a / static_cast<std::uint64_t>(line_));
     p.atomic_lines = std::max(p.atomic_lines, static_cast<double>(lines.size()));
@@ -177,6 +272,254 @@ class CtaSampler {
         common += std::binary_search(atomic_sets_[0].begin(), atomic_sets_[0].end(), a) ? 1 : 0;
       }
     return total > 0 ? common / total : 0;
+  }
+
+  // ---- counted loops: cutting a long CTA short ------------------------------------------------
+  // A loop the sampler can count: the instructions from a backward branch's target to the last
+  // backward branch to it, and a conditional branch in them with one way out of the loop, its
+  // predicate written by an integer `setp` of two sources inside the loop (clang's loops: the
+  // test at the bottom going back, or a test leaving the loop before an unconditional branch).
+  struct LoopCond {
+    std::uint32_t head = 0, end = 0, setp = 0, branch = 0;
+    bool continue_on_taken = true;  // the loop goes on when the branch is taken (else when it falls through)
+    bool negate = false;            // the loop goes on while the setp's compare is false
+  };
+  // A warp's two latest executions of a loop's test: both sources (lowest active lane), and the
+  // warp's instruction count at each.
+  struct LoopSeen {
+    Wide x[2][2] = {};
+    std::uint64_t at[2] = {};
+    int seen = 0;
+  };
+  // What the CTA had done at a point: where a segment between cuts starts, and where it is cut.
+  struct Snapshot {
+    KernelProfile p;
+    double l1_hits = 0, l1_hit_lines = 0, rereads = 0;
+    std::vector<PathTime> clock;
+    std::vector<double> rb, wb;
+    std::uint64_t steps = 0;
+    std::vector<std::uint64_t> warp_steps;
+  };
+
+  void find_counted_loops() {
+    loop_of_setp_.assign(p_.insts.size(), -1);
+    std::vector<std::int64_t> end_of(p_.insts.size(), -1);  // per loop head: its last backward branch
+    for (std::uint32_t e = 0; e < p_.insts.size(); ++e) {
+      const P::Inst& br = p_.insts[e];
+      if (br.op == P::Op::Bra && br.target >= 0 && static_cast<std::uint32_t>(br.target) <= e)
+        end_of[static_cast<std::size_t>(br.target)] = e;
+    }
+    for (std::uint32_t h = 0; h < p_.insts.size(); ++h) {
+      if (end_of[h] < 0) continue;
+      const std::uint32_t e = static_cast<std::uint32_t>(end_of[h]);
+      auto inside = [&](std::int64_t pc) { return pc >= h && pc <= e; };
+      for (std::uint32_t c = h; c <= e; ++c) {
+        const P::Inst& br = p_.insts[c];
+        if (br.op != P::Op::Bra || br.guard.bank != P::Bank::Pred) continue;
+        const bool taken_in = inside(br.target);
+        const P::Inst* next = c + 1 < p_.insts.size() ? &p_.insts[c + 1] : nullptr;
+        const bool fall_in =
+            c < e && !(next && next->op == P::Op::Bra && next->guard.bank == P::Bank::None && !inside(next->target));
+        if (taken_in == fall_in) continue;
+        add_loop_test(h, e, c, taken_in);
+      }
+    }
+  }
+
+  // The setp that wrote branch c's predicate inside the loop, when it is one the sampler can count.
+  void add_loop_test(std::uint32_t h, std::uint32_t e, std::uint32_t c, bool continue_on_taken) {
+    const P::Inst& br = p_.insts[c];
+    for (std::int64_t j = static_cast<std::int64_t>(c) - 1; j >= h; --j) {
+      const P::Inst& in = p_.insts[static_cast<std::size_t>(j)];
+      bool writes = false;
+      for (int d = 0; d < in.ndst; ++d) writes |= p_.regs[in.ops + static_cast<std::uint32_t>(d)] == br.guard;
+      if (!writes) continue;
+      if (in.op == P::Op::Setp && p_.regs[in.ops] == br.guard && in.nsrc == 2 && in.boolop == P::BoolOp::None &&
+          !P::ty_is_float(in.type) && P::ty_bits(in.type) <= 64 && loop_of_setp_[static_cast<std::size_t>(j)] < 0) {
+        loop_of_setp_[static_cast<std::size_t>(j)] = static_cast<int>(loops_.size());
+        loops_.push_back(
+            {h, e, static_cast<std::uint32_t>(j), c, continue_on_taken, br.guard_neg != !continue_on_taken});
+      }
+      return;
+    }
+  }
+
+  // A register's value in one lane, extended by the compare's type.
+  Wide value(const sim::PtxCta& cta, int w, P::Reg r, int lane, P::Ty ty) const {
+    const std::uint64_t bits = cta.lane_value(w, r, lane);
+    const int n = std::max(1, std::min(64, P::ty_bits(ty)));
+    const std::uint64_t mask = n == 64 ? ~0ull : (1ull << n) - 1;
+    const std::uint64_t v = bits & mask;
+    if (P::ty_is_signed(ty) && n < 64 && (v >> (n - 1)) & 1) return static_cast<Wide>(v) - (static_cast<Wide>(1) << n);
+    if (P::ty_is_signed(ty) && n == 64) return static_cast<Wide>(static_cast<std::int64_t>(v));
+    return static_cast<Wide>(v);
+  }
+
+  void note_loop(const sim::PtxCta& cta, int w, const sim::StepInfo& info) {
+    if (!info.active) return;
+    const int l = loop_of_setp_[info.pc];
+    LoopSeen& s = seen_[static_cast<std::size_t>(w) * loops_.size() + static_cast<std::size_t>(l)];
+    const P::Inst& in = p_.insts[info.pc];
+    const int lane = std::countr_zero(info.active);
+    for (int k = 0; k < 2; ++k) {
+      s.x[0][k] = s.x[1][k];
+      s.x[1][k] = value(cta, w, p_.regs[in.ops + in.ndst + static_cast<std::uint32_t>(k)], lane, in.type);
+    }
+    s.at[0] = s.at[1];
+    s.at[1] = warp_steps_[static_cast<std::size_t>(w)];
+    ++s.seen;
+  }
+
+  // The loop's test as the warp's loop variable sees it: which source moves, by how much per
+  // iteration, and the compare; false when both or neither move.
+  bool loop_motion(const LoopSeen& s, const LoopCond& L, int& var, Wide& d, P::Cmp& c) const {
+    const Wide d0 = s.x[1][0] - s.x[0][0], d1 = s.x[1][1] - s.x[0][1];
+    if ((d0 != 0) == (d1 != 0)) return false;
+    var = d0 != 0 ? 0 : 1;
+    d = var == 0 ? d0 : d1;
+    c = loop_cmp(p_.insts[L.setp].cmp, L.negate, var == 1);
+    return true;
+  }
+
+  // The instructions the CTA's unfinished warps have left, from the counted loops each is in
+  // (the outermost that counts: the largest estimate); false when a warp is in none. Sets
+  // force_ to the loop each warp leaves early.
+  bool plan_cut(const sim::PtxCta& cta, int nw, const Snapshot& seg) {
+    double left = 0;
+    std::vector<int> force(static_cast<std::size_t>(nw), -1);
+    std::vector<double> again(static_cast<std::size_t>(nw), 0);
+    for (int w = 0; w < nw; ++w) {
+      if (cta.warp_done(w)) continue;
+      const std::uint32_t pc = cta.next_pc(w);
+      double best = -1;
+      for (std::size_t l = 0; l < loops_.size(); ++l) {
+        const LoopCond& L = loops_[l];
+        const LoopSeen& s = seen_[static_cast<std::size_t>(w) * loops_.size() + l];
+        int var = 0;
+        Wide d = 0;
+        P::Cmp c{};
+        if (pc < L.head || pc > L.end || s.seen < 2 || s.at[1] <= s.at[0] || !loop_motion(s, L, var, d, c)) continue;
+        const Wide n = passes(c, s.x[1][var], d, s.x[1][1 - var]);
+        if (n < 0) continue;
+        const double est = static_cast<double>(n) * static_cast<double>(s.at[1] - s.at[0]) -
+                           static_cast<double>(warp_steps_[static_cast<std::size_t>(w)] - s.at[1]);
+        if (est > best) {
+          best = est;
+          force[static_cast<std::size_t>(w)] = static_cast<int>(l);
+        }
+      }
+      if (best < 0) return false;
+      left += best;
+      const std::uint64_t ran = warp_steps_[static_cast<std::size_t>(w)] - seg.warp_steps[static_cast<std::size_t>(w)];
+      again[static_cast<std::size_t>(w)] = best / static_cast<double>(std::max<std::uint64_t>(1, ran));
+    }
+    force_ = std::move(force);
+    warp_again_ = std::move(again);
+    cut_again_ = left / static_cast<double>(std::max<std::uint64_t>(1, steps_now(nw) - seg.steps));
+    return true;
+  }
+
+  // After warp w's step: at the test of the loop it leaves early, its loop variable takes (in
+  // every lane about to test) the value that ends the loop; a cut that did not end it is void.
+  void follow_cut(sim::PtxCta& cta, int w, const sim::StepInfo& info) {
+    int& f = force_[static_cast<std::size_t>(w)];
+    const int l = f;
+    if (l == -1) return;
+    const LoopCond& Lx = loops_[static_cast<std::size_t>(l <= -3 ? -3 - l : l)];
+    const std::uint32_t next = cta.next_pc(w);
+    if (cta.warp_done(w) || next < Lx.head || next > Lx.end) {  // it left the loop (by itself, or as set)
+      f = -1;
+      return;
+    }
+    if (l <= -3) {  // the loop's variable was set: its test must leave the loop
+      const LoopCond& L = loops_[static_cast<std::size_t>(-3 - l)];
+      if (info.pc == L.branch && info.kind == sim::StepInfo::Kind::Executed) {
+        const bool taken = info.active && static_cast<std::int64_t>(info.next_pc) == p_.insts[L.branch].target;
+        if (taken == L.continue_on_taken) cut_failed_ = true;
+        force_[static_cast<std::size_t>(w)] = -1;
+      }
+      return;
+    }
+    if (l < 0) return;
+    const LoopCond& L = loops_[static_cast<std::size_t>(l)];
+    if (info.kind != sim::StepInfo::Kind::Exited && cta.next_pc(w) == L.setp) {
+      const LoopSeen& s = seen_[static_cast<std::size_t>(w) * loops_.size() + static_cast<std::size_t>(l)];
+      const P::Inst& in = p_.insts[L.setp];
+      int var = 0;
+      Wide d = 0;
+      P::Cmp c{};
+      const P::Reg xr = p_.regs[in.ops + in.ndst + static_cast<std::uint32_t>(s.x[1][0] != s.x[0][0] ? 0 : 1)];
+      if (!loop_motion(s, L, var, d, c) || (xr.bank != P::Bank::R32 && xr.bank != P::Bank::R64)) {
+        cut_failed_ = true;  // it goes on as it is: the cut counts nothing again
+        f = -1;
+        return;
+      }
+      const P::Reg br = p_.regs[in.ops + in.ndst + static_cast<std::uint32_t>(1 - var)];
+      for (std::uint32_t m = cta.next_mask(w); m; m &= m - 1) {
+        const int lane = std::countr_zero(m);
+        const Wide x = value(cta, w, xr, lane, in.type), b = value(cta, w, br, lane, in.type);
+        const Wide n = passes(c, x, d, b);
+        if (n >= 0) cta.set_lane_value(w, xr, lane, static_cast<std::uint64_t>(x + n * d));
+      }
+      force_[static_cast<std::size_t>(w)] = -3 - l;  // tested next: the branch must fall through
+      return;
+    }
+  }
+
+  // Per buffer, the bytes of the CTA's distinct read and written sectors.
+  void buffer_bytes(std::vector<double>& rb, std::vector<double>& wb) const {
+    rb.assign(bases_.size(), 0);
+    wb.assign(bases_.size(), 0);
+    reads_.for_each([&](std::uint64_t s) {
+      if (int b = buffer_of(s * static_cast<std::uint64_t>(sector_)); b >= 0)
+        rb[static_cast<std::size_t>(b)] += static_cast<double>(sector_);
+    });
+    writes_.for_each([&](std::uint64_t s) {
+      if (int b = buffer_of(s * static_cast<std::uint64_t>(sector_)); b >= 0)
+        wb[static_cast<std::size_t>(b)] += static_cast<double>(sector_);
+    });
+  }
+
+  Snapshot snapshot(const KernelProfile& p, double l1_hits, double l1_hit_lines, std::uint64_t steps) const {
+    Snapshot x{p, l1_hits, l1_hit_lines, rereads_, clock_, {}, {}, steps, warp_steps_};
+    buffer_bytes(x.rb, x.wb);
+    return x;
+  }
+  std::uint64_t steps_now(int nw) const {
+    std::uint64_t n = 0;
+    for (int w = 0; w < nw; ++w) n += warp_steps_[static_cast<std::size_t>(w)];
+    return n;
+  }
+  int pending() const {
+    int n = 0;
+    for (int f : force_) n += f != -1;
+    return n;
+  }
+
+  // Every warp has left the loop it was cut in: what the CTA did from the segment's start to the
+  // cut counts again (cut_again_ times; each warp's path by its own share), unless a warp went
+  // round again.
+  void finish_cut(const Snapshot& seg, const Snapshot& cut, KernelProfile& p, double& l1_hits, double& l1_hit_lines) {
+    force_.clear();
+    if (cut_failed_) return;
+    const double again = cut_again_;
+    KernelProfile a = cut.p, b = seg.p;
+    const std::vector<double*> now = additive_fields(p), at_cut = additive_fields(a), start = additive_fields(b);
+    for (std::size_t i = 0; i < now.size(); ++i) *now[i] += again * (*at_cut[i] - *start[i]);
+    extra_atomics_ += again * (cut.p.atomic_insts - seg.p.atomic_insts);
+    l1_hits += again * (cut.l1_hits - seg.l1_hits);
+    l1_hit_lines += again * (cut.l1_hit_lines - seg.l1_hit_lines);
+    rereads_ += again * (cut.rereads - seg.rereads);
+    for (std::size_t i = 0; i < bases_.size(); ++i) {
+      extra_rb_[i] += again * (cut.rb[i] - seg.rb[i]);
+      extra_wb_[i] += again * (cut.wb[i] - seg.wb[i]);
+    }
+    // warps take turns of up to 4096 instructions, so each was cut at its own point
+    for (std::size_t w = 0; w < clock_.size() && w < warp_again_.size(); ++w) {
+      clock_[w].t += warp_again_[w] * (cut.clock[w].t - seg.clock[w].t);
+      clock_[w].misses += static_cast<float>(warp_again_[w] * (cut.clock[w].misses - seg.clock[w].misses));
+    }
+    p.complete = false;
   }
 
  private:
@@ -545,6 +888,16 @@ class CtaSampler {
   std::vector<std::vector<std::uint64_t>> recent_store_lines_;  // per warp: its latest store lines
   std::unordered_map<std::uint64_t, std::uint64_t> atomics_;    // address -> operations
   std::vector<std::vector<std::uint64_t>> atomic_sets_;         // per sampled CTA: its atomic addresses, sorted
+  std::vector<LoopCond> loops_;                                 // the program's counted loops
+  std::vector<int> loop_of_setp_;                               // per instruction: the loop it tests, or -1
+  std::vector<LoopSeen> seen_;                                  // per warp and loop
+  std::vector<std::uint64_t> warp_steps_;                       // per warp: its instructions so far
+  std::vector<int> force_;          // per warp once cut: the loop it leaves (>= 0), has left (<= -3: -3 - loop), or -1
+  std::vector<double> warp_again_;  // per warp once cut: its instructions left over those it ran in the segment
+  double cut_again_ = 0;            // the CTA's: instructions left over those of the segment
+  std::vector<double> extra_rb_, extra_wb_;  // per buffer: bytes the cuts counted again
+  double extra_atomics_ = 0;                 // atomics the cuts counted again
+  bool cut_failed_ = false;                  // a warp went round a loop it was to leave: the CTA ran whole
 };
 
 }  // namespace
@@ -564,39 +917,17 @@ KernelProfile profile_ptx(sim::PtxKernel& kernel, const device::DeviceSpec& dev,
     if (i > 0 && spent >= opts.budget) break;
     const std::uint64_t id = n * static_cast<std::uint64_t>(i) / static_cast<std::uint64_t>(want);
     std::uint64_t h = 0;
-    spent += s.run(id, p, h);
+    spent += s.run(id, p, h, opts.cta_budget);
     hot.push_back(h);
     ++p.ctas_sampled;
   }
   // per CTA
   const double c = p.ctas_sampled;
-  for (double* x : {&p.warp_insts,
-                    &p.thread_insts,
-                    &p.issue_slots,
-                    &p.flops,
-                    &p.alt_busy,
-                    &p.load_insts,
-                    &p.store_insts,
-                    &p.atomic_insts,
-                    &p.load_sectors,
-                    &p.store_sectors,
-                    &p.load_lines,
-                    &p.store_lines,
-                    &p.store_partial_sectors,
-                    &p.l1_hit_sectors,
-                    &p.l1_hit_lines,
-                    &p.atomic_requests,
-                    &p.atomic_hot_address_ops,
-                    &p.shared_insts,
-                    &p.shared_wavefronts,
-                    &p.barriers,
-                    &p.path_cycles,
-                    &p.path_miss_loads,
+  for (double* x : additive_fields(p)) *x /= c;
+  for (double* x : {&p.l1_hit_sectors, &p.l1_hit_lines, &p.atomic_hot_address_ops, &p.path_cycles, &p.path_miss_loads,
                     &p.reread_sectors})
     *x /= c;
-  p.atomic_float_share = p.atomic_insts > 0 ? p.atomic_float_share / c / p.atomic_insts : 0;
-  for (auto& u : p.unit_insts) u /= c;
-  for (auto& u : p.unit_busy) u /= c;
+  p.atomic_float_share = p.atomic_insts > 0 ? p.atomic_float_share / p.atomic_insts : 0;
   for (auto& b : p.buffers) {
     b.read_bytes_per_cta /= c;
     b.write_bytes_per_cta /= c;
@@ -604,6 +935,7 @@ KernelProfile profile_ptx(sim::PtxKernel& kernel, const device::DeviceSpec& dev,
   // atomics on addresses the sampled CTAs share (histogram bins, a sum) serialise chip-wide
   p.atomic_hot_shared = s.atomic_overlap() >= 0.5;
   p.nominal_miss_cycles = s.nominal_miss();
+  p.warp_insts_executed = static_cast<double>(spent);
   return p;
 }
 

@@ -32,7 +32,7 @@ json fast_report_json(const LaunchFacts& f, const FastPrediction& r, const Kerne
                    {"ctas", static_cast<std::uint64_t>(ctas)},
                    {"ctas_timed", 0},
                    {"ctas_sampled", p.ctas_sampled},
-                   {"warp_instructions_sampled", p.warp_insts * p.ctas_sampled},
+                   {"warp_instructions_sampled", p.warp_insts_executed},
                    {"note", "fast tier: " + std::to_string(p.ctas_sampled) +
                                 " CTA(s) executed functionally, the time from an analytical model"}};
   j["occupancy"] = {{"theoretical", r.occupancy.theoretical},
@@ -158,6 +158,7 @@ json profile_to_json(const KernelProfile& p, const LaunchGeometry& g) {
   j["path_miss_loads"] = p.path_miss_loads;
   j["nominal_miss_cycles"] = p.nominal_miss_cycles;
   j["complete"] = p.complete;
+  j["warp_insts_executed"] = p.warp_insts_executed;
   json ub = json::object(), ui = json::object();
   for (int u = 0; u < kUnits; ++u) {
     if (p.unit_insts[static_cast<std::size_t>(u)] <= 0 && p.unit_busy[static_cast<std::size_t>(u)] <= 0) continue;
@@ -206,6 +207,7 @@ void profile_from_json(const json& j, KernelProfile& p, LaunchGeometry& g) {
   j.at("path_miss_loads").get_to(p.path_miss_loads);
   j.at("nominal_miss_cycles").get_to(p.nominal_miss_cycles);
   j.at("complete").get_to(p.complete);
+  p.warp_insts_executed = j.value("warp_insts_executed", p.warp_insts * p.ctas_sampled);
   for (int u = 0; u < kUnits; ++u) {
     const char* name = isa::to_string(static_cast<isa::Unit>(u));
     if (j.at("unit_busy").contains(name)) j["unit_busy"][name].get_to(p.unit_busy[static_cast<std::size_t>(u)]);

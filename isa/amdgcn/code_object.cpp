@@ -12,6 +12,7 @@
 #include <cstring>
 
 #include "base/error.h"
+#include "isa/amdgcn/llvm_entry.h"
 
 namespace kernsim::isa::amdgcn {
 
@@ -197,32 +198,7 @@ void read_metadata(CodeObject& co, llvm::ArrayRef<std::uint8_t> desc, const std:
 
 }  // namespace
 
-const Kernel* CodeObject::find(const std::string& name) const {
-  for (const auto& k : kernels)
-    if (k.name == name) return &k;
-  return nullptr;
-}
-
-std::string CodeObject::describe_address(std::uint64_t addr) const {
-  const Symbol* best = nullptr;
-  for (const auto& s : symbols)
-    if (s.is_function && s.addr <= addr && (!best || s.addr > best->addr)) best = &s;
-  if (!best || (best->size && addr >= best->addr + best->size + 256)) return hex(addr);
-  return best->name + (addr == best->addr ? std::string() : "+" + hex(addr - best->addr));
-}
-
-int isa_version_number(const std::string& p) {
-  // gfxMmS -> M*1000 + m*100 + s, where the stepping is one hex digit (gfx90a -> 9010)
-  if (p.rfind("gfx", 0) != 0 || p.size() < 6) return 0;
-  std::string d = p.substr(3);
-  auto hexdig = [](char c) { return c >= 'a' ? c - 'a' + 10 : c - '0'; };
-  int step = hexdig(d.back());
-  int minor = hexdig(d[d.size() - 2]);
-  int major = std::stoi(d.substr(0, d.size() - 2));
-  return major * 1000 + minor * 100 + step;
-}
-
-CodeObject read_code_object(const std::vector<std::uint8_t>& elf, const std::string& origin) {
+CodeObject read_code_object_llvm(const std::vector<std::uint8_t>& elf, const std::string& origin) {
   if (elf.size() < 64 || std::memcmp(elf.data(), "\x7f" "ELF", 4) != 0) fail(origin, "no ELF header");
   llvm::StringRef bytes(reinterpret_cast<const char*>(elf.data()), elf.size());
   auto file = take(llvm::object::ELFFile<ELFT>::create(bytes), origin, "ELF");

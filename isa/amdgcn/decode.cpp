@@ -29,6 +29,7 @@
 #include <unordered_map>
 
 #include "base/error.h"
+#include "isa/amdgcn/llvm_entry.h"
 
 extern "C" void LLVMInitializeAMDGPUTargetInfo();
 extern "C" void LLVMInitializeAMDGPUTargetMC();
@@ -59,12 +60,6 @@ const std::unordered_map<std::string, OpInfo>& op_table() {
   }();
   return table;
 }
-
-const char* const kOpNames[] = {
-#define KS_OP(name, fmt, unit) #name,
-#include "isa/amdgcn/ops.def"
-#undef KS_OP
-    "s_load", "s_store", "ds", "vmem", "v_mfma", "unknown", "invalid"};
 
 std::string hex(std::uint64_t v) {
   char b[32];
@@ -366,44 +361,6 @@ int width_bytes(const std::string& w, bool& sign, bool& d16, bool& d16_hi) {
 }
 
 }  // namespace
-
-const char* to_string(Op op) {
-  auto i = static_cast<std::size_t>(op);
-  return i < sizeof kOpNames / sizeof kOpNames[0] ? kOpNames[i] : "?";
-}
-
-const char* to_string(Fmt f) {
-  static const char* n[] = {"SOP1", "SOP2", "SOPK", "SOPC", "SOPP", "SMEM", "VOP1", "VOP2", "VOPC",
-                            "VOP3", "VOP3P", "MFMA", "DS", "FLAT", "GLOBAL", "SCRATCH", "MUBUF", "?"};
-  return n[static_cast<int>(f)];
-}
-
-const char* to_string(DType t) {
-  static const char* n[] = {"none", "f16", "bf16", "f32", "f64", "i8", "u8", "i16", "u16", "i32", "u32", "i64", "u64", "fp8", "bf8", "xf32", "f8f6f4"};
-  return n[static_cast<int>(t)];
-}
-
-int dtype_bits(DType t) {
-  switch (t) {
-    case DType::F16: case DType::BF16: case DType::I16: case DType::U16: return 16;
-    case DType::F32: case DType::I32: case DType::U32: case DType::Xf32: return 32;
-    case DType::F64: case DType::I64: case DType::U64: return 64;
-    case DType::I8: case DType::U8: case DType::Fp8: case DType::Bf8: case DType::F8F6F4: return 8;
-    case DType::None: break;
-  }
-  return 0;
-}
-
-std::int32_t Program::find(std::uint64_t addr) const {
-  if (addr < text_addr || (addr - text_addr) % 4) return -1;
-  std::uint64_t i = (addr - text_addr) / 4;
-  return i < index_of.size() ? index_of[i] : -1;
-}
-
-std::string Program::describe(const Inst& in) const {
-  std::string where = code ? code->describe_address(in.addr) : hex(in.addr);
-  return "`" + text[in.text] + "` at " + hex(in.addr) + (where != hex(in.addr) ? " (" + where + ")" : std::string());
-}
 
 namespace {
 
@@ -742,7 +699,7 @@ bool parse_vmem(const std::string& base, const std::string& mcname, Inst& in, co
 
 }  // namespace
 
-Program decode(std::shared_ptr<const CodeObject> code, const std::string& origin) {
+Program decode_llvm(std::shared_ptr<const CodeObject> code, const std::string& origin) {
   const CodeObject& co = *code;
   if (co.target != "gfx942" && co.target != "gfx950" &&
       co.target != "gfx90a")

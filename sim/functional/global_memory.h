@@ -27,9 +27,10 @@ struct Allocation {
   // A lazy allocation (GlobalMemory::allocate_lazy) fills its bytes page by page when an access
   // first reaches them: `fill(offset, n, dst)` writes bytes [offset, offset + n) of its initial
   // contents to dst. Eager allocations have no filler and pay one test per lookup.
-  // 4 KiB: a strided sample (a GEMM's column panel) touches a few hundred bytes per row of a
-  // large matrix, and every byte filled costs the initialiser's work
-  static constexpr std::uint64_t kLazyPage = 4 * 1024;
+  // 64 bytes: a strided sample (a GEMM's column panel) touches a few dozen bytes per row of a
+  // large matrix, a pointer chase one word here and there, and every byte filled costs the
+  // initialiser's work (with 4 KiB pages pointer_chase_64MiB's sample filled 64 MiB)
+  static constexpr std::uint64_t kLazyPage = 64;
   std::function<void(std::uint64_t, std::uint64_t, std::uint8_t*)> fill;
   std::vector<bool> filled;  // per kLazyPage page
   bool lazy() const { return static_cast<bool>(fill); }
@@ -57,10 +58,16 @@ class GlobalMemory {
 
   // The allocation containing [addr, addr+size), or nullptr.
   Allocation* find(std::uint64_t addr, std::uint64_t size) {
-    Allocation* a = last_ && addr - last_->base < last_->size && addr + size - last_->base <= last_->size ? last_ : find_slow(addr, size);
+    Allocation* a = find_unfilled(addr, size);
     if (a && a->lazy()) [[unlikely]]
       a->materialize(addr - a->base, size);
     return a;
+  }
+  // The same without filling a lazy allocation's pages: for a caller that fills only the bytes
+  // it reaches (a warp's lanes spread over a range; Allocation::materialize).
+  Allocation* find_unfilled(std::uint64_t addr, std::uint64_t size) {
+    return last_ && addr - last_->base < last_->size && addr + size - last_->base <= last_->size ? last_
+                                                                                                 : find_slow(addr, size);
   }
   Allocation* by_base(std::uint64_t base);
   // "24 bytes past the end of arg3 (f32[1000] at 0x700000010000, 4000 bytes)".

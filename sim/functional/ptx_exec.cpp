@@ -122,7 +122,17 @@ std::uint32_t PtxCta::next_pc(int w) const {
   const Warp& wp = impl_->warps[w];
   return wp.stack.empty() ? 0 : wp.stack.back().pc;
 }
+std::uint32_t PtxCta::next_mask(int w) const {
+  const Warp& wp = impl_->warps[w];
+  return wp.stack.empty() ? 0 : wp.stack.back().mask;
+}
 const std::uint64_t* PtxCta::lane_addresses(int w) const { return impl_->warps[w].addrs.data(); }
+std::uint64_t PtxCta::lane_value(int w, isa::ptx::Reg r, int lane) const {
+  return impl_->get(impl_->warps[w], r, lane);
+}
+void PtxCta::set_lane_value(int w, isa::ptx::Reg r, int lane, std::uint64_t v) {
+  impl_->put(impl_->warps[w], r, lane, v);
+}
 std::uint64_t PtxCta::fragment_pitch(int w) const { return impl_->warps[w].frag_pitch; }
 const AsyncStep& PtxCta::async_step(int w) const { return impl_->warps[w].async; }
 void PtxCta::mbarrier_deadlock() const { impl_->mbar_deadlock(); }

@@ -138,7 +138,12 @@ class PtxCta {
   // whose CTAs take turns while one waits on a cluster barrier or a value another writes.
   void run();
   std::uint32_t next_pc(int w) const;          // instruction warp w issues next
+  std::uint32_t next_mask(int w) const;        // the lanes that issue it (before its guard)
   const std::uint64_t* lane_addresses(int w) const;  // addresses of its last memory instruction
+  // A register's bits in one lane of warp w (any bank, zero-extended), and a write of one (R32,
+  // R64, Pred): the fast tier's sampler reads loop bounds and ends a sampled loop early.
+  std::uint64_t lane_value(int w, isa::ptx::Reg r, int lane) const;
+  void set_lane_value(int w, isa::ptx::Reg r, int lane, std::uint64_t v);
   // wmma.load/store: lane_addresses() are those of the first machine access of the fragment in
   // the mma.sync register layout (see wmma_access_width); this is the pitch of its strided lines
   std::uint64_t fragment_pitch(int w) const;

@@ -261,7 +261,11 @@ Space PtxCta::Impl::exec_mem(Warp& w, const Inst& in, std::uint32_t m) {
           lo = std::min(lo, w.addrs[l]);
           hi = std::max(hi, w.addrs[l]);
         }
-        Allocation* al = (lo >= P::kGlobalBase && hi < P::kLocalWindow) ? k.memory().find(lo, hi - lo + bytes) : nullptr;
+        // the lanes' span is one allocation; a lazy one fills only the pages the lanes reach
+        Allocation* al =
+            (lo >= P::kGlobalBase && hi < P::kLocalWindow) ? k.memory().find_unfilled(lo, hi - lo + bytes) : nullptr;
+        if (al && al->lazy()) [[unlikely]]
+          for (int l = 0; l < 32; ++l) al->materialize(w.addrs[l] - al->base, bytes);
         bool aligned = true;
         if (bytes > 1) {
           if ((bytes & (bytes - 1)) == 0) {  // every PTX access size: a mask, not a division per lane

@@ -3,12 +3,18 @@
 // back from kernsim's output), and the functional sample's coalescing counts on a PTX kernel whose
 // sectors and lines per warp are known by hand.
 #include <cmath>
+#include <cstring>
+#include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 
 #include "api/launch_spec.h"
 #include "api/run.h"
 #include "cost_model/fast_model.h"
+#include "cost_model/fast_profile.h"
 #include "device/loader.h"
+#include "isa/ptx/decode.h"
+#include "isa/ptx/parser.h"
 #include "sim/functional/global_memory.h"
 #include "test_util.h"
 
@@ -182,6 +188,60 @@ TEST(FastSample, CountsSectorsAndLinesPerWarpFromTheSampledAddresses) {
   // the footprint per CTA: 512 bytes of `a` at stride 1, 128 sectors' 4 KiB at stride 32
   EXPECT_DOUBLE_EQ(unit["buffers"][0][1].get<double>(), 512);
   EXPECT_DOUBLE_EQ(strided["buffers"][0][1].get<double>(), 128 * 32);
+}
+
+// The profile of one CTA of tests/data/kernels/fast_loop.ptx (64 threads, n elements), sampled
+// with a per-CTA cap of `cap` warp instructions (0: the CTA runs whole); `ran` gets the warp
+// instructions it executed.
+cost::KernelProfile loop_profile(std::uint32_t n, std::uint64_t cap, std::uint64_t& ran) {
+  std::ifstream in(kData + "/kernels/fast_loop.ptx");
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto prog =
+      isa::ptx::decode_kernel(isa::ptx::parse_module(text, "fast_loop.ptx"), "loop_sum", text, "fast_loop.ptx");
+  const device::DeviceSpec dev = device::load_builtin_device("h200");
+  sim::GlobalMemory mem;
+  const std::uint64_t a = mem.allocate(std::uint64_t{n} * 4, "a"), out = mem.allocate(64 * 4, "out");
+  std::vector<std::uint8_t> params(20, 0);
+  std::memcpy(params.data(), &a, 8);
+  std::memcpy(params.data() + 8, &out, 8);
+  std::memcpy(params.data() + 16, &n, 4);
+  sim::LaunchDims dims;
+  dims.block = {64, 1, 1};
+  sim::PtxKernel k(prog, mem, dims, params, {});
+  sim::KernelResources res;
+  res.threads_per_block = 64;
+  res.registers_per_thread = 32;
+  cost::SampleOptions o;
+  o.cta_budget = cap;
+  const cost::KernelProfile p = cost::profile_ptx(k, dev, sim::compute_occupancy(dev, res), o);
+  ran = k.warp_instructions();
+  return p;
+}
+
+TEST(FastSample, ALongCtaIsCutInItsCountedLoopsAndScaledToItsWholeWork) {
+  // 64 threads, 2 warps, n = 64 * 6000: each loop goes round 6000 times per warp (7 and 9
+  // instructions an iteration), then one store per warp. Whole: 2 x (6000 x 16 + ~20) warp
+  // instructions, 2 x 12000 loads of 4 sectors (1 line each) and 2 stores of 4 sectors.
+  std::uint64_t whole_ran = 0, cut_ran = 0;
+  const cost::KernelProfile whole = loop_profile(64 * 6000, 0, whole_ran);
+  const cost::KernelProfile cut = loop_profile(64 * 6000, 2000, cut_ran);
+  EXPECT_TRUE(whole.complete);
+  EXPECT_FALSE(cut.complete);
+  EXPECT_GT(whole_ran, 2u * 6000 * 16);
+  EXPECT_LT(cut_ran, 2u * 6000 * 16 / 4);  // the cut CTA executed under a quarter of it (both loops cut)
+  EXPECT_DOUBLE_EQ(whole.load_insts, 2 * 12000);
+  EXPECT_DOUBLE_EQ(whole.load_sectors, 4 * 2 * 12000);
+  // the cut CTA's counts come within 1% of the whole CTA's: the iterations it skipped are counted
+  for (auto [w, c] : {std::pair{whole.warp_insts, cut.warp_insts},
+                      {whole.load_insts, cut.load_insts},
+                      {whole.load_sectors, cut.load_sectors},
+                      {whole.buffers[0].read_bytes_per_cta, cut.buffers[0].read_bytes_per_cta}})
+    EXPECT_NEAR(c, w, 0.01 * w) << "whole " << w;
+  // the dependent path within 3%: the second loop's re-reads find a smaller footprint in L1
+  EXPECT_NEAR(cut.path_cycles, whole.path_cycles, 0.03 * whole.path_cycles);
+  // the epilogue after the loops still ran: its stores are counted once, not scaled
+  EXPECT_DOUBLE_EQ(cut.store_sectors, 8);
+  EXPECT_DOUBLE_EQ(cut.buffers[1].write_bytes_per_cta, 64 * 4);
 }
 
 TEST(FastTier, RefusesWhatASampleCannotGive) {
