@@ -267,6 +267,7 @@ inline constexpr int kNumMfmaShapes = static_cast<int>(sizeof(kMfmaShapes) / siz
 struct Launch {
   double overhead_us = 0;     // event-timed cost of an empty launch beyond kernel execution
   double cta_dispatch_cycles = 0;  // chip-wide cycles between consecutive CTA dispatches
+  double clc_response_cycles = 0;  // clusterlaunchcontrol.try_cancel: issue to its response (sm_100)
 };
 
 // The fast analytical tier's free coefficients (cost_model/fast_model.h), fitted to measured

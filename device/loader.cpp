@@ -265,6 +265,7 @@ std::vector<Field> build_schema() {
   D("tma.try_wait_limit_cycles", "cycles", kNv, true, "the system-dependent time limit of a failing mbarrier.try_wait without a suspend-time hint", [](DeviceSpec& d) -> double& { return d.tma.try_wait_limit_cycles; });
   D("launch.overhead_us", "us", kBoth, true, "event-timed cost of an empty kernel launch", [](DeviceSpec& d) -> double& { return d.launch.overhead_us; });
   D("launch.cta_dispatch_cycles", "cycles", kBoth, true, "cycles between consecutive CTA/workgroup dispatches: NVIDIA chip-wide, AMD per XCD (each has its own workgroup manager)", [](DeviceSpec& d) -> double& { return d.launch.cta_dispatch_cycles; });
+  D("launch.clc_response_cycles", "cycles", kNv, false, "clusterlaunchcontrol.try_cancel: issue to its response in shared memory and the complete_tx on its mbarrier (sm_100)", [](DeviceSpec& d) -> double& { return d.launch.clc_response_cycles; });
   I("tcgen05.tmem_columns", "columns", kNv, false, "tensor memory per SM: 32-bit columns of 128 lanes each that tcgen05.alloc hands out (absent: no tcgen05)", [](DeviceSpec& d) -> std::int64_t& { return d.tcgen05.tmem_columns; });
   D("tcgen05.mma_flops_per_cycle_f16", "FLOP/cycle", kNv, false, "tcgen05.mma .kind::f16 (f16/bf16 inputs): dense FLOP the SM's tensor engine does per cycle", [](DeviceSpec& d) -> double& { return d.tcgen05.mma_flops_per_cycle_f16; });
   D("tcgen05.mma_flops_per_cycle_tf32", "FLOP/cycle", kNv, false, "tcgen05.mma .kind::tf32: dense FLOP per SM cycle", [](DeviceSpec& d) -> double& { return d.tcgen05.mma_flops_per_cycle_tf32; });

@@ -261,7 +261,7 @@ class Decoder {
       if (f != it->end() && n < f->second.count) {
         scratch_ = f->second;
         scratch_.kind = Binding::RegB;
-        scratch_.reg.idx += static_cast<std::uint32_t>(n);
+        scratch_.reg.idx += static_cast<std::uint32_t>(scratch_.bytes == 16 ? 2 * n : n);  // .b128: two each
         return &scratch_;
       }
     }
@@ -280,9 +280,18 @@ class Decoder {
     auto& scope = scopes_.back();
     if (d.space == "reg") {
       Bank b = bank_for(d.type);
-      if (b == Bank::None && d.type == "b128")  // valid PTX (sm_70+, clusterlaunchcontrol's response): not built yet
-        throw Error(ErrorKind::Unsupported, origin_ + ":" + std::to_string(d.line) +
-                                                ": register type .b128 (kernsim holds registers of 1 to 8 bytes)");
+      if (b == Bank::None && d.type == "b128") {  // two 64-bit registers each, low half first (reg128)
+        if (d.vector != 1) fail(d.line, "vector register declarations are not supported");
+        const std::int64_t n = d.range > 0 ? d.range : 1;
+        Binding bnd;
+        bnd.reg = {Bank::R64, f.n64};
+        bnd.bytes = 16;
+        f.n64 += static_cast<std::uint32_t>(2 * n);
+        bnd.kind = d.range > 0 ? Binding::RangeB : Binding::RegB;
+        bnd.count = d.range > 0 ? n : 0;
+        scope[d.name + (d.range > 0 ? "<>" : "")] = bnd;
+        return;
+      }
       if (b == Bank::None) fail(d.line, "register type ." + d.type + " is not supported (registers of 1 to 8 bytes)");
       std::uint32_t& counter = b == Bank::Pred ? f.npred : b == Bank::R64 ? f.n64 : f.n32;
       std::int64_t n = d.range > 0 ? d.range : 1;
@@ -366,8 +375,21 @@ class Decoder {
   }
 
   // ---- operands ----------------------------------------------------------------------------
+  [[noreturn]] void b128_elsewhere(const std::string& name, int line) {
+    throw Error(ErrorKind::Unsupported, origin_ + ":" + std::to_string(line) + ": the .b128 register `" + name +
+                                            "` outside ld/st .b128 and clusterlaunchcontrol.query_cancel (kernsim "
+                                            "holds .b128 registers for those only)");
+  }
+  // A .b128 register: its low and high 64-bit halves.
+  std::pair<Reg, Reg> reg128(const ast::Operand& o, int line) {
+    const Binding* b = o.kind == ast::Operand::Kind::Reg || o.kind == ast::Operand::Kind::Symbol ? lookup(o.name) : nullptr;
+    if (!b || b->kind != Binding::RegB || b->bytes != 16) fail(line, "`" + o.name + "` is not a .b128 register");
+    return {b->reg, Reg{Bank::R64, b->reg.idx + 1}};
+  }
+
   Reg reg_of(const ast::Operand& o, int line) {
     if (const Binding* b = lookup(o.name)) {
+      if (b->kind == Binding::RegB && b->bytes == 16) b128_elsewhere(o.name, line);
       if (b->kind == Binding::RegB) return b->reg;
       fail(line, "`" + o.name + "` is not a register");
     }
@@ -382,7 +404,10 @@ class Decoder {
 
   Reg dst(const ast::Operand& o, int line) {
     if (o.kind == ast::Operand::Kind::Sink) return Reg{};
-    if (names_register(o)) return lookup(o.name)->reg;  // registers may be named without `%`
+    if (names_register(o)) {  // registers may be named without `%`
+      if (lookup(o.name)->bytes == 16) b128_elsewhere(o.name, line);
+      return lookup(o.name)->reg;
+    }
     if (o.kind != ast::Operand::Kind::Reg) fail(line, "destination must be a register");
     Reg r = reg_of(o, line);
     if (r.bank == Bank::S32 || r.bank == Bank::S64) fail(line, "cannot write special register `" + o.name + "`");
@@ -441,7 +466,10 @@ class Decoder {
         return const32(b);
       }
       case ast::Operand::Kind::Symbol: {
-        if (names_register(o)) return lookup(o.name)->reg;
+        if (names_register(o)) {
+          if (lookup(o.name)->bytes == 16) b128_elsewhere(o.name, line);
+          return lookup(o.name)->reg;
+        }
         if (auto v = symbol_value(o.name, o.ival)) return constant(*v, bits);
         fail(line, "unknown symbol `" + o.name + "`");
       }
@@ -459,7 +487,7 @@ class Decoder {
     }
     if (const Binding* b = lookup(o.name)) {
       switch (b->kind) {
-        case Binding::RegB: a.kind = AddrBase::Reg; a.base = b->reg; return a;
+        case Binding::RegB: if (b->bytes == 16) b128_elsewhere(o.name, line); a.kind = AddrBase::Reg; a.base = b->reg; return a;
         case Binding::LocalSym: a.kind = AddrBase::FrameLocal; a.offset += b->offset; if (resolved) *resolved = Space::Local; return a;
         case Binding::FrameParamSym: a.kind = AddrBase::FrameParam; a.offset += b->offset; if (resolved) *resolved = Space::Param; return a;
         case Binding::KernelParamSym: a.kind = AddrBase::Absolute; a.offset += b->offset; if (resolved) *resolved = Space::Param; return a;
@@ -621,6 +649,7 @@ class Decoder {
       case Form::BulkTensor: return decode_bulk_tensor(inst, in, P);
       case Form::Tensormap: return decode_tensormap(inst, in, P);
       case Form::Tcgen05: return decode_tcgen05(inst, in, P);
+      case Form::Clc: return decode_clc(inst, in, P);
       case Form::Derived: break;
     }
     throw Error(ErrorKind::Internal, "kernsim bug: ops.def row `" + std::string(to_string(inst.op)) + "` has no operand form");
@@ -867,8 +896,17 @@ class Decoder {
           m == "release" || m == "mmio")
         inst.flags |= kBypassL1;
     }
-    if (inst.type == Ty::B128) fail(L, "128-bit " + in.parts[0] + " is not supported");
     need(in, 2, 3);
+    if (inst.type == Ty::B128) {  // one .b128 register: its two 64-bit halves, as .v2.b64
+      if (inst.vec != 1) fail(L, "vectors of .b128 in " + in.parts[0] + " are not supported");
+      const auto [lo, hi] = reg128(is_ld ? in.operands[0] : in.operands[1], L);
+      memory_operand(inst, is_ld ? in.operands[1] : in.operands[0], L);
+      inst.type = Ty::B64;
+      inst.vec = 2;
+      if (is_ld) push_ops(inst, {lo, hi}, {});
+      else push_ops(inst, {}, {lo, hi});
+      return;
+    }
     const ast::Operand& data = is_ld ? in.operands[0] : in.operands[1];
     memory_operand(inst, is_ld ? in.operands[1] : in.operands[0], L);
     int w = width_of(inst.type);
@@ -1101,7 +1139,6 @@ class Decoder {
       if (is_space_name(m) || m == "shared::cluster") spaces.push_back(async_space(m, inst, spaces.empty()));
       if (m.rfind("im2col", 0) == 0) return unsupported(inst, in, "TMA im2col mode");
       if (m.rfind("tile::", 0) == 0) return unsupported(inst, in, "TMA tile mode " + m + " (sm_100)");
-      if (m == "cta_group::2") return unsupported(inst, in, "TMA copies for a CTA pair (.cta_group::2, sm_100)");
     }
     if (!dims) fail(L, "`" + in.opcode + "`: missing the dimension (.1d .. .5d)");
     const bool multicast = P.has("multicast::cluster");
@@ -1481,6 +1518,45 @@ class Decoder {
       default: break;
     }
     fail(L, "kernsim bug: `" + in.opcode + "` reached the tcgen05 decoder");
+  }
+
+  // clusterlaunchcontrol.try_cancel.async{.shared::cta}.mbarrier::complete_tx::bytes{.multicast::cluster::all}.b128
+  //   [addr], [mbar]: sources the mbarrier (Inst::imm its offset), the response address in Inst::addr;
+  //   Inst::sub 1 with .multicast::cluster::all.
+  // clusterlaunchcontrol.query_cancel.is_canceled.pred.b128 p, resp;
+  //   .get_first_ctaid::{x,y,z}.b32.b128 d, resp; .get_first_ctaid.v4.b32.b128 {x, y, z, _}, resp:
+  //   sources the response's halves; Inst::shape[0] 0 is_canceled, 1-3 x/y/z, 4 the vector.
+  void decode_clc(Inst& inst, const ast::Instr& in, const Parts& P) {
+    const int L = in.line;
+    const auto& o = in.operands;
+    const std::string& t = p_.target;
+    const std::size_t at = t.find("sm_");
+    const int sm = at == std::string::npos ? 0 : std::atoi(t.c_str() + at + 3);
+    if (sm < 100)
+      fail(L, "`" + in.opcode + "` needs .target sm_100 or later; the module targets " + (t.empty() ? std::string("none") : t));
+    need(in, 2, 2);
+    if (inst.op == Op::ClcTryCancel) {
+      if (!P.has("mbarrier::complete_tx::bytes"))
+        fail(L, "`" + in.opcode + "`: the completion mechanism must be .mbarrier::complete_tx::bytes");
+      if (P.has("multicast::cluster::all")) inst.sub = 1;
+      inst.space = P.has("shared::cta") ? Space::Shared : Space::Generic;
+      memory_operand(inst, o[0], L);
+      std::vector<Reg> s{mbar_operand(inst, o[1], L)};
+      return push_ops(inst, {}, s);
+    }
+    const auto [lo, hi] = reg128(o[1], L);
+    if (P.has("is_canceled")) {
+      inst.shape[0] = 0;
+      return push_ops(inst, {dst(o[0], L)}, {lo, hi});
+    }
+    if (!P.has("get_first_ctaid") && !P.has("get_first_ctaid::x") && !P.has("get_first_ctaid::y") &&
+        !P.has("get_first_ctaid::z"))
+      fail(L, "`" + in.opcode + "`: expects .is_canceled or .get_first_ctaid");
+    inst.shape[0] = P.has("get_first_ctaid::x") ? 1 : P.has("get_first_ctaid::y") ? 2 : P.has("get_first_ctaid::z") ? 3 : 4;
+    std::vector<Reg> d = vec_regs(o[0], 32, L, true);
+    if (d.size() != (inst.shape[0] == 4 ? 4u : 1u))
+      fail(L, "`" + in.opcode + "`: " + (inst.shape[0] == 4 ? "the .v4 form takes four registers" : "one destination"));
+    push_ops(inst, d, {lo, hi});
   }
 
   // The sources every tcgen05.mma form starts with: d base, d offset, A (a descriptor, or a

@@ -45,6 +45,7 @@ enum class Form : std::uint8_t {
   BulkTensor,  // cp.async.bulk.tensor / cp.reduce.async.bulk.tensor / prefetch: [dst], [tmap, {coords}], [mbar]
   Tensormap,   // tensormap.replace.tile.field [map], {ord,} value; tensormap.cp_fenceproxy [global], [shared], size
   Tcgen05,     // tcgen05.* (sm_100a): alloc/dealloc/relinquish, mma, commit, ld/st, wait, fence
+  Clc,         // clusterlaunchcontrol.try_cancel [resp], [mbar]; .query_cancel d, resp (a .b128 register)
   Derived,     // never selected by mnemonic: another form produces it
 };
 
@@ -127,7 +128,10 @@ const OpInfo& op_info(Op op);
 // The tcgen05 instructions (the consecutive rows Tcgen05Alloc .. Tcgen05Fence), executed by
 // sim/functional/ptx_tcgen05.cpp on the same asynchronous path.
 inline bool is_tcgen05_op(Op op) { return op >= Op::Tcgen05Alloc && op <= Op::Tcgen05Fence; }
-inline bool is_async_op(Op op) { return (op >= Op::MbarInit && op <= Op::TensorPrefetch) || is_tcgen05_op(op); }
+inline bool is_async_op(Op op) {
+  return (op >= Op::MbarInit && op <= Op::TensorPrefetch) || is_tcgen05_op(op) || op == Op::ClcTryCancel ||
+         op == Op::ClcQuery;
+}
 int num_ops();  // rows of ops.def: Op values are 0 .. num_ops() - 1
 
 // What a PTX opcode's leading dotted parts select: a row (or another spelling of one, with the

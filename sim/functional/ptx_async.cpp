@@ -608,6 +608,60 @@ void exec_tensor_lane(PtxCta::Impl& c, Warp& w, const Inst& in, int l) {
   if (load) complete_tx(c, w, in, l, m.box_bytes());
 }
 
+// clusterlaunchcontrol.try_cancel: asks the launch to cancel the first cluster not yet launched
+// (PtxKernel::cancel_cluster) and writes the 16-byte response at [addr] (with
+// .multicast::cluster::all at that offset in every CTA of the cluster), completing 16 bytes of tx
+// on the mbarrier there. The response is opaque in the PTX ISA; kernsim's is the first CTA's
+// %ctaid x, y, z of the canceled cluster in bytes 0-11 and 1 in bytes 12-15; a request that
+// canceled nothing has 0xffffffff for x, y, z (the ISA leaves them undefined) and 0. Without
+// .shared::cta both addresses are generic and must name shared memory.
+void exec_clc_try_cancel(PtxCta::Impl& c, Warp& w, const Inst& in, int l) {
+  const LaunchDims& dims = c.k.dims();
+  if (c.clc_failed_seen)
+    c.fault(w, in, l,
+            "clusterlaunchcontrol.try_cancel after this CTA observed a failed request (undefined in the PTX ISA: "
+            "stop asking once a response says nothing was canceled)");
+  if (!dims.explicit_cluster && dims.cluster_ctas() == 1)
+    c.unsupported(in, "clusterlaunchcontrol.try_cancel in a launch without clusters (kernsim cancels clusters)");
+  std::array<std::uint32_t, 4> resp{~0u, ~0u, ~0u, 0};
+  if (const std::optional<std::uint64_t> idx = c.k.cancel_cluster()) {
+    const std::uint64_t id = dims.cluster_cta(*idx, 0);
+    resp = {static_cast<std::uint32_t>(id % dims.grid[0]), static_cast<std::uint32_t>(id / dims.grid[0] % dims.grid[1]),
+            static_cast<std::uint32_t>(id / (std::uint64_t{dims.grid[0]} * dims.grid[1])), 1};
+  }
+  std::uint64_t addr = c.lane_address(w, in.addr, l), bar = mbar_operand(c, w, in, l);
+  if (in.space == Space::Generic)
+    for (std::uint64_t* a : {&addr, &bar}) {
+      if (*a < P::kSharedWindow || *a >= P::kSharedWindow + P::kWindowSize)
+        c.fault(w, in, l, "clusterlaunchcontrol.try_cancel: generic address " + hex(*a) + " is not shared memory");
+      *a -= P::kSharedWindow;
+    }
+  if (addr % 16)
+    c.fault(w, in, l, "clusterlaunchcontrol.try_cancel response address " + hex(addr) + " is not 16-byte aligned");
+  if (!in.sub) {
+    std::memcpy(c.resolve(w, in, Space::Shared, addr, 16, l, true, nullptr), resp.data(), 16);
+    c.k.memory().note_store();
+    return complete_tx_at(c, w, in, l, bar, false, 16);
+  }
+  for (std::uint32_t r = 0; r < c.cluster_size(); ++r) {
+    std::memcpy(c.cluster_shared(w, in, l, r, addr % P::kClusterRankStride, 16, true), resp.data(), 16);
+    complete_tx_at(c, w, in, l, (r + 1) * P::kClusterRankStride + bar % P::kClusterRankStride, true, 16);
+  }
+  c.k.memory().note_store();
+}
+
+// clusterlaunchcontrol.query_cancel of a response (the two halves of a .b128 register).
+void exec_clc_query(PtxCta::Impl& c, Warp& w, const Inst& in, int l) {
+  const std::uint64_t lo = c.get(w, c.p.src(in, 0), l), hi = c.get(w, c.p.src(in, 1), l);
+  const bool canceled = (hi >> 32) & 1;
+  if (!canceled) c.clc_failed_seen = true;
+  if (in.shape[0] == 0) return c.put(w, c.p.dst(in, 0), l, canceled ? 1 : 0);
+  const std::uint32_t xyz[3] = {static_cast<std::uint32_t>(lo), static_cast<std::uint32_t>(lo >> 32),
+                                static_cast<std::uint32_t>(hi)};
+  if (in.shape[0] < 4) return c.put(w, c.p.dst(in, 0), l, xyz[in.shape[0] - 1]);
+  for (int i = 0; i < 3; ++i) c.put(w, c.p.dst(in, i), l, xyz[i]);
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------
@@ -632,6 +686,14 @@ Space PtxCta::Impl::exec_async(Warp& w, const Inst& in, std::uint32_t m) {
       return Space::Global;
     case P::Form::Tcgen05:
       return exec_tcgen05(w, in, m);
+    case P::Form::Clc:
+      for_lanes(m, [&](int l) {
+        if (in.op == Op::ClcTryCancel)
+          exec_clc_try_cancel(*this, w, in, l);
+        else
+          exec_clc_query(*this, w, in, l);
+      });
+      return Space::Shared;
     case P::Form::NoOperands:
     case P::Form::WaitGroup:
       return Space::Global;  // bulk groups: functional copies are complete

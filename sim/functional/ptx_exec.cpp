@@ -80,7 +80,20 @@ void PtxKernel::over_limit() const {
 
 void PtxKernel::run_all() {
   if (dims_.cluster_ctas() > 1 || dims_.explicit_cluster) {
-    for (std::uint64_t c = 0; c < dims_.num_clusters(); ++c) make_cluster(c).front()->run();
+    // in order; a cluster that clusterlaunchcontrol.try_cancel took is skipped (its canceller ran it)
+    std::uint64_t next = 0;
+    const std::uint64_t n = dims_.num_clusters();
+    set_canceller([&]() -> std::optional<std::uint64_t> {
+      if (next >= n) return std::nullopt;
+      return next++;
+    });
+    try {
+      while (next < n) make_cluster(next++).front()->run();
+    } catch (...) {
+      canceller_ = nullptr;
+      throw;
+    }
+    canceller_ = nullptr;
     return;
   }
   const std::uint64_t n = dims_.num_blocks();

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -72,6 +73,7 @@ struct TcMma {
   std::uint8_t kind = 0;  // isa::ptx::TcKind
   std::uint16_t m = 0, n = 0, k = 0;
   bool a_tmem = false;    // A from tensor memory (else shared memory)
+  bool pair = false;      // .cta_group::2: the work of a CTA pair, half of it on each CTA's SM
   std::uint32_t smem_bytes = 0;  // bytes it reads from shared memory (A unless in TMEM, and B)
 };
 struct AsyncStep {
@@ -190,6 +192,13 @@ class PtxKernel {
   // barrier (a launch without clusters: the one CTA `index`).
   std::vector<std::unique_ptr<PtxCta>> make_cluster(std::uint64_t index);
 
+  // clusterlaunchcontrol.try_cancel: cancels the first cluster not yet launched and returns its
+  // index, or nothing when none is left or nothing launches clusters now (a probe of one cluster
+  // runs its own work only). run_all() cancels from its own order; the timing model from its
+  // dispatcher (set_canceller), which then never launches the cluster.
+  std::optional<std::uint64_t> cancel_cluster() { return canceller_ ? canceller_() : std::nullopt; }
+  void set_canceller(std::function<std::optional<std::uint64_t>()> f) { canceller_ = std::move(f); }
+
   std::uint64_t warp_instructions() const { return warp_insts_; }
   std::uint64_t thread_instructions() const { return thread_insts_; }
   void count(std::uint32_t active_lanes);
@@ -210,6 +219,7 @@ class PtxKernel {
   ExecOptions opts_;
   std::uint64_t warp_insts_ = 0, thread_insts_ = 0, suspect_insts_ = 0;
   std::uint64_t limit_ = 0;  // the instruction count past which count() stops the run
+  std::function<std::optional<std::uint64_t>()> canceller_;
   [[noreturn]] void over_limit() const;
   std::chrono::steady_clock::time_point deadline_ = std::chrono::steady_clock::time_point::max();
 };

@@ -187,6 +187,7 @@ struct PtxCta::Impl {
   std::shared_ptr<ClusterState> cluster;  // null: a launch without clusters
   std::uint32_t rank = 0;                 // %cluster_ctarank
   TensorMemory tmem;                      // tcgen05
+  bool clc_failed_seen = false;  // a query_cancel of this CTA read a failed try_cancel response
 
   Impl(PtxCta& s, PtxKernel& kernel, std::uint64_t cta_linear, std::shared_ptr<ClusterState> cl, std::uint32_t r);
 
@@ -288,10 +289,15 @@ struct PtxCta::Impl {
   TensorMemory& tmem_state(Warp& w, const Inst& in);
   void tmem_alloc(Warp& w, const Inst& in);
   void tmem_dealloc(Warp& w, const Inst& in);
-  void tmem_check(Warp& w, const Inst& in, int lane, std::uint32_t col, std::uint32_t n, const char* what);
+  // Columns [col, col + n) are allocated in `owner`'s tensor memory (null: this CTA's); faults otherwise.
+  void tmem_check(Warp& w, const Inst& in, int lane, std::uint32_t col, std::uint32_t n, const char* what,
+                  const Impl* owner = nullptr);
+  Impl& pair_cta(Warp& w, const Inst& in, int l, int h);
   void tmem_ld_st(Warp& w, const Inst& in);
   void tc_mma_lane(Warp& w, const Inst& in, int l);
   void tc_cp_lane(Warp& w, const Inst& in, int l);
+  void tc_a_from_tmem(Warp& w, const Inst& in, int l, const TcDesc& d, const Impl& c, std::uint32_t ta, int M,
+                      double* f, std::int32_t* iv);
   TcDesc tc_idesc(Warp& w, const Inst& in, int l, std::uint32_t v);
   TcDesc tc_idesc_scaled(Warp& w, const Inst& in, int l, std::uint32_t v);
   std::vector<double> tc_scales(Warp& w, const Inst& in, int l, const TcDesc& d, int src, int rows, int id);

@@ -1,5 +1,7 @@
 // tcgen05 (sm_100a): tensor memory and the 5th-generation tensor core, as the PTX ISA's "TensorCore
-// 5th Generation Family Instructions" define them, for .cta_group::1.
+// 5th Generation Family Instructions" define them, for .cta_group::1 and CTA pairs (.cta_group::2:
+// alloc/dealloc/relinquish per CTA, the M = 256 mma over both CTAs' shared and tensor memory; see
+// tc_mma_lane and docs/tcgen05.md).
 //
 // Tensor memory (TMEM) is per CTA here: 128 lanes x the device's columns (tcgen05.tmem_columns) of
 // 32 bits, made at the first tcgen05.alloc. Allocations are powers of two of at least 32 columns,
@@ -121,7 +123,8 @@ Space PtxCta::Impl::exec_tcgen05(Warp& w, const Inst& in, std::uint32_t mask) {
             ".cta_group::2 needs a launch with clusters of an even number of CTAs (CTA pairs); this launch has "
             "clusters of " +
                 std::to_string(cluster_size()));
-    unsupported(in, "tcgen05 .cta_group::2 (CTA pairs)");
+    if (in.op == Op::Tcgen05Cp)
+      unsupported(in, "tcgen05.cp .cta_group::2 (which CTA's shared memory feeds which CTA's tensor memory)");
   }
   if (!mask) return Space::Shared;
   const bool collective =
@@ -226,10 +229,12 @@ void PtxCta::Impl::tmem_dealloc(Warp& w, const Inst& in) {
 }
 
 // Columns [col, col + n) are allocated by the CTA; faults naming `what` otherwise.
-void PtxCta::Impl::tmem_check(Warp& w, const Inst& in, int lane, std::uint32_t col, std::uint32_t n, const char* what) {
+void PtxCta::Impl::tmem_check(Warp& w, const Inst& in, int lane, std::uint32_t col, std::uint32_t n, const char* what,
+                              const Impl* owner) {
+  const TensorMemory& t = owner ? owner->tmem : tmem;
   std::uint32_t covered = 0;
   for (std::uint32_t c = col; c < col + n; ++c)
-    for (const auto& a : tmem.allocs)
+    for (const auto& a : t.allocs)
       if (c >= a.first && c < a.first + a.second) {
         ++covered;
         break;
@@ -237,7 +242,21 @@ void PtxCta::Impl::tmem_check(Warp& w, const Inst& in, int lane, std::uint32_t c
   if (covered != n)
     fault(w, in, lane,
           std::string(to_string(in.op)) + ": " + what + " uses tensor memory columns " + std::to_string(col) + ".." +
-              std::to_string(col + n - 1) + ", not all of them allocated by this CTA");
+              std::to_string(col + n - 1) + ", not all of them allocated by " +
+              (owner && owner != this ? "the peer CTA (rank " + std::to_string(owner->rank) + ")" : "this CTA"));
+}
+
+// The CTA of a .cta_group::2 pair that holds half h of the operation (h 0: the even rank, 1: the
+// odd one; PTX ISA: the peer CTA's %cluster_ctarank differs in bit 0); this CTA for .cta_group::1.
+PtxCta::Impl& PtxCta::Impl::pair_cta(Warp& w, const Inst& in, int l, int h) {
+  if (in.shape[0] != 2) return *this;
+  const std::uint32_t r = (rank & ~1u) + static_cast<std::uint32_t>(h);
+  Impl* c = cluster ? cluster->members[r] : nullptr;
+  if (!c)
+    fault(w, in, l,
+          std::string(to_string(in.op)) + " .cta_group::2: the pair's CTA of rank " + std::to_string(r) +
+              " has exited (its shared and tensor memory are gone)");
+  return *c;
 }
 
 namespace {
@@ -309,6 +328,14 @@ TcDesc PtxCta::Impl::tc_idesc(Warp& w, const Inst& in, int l, std::uint32_t v) {
       break;
   }
   if (kind != TcKind::I8 && d.sat) bad("the saturate bit is for .kind::i8");
+  if (in.shape[0] == 2) {  // a CTA pair: M 256 (Layout A, 128 rows in each CTA) or 128 (Layout B)
+    if (d.m == 128)
+      unsupported(in, "tcgen05.mma.cta_group::2 with M = 128 (data path Layout B, given by the ISA only as a figure)");
+    if (d.m != 256) bad("M = " + std::to_string(d.m) + ": .cta_group::2 takes 128 or 256");
+    if (d.n < 32 || d.n > 256 || d.n % 16)
+      bad("N = " + std::to_string(d.n) + " is not legal with M = 256 (32..256 in steps of 16)");
+    return d;
+  }
   if (d.m != 64 && d.m != 128) bad("M = " + std::to_string(d.m) + ": .cta_group::1 takes 64 or 128");
   const bool n_ok = kind == TcKind::I8
                         ? (d.n >= 8 && d.n <= 24 && d.n % 8 == 0) || (d.n >= 32 && d.n <= 256 && d.n % 16 == 0)
@@ -354,6 +381,8 @@ TcDesc PtxCta::Impl::tc_idesc_scaled(Warp& w, const Inst& in, int l, std::uint32
   if (d.sf_a_id % step || d.sf_b_id % step)
     bad("scale factor IDs A " + std::to_string(d.sf_a_id) + ", B " + std::to_string(d.sf_b_id) +
         " with .scale_vec::" + std::to_string(d.scales) + "X (which takes multiples of " + std::to_string(step) + ")");
+  if (in.shape[0] == 2)
+    unsupported(in, "tcgen05.mma.cta_group::2 with .block_scale (how the pair splits the scale factors)");
   if (d.m != 128) bad("M = " + std::to_string(d.m) + ": the block-scaled kinds with .cta_group::1 take 128");
   if (d.n < 8 || d.n > 256 || d.n % 8) bad("N = " + std::to_string(d.n) + " is not legal (8..256 in steps of 8)");
   return d;
@@ -385,10 +414,41 @@ std::vector<double> PtxCta::Impl::tc_scales(Warp& w, const Inst& in, int l, cons
   return v;
 }
 
+// Rows of A (M of one CTA) from CTA c's tensor memory at `ta` (8-bit and wider types: K elements
+// packed into cells, the lower k in the lower bits), as values.
+void PtxCta::Impl::tc_a_from_tmem(Warp& w, const Inst& in, int l, const TcDesc& d, const Impl& c, std::uint32_t ta,
+                                  int M, double* f, std::int32_t* iv) {
+  const int K = d.k, eba = elem_bytes(d.a);
+  if (P::ty_bits(d.a) < 8)
+    unsupported(in, std::string("tcgen05.mma with ") + P::to_string(d.a) +
+                        " A in tensor memory (the ISA gives its container layout only as figures)");
+  const std::uint32_t a_lane = ta >> 16, a_col = ta & 0xffff, per = 4 / static_cast<std::uint32_t>(eba);
+  if (M == 128 ? a_lane != 0 : a_lane != 0 && a_lane != 16)
+    fault(w, in, l,
+          "tcgen05.mma: A's address names TMEM lane " + std::to_string(a_lane) + "; M = " + std::to_string(M) +
+              (M == 128 ? " needs lane 0" : " needs lane 0 or 16"));
+  tmem_check(w, in, l, a_col, static_cast<std::uint32_t>(K) / per, "A", &c);
+  const TensorMemory& t = c.tmem;
+  for (int r = 0; r < M; ++r)
+    for (int k = 0; k < K; ++k) {
+      const std::uint32_t cell =
+          t.cells[std::size_t{row_lane(M, a_lane, r)} * t.columns + a_col + static_cast<std::uint32_t>(k) / per];
+      const std::uint32_t bits =
+          per == 1 ? cell : (cell >> (32 / per * (static_cast<std::uint32_t>(k) % per))) & ((1u << (32 / per)) - 1);
+      const double v = elem_value(bits, d.a);
+      f[r * K + k] = d.neg_a ? -v : v;
+      iv[r * K + k] = static_cast<std::int32_t>(v);
+    }
+}
+
 // One lane's tcgen05.mma: D (in TMEM) = A * B (+ D, scaled by 2^-scale-input-d); with .block_scale,
 // D = (A * scale_A) * (B * scale_B) + D, each K block of a row of A (column of B) times its factor.
+// .cta_group::2 (M = 256): the pair's CTA h (0 the even rank, 1 the odd) holds rows 128h.. of A
+// and of D, and rows N/2 h.. of B (B's columns, the N dimension), at the same shared-memory
+// descriptors and TMEM addresses in both CTAs (PTX ISA, tcgen05 "CTA pair": each CTA supplies half
+// of A and half of B; Layout A puts each CTA's 128 rows of D in its lanes 0..127).
 void PtxCta::Impl::tc_mma_lane(Warp& w, const Inst& in, int l) {
-  TensorMemory& t = tmem_state(w, in);
+  tmem_state(w, in);
   const auto taddr_d = static_cast<std::uint32_t>(get(w, p.src(in, 0), l) + get(w, p.src(in, 1), l));
   const bool a_tmem = in.sub & P::kTcATmem, scaled = in.sub & P::kTcBlockScale;
   const std::uint64_t a_op = get(w, p.src(in, 2), l) + get(w, p.src(in, 3), l);
@@ -396,21 +456,23 @@ void PtxCta::Impl::tc_mma_lane(Warp& w, const Inst& in, int l) {
   const TcDesc d = tc_idesc(w, in, l, static_cast<std::uint32_t>(get(w, p.src(in, 5), l)));
   const bool enable_d = get(w, p.src(in, 6), l) != 0;
   const int scale = static_cast<int>(get(w, p.src(in, 7), l));
-  const int M = d.m, N = d.n, K = d.k;
+  const int M = d.m, N = d.n, K = d.k, pair = in.shape[0];
+  const int Mc = M / pair, Nc = N / pair;  // rows of A and D, rows of B, in each CTA
   const std::uint32_t d_lane = taddr_d >> 16, d_col = taddr_d & 0xffff;
   auto check_base = [&](std::uint32_t lane, const char* what) {
-    if (M == 128 ? lane != 0 : lane != 0 && lane != 16)
+    if (Mc == 128 ? lane != 0 : lane != 0 && lane != 16)
       fault(w, in, l,
             std::string("tcgen05.mma: ") + what + " names TMEM lane " + std::to_string(lane) +
-                "; M = " + std::to_string(M) + (M == 128 ? " needs lane 0" : " needs lane 0 or 16"));
+                "; M = " + std::to_string(M) + (Mc == 128 ? " needs lane 0" : " needs lane 0 or 16"));
   };
   check_base(d_lane, "D's address");
-  tmem_check(w, in, l, d_col, static_cast<std::uint32_t>(N), "D");
+  for (int h = 0; h < pair; ++h)
+    tmem_check(w, in, l, d_col, static_cast<std::uint32_t>(N), "D", &pair_cta(w, in, l, h));
   // operands as values: A (M x K) and B (N x K), floats and integers
   std::vector<double> af(static_cast<std::size_t>(M * K)), bf(static_cast<std::size_t>(N * K));
   std::vector<std::int32_t> ai(af.size()), bi(bf.size());
-  auto smem = [&](std::uint64_t desc, const char* which, bool mn_major, Ty ty, int rows, bool neg, double* f,
-                  std::int32_t* iv) {
+  auto smem = [&](const std::vector<std::uint8_t>& sv, std::uint64_t desc, const char* which, bool mn_major, Ty ty,
+                  int rows, bool neg, double* f, std::int32_t* iv) {
     SmemMatrix sm;
     bool unsup = false;
     const std::string why = decode_desc100(desc, sm, unsup);
@@ -427,46 +489,32 @@ void PtxCta::Impl::tc_mma_lane(Warp& w, const Inst& in, int l) {
       for (int k = 0; k < K; ++k) {
         // fp4 of the ::mxf4 kinds: two to a byte, the lower k in the low nibble
         const std::uint32_t a = element_address(sm, mn_major, r, d.packed ? k / 2 : k, eb);
-        if (a + static_cast<std::uint32_t>(eb) > shared.size() ||
-            (bits < 8 && !d.packed && a - a % 16 + 16 > shared.size()))
+        if (a + static_cast<std::uint32_t>(eb) > sv.size() || (bits < 8 && !d.packed && a - a % 16 + 16 > sv.size()))
           fault(w, in, l,
                 std::string("tcgen05.mma reads ") + which + " at shared address " + std::to_string(a) +
-                    ", outside the block's " + std::to_string(shared.size()) + " bytes");
+                    ", outside the block's " + std::to_string(sv.size()) + " bytes");
         std::uint32_t bits_v = 0;
         if (d.packed)
-          bits_v = (shared[a] >> (4 * (k % 2))) & 0xf;
+          bits_v = (sv[a] >> (4 * (k % 2))) & 0xf;
         else if (bits < 8)
-          bits_v = padded_subbyte(shared.data(), a, bits);
+          bits_v = padded_subbyte(sv.data(), a, bits);
         else
-          std::memcpy(&bits_v, shared.data() + a, static_cast<std::size_t>(eb));
+          std::memcpy(&bits_v, sv.data() + a, static_cast<std::size_t>(eb));
         const double v = elem_value(bits_v, ty);
         f[r * K + k] = neg ? -v : v;
         iv[r * K + k] = static_cast<std::int32_t>(v);
       }
   };
   const int eba = elem_bytes(d.a);
-  if (a_tmem) {
-    if (P::ty_bits(d.a) < 8)
-      unsupported(in, std::string("tcgen05.mma with ") + P::to_string(d.a) +
-                          " A in tensor memory (the ISA gives its container layout only as figures)");
-    const auto ta = static_cast<std::uint32_t>(a_op);
-    const std::uint32_t a_lane = ta >> 16, a_col = ta & 0xffff, per = 4 / static_cast<std::uint32_t>(eba);
-    check_base(a_lane, "A's address");
-    tmem_check(w, in, l, a_col, static_cast<std::uint32_t>(K) / per, "A");
-    for (int r = 0; r < M; ++r)
-      for (int k = 0; k < K; ++k) {
-        const std::uint32_t cell =
-            t.cells[std::size_t{row_lane(M, a_lane, r)} * t.columns + a_col + static_cast<std::uint32_t>(k) / per];
-        const std::uint32_t bits =
-            per == 1 ? cell : (cell >> (32 / per * (static_cast<std::uint32_t>(k) % per))) & ((1u << (32 / per)) - 1);
-        const double v = elem_value(bits, d.a);
-        af[static_cast<std::size_t>(r * K + k)] = d.neg_a ? -v : v;
-        ai[static_cast<std::size_t>(r * K + k)] = static_cast<std::int32_t>(v);
-      }
-  } else {
-    smem(a_op, "A", d.mn_a, d.a, M, d.neg_a, af.data(), ai.data());
+  for (int h = 0; h < pair; ++h) {
+    const Impl& c = pair_cta(w, in, l, h);
+    const auto ao = static_cast<std::size_t>(h * Mc * K), bo = static_cast<std::size_t>(h * Nc * K);
+    if (a_tmem)
+      tc_a_from_tmem(w, in, l, d, c, static_cast<std::uint32_t>(a_op), Mc, af.data() + ao, ai.data() + ao);
+    else
+      smem(c.shared, a_op, "A", d.mn_a, d.a, Mc, d.neg_a, af.data() + ao, ai.data() + ao);
+    smem(c.shared, b_desc, "B", d.mn_b, d.b, Nc, d.neg_b, bf.data() + bo, bi.data() + bo);
   }
-  smem(b_desc, "B", d.mn_b, d.b, N, d.neg_b, bf.data(), bi.data());
   if (scaled) {  // each K block of K / scales elements times its factor (exact: the factors are 2^e or 4-bit)
     const std::vector<double> sa = tc_scales(w, in, l, d, 8, M, d.sf_a_id),
                               sb = tc_scales(w, in, l, d, 10, N, d.sf_b_id);
@@ -479,14 +527,18 @@ void PtxCta::Impl::tc_mma_lane(Warp& w, const Inst& in, int l) {
         bf[static_cast<std::size_t>(n * K + k)] *= sb[static_cast<std::size_t>(n * d.scales + k / blk)];
   }
   // disable-output-lane: sources 8.. (one bit per TMEM lane)
-  auto disabled = [&](std::uint32_t lane) {
-    return !scaled && in.nsrc > 8 && (get(w, p.src(in, 8 + static_cast<int>(lane / 32)), l) >> (lane % 32) & 1u);
+  // (.cta_group::2: words 0-3 the even CTA's lanes, 4-7 the odd one's)
+  auto disabled = [&](int h, std::uint32_t lane) {
+    return !scaled && in.nsrc > 8 &&
+           (get(w, p.src(in, 8 + 4 * h + static_cast<int>(lane / 32)), l) >> (lane % 32) & 1u);
   };
   const bool integer = d.d == Ty::S32;
   for (int r = 0; r < M; ++r) {
-    const std::uint32_t lane = row_lane(M, d_lane, r);
-    if (disabled(lane)) continue;
-    std::uint32_t* row = t.cells.data() + std::size_t{lane} * t.columns + d_col;
+    const int h = r / Mc;
+    TensorMemory& dt = pair_cta(w, in, l, h).tmem;
+    const std::uint32_t lane = row_lane(Mc, d_lane, r % Mc);
+    if (disabled(h, lane)) continue;
+    std::uint32_t* row = dt.cells.data() + std::size_t{lane} * dt.columns + d_col;
     for (int n = 0; n < N; ++n) {
       const std::uint32_t old = row[n];
       if (integer) {
@@ -515,7 +567,8 @@ void PtxCta::Impl::tc_mma_lane(Warp& w, const Inst& in, int l) {
   work.m = static_cast<std::uint16_t>(M), work.n = static_cast<std::uint16_t>(N),
   work.k = static_cast<std::uint16_t>(K);
   work.a_tmem = a_tmem;
-  work.smem_bytes = static_cast<std::uint32_t>(((a_tmem ? 0 : M) + N) * K * eba / (d.packed ? 2 : 1));
+  work.pair = pair == 2;  // each CTA's SM reads its own halves of A and B
+  work.smem_bytes = static_cast<std::uint32_t>(((a_tmem ? 0 : Mc) + Nc) * K * eba / (d.packed ? 2 : 1));
   w.async.tc_mma.push_back(work);
 }
 

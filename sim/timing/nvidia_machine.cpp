@@ -270,7 +270,8 @@ class NvidiaMachine final : public SampledMachine {
   std::uint64_t work() const override { return timed_insts_; }
   double min_window_cycles() const override { return 0; }
   Progress checkpoint(double now) const override { return {now, timed_insts_, mem_->shared_busy_cycles(), 0}; }
-  std::uint64_t ctas_done() const override { return ctas_done_; }
+  // a canceled cluster's CTAs (clusterlaunchcontrol) count as done: the canceling cluster did their work
+  std::uint64_t ctas_done() const override { return ctas_done_ + ctas_canceled_; }
   std::uint64_t done_cta_insts() const override { return done_cta_insts_; }
   void stop() override { stop_ = true; }
   void abandon_in_flight(double now) override;
@@ -329,6 +330,7 @@ class NvidiaMachine final : public SampledMachine {
   double tma_copy(Sm& sm, Warp& w, const AsyncStep& a, double now);
   double tcgen05_op(Sm& sm, Warp& w, const P::Inst& in, const AsyncStep& a, double now);
   double tc_service(const TcMma& m) const;
+  Sm* pair_peer(Sm& sm, const Warp& w);
   void wake_sleepers(Sm& sm, CtaSlot& c, std::uint32_t addr);
   struct MbarTarget {
     int sm;
@@ -363,7 +365,7 @@ class NvidiaMachine final : public SampledMachine {
   int cluster_ = 1;  // CTAs per cluster
   ClusterPlacer placer_;
   DispatchClock dispatch_;
-  std::uint64_t age_ = 0, ctas_done_ = 0, done_cta_insts_ = 0;
+  std::uint64_t age_ = 0, ctas_done_ = 0, done_cta_insts_ = 0, ctas_canceled_ = 0;
   double last_end_ = 0;
   bool stop_ = false;
   std::vector<CtaSlot> abandoned_;  // first-wave CTAs stopped for the second window
@@ -682,7 +684,14 @@ bool NvidiaMachine::warm_warp(PtxCta& cta, int w) {
 
 // The first wave: each SM's first CTA in slot order, SM by SM.
 void NvidiaMachine::fill(double t) {
-  if (cluster_ > 1) return launch_clusters(t);
+  if (cluster_ > 1) {  // clusterlaunchcontrol.try_cancel takes the next cluster from the placer
+    k_.set_canceller([this] {
+      const std::optional<std::uint64_t> index = placer_.cancel();
+      if (index) ctas_canceled_ += static_cast<std::uint64_t>(cluster_);
+      return index;
+    });
+    return launch_clusters(t);
+  }
   for (int slot = 0; slot < occ_.blocks_per_unit; ++slot)
     for (int s = 0; s < nsms_; ++s)
       if (!queue_.empty(s)) launch_cta(s, slot, queue_.next(s), t);
@@ -828,6 +837,7 @@ void NvidiaMachine::complete_started() {
     if (cluster_ == 1) k_.make_cta(id)->run();
   });
   if (cluster_ > 1) placer_.for_each_remaining([&](std::uint64_t index) { k_.make_cluster(index).front()->run(); });
+  k_.set_canceller(nullptr);
 }
 
 void NvidiaMachine::close_window(double end, bool stopped) {
@@ -1196,7 +1206,10 @@ double NvidiaMachine::memory(int s, Sm& sm, Warp& w, const P::Inst& in, const St
 double NvidiaMachine::async_op(int s, Sm& sm, Warp& w, const P::Inst& in, double now) {
   CtaSlot& c = sm.ctas[static_cast<std::size_t>(w.cta)];
   const AsyncStep& a = c.cta->async_step(w.widx);
-  const double copy_done = a.copy ? tma_copy(sm, w, a, now) : now;
+  // clusterlaunchcontrol.try_cancel: its response lands launch.clc_response_cycles after issue
+  const double copy_done = a.copy                          ? tma_copy(sm, w, a, now)
+                           : in.op == P::Op::ClcTryCancel ? now + d_.launch.clc_response_cycles
+                                                          : now;
   const bool tc = P::is_tcgen05_op(in.op);
   const double tc_result = tc ? tcgen05_op(sm, w, in, a, now) : 0;
   // tcgen05.commit's arrival takes effect when the warp's tcgen05.mma so far are complete
@@ -1254,7 +1267,10 @@ double NvidiaMachine::tcgen05_op(Sm& sm, Warp& w, const P::Inst& in, const Async
         r.work_cycles = tc_service(m);
         r.warp = static_cast<int>(&w - sm.warps.data());
         const double extra = m.a_tmem ? 0 : t.mma_smem_latency_cycles;  // A's read from shared memory
-        w.tc_done = std::max(w.tc_done, sm.tc->accept(r).done + extra);
+        double done = sm.tc->accept(r).done;
+        if (Sm* peer = m.pair ? pair_peer(sm, w) : nullptr)  // the pair's other half, in step
+          done = std::max(done, peer->tc->accept(r).done);
+        w.tc_done = std::max(w.tc_done, done + extra);
         tc_flops_ += 2.0 * m.m * m.n * m.k;
       }
       w.drain = std::max(w.drain, w.tc_done);  // the CTA ends after its tensor work
@@ -1273,6 +1289,19 @@ double NvidiaMachine::tcgen05_op(Sm& sm, Warp& w, const P::Inst& in, const Async
   }
 }
 
+// The SM of the other CTA of a .cta_group::2 pair (the cluster rank differing in bit 0), or null
+// when the warp's CTA is not in a cluster of a pair.
+Sm* NvidiaMachine::pair_peer(Sm& sm, const Warp& w) {
+  const CtaSlot& c = sm.ctas[static_cast<std::size_t>(w.cta)];
+  if (!c.group) return nullptr;
+  const int s = static_cast<int>(&sm - sms_.data());
+  const auto& slots = c.group->slots;
+  for (std::size_t r = 0; r < slots.size(); ++r)
+    if (slots[r].first == s && slots[r].second == w.cta)
+      return (r ^ 1u) < slots.size() ? &sms_[static_cast<std::size_t>(slots[r ^ 1u].first)] : nullptr;
+  return nullptr;
+}
+
 // Engine cycles of one tcgen05.mma: its FLOP (over at least tcgen05.mma_datapath_rows rows) at the
 // kind's dense rate or, when longer, the shared-memory operand bytes it reads over the shared port
 // (as wgmma's, units/tensor_engine.h).
@@ -1280,8 +1309,11 @@ double NvidiaMachine::tc_service(const TcMma& m) const {
   const device::Tcgen05& t = d_.tcgen05;
   const auto kind = static_cast<P::TcKind>(m.kind);
   WgmmaWork w;
-  // an M = 64 mma uses half the datapath (PTX ISA Layout F): it takes as long as a full one
-  w.flops = 2.0 * std::max<double>(m.m, static_cast<double>(t.mma_datapath_rows)) * m.n * m.k;
+  // an M = 64 mma uses half the datapath (PTX ISA Layout F): it takes as long as a full one. A CTA
+  // pair's (.cta_group::2) runs half its rows on each SM's engine, in step (tcgen05_op puts it on
+  // both), each reading its own halves of A and B
+  const double rows = m.pair ? m.m / 2.0 : m.m;
+  w.flops = 2.0 * std::max<double>(rows, static_cast<double>(t.mma_datapath_rows)) * m.n * m.k;
   w.smem_bytes = m.smem_bytes;
   const bool f4 = kind == P::TcKind::Mxf4 || kind == P::TcKind::Mxf4nvf4;  // ::f8f6f4/mxf8f6f4: the fp8 rate
   w.flops_per_cycle = kind == P::TcKind::F16    ? t.mma_flops_per_cycle_f16

@@ -66,7 +66,7 @@ TEST(Functional, UnknownInstructionIsNamedWithItsLine) {
                ErrorKind::Unsupported, {"tex.1d.v4.f32.s32", "PTX line 18"});
 }
 
-TEST(Functional, Sm100ThreeInputMinMaxAndF32x2RunAndB128RegistersStopByName) {
+TEST(Functional, Sm100ThreeInputMinMaxF32x2AndB128Registers) {
   auto on_b200 = [](const std::string& json) {
     auto spec = api::parse_launch_spec_text(json, kData + "/kernels", "test spec");
     api::RunOptions o;
@@ -98,10 +98,11 @@ TEST(Functional, Sm100ThreeInputMinMaxAndF32x2RunAndB128RegistersStopByName) {
     const float want[8] = {x + 2, 0.5f - 3, x - 2, 0.5f + 3, 2 * x, -1.5f, 3 * x, -1.0f};
     for (int k = 0; k < 8; ++k) EXPECT_EQ(g[8 * t + k], want[k]) << "thread " << t << " value " << k;
   }
-  // .b128 registers are valid PTX kernsim does not hold yet: exit 5 with the name, not a parse error.
-  expect_error([&] { on_b200(R"({"source": "sm100_features.ptx", "kernel": "reg128", "grid": 1, "block": 32,
-                                 "args": [{"buffer": "u32", "count": 4}]})"); },
-               ErrorKind::Unsupported, {"register type .b128", "sm100_features.ptx:46"});
+  // .b128 registers (a range of two): ld/st.global.b128 swap the buffer's two 16-byte halves
+  auto h = on_b200(R"({"source": "sm100_features.ptx", "kernel": "reg128", "grid": 1, "block": 1,
+                       "args": [{"buffer": "u32", "count": 8, "init": "iota"}]})");
+  const auto* hw = reinterpret_cast<const std::uint32_t*>(h.outputs[0].bytes.data());
+  for (std::uint32_t i = 0; i < 8; ++i) EXPECT_EQ(hw[i], (i + 4) % 8) << "word " << i;
 }
 
 TEST(Functional, WmmaFragmentFaultsAndUnsupportedTypesAreNamed) {

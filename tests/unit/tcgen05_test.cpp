@@ -24,6 +24,8 @@
 #include "isa/ptx/ops.h"
 #include "isa/ptx/parser.h"
 #include "mma_encodings.h"
+#include "sim/functional/global_memory.h"
+#include "sim/functional/ptx_exec.h"
 #include "sim/timing/occupancy.h"
 #include "test_util.h"
 
@@ -179,6 +181,16 @@ constexpr const char* kCopyPrologue =
     "  fence.proxy.async.shared::cta;\n  mov.u32 %r8, bar;\n  mov.u32 %r9, slot;\n  shr.u32 %r10, %r1, 5;\n"
     "  setp.ne.u32 %p2, %r10, 0;\n  setp.ne.u32 %p3, %r1, 0;\n";
 
+// `cols` columns of D from TMEM at %r13 (the warp's lane quarter), 8 at a time with tcgen05.ld
+// 32x32b, stored from global address %rd11 on (the thread's row).
+void read_d_back(std::ostringstream& s, int cols) {
+  for (int col = 0; col < cols; col += 8) {
+    s << "  tcgen05.ld.sync.aligned.32x32b.x8.b32 " << regs(100, 8) << ", [%r13+" << col << "];\n"
+      << "  tcgen05.wait::ld.sync.aligned;\n";
+    for (int j = 0; j < 8; ++j) s << "  st.global.u32 [%rd11+" << 4 * (col + j) << "], %r" << 100 + j << ";\n";
+  }
+}
+
 // The PTX of one case. Function-scope .shared variables come before the dynamic shared memory.
 // Scale factors (block-scaled kinds): `scols` columns after D and A from simg[tid * scols + j]; the
 // scale-A groups of 4 columns first, then the scale-B groups of ceil(N / 32) columns.
@@ -242,11 +254,7 @@ std::string kernel_source(const Case& c, int ncols, int dcols, int acols, const 
     << "WAIT:\n  mbarrier.try_wait.parity.shared::cta.b64 %p6, [%r8], 0;\n  @!%p6 bra WAIT;\n"
     << "  tcgen05.fence::after_thread_sync;\n  ld.param.u64 %rd11, [out];\n  cvta.to.global.u64 %rd11, %rd11;\n"
     << "  mul.wide.u32 %rd12, %r1, " << dcols * 4 << ";\n  add.s64 %rd11, %rd11, %rd12;\n";
-  for (int col = 0; col < dcols; col += 8) {
-    s << "  tcgen05.ld.sync.aligned.32x32b.x8.b32 " << regs(100, 8) << ", [%r13+" << col << "];\n"
-      << "  tcgen05.wait::ld.sync.aligned;\n";
-    for (int j = 0; j < 8; ++j) s << "  st.global.u32 [%rd11+" << 4 * (col + j) << "], %r" << 100 + j << ";\n";
-  }
+  read_d_back(s, dcols);
   s << "  tcgen05.fence::before_thread_sync;\n  bar.sync 0;\n  @%p2 bra DONE;\n"
     << "  tcgen05.dealloc.cta_group::1.sync.aligned.b32 %r11, " << ncols << ";\n"
     << "  tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;\nDONE:\n  ret;\n}\n";
@@ -784,7 +792,135 @@ TEST(Tcgen05, CtaPairsNeedAClusterOfTwoAndOtherwiseStopWithTheirName) {
   const std::string pair = "  tcgen05.alloc.cta_group::2.sync.aligned.shared::cta.b32 [%r4], 32;\n";
   expect_stop("pair_no_cluster", pair, ErrorKind::KernelFault,
               {".cta_group::2 needs a launch with clusters", "clusters of 1"});
-  expect_stop("pair_cluster", pair, ErrorKind::Unsupported, {"cta_group::2"}, R"(, "grid": 2, "cluster": 2)");
+  expect_stop("pair_cluster_of_3", pair, ErrorKind::KernelFault, {"clusters of 3"}, R"(, "grid": 3, "cluster": 3)");
+  // what the pair does not build yet: M = 128 (Layout B), block scaling, tcgen05.cp
+  const std::string alloc2 = "  tcgen05.alloc.cta_group::2.sync.aligned.shared::cta.b32 [%r4], 512;\n";
+  std::string m128 = mma_body("f16", 1u << 4 | 2u << 17 | 8u << 24);
+  m128.replace(m128.find("cta_group::1.sync"), 12, "cta_group::2");
+  m128.replace(m128.find("mma.cta_group::1"), 16, "mma.cta_group::2");
+  expect_stop("pair_m128", m128, ErrorKind::Unsupported, {"cta_group::2 with M = 128"}, R"(, "grid": 2, "cluster": 2)");
+  std::string scaled = mma_body("mxf8f6f4.block_scale", 1u << 23 | 2u << 17 | 2u << 27);
+  scaled.replace(scaled.find("cta_group::1.sync"), 12, "cta_group::2");
+  scaled.replace(scaled.find("mma.cta_group::1"), 16, "mma.cta_group::2");
+  expect_stop("pair_scaled", scaled, ErrorKind::Unsupported, {"cta_group::2 with .block_scale"},
+              R"(, "grid": 2, "cluster": 2)");
+  expect_stop("pair_cp",
+              alloc2 +
+                  "  ld.shared.u32 %r6, [%r4];\n  mov.b64 %rd1, 0x0000400000000000;\n"
+                  "  tcgen05.cp.cta_group::2.128x256b [%r6], %rd1;\n",
+              ErrorKind::Unsupported, {"tcgen05.cp .cta_group::2"}, R"(, "grid": 2, "cluster": 2)");
+}
+
+// A CTA pair (.cta_group::2) in a cluster of two: rank 0's thread 0 issues M256 x N x K16 k-steps
+// reading A rows 128h.. and B rows N/2 h.. from CTA h's shared memory (each CTA's image holds its
+// halves, at the same offsets), and D rows 128h.. land in CTA h's TMEM lanes 0..127; the commit is
+// multicast to both CTAs' barriers, and each CTA reads its own D back. D must equal the product of
+// the whole A and B, bit for bit (the values are exact in f32, as run_case's).
+void run_pair_case(const std::string& name, int n, int ksteps, int swz, const std::string& disable = "") {
+  SCOPED_TRACE(name);
+  std::mt19937 rng(7u + static_cast<std::uint32_t>(n * 31 + ksteps));
+  const int M = 256, N = n, K = 16, Kt = K * ksteps, eb = 2;
+  const Layout la{128, Kt, eb, swz, false}, lb{N / 2, Kt, eb, swz, false};
+  const std::uint32_t b_off = (la.bytes() + 1023) / 1024 * 1024, bytes = b_off + lb.bytes();
+  std::vector<std::uint8_t> img(2 * bytes, 0);  // CTA h's image at h * bytes
+  std::vector<double> A(static_cast<std::size_t>(M * Kt)), B(static_cast<std::size_t>(N * Kt));
+  const Enc* e = enc("bf16");
+  auto fill = [&](std::vector<double>& X, int rows, const Layout& l, std::uint32_t off) {
+    for (int r = 0; r < rows; ++r)
+      for (int k = 0; k < Kt; ++k) {
+        const int i = static_cast<int>(rng() % 6);
+        const bool neg = rng() % 2;
+        X[static_cast<std::size_t>(r * Kt + k)] = neg ? -kVals[i] : kVals[i];
+        const std::uint32_t bits = e->bits[i] | (neg ? e->sign : 0);
+        const int h = r / l.R;
+        std::memcpy(img.data() + static_cast<std::size_t>(h) * bytes + off + l.offset(r % l.R, k), &bits, 2);
+      }
+  };
+  fill(A, M, la, 0);
+  fill(B, N, lb, b_off);
+  std::uint32_t ncols = 32;
+  while (ncols < static_cast<std::uint32_t>(N)) ncols *= 2;
+  const std::uint32_t id = 1u << 4 | 1u << 7 | 1u << 10 | static_cast<std::uint32_t>(N >> 3) << 17 | 16u << 24;
+  std::ostringstream s;
+  s << ".version 8.7\n.target sm_100a\n.address_size 64\n.extern .shared .align 1024 .b8 smem[];\n"
+    << ".visible .entry k(.param .u64 img, .param .u32 nwords, .param .u64 out)\n{\n"
+    << "  .reg .pred %p<10>;\n  .reg .b32 %r<200>;\n  .reg .b64 %rd<40>;\n"
+    << "  .shared .align 8 .b64 bar;\n  .shared .align 4 .b32 slot;\n"
+    << "  mov.u32 %r1, %tid.x;\n  mov.u32 %r30, %cluster_ctarank;\n  ld.param.u64 %rd1, [img];\n"
+    << "  cvta.to.global.u64 %rd1, %rd1;\n  mul.wide.u32 %rd2, %r30, " << bytes << ";\n  add.s64 %rd1, %rd1, %rd2;\n"
+    << "  ld.param.u32 %r2, [nwords];\n  mov.u32 %r3, smem;\n  mov.u32 %r4, %r1;\n"
+    << "COPY:\n  setp.ge.u32 %p1, %r4, %r2;\n  @%p1 bra COPIED;\n  mul.wide.u32 %rd2, %r4, 4;\n"
+    << "  add.s64 %rd3, %rd1, %rd2;\n  ld.global.u32 %r5, [%rd3];\n  shl.b32 %r6, %r4, 2;\n  add.u32 %r7, %r3, %r6;\n"
+    << "  st.shared.u32 [%r7], %r5;\n  add.u32 %r4, %r4, 128;\n  bra COPY;\nCOPIED:\n"
+    << "  fence.proxy.async.shared::cta;\n  mov.u32 %r8, bar;\n  mov.u32 %r9, slot;\n  shr.u32 %r10, %r1, 5;\n"
+    << "  setp.ne.u32 %p2, %r10, 0;\n  setp.ne.u32 %p3, %r1, 0;\n  or.b32 %r31, %r1, %r30;\n"
+    << "  setp.ne.u32 %p7, %r31, 0;\n  setp.ne.u32 %p4, %r1, %r1;\n  setp.eq.u32 %p5, %r1, %r1;\n"
+    << "  @%p2 bra ALLOCATED;\n  tcgen05.alloc.cta_group::2.sync.aligned.shared::cta.b32 [%r9], " << ncols << ";\n"
+    << "ALLOCATED:\n  @%p3 bra INITED;\n  mbarrier.init.shared::cta.b64 [%r8], 1;\nINITED:\n"
+    << "  tcgen05.fence::before_thread_sync;\n  barrier.cluster.arrive;\n  barrier.cluster.wait;\n"
+    << "  tcgen05.fence::after_thread_sync;\n  ld.shared.u32 %r11, [%r9];\n  shl.b32 %r12, %r10, 21;\n"
+    << "  add.u32 %r13, %r11, %r12;\n";
+  for (int i = 0; i < 8; ++i) s << "  mov.b32 %r" << 20 + i << ", " << 0x40490fdbu + static_cast<unsigned>(i) << ";\n";
+  for (int col = 0; col < N; col += 8)
+    s << "  tcgen05.st.sync.aligned.32x32b.x8.b32 [%r13+" << col << "], " << regs(20, 8) << ";\n";
+  s << "  tcgen05.wait::st.sync.aligned;\n  tcgen05.fence::before_thread_sync;\n  barrier.cluster.arrive;\n"
+    << "  barrier.cluster.wait;\n  tcgen05.fence::after_thread_sync;\n  @%p7 bra ISSUED;\n"
+    << "  cvt.u64.u32 %rd6, %r3;\n  shr.u64 %rd6, %rd6, 4;\n  mov.b32 %r14, " << id << ";\n";
+  if (!disable.empty())
+    for (int i = 0; i < 8; ++i) s << "  mov.b32 %r" << 60 + i << ", " << (i == 5 ? disable : "0") << ";\n";
+  for (int st = 0; st < ksteps; ++st)
+    s << "  add.s64 %rd9, %rd6, " << (la.desc() + la.start(st * K) / 16) << ";\n  add.s64 %rd10, %rd6, "
+      << (lb.desc() + (b_off + lb.start(st * K)) / 16)
+      << ";\n  tcgen05.mma.cta_group::2.kind::f16 [%r11], %rd9, %rd10, %r14, "
+      << (disable.empty() ? "" : regs(60, 8) + ", ") << (st == 0 ? "%p4" : "%p5") << ";\n";
+  s << "  mov.b16 %rs1, 3;\n"
+    << "  tcgen05.commit.cta_group::2.mbarrier::arrive::one.shared::cluster.multicast::cluster.b64 [%r8], %rs1;\n"
+    << "ISSUED:\nWAIT:\n  mbarrier.try_wait.parity.shared::cta.b64 %p6, [%r8], 0;\n  @!%p6 bra WAIT;\n"
+    << "  tcgen05.fence::after_thread_sync;\n  ld.param.u64 %rd11, [out];\n  cvta.to.global.u64 %rd11, %rd11;\n"
+    << "  mad.lo.u32 %r32, %r30, 128, %r1;\n  mul.wide.u32 %rd12, %r32, " << N * 4
+    << ";\n  add.s64 %rd11, %rd11, %rd12;\n";
+  read_d_back(s, N);
+  s << "  tcgen05.fence::before_thread_sync;\n  barrier.cluster.arrive;\n  barrier.cluster.wait;\n  @%p2 bra DONE;\n"
+    << "  tcgen05.dealloc.cta_group::2.sync.aligned.b32 %r11, " << ncols << ";\n"
+    << "  tcgen05.relinquish_alloc_permit.cta_group::2.sync.aligned;\nDONE:\n  ret;\n}\n";
+  std::string text = s.str();
+  text.replace(text.find(".reg .b64 %rd<40>;"), 18, ".reg .b64 %rd<40>;\n  .reg .b16 %rs<4>;");
+  const auto dir = case_dir() / name;
+  std::filesystem::create_directories(dir);
+  write_file(dir / "img.bin", img);
+  std::ofstream(dir / "k.ptx") << text;
+  const std::string args = R"({"buffer": "u8", "count": )" + std::to_string(img.size()) +
+                           R"(, "init": "file:img.bin"}, {"type": "u32", "value": )" + std::to_string(bytes / 4) +
+                           R"(}, {"buffer": "u32", "count": )" + std::to_string(M * N) + "}";
+  const api::RunResult r = run_ptx(dir, args, static_cast<int>(bytes), 128, R"(, "grid": 2, "cluster": 2)");
+  std::vector<std::uint32_t> d(static_cast<std::size_t>(M * N));
+  ASSERT_EQ(r.outputs.at(1).bytes.size(), d.size() * 4);
+  std::memcpy(d.data(), r.outputs.at(1).bytes.data(), d.size() * 4);
+  const std::uint32_t off_mask = disable.empty() ? 0 : static_cast<std::uint32_t>(std::stoul(disable));
+  int bad = 0;
+  for (int row = 0; row < M; ++row)
+    for (int c = 0; c < N; ++c) {
+      double ref = 0;
+      for (int k = 0; k < Kt; ++k)
+        ref += A[static_cast<std::size_t>(row * Kt + k)] * B[static_cast<std::size_t>(c * Kt + k)];
+      const std::uint32_t got = d[static_cast<std::size_t>(row * N + c)];
+      // word 5 of disable-output-lane: lanes 32..63 of the odd CTA (rows 160..191)
+      if (row >= 160 && row < 192 && (off_mask >> (row - 160) & 1u)) {
+        if (got != 0x40490fdbu + static_cast<std::uint32_t>(c % 8) && bad++ < 5)
+          ADD_FAILURE() << "disabled row " << row << " changed";
+        continue;
+      }
+      float f;
+      std::memcpy(&f, &got, 4);
+      if (f != ref && bad++ < 5) ADD_FAILURE() << "D[" << row << "][" << c << "] = " << f << ", expected " << ref;
+    }
+  EXPECT_EQ(bad, 0);
+}
+
+TEST(Tcgen05, CtaPairSplitsAAndDByRowsAndBByColumnsAcrossBothCtas) {
+  run_pair_case("pair_n64", 64, 2, 0);
+  run_pair_case("pair_n256_sw128", 256, 4, 2);
+  run_pair_case("pair_n32_disable", 32, 1, 4, "2863311530");  // 0xaaaaaaaa: every odd lane of word 5
 }
 
 TEST(Tcgen05, InstructionsNotBuiltStopWithTheirNames) {
@@ -794,8 +930,6 @@ TEST(Tcgen05, InstructionsNotBuiltStopWithTheirNames) {
       {"tcgen05.cp.cta_group::1.128x256b.b8x16.b4x16_p64 [%r4], %rd1;\n", "tcgen05.cp with decompression"},
       {"tcgen05.cp.cta_group::1.64x128b.warpx2::02_13 [%r4], %rd1;\n", "tcgen05.cp .64x128b"},
       {"tcgen05.shift.cta_group::1.down [%r4];\n", "tcgen05.shift"},
-      {"clusterlaunchcontrol.try_cancel.async.shared::cta.mbarrier::complete_tx::bytes.b128 [%r4], [%r5];\n",
-       "clusterlaunchcontrol"},
   };
   int i = 0;
   for (const auto& [inst, needle] : cases)
@@ -846,6 +980,137 @@ TEST(Tcgen05, CommitMulticastArrivesOnEveryCtaOfTheMask) {
   const auto* v = reinterpret_cast<const std::uint32_t*>(r.outputs.at(0).bytes.data());
   EXPECT_EQ(v[0], 1u) << "rank 0's barrier completed";
   EXPECT_EQ(v[1], 1u) << "rank 1's barrier completed by rank 0's multicast commit";
+}
+
+// ---- clusterlaunchcontrol (sim/functional/ptx_async.cpp; the dispatcher in sim/timing) ----------
+
+// A persistent kernel in clusters of two: each CTA adds 1 to out[its CTA id] for its own tile, then
+// rank 0 asks clusterlaunchcontrol.try_cancel for another cluster (response multicast to both
+// CTAs, completing on each one's mbarrier); both take the canceled cluster's CTA (first ctaid.x +
+// rank) and repeat until nothing is left. Rank 0 also counts the clusters that launched in
+// out[nctas]. `body_end` replaces the loop (the fault cases).
+std::string clc_kernel(const std::string& loop_override = "") {
+  std::string s =
+      ".version 8.7\n.target sm_100a\n.address_size 64\n.extern .shared .align 1024 .b8 smem[];\n"
+      ".visible .entry k(.param .u64 out, .param .u32 nctas)\n{\n"
+      "  .reg .pred %p<8>;\n  .reg .b32 %r<40>;\n  .reg .b64 %rd<8>;\n  .reg .b128 h;\n"
+      "  .shared .align 16 .b8 resp[16];\n  .shared .align 8 .b64 bar;\n"
+      "  mov.u32 %r1, %tid.x;\n  mov.u32 %r2, %cluster_ctarank;\n  mov.u32 %r3, %ctaid.x;\n"
+      "  mov.u32 %r4, resp;\n  mov.u32 %r5, bar;\n  ld.param.u64 %rd1, [out];\n  cvta.to.global.u64 %rd1, %rd1;\n"
+      "  ld.param.u32 %r6, [nctas];\n  setp.ne.u32 %p1, %r1, 0;\n  or.b32 %r7, %r1, %r2;\n  setp.ne.u32 %p2, %r7, 0;\n"
+      "  @%p1 bra I;\n  mbarrier.init.shared::cta.b64 [%r5], 1;\nI:\n  @%p2 bra L0;\n"
+      "  mul.wide.u32 %rd2, %r6, 4;\n  add.s64 %rd3, %rd1, %rd2;\n  atom.global.add.u32 %r8, [%rd3], 1;\nL0:\n"
+      "  mov.u32 %r9, 0;\n  barrier.cluster.arrive;\n  barrier.cluster.wait;\n";
+  if (!loop_override.empty()) return s + loop_override + "  ret;\n}\n";
+  return s +
+         "LOOP:\n  @%p1 bra W0;\n  mul.wide.u32 %rd2, %r3, 4;\n  add.s64 %rd3, %rd1, %rd2;\n"
+         "  atom.global.add.u32 %r8, [%rd3], 1;\n  mbarrier.arrive.expect_tx.shared::cta.b64 %rd4, [%r5], 16;\nW0:\n"
+         "  barrier.cluster.arrive;\n  barrier.cluster.wait;\n  @%p2 bra W;\n"
+         "  "
+         "clusterlaunchcontrol.try_cancel.async.shared::cta.mbarrier::complete_tx::bytes.multicast::cluster::all.b128 "
+         "[%r4], [%r5];\nW:\n  mbarrier.try_wait.parity.shared::cta.b64 %p3, [%r5], %r9;\n  @!%p3 bra W;\n"
+         "  ld.shared.b128 h, [%r4];\n  clusterlaunchcontrol.query_cancel.is_canceled.pred.b128 %p4, h;\n"
+         "  @!%p4 bra DONE;\n  clusterlaunchcontrol.query_cancel.get_first_ctaid::x.b32.b128 %r10, h;\n"
+         "  add.u32 %r3, %r10, %r2;\n  xor.b32 %r9, %r9, 1;\n  bra LOOP;\n"
+         "DONE:\n  barrier.cluster.arrive;\n  barrier.cluster.wait;\n  ret;\n}\n";
+}
+
+api::RunResult run_clc(const std::string& name, const std::string& text, int nctas, int cluster, bool full,
+                       int dyn_shared = 200000) {
+  const auto dir = case_dir() / name;
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "k.ptx") << text;
+  const std::string spec = R"({"source": "k.ptx", "kernel": "k", "grid": )" + std::to_string(nctas) +
+                           (cluster ? R"(, "cluster": )" + std::to_string(cluster) : std::string()) +
+                           R"(, "block": 32, "dynamic_shared_bytes": )" + std::to_string(dyn_shared) +
+                           R"(, "args": [{"buffer": "u32", "count": )" + std::to_string(nctas + 1) +
+                           R"(}, {"type": "u32", "value": )" + std::to_string(nctas) + "}]}";
+  api::RunOptions opts;
+  opts.keep_outputs = true;
+  opts.full = full;
+  return api::run_launch(api::parse_launch_spec_text(spec, dir, "clc test"), device::load_builtin_device("b200"), opts);
+}
+
+// Every CTA's tile is done exactly once, by its own cluster or by the one that canceled it, and
+// the dispatcher launches no canceled cluster: with one CTA per SM (200 KB of shared memory) the
+// first wave is at most 74 clusters of the 200, and those cancel all the rest.
+TEST(ClusterLaunchControl, CanceledClustersNeverLaunchAndTheirWorkIsDoneOnce) {
+  const int nctas = 400;
+  for (const bool full : {true, false}) {
+    SCOPED_TRACE(full ? "full" : "sampled");
+    const api::RunResult r = run_clc(full ? "clc_full" : "clc_sampled", clc_kernel(), nctas, 2, full);
+    const auto* v = reinterpret_cast<const std::uint32_t*>(r.outputs.at(0).bytes.data());
+    int wrong = 0;
+    for (int i = 0; i < nctas; ++i) wrong += v[i] != 1u;
+    EXPECT_EQ(wrong, 0) << "tiles not done exactly once";
+    EXPECT_GE(v[nctas], 1u);
+    EXPECT_LE(v[nctas], 74u) << "clusters launched: the canceled ones must not be";
+    EXPECT_GT(r.time_us, 0);
+  }
+}
+
+// The functional driver (PtxKernel::run_all, clusters in order, one at a time): cluster 0 cancels
+// every other cluster in turn and does all their tiles; no other cluster launches.
+TEST(ClusterLaunchControl, TheFunctionalDriverCancelsInOrder) {
+  const std::string text = clc_kernel();
+  auto ast = isa::ptx::parse_module(text, "clc.ptx");
+  const isa::ptx::Program prog = isa::ptx::decode_kernel(ast, "k", text, "clc.ptx");
+  sim::GlobalMemory mem;
+  const std::uint32_t nctas = 16;
+  const std::uint64_t out = mem.allocate((nctas + 1) * 4, "out");
+  std::vector<std::uint8_t> params(12, 0);
+  std::memcpy(params.data(), &out, 8);
+  std::memcpy(params.data() + 8, &nctas, 4);
+  sim::LaunchDims dims;
+  dims.grid = {nctas, 1, 1};
+  dims.block = {32, 1, 1};
+  dims.cluster = {2, 1, 1};
+  dims.explicit_cluster = true;
+  sim::ExecOptions o;
+  o.kernel_name = "k";
+  o.tmem_columns = 512;
+  sim::PtxKernel k(prog, mem, dims, params, o);
+  k.run_all();
+  std::vector<std::uint32_t> v(nctas + 1);
+  std::memcpy(v.data(), mem.find(out, 1)->data(), v.size() * 4);
+  for (std::uint32_t i = 0; i < nctas; ++i) EXPECT_EQ(v[i], 1u) << "tile " << i;
+  EXPECT_EQ(v[nctas], 1u) << "clusters launched";
+}
+
+TEST(ClusterLaunchControl, AFailedRequestAndMisuse) {
+  // a response that canceled nothing (one cluster: nothing to cancel), through generic addresses:
+  // is_canceled is false, and the ctaid (undefined in the ISA) reads as kernsim's 0xffffffff
+  const std::string query_failed =
+      "  @%p2 bra W;\n  mbarrier.arrive.expect_tx.shared::cta.b64 %rd4, [%r5], 16;\n"
+      "  cvta.shared.u64 %rd5, resp;\n  cvta.shared.u64 %rd6, bar;\n"
+      "  clusterlaunchcontrol.try_cancel.async.mbarrier::complete_tx::bytes.b128 [%rd5], [%rd6];\n"
+      "W0:\n  mbarrier.try_wait.parity.shared::cta.b64 %p3, [%r5], 0;\n  @!%p3 bra W0;\n"
+      "  ld.shared.b128 h, [%r4];\n  clusterlaunchcontrol.query_cancel.is_canceled.pred.b128 %p4, h;\n"
+      "  selp.u32 %r11, 1, 0, %p4;\n  clusterlaunchcontrol.query_cancel.get_first_ctaid::x.b32.b128 %r10, h;\n"
+      "  st.global.u32 [%rd1], %r11;\n  st.global.u32 [%rd1+4], %r10;\nW:\n";
+  const api::RunResult r = run_clc("clc_query_failed", clc_kernel(query_failed), 2, 2, true, 0);
+  const auto* v = reinterpret_cast<const std::uint32_t*>(r.outputs.at(0).bytes.data());
+  EXPECT_EQ(v[0], 0u) << "is_canceled with nothing left to cancel";
+  EXPECT_EQ(v[1], 0xffffffffu);
+  // clusters are what kernsim cancels
+  expect_error([&] { run_clc("clc_no_cluster", clc_kernel(), 2, 0, true, 0); }, ErrorKind::Unsupported,
+               {"without clusters"});
+  // asking again after a failed response was seen (one cluster: the first request fails)
+  const std::string ask_twice =
+      "  @%p2 bra W;\n  mbarrier.arrive.expect_tx.shared::cta.b64 %rd4, [%r5], 16;\n"
+      "  clusterlaunchcontrol.try_cancel.async.shared::cta.mbarrier::complete_tx::bytes.b128 [%r4], [%r5];\n"
+      "W0:\n  mbarrier.try_wait.parity.shared::cta.b64 %p3, [%r5], 0;\n  @!%p3 bra W0;\n"
+      "  ld.shared.b128 h, [%r4];\n  clusterlaunchcontrol.query_cancel.is_canceled.pred.b128 %p4, h;\n"
+      "  clusterlaunchcontrol.try_cancel.async.shared::cta.mbarrier::complete_tx::bytes.b128 [%r4], [%r5];\nW:\n";
+  expect_error([&] { run_clc("clc_ask_twice", clc_kernel(ask_twice), 2, 2, true, 0); }, ErrorKind::KernelFault,
+               {"after this CTA observed a failed request"});
+  // clusterlaunchcontrol is sm_100's
+  std::string hopper = clc_kernel();
+  hopper.replace(hopper.find("sm_100a"), 7, "sm_90a");
+  expect_error([&] { run_clc("clc_sm90", hopper, 2, 2, true, 0); }, ErrorKind::Parse, {"needs .target sm_100"});
+  // a .b128 register outside ld/st and query_cancel
+  expect_error([&] { run_clc("clc_b128_add", clc_kernel("  add.u32 %r1, h, 1;\n"), 2, 2, true, 0); },
+               ErrorKind::Unsupported, {".b128 register `h`"});
 }
 
 // ---- timing (sim/timing/nvidia_machine.cpp, the tcgen05: section of b200.yaml) ---------------
@@ -923,6 +1188,30 @@ TEST(Tcgen05Timing, AnMmaCostsItsFlopAtTheKindsRateOrItsSharedMemoryBytes) {
   // the waiting warps' polling and issue order move the end by a few cycles
   EXPECT_NEAR(mma_loop_cycles("f16", 128, 1, 0) - mma_loop_cycles("f16", 128, 1, 0, true),
               d.tcgen05.mma_smem_latency_cycles, 4.0);
+}
+
+// A CTA pair's m256 mma costs each SM's engine its half of the rows at the one-SM rate, and each
+// SM reads only its halves of A and B: N 256 is FLOP-bound at the M128 cost, N 64 reads
+// (128 + 32) x 32 bytes per SM where a one-SM M128 N64 reads (128 + 64) x 32. Here both CTAs of
+// the pair issue the loop, so each engine serves two halves per step: twice that cost (an engine
+// charged only for its own CTA's mmas would take half as long).
+TEST(Tcgen05Timing, ACtaPairRunsHalfTheRowsOnEachSmWithItsOwnOperandHalves) {
+  const device::DeviceSpec d = device::load_builtin_device("b200");
+  const double port = static_cast<double>(d.shared.banks) * d.shared.bank_width_bytes;
+  auto cycles = [&](int n, int count) {
+    const std::string name = "pair_loop_n" + std::to_string(n) + "_" + std::to_string(count);
+    const auto dir = case_dir() / name;
+    std::filesystem::create_directories(dir);
+    std::string text = mma_loop_kernel("f16", n, count, 0, false, 256);
+    for (std::size_t at = text.find("cta_group::1"); at != std::string::npos; at = text.find("cta_group::1"))
+      text.replace(at, 12, "cta_group::2");
+    std::ofstream(dir / "k.ptx") << text;
+    return run_ptx(dir, R"({"buffer": "u32", "count": 4})", 16384, 128, R"(, "grid": 2, "cluster": 2)").cycles;
+  };
+  auto per_mma = [&](int n) { return (cycles(n, 24) - cycles(n, 8)) / 16; };
+  EXPECT_NEAR(per_mma(256), 2 * (2.0 * 128 * 256 * 16 / d.tcgen05.mma_flops_per_cycle_f16), 1.0);
+  EXPECT_NEAR(per_mma(64), 2 * std::max(2.0 * 128 * 64 * 16 / d.tcgen05.mma_flops_per_cycle_f16, 160.0 * 32 / port),
+              1.0);
 }
 
 TEST(Tcgen05Timing, TensorMemoryLimitsTheResidentCtas) {

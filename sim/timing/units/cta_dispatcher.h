@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -117,7 +118,13 @@ class ClusterPlacer {
   // Clusters never placed (a run stopped early), for functional completion.
   template <class F>
   void for_each_remaining(F&& f) {
-    for (; next_ < clusters_; ++next_) f(next_);
+    while (next_ < clusters_) f(next_++);  // a cluster f runs may cancel the next (cancel())
+  }
+  // clusterlaunchcontrol.try_cancel: the next cluster is never placed; its index, or nothing when
+  // every cluster was placed or canceled.
+  std::optional<std::uint64_t> cancel() {
+    if (empty()) return std::nullopt;
+    return next_++;
   }
 
  private:
