@@ -428,6 +428,10 @@ class CtaSampler {
     const LoopCond& Lx = loops_[static_cast<std::size_t>(l <= -3 ? -3 - l : l)];
     const std::uint32_t next = cta.next_pc(w);
     if (cta.warp_done(w) || next < Lx.head || next > Lx.end) {  // it left the loop (by itself, or as set)
+      // before its test was set, the warp ended the loop by itself or stepped out of the loop's
+      // range (code placed after it, still inside the loop): then the iterations it was to skip are
+      // not known to be skipped, and the cut counts nothing again
+      if (l >= 0) cut_failed_ = true;
       f = -1;
       return;
     }
