@@ -456,8 +456,10 @@ void PtxCta::Impl::exec_alu(Warp& w, const Inst& in, std::uint32_t m) {
         });
         return;
       }
-#define X(T) if (sub) map2<T>(*this, w, in, m, [](T a, T b) { return static_cast<T>(a - b); }); \
-             else map2<T>(*this, w, in, m, [](T a, T b) { return static_cast<T>(a + b); })
+// in the unsigned type: PTX wraps, and a signed overflow in C++ is undefined (UBSan found add.s32's)
+#define X(T) { using U = std::make_unsigned_t<T>; \
+             if (sub) map2<T>(*this, w, in, m, [](T a, T b) { return static_cast<T>(static_cast<U>(a) - static_cast<U>(b)); }); \
+             else map2<T>(*this, w, in, m, [](T a, T b) { return static_cast<T>(static_cast<U>(a) + static_cast<U>(b)); }); }
       switch (t) { KS_INT_TYPES(X) default: float_unsupported(); }
 #undef X
       return;
@@ -576,7 +578,7 @@ void PtxCta::Impl::exec_alu(Warp& w, const Inst& in, std::uint32_t m) {
         return;
       }
       if (in.flags & P::kHi) {
-#define X(T) map3<T>(*this, w, in, m, [](T a, T b, T c) { return static_cast<T>(mul_hi<T>(a, b) + c); })
+#define X(T) map3<T>(*this, w, in, m, [](T a, T b, T c) { using U = std::make_unsigned_t<T>; return static_cast<T>(static_cast<U>(mul_hi<T>(a, b)) + static_cast<U>(c)); })
         switch (t) { KS_INT_TYPES(X) default: float_unsupported(); }
 #undef X
         return;
