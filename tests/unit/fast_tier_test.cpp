@@ -193,11 +193,12 @@ TEST(FastSample, CountsSectorsAndLinesPerWarpFromTheSampledAddresses) {
 // The profile of one CTA of tests/data/kernels/fast_loop.ptx (64 threads, n elements), sampled
 // with a per-CTA cap of `cap` warp instructions (0: the CTA runs whole); `ran` gets the warp
 // instructions it executed.
-cost::KernelProfile loop_profile(std::uint32_t n, std::uint64_t cap, std::uint64_t& ran) {
+cost::KernelProfile loop_profile(std::uint32_t n, std::uint64_t cap, std::uint64_t& ran,
+                                 const char* kernel = "loop_sum") {
   std::ifstream in(kData + "/kernels/fast_loop.ptx");
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   const auto prog =
-      isa::ptx::decode_kernel(isa::ptx::parse_module(text, "fast_loop.ptx"), "loop_sum", text, "fast_loop.ptx");
+      isa::ptx::decode_kernel(isa::ptx::parse_module(text, "fast_loop.ptx"), kernel, text, "fast_loop.ptx");
   const device::DeviceSpec dev = device::load_builtin_device("h200");
   sim::GlobalMemory mem;
   const std::uint64_t a = mem.allocate(std::uint64_t{n} * 4, "a"), out = mem.allocate(64 * 4, "out");
@@ -242,6 +243,23 @@ TEST(FastSample, ALongCtaIsCutInItsCountedLoopsAndScaledToItsWholeWork) {
   // the epilogue after the loops still ran: its stores are counted once, not scaled
   EXPECT_DOUBLE_EQ(cut.store_sectors, 8);
   EXPECT_DOUBLE_EQ(cut.buffers[1].write_bytes_per_cta, 64 * 4);
+}
+
+TEST(FastSample, AWarpThatStepsOutOfItsLoopBeforeTheSetTestVoidsTheCut) {
+  // loop_sum_out_of_line: the loads sit after the loop's backward branch, so a warp cut at the
+  // loop's top leaves the loop's range before the test the cut sets. Such a cut must count
+  // nothing again (the loop goes on): the counts stay the whole CTA's, never a multiple of them
+  // (the cp.async GEMMs' 97x over-count on the grown validation set).
+  std::uint64_t whole_ran = 0, cut_ran = 0;
+  const cost::KernelProfile whole = loop_profile(64 * 6000, 0, whole_ran, "loop_sum_out_of_line");
+  const cost::KernelProfile cut = loop_profile(64 * 6000, 2000, cut_ran, "loop_sum_out_of_line");
+  EXPECT_DOUBLE_EQ(whole.load_insts, 2 * 6000);
+  for (auto [w, c] : {std::pair{whole.warp_insts, cut.warp_insts},
+                      {whole.load_insts, cut.load_insts},
+                      {whole.load_sectors, cut.load_sectors},
+                      {whole.buffers[0].read_bytes_per_cta, cut.buffers[0].read_bytes_per_cta}})
+    EXPECT_NEAR(c, w, 0.01 * w) << "whole " << w;
+  EXPECT_NEAR(cut.path_cycles, whole.path_cycles, 0.03 * whole.path_cycles);
 }
 
 TEST(FastTier, RefusesWhatASampleCannotGive) {
