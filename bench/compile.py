@@ -47,22 +47,15 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tiers import pct  # noqa: E402  (the percentile bench/tiers.py reports with)
+
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 KINDS = {  # kind: (corpus glob, arch, output extension)
     "cuda": ("tests/kernels/cuda/*.cu", "h200", ".ptx"),
     "hip": ("tests/kernels/hip/*.hip", "mi300x", ".co"),
     "port": ("tests/kernels/cuda/*.cu", "mi300x", ".co"),
 }
-
-
-def pct(xs, q):
-    xs = sorted(xs)
-    if not xs:
-        return float("nan")
-    k = (len(xs) - 1) * q
-    lo = int(k)
-    hi = min(lo + 1, len(xs) - 1)
-    return xs[lo] + (xs[hi] - xs[lo]) * (k - lo)
 
 
 def timed(argv, env=None):

@@ -219,6 +219,15 @@ cost::KernelProfile loop_profile(std::uint32_t n, std::uint64_t cap, std::uint64
   return p;
 }
 
+// A cut CTA's instructions, loads, load sectors and bytes read within 1% of the whole CTA's.
+void expect_counts_near(const cost::KernelProfile& whole, const cost::KernelProfile& cut) {
+  for (auto [w, c] : {std::pair{whole.warp_insts, cut.warp_insts},
+                      {whole.load_insts, cut.load_insts},
+                      {whole.load_sectors, cut.load_sectors},
+                      {whole.buffers[0].read_bytes_per_cta, cut.buffers[0].read_bytes_per_cta}})
+    EXPECT_NEAR(c, w, 0.01 * w) << "whole " << w;
+}
+
 TEST(FastSample, ALongCtaIsCutInItsCountedLoopsAndScaledToItsWholeWork) {
   // 64 threads, 2 warps, n = 64 * 6000: each loop goes round 6000 times per warp (7 and 9
   // instructions an iteration), then one store per warp. Whole: 2 x (6000 x 16 + ~20) warp
@@ -233,11 +242,7 @@ TEST(FastSample, ALongCtaIsCutInItsCountedLoopsAndScaledToItsWholeWork) {
   EXPECT_DOUBLE_EQ(whole.load_insts, 2 * 12000);
   EXPECT_DOUBLE_EQ(whole.load_sectors, 4 * 2 * 12000);
   // the cut CTA's counts come within 1% of the whole CTA's: the iterations it skipped are counted
-  for (auto [w, c] : {std::pair{whole.warp_insts, cut.warp_insts},
-                      {whole.load_insts, cut.load_insts},
-                      {whole.load_sectors, cut.load_sectors},
-                      {whole.buffers[0].read_bytes_per_cta, cut.buffers[0].read_bytes_per_cta}})
-    EXPECT_NEAR(c, w, 0.01 * w) << "whole " << w;
+  expect_counts_near(whole, cut);
   // the dependent path within 3%: the second loop's re-reads find a smaller footprint in L1
   EXPECT_NEAR(cut.path_cycles, whole.path_cycles, 0.03 * whole.path_cycles);
   // the epilogue after the loops still ran: its stores are counted once, not scaled
@@ -254,11 +259,7 @@ TEST(FastSample, AWarpThatStepsOutOfItsLoopBeforeTheSetTestVoidsTheCut) {
   const cost::KernelProfile whole = loop_profile(64 * 6000, 0, whole_ran, "loop_sum_out_of_line");
   const cost::KernelProfile cut = loop_profile(64 * 6000, 2000, cut_ran, "loop_sum_out_of_line");
   EXPECT_DOUBLE_EQ(whole.load_insts, 2 * 6000);
-  for (auto [w, c] : {std::pair{whole.warp_insts, cut.warp_insts},
-                      {whole.load_insts, cut.load_insts},
-                      {whole.load_sectors, cut.load_sectors},
-                      {whole.buffers[0].read_bytes_per_cta, cut.buffers[0].read_bytes_per_cta}})
-    EXPECT_NEAR(c, w, 0.01 * w) << "whole " << w;
+  expect_counts_near(whole, cut);
   EXPECT_NEAR(cut.path_cycles, whole.path_cycles, 0.03 * whole.path_cycles);
 }
 
