@@ -276,7 +276,7 @@ class NvidiaMachine final : public SampledMachine {
   void stop() override { stop_ = true; }
   void hold() override { hold_ = true; }
   std::vector<std::pair<std::uint64_t, std::uint64_t>> in_flight() const override;
-  std::vector<std::pair<std::uint64_t, std::uint64_t>> run_in_flight(std::uint64_t max_insts) override;
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> run_in_flight(const std::vector<std::uint64_t>& ids, std::uint64_t max_insts) override;
   void abandon_in_flight(double now) override;
   // closing
   double last_cta_end() const override { return last_end_; }
@@ -839,12 +839,12 @@ std::vector<std::pair<std::uint64_t, std::uint64_t>> NvidiaMachine::in_flight() 
   return v;
 }
 
-std::vector<std::pair<std::uint64_t, std::uint64_t>> NvidiaMachine::run_in_flight(std::uint64_t max_insts) {
+std::vector<std::pair<std::uint64_t, std::uint64_t>> NvidiaMachine::run_in_flight(const std::vector<std::uint64_t>& ids, std::uint64_t max_insts) {
   std::vector<std::pair<std::uint64_t, std::uint64_t>> v;
   const std::uint64_t first = k_.warp_instructions();
   for (auto& sm : sms_)
     for (auto& c : sm.ctas) {
-      if (!c.active || !c.cta) continue;
+      if (!c.active || !c.cta || std::find(ids.begin(), ids.end(), c.id) == ids.end()) continue;
       const std::uint64_t before = k_.warp_instructions(), used = before - first;
       if (used >= max_insts) return v;
       const bool ended = probe_alone(k_, max_insts - used, [&] { c.cta->run(); });
