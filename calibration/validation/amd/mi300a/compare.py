@@ -1,0 +1,128 @@
+#!/usr/bin/env python3
+"""kernsim against MGPUSim's MI300A measurements, per benchmark family.
+
+Runs every spec under specs/ (gen_specs.py) with `kernsim run --arch mi300a --cache warm --json`
+(the benchmarks time back-to-back launches without flushing any cache: each timed launch finds
+the caches as the previous one left them), reads the measured mean time of the same
+`kernel_name,problem_size` from calibration/data/mi300a/mgpusim_mi300a.csv, and prints a
+markdown table per family and overall: MAPE, Spearman rank correlation, launches within 10/25%.
+
+    python3 calibration/validation/amd/mi300a/compare.py --kernsim build/kernsim \\
+        [--out predictions.csv] [--only FAMILY] [--cache warm|cold] [--jobs N]
+"""
+import argparse
+import csv
+import json
+import pathlib
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+
+HERE = pathlib.Path(__file__).resolve().parent
+ROOT = HERE.parents[3]
+MEASURED = ROOT / "calibration" / "data" / "mi300a" / "mgpusim_mi300a.csv"
+
+
+def measured():
+    out = {}
+    with open(MEASURED) as f:
+        for row in csv.DictReader(f):
+            out[f"{row['kernel_name']}:{row['problem_size']}"] = float(row["avg_ms"]) * 1000.0
+    return out
+
+
+def ranks(xs):
+    order = sorted(range(len(xs)), key=lambda i: xs[i])
+    r = [0.0] * len(xs)
+    i = 0
+    while i < len(order):
+        j = i
+        while j + 1 < len(order) and xs[order[j + 1]] == xs[order[i]]:
+            j += 1
+        for k in range(i, j + 1):
+            r[order[k]] = (i + j) / 2.0
+        i = j + 1
+    return r
+
+
+def spearman(a, b):
+    if len(a) < 2:
+        return float("nan")
+    ra, rb = ranks(a), ranks(b)
+    ma, mb = sum(ra) / len(ra), sum(rb) / len(rb)
+    cov = sum((x - ma) * (y - mb) for x, y in zip(ra, rb))
+    va = sum((x - ma) ** 2 for x in ra) ** 0.5
+    vb = sum((y - mb) ** 2 for y in rb) ** 0.5
+    return cov / (va * vb) if va and vb else float("nan")
+
+
+def run(kernsim, spec, cache):
+    p = subprocess.run([kernsim, "run", str(spec), "--arch", "mi300a", "--cache", cache, "--json"],
+                       capture_output=True, text=True)
+    if p.returncode != 0:
+        return None, (p.stderr.strip().splitlines() or ["exit %d" % p.returncode])[-1]
+    j = json.loads(p.stdout)
+    return j["time_us"], j["sampling"]["note"]
+
+
+def stats(rows):
+    errs = [abs(p - m) / m for _, m, p in rows]
+    return {
+        "n": len(rows),
+        "mape": 100.0 * sum(errs) / len(errs),
+        "spearman": spearman([m for _, m, _ in rows], [p for _, _, p in rows]),
+        "w10": sum(e <= 0.10 for e in errs),
+        "w25": sum(e <= 0.25 for e in errs),
+    }
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--kernsim", default=str(ROOT / "build" / "kernsim"))
+    ap.add_argument("--out", help="write id,family,measured_us,kernsim_us,note")
+    ap.add_argument("--only", help="run only specs whose family contains this")
+    ap.add_argument("--cache", default="warm", choices=["warm", "cold"])
+    ap.add_argument("--jobs", type=int, default=1)
+    a = ap.parse_args()
+    meas = measured()
+    specs = sorted((HERE / "specs").glob("*.json"))
+    todo = []
+    for s in specs:
+        j = json.loads(s.read_text())
+        if a.only and a.only not in j["family"]:
+            continue
+        if j["id"] not in meas:
+            sys.exit(f"{s.name}: no measured time for {j['id']} in {MEASURED}")
+        todo.append((s, j["id"], j["family"]))
+    with ThreadPoolExecutor(a.jobs) as ex:
+        got = list(ex.map(lambda t: run(a.kernsim, t[0], a.cache), todo))
+    fams = {}
+    lines = []
+    for (s, sid, fam), (us, note) in zip(todo, got):
+        m = meas[sid]
+        if us is None:
+            print(f"{sid}: kernsim failed: {note}", file=sys.stderr)
+            continue
+        fams.setdefault(fam, []).append((sid, m, us))
+        lines.append((sid, fam, m, us, note))
+        print(f"{sid:40s} measured {m:10.2f} us  kernsim {us:10.2f} us  {100 * (us - m) / m:+6.1f}%", file=sys.stderr)
+    if a.out:
+        with open(a.out, "w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(["id", "family", "measured_us", "kernsim_us", "note"])
+            for r in lines:
+                w.writerow([r[0], r[1], f"{r[2]:.2f}", f"{r[3]:.3f}", r[4]])
+    print("| family | launches | MAPE | Spearman | within 10% | within 25% |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    every = []
+    for fam in sorted(fams):
+        st = stats(fams[fam])
+        every += fams[fam]
+        print(f"| {fam} | {st['n']} | {st['mape']:.1f}% | {st['spearman']:.3f} | {st['w10']} | {st['w25']} |")
+    if every:
+        st = stats(every)
+        print(f"| **all** | {st['n']} | {st['mape']:.1f}% | {st['spearman']:.3f} | {st['w10']} | {st['w25']} |")
+
+
+if __name__ == "__main__":
+    main()
