@@ -522,7 +522,7 @@ void AmdMachine::assemble(int units, double share, std::uint64_t) {
     for (std::size_t w = 0; w < cu.waves.size(); ++w) cu.waves[w].simd = static_cast<int>(w) / slots_per_simd_;
   }
   dispatch_ = std::make_unique<XcdRoundRobin>(part_xcds(), k_.dims().num_blocks(), nxcd_);
-  dispatch_clock_ = DispatchClock(nxcd_, ncus_, d_.launch.cta_dispatch_cycles, d_.sm.block_launch_cycles);
+  dispatch_clock_ = DispatchClock(nxcd_, ncus_, d_.launch.cta_dispatch_cycles, d_.sm.block_launch_cycles, false);
 }
 
 void AmdMachine::describe_instructions() {
