@@ -83,6 +83,7 @@ def main():
     ap.add_argument("--only", help="run only specs whose family contains this")
     ap.add_argument("--cache", default="warm", choices=["warm", "cold"])
     ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--large-us", type=float, default=20.0, help="also summarise launches measured at least this long")
     a = ap.parse_args()
     meas = measured()
     specs = sorted((HERE / "specs").glob("*.json"))
@@ -122,6 +123,10 @@ def main():
     if every:
         st = stats(every)
         print(f"| **all** | {st['n']} | {st['mape']:.1f}% | {st['spearman']:.3f} | {st['w10']} | {st['w25']} |")
+        big = [r for r in every if r[1] >= a.large_us]
+        if big:
+            st = stats(big)
+            print(f"| all, measured >= {a.large_us:g} us | {st['n']} | {st['mape']:.1f}% | {st['spearman']:.3f} | {st['w10']} | {st['w25']} |")
 
 
 if __name__ == "__main__":
