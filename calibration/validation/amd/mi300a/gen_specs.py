@@ -89,6 +89,38 @@ def nbody(n):
                 notes="the position tile lives in a global buffer shared by every workgroup, as in the benchmark")
 
 
+def fir(arg):
+    n, taps = arg
+    return spec("fir", f"{n}_taps{taps}", "fir_filter", [n // 256], [256],
+                [buf("f32", n, "zeros"), buf("f32", taps), buf("f32", n), buf("f32", taps + 1, "zeros"), scalar("u32", taps)])
+
+
+def simpleconv(arg):
+    w, m = arg
+    pitch = w + m - 1
+    return spec("simpleconvolution", f"{w}x{w}_mask{m}", "sc_conv", [(w * w + 63) // 64], [64],
+                [buf("u32", pitch * (w + m - 1), "randint:0:255"), buf("f32", m * m), buf("i32", w * w, "zeros"),
+                 scalar("u32", w), scalar("u32", w), scalar("u32", m), scalar("u32", m), scalar("u32", pitch)])
+
+
+def kmeans(arg):
+    n, f = arg
+    return spec("kmeans", f"pts{n}_feat{f}_clus5", "km_assign", [(n + 255) // 256], [256],
+                [buf("f32", n * f), buf("f32", 5 * f), buf("i32", n, "zeros"), scalar("i32", n), scalar("i32", 5),
+                 scalar("i32", f)])
+
+
+def bicg(n):
+    """Two launches per measured time: specs `...#rows` and `...#cols`, summed by compare.py."""
+    g = [(n + 255) // 256]
+    args = lambda: [buf("f32", n * n), buf("f32", n), buf("f32", n, "zeros"), scalar("i32", n), scalar("i32", n)]
+    a = spec("bicg", f"{n}x{n}", "bicg_rows", g, [256], args())
+    b = spec("bicg", f"{n}x{n}", "bicg_cols", g, [256], args())
+    a["id"] += "#rows"
+    b["id"] += "#cols"
+    return [a, b]
+
+
 SETS = {
     vectoradd: [1024, 16384, 262144, 1048576, 4194304, 16777216, 67108864],
     relu: [1024, 65536, 1048576, 4194304, 16777216, 67108864],
@@ -96,17 +128,24 @@ SETS = {
     stencil: [256, 1024, 2048, 4096, 8192, 12288],
     matmul: [64, 256, 512, 1024, 2048, 4096],
     nbody: [256, 1024, 4096, 16384, 65536],
+    fir: [(1024, 8), (1024, 64), (65536, 8), (65536, 64), (262144, 8), (262144, 16), (262144, 32), (262144, 64)],
+    simpleconv: [(256, 3), (256, 9), (1024, 3), (1024, 9), (2048, 3), (2048, 9), (4096, 3), (4096, 5), (4096, 7), (4096, 9)],
+    kmeans: [(1024, 8), (1024, 64), (65536, 8), (65536, 64), (262144, 8), (262144, 16), (262144, 32), (262144, 64)],
+    bicg: [64, 256, 1024, 4096, 8192],
 }
 
 
 def main():
     OUT.mkdir(exist_ok=True)
+    count = 0
     for f, sizes in SETS.items():
         for n in sizes:
-            s = f(n)
-            name = s["id"].replace(":", "_")
-            (OUT / f"{name}.json").write_text(json.dumps(s, indent=1) + "\n")
-    print(f"wrote {sum(len(v) for v in SETS.values())} specs to {OUT}")
+            out = f(n)
+            for s in out if isinstance(out, list) else [out]:
+                name = s["id"].replace(":", "_").replace("#", "_")
+                (OUT / f"{name}.json").write_text(json.dumps(s, indent=1) + "\n")
+                count += 1
+    print(f"wrote {count} specs to {OUT}")
 
 
 if __name__ == "__main__":

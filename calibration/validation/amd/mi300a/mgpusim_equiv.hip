@@ -135,3 +135,65 @@ extern "C" __global__ void nb_step(const float4* pos, const float4* vel, int nbo
   pos_out[me] = make_float4(p.x + v.x * dt + ax * h, p.y + v.y * dt + ay * h, p.z + v.z * dt + az * h, p.w);
   vel_out[me] = make_float4(v.x + ax * dt, v.y + ay * dt, v.z + az * dt, v.w);
 }
+
+// fir: an FIR filter, one output per thread, 256-thread blocks over `length` samples; taps that
+// reach before the first sample read the history buffer instead.
+extern "C" __global__ void fir_filter(float* out, const float* coeff, const float* in, const float* hist, unsigned taps) {
+  const unsigned t = blockIdx.x * blockDim.x + threadIdx.x;
+  float acc = 0.0f;
+  for (unsigned k = 0; k < taps; ++k) acc += coeff[k] * (t >= k ? in[t - k] : hist[taps - (k - t)]);
+  out[t] = acc;
+}
+
+// simpleconvolution: a non-separable m x m convolution of a w x w image of unsigned ints (stored
+// with m - 1 padding columns and rows, pitch `pitch`), one output per thread, 64-thread blocks,
+// float weights, the result rounded to int.
+extern "C" __global__ void sc_conv(const unsigned* in, const float* mask, int* out, unsigned w, unsigned h, unsigned mw, unsigned mh,
+                                   unsigned pitch) {
+  const unsigned t = blockIdx.x * blockDim.x + threadIdx.x;
+  const unsigned x = t % w, y = t / w;
+  if (x >= w || y >= h) return;
+  float acc = 0.0f;
+  for (unsigned r = 0; r < mh; ++r)
+    for (unsigned c = 0; c < mw; ++c) acc += static_cast<float>(in[(y + r) * pitch + x + c]) * mask[r * mw + c];
+  out[t] = static_cast<int>(acc + 0.5f);
+}
+
+// kmeans: the assignment step, one point per thread, 256-thread blocks: the nearest of k
+// centres by squared distance over f features, the features stored feature-major
+// (feat[l * n + p]).
+extern "C" __global__ void km_assign(const float* feat, const float* centres, int* member, int n, int k, int f) {
+  const unsigned p = blockIdx.x * blockDim.x + threadIdx.x;
+  if (p >= static_cast<unsigned>(n)) return;
+  float best = 3.40282347e38f;
+  int arg = 0;
+  for (int c = 0; c < k; ++c) {
+    float d = 0.0f;
+    for (int l = 0; l < f; ++l) {
+      const float diff = feat[l * n + p] - centres[c * f + l];
+      d += diff * diff;
+    }
+    if (d < best) {
+      best = d;
+      arg = c;
+    }
+  }
+  member[p] = arg;
+}
+
+// bicg: two launches per timed run. q = A p, one row per thread (each thread walks its row:
+// the lanes of a wave are a row apart); s = A^T r, one column per thread (coalesced). Both
+// accumulate straight into the output array in global memory, as the benchmark does.
+extern "C" __global__ void bicg_rows(const float* a, const float* p, float* q, int nx, int ny) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= nx) return;
+  q[i] = 0.0f;
+  for (int j = 0; j < ny; ++j) q[i] += a[i * ny + j] * p[j];
+}
+
+extern "C" __global__ void bicg_cols(const float* a, const float* r, float* s, int nx, int ny) {
+  const int j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j >= ny) return;
+  s[j] = 0.0f;
+  for (int i = 0; i < nx; ++i) s[j] += a[i * ny + j] * r[i];
+}
