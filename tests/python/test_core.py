@@ -274,14 +274,15 @@ def test_cold_dirty_cache_writes_the_flushs_dirty_lines_back():
 
 
 def test_warm_cache_on_an_amd_part_replays_the_previous_launch():
-    # 16 KiB in and out stay in the L2s and the MALL from the replay: nothing read from HBM
+    # 16 KiB in and out stay in the L2s and the MALL from the replay: of HBM reads only the
+    # launch's kernel-argument line is left (a new one each launch)
     n = 1 << 12
     args = [n, 2.0, np.ones(n, np.float32), np.ones(n, np.float32)]
     hip = kernsim.compile("#include <hip/hip_runtime.h>\n" + SAXPY, "mi300x", lang="hip")
     cold = kernsim.launch(hip["saxpy"], n // 256, 256, args)
     warm = kernsim.launch(hip["saxpy"], n // 256, 256, args, cache="warm")
     assert "cache warm: the L2s and MALL as a previous run left them" in warm.report["sampling"]["note"]
-    assert warm.report["memory"]["dram"]["read_bytes"] == 0 < cold.report["memory"]["dram"]["read_bytes"]
+    assert warm.report["memory"]["dram"]["read_bytes"] <= 128 < 16384 <= cold.report["memory"]["dram"]["read_bytes"]
     assert warm.time_us < cold.time_us
 
 
