@@ -18,6 +18,8 @@ import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
 
+import numpy as np
+
 HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parents[3]
 MEASURED = ROOT / "calibration" / "data" / "mi300a" / "mgpusim_mi300a.csv"
@@ -31,29 +33,25 @@ def measured():
     return out
 
 
-def ranks(xs):
-    order = sorted(range(len(xs)), key=lambda i: xs[i])
-    r = [0.0] * len(xs)
-    i = 0
-    while i < len(order):
-        j = i
-        while j + 1 < len(order) and xs[order[j + 1]] == xs[order[i]]:
-            j += 1
-        for k in range(i, j + 1):
-            r[order[k]] = (i + j) / 2.0
-        i = j + 1
-    return r
+def measured_min():
+    with open(MEASURED) as f:
+        return {f"{r['kernel_name']}:{r['problem_size']}": float(r["min_ms"]) * 1000.0 for r in csv.DictReader(f)}
 
 
 def spearman(a, b):
+    """Rank correlation: Pearson's r of the ranks, tied values sharing their mean rank."""
     if len(a) < 2:
         return float("nan")
-    ra, rb = ranks(a), ranks(b)
-    ma, mb = sum(ra) / len(ra), sum(rb) / len(rb)
-    cov = sum((x - ma) * (y - mb) for x, y in zip(ra, rb))
-    va = sum((x - ma) ** 2 for x in ra) ** 0.5
-    vb = sum((y - mb) ** 2 for y in rb) ** 0.5
-    return cov / (va * vb) if va and vb else float("nan")
+
+    def ranks(x):
+        x = np.asarray(x, dtype=float)
+        r = np.empty(len(x))
+        r[x.argsort(kind="stable")] = np.arange(len(x))
+        for v in np.unique(x):
+            r[x == v] = r[x == v].mean()
+        return r
+
+    return float(np.corrcoef(ranks(a), ranks(b))[0, 1])
 
 
 def run(kernsim, spec, cache):
@@ -83,6 +81,7 @@ def main():
     ap.add_argument("--only", help="run only specs whose family contains this")
     ap.add_argument("--cache", default="warm", choices=["warm", "cold"])
     ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--rows", action="store_true", help="also print a markdown row per launch")
     ap.add_argument("--large-us", type=float, default=20.0, help="also summarise launches measured at least this long")
     a = ap.parse_args()
     meas = measured()
@@ -123,6 +122,13 @@ def main():
             w.writerow(["id", "family", "measured_us", "kernsim_us", "note"])
             for r in lines:
                 w.writerow([r[0], r[1], f"{r[2]:.2f}", f"{r[3]:.3f}", r[4]])
+    if a.rows:
+        mins = measured_min()
+        print("| launch | measured mean (min) us | kernsim us | error |")
+        print("| --- | --- | --- | --- |")
+        for sid, fam, m, us, _ in sorted(lines, key=lambda r: (r[1], r[2])):
+            print(f"| {sid} | {m:.1f} ({mins[sid]:.1f}) | {us:.1f} | {100 * (us - m) / m:+.0f}% |")
+        print()
     print("| family | launches | MAPE | Spearman | within 10% | within 25% |")
     print("| --- | --- | --- | --- | --- | --- |")
     every = []
