@@ -8,9 +8,11 @@
   memory-bound operations (elementwise, copies, reductions, softmax, layer/RMS/batch norm) by
   kernsim's streaming kernel moving the operation's input and output bytes once (PyTorch's
   kernels for them are single-pass for the shapes KernelBench uses), fp32 matrix products
-  (mm, addmm, bmm, baddbmm) by kernsim's simulated SGEMM (gemm.py), each launch with its
-  launch overhead from the device file. An operation with no model (convolutions, fp16/bf16
-  products, and anything not listed) is named in ``ref_unmodeled_ops`` with the reason in
+  (mm, addmm, bmm, baddbmm) by kernsim's simulated SGEMM (gemm.py), fp16/bf16 ones by its
+  tensor-core GEMM (tcgemm.py), convolutions by its implicit-GEMM tensor-core kernel (conv.py;
+  fp32 in TF32 as cuDNN runs them under PyTorch's defaults), each launch with its launch
+  overhead from the device file. An operation with no model (transposed convolutions, mv/dot,
+  and anything not listed) is named in ``ref_unmodeled_ops`` with the reason in
   ``ref_unmodeled_why``, and the simulated time is then not given: never guessed.
 * ``sol_us``: the bound no implementation beats on the part: max(FLOPs of the matrix products /
   the tensor-core peak for their dtype (fp32: TF32), bytes of the inputs and parameters read
@@ -98,7 +100,12 @@ def record_ops(model, inputs, events: list | None = None):
             tout = _flat(out)
             ins = [m for m in (_meta(t) for t in tin) if m]
             outs = [m for m in (_meta(t) for t in tout) if m]
-            ops.append({"op": name, "inputs": ins, "outputs": outs})
+            rec = {"op": name, "inputs": ins, "outputs": outs}
+            if name in ("convolution", "_convolution") and len(args) >= 9:
+                # aten.convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
+                rec["params"] = {"stride": list(args[3]), "padding": list(args[4]), "dilation": list(args[5]),
+                                 "transposed": bool(args[6]), "output_padding": list(args[7]), "groups": int(args[8])}
+            ops.append(rec)
             if events is not None:
                 events.append({"op": name, "ins": [p for p in map(storage_ptr, tin) if p],
                                "outs": [p for p in map(storage_ptr, tout) if p]})
@@ -218,12 +225,12 @@ def _stream_time_us(rt, read_bytes: int, write_bytes: int) -> float:
     return t
 
 
-GEMM = {"mm", "addmm", "bmm", "baddbmm"}  # timed by kernsim's SGEMM (gemm.py); matmul/linear decompose into them
+GEMM = {"mm", "addmm", "bmm", "baddbmm"}  # kernsim's SGEMM (gemm.py) or tensor-core GEMM (tcgemm.py); matmul/linear decompose into them
 
 
 def simulate_ops(ops, rt) -> tuple:
     """(total_us or None, per-op list, unmodeled op names, {name: why})."""
-    from . import gemm
+    from . import conv, gemm, tcgemm
     total = 0.0
     per = []
     unmodeled = []
@@ -242,15 +249,35 @@ def simulate_ops(ops, rt) -> tuple:
             per.append({"op": name, "time_us": t, "read_bytes": rb, "write_bytes": wb, "model": "stream"})
             total += t
         elif name in GEMM:
+            half = bool(op["inputs"]) and op["inputs"][-1]["dtype"] in tcgemm.DTYPES
             try:
-                p = gemm.product(op)
-                g = gemm.time_product(p, rt.opts.arch, rt.opts.device_file, rt.opts.cache)
+                if half:
+                    p = tcgemm.check_product(op)
+                    g = tcgemm.time_product(p, rt.opts.arch, rt.opts.device_file, rt.opts.cache)
+                else:
+                    p = gemm.product(op)
+                    g = gemm.time_product(p, rt.opts.arch, rt.opts.device_file, rt.opts.cache)
             except gemm.NoModel as e:
                 unmodeled.append(name)
                 why.setdefault(name, str(e))
                 continue
-            per.append({"op": name, "time_us": g["time_us"], "model": f"kernsim SGEMM {g['config']}",
+            model = f"kernsim tensor-core GEMM ({p['dtype']}, mma.sync) {g['config']}" if half else \
+                f"kernsim SGEMM {g['config']}"
+            per.append({"op": name, "time_us": g["time_us"], "model": model,
                         "shape": {k: p[k] for k in ("batch", "M", "N", "K", "trans_a", "trans_b")}})
+            total += g["time_us"]
+        elif name in conv.CONV_OPS:
+            try:
+                p = conv.problem(op)
+                g = conv.time_conv(p, rt.opts.arch, rt.opts.device_file, rt.opts.cache)
+            except gemm.NoModel as e:
+                unmodeled.append(name)
+                why.setdefault(name, str(e))
+                continue
+            per.append({"op": name, "time_us": g["time_us"],
+                        "model": f"kernsim implicit-GEMM convolution ({'tf32' if p['dtype'] == 'float32' else p['dtype']}, "
+                                 f"mma.sync) {g['config']}",
+                        "shape": {k: p[k] for k in ("N", "C", "K", "G", "OD", "OH", "OW", "T", "R", "S")}})
             total += g["time_us"]
         else:
             unmodeled.append(name)
