@@ -133,3 +133,54 @@ def test_half_gemm_time_is_above_the_tensor_peak_bound_and_below_the_sgemm(tmp_p
     assert h["time_us"] > 2 * 512 ** 3 / dv["tensor_f16_flops"] * 1e6
     assert h["time_us"] < s["time_us"]
     assert set(h["configs"]) == {c[0] for c in tcgemm.CONFIGS}
+
+
+# ---- eager-kernel models (eager.py): the kernels compute what PyTorch's do
+def test_eager_models_compute_scan_strided_copy_and_matrix_vector():
+    from kernsim.kernelbench import eager
+    m = kernsim.compile(eager.EAGER_SRC, "h200")
+    rng = np.random.default_rng(2)
+    # cumsum over rows of 70 x 100 (rows not a multiple of 32, n not of the 32-element chunk), cumprod too
+    x = rng.standard_normal((70, 100)).astype(np.float32)
+    for mul, want in ((0, np.cumsum(x, axis=1)), (1, np.cumprod(1 + 0.01 * x, axis=1))):
+        xin = (1 + 0.01 * x).astype(np.float32) if mul else x
+        r = kernsim.launch(m["kb_scan_inner"], (3,), (16, 32), [xin, np.zeros_like(x), i64(70), i64(100), i32(mul)],
+                           full=True)
+        np.testing.assert_allclose(r.outputs[1].reshape(70, 100), want, rtol=1e-4, atol=1e-4)
+    # cumsum over the middle dimension of 3 x 50 x 7
+    x3 = rng.standard_normal((3, 50, 7)).astype(np.float32)
+    r = kernsim.launch(m["kb_scan_outer"], (3, 1), (7,), [x3, np.zeros_like(x3), i64(3), i64(50), i64(7), i32(0)],
+                       full=True)
+    np.testing.assert_allclose(r.outputs[1].reshape(3, 50, 7), np.cumsum(x3, axis=1), rtol=1e-4, atol=1e-4)
+    # a transposed 37 x 45 matrix made contiguous
+    a = rng.standard_normal((45, 37)).astype(np.float32)
+    r = kernsim.launch(m["kb_copy_strided_4"], (-(-37 * 45 // 512),), (128,),
+                       [a, np.zeros(37 * 45, np.float32), i64(37 * 45), i64(1), i64(37), i64(45), i64(0), i64(0),
+                        i64(1), i64(37)], full=True)
+    np.testing.assert_array_equal(r.outputs[1].reshape(37, 45), a.T)
+    # y = A v + b with A 50 x 70 row-major (warp per row) and stored column-major (thread per row)
+    A, v, b = (rng.standard_normal((50, 70)).astype(np.float32), rng.standard_normal(70).astype(np.float32),
+               rng.standard_normal(50).astype(np.float32))
+    for name, stored, grid in (("kb_gemv_rows", A, (-(-50 * 32 // 256),)), ("kb_gemv_cols", np.ascontiguousarray(A.T), (1,))):
+        r = kernsim.launch(m[name], grid, (256,), [stored, v, b, np.zeros(50, np.float32), i32(50), i32(70)], full=True)
+        np.testing.assert_allclose(r.outputs[3], A @ v + b, rtol=1e-4, atol=1e-4)
+
+
+def test_eager_models_read_the_records():
+    from kernsim.kernelbench import eager
+    _, ops = reftime.record_ops(lambda x: torch.cumsum(x, dim=1), [torch.randn(8, 16)])
+    assert eager.scan_problem(ops[0]) == {"kind": "inner", "rows": 8, "n": 16, "mul": 0}
+    _, ops = reftime.record_ops(lambda x: torch.cumsum(x, dim=0), [torch.randn(8, 16)])
+    assert eager.scan_problem(ops[0]) == {"kind": "outer", "outer": 1, "n": 8, "inner": 16, "mul": 0}
+    _, ops = reftime.record_ops(lambda x: torch.cumsum(x, dim=0), [torch.randn(8)])
+    assert eager.scan_problem(ops[0]) is None  # 1-D: CUB's single-pass scan, the streaming model
+    _, ops = reftime.record_ops(lambda x: x.t().contiguous(), [torch.randn(8, 16)])
+    (c,) = [o for o in ops if o["op"] in eager.COPY_OPS]
+    assert eager.copy_problem(c) == {"elem": 4, "shape": [1, 1, 16, 8], "strides": [0, 0, 1, 16], "span": 128}
+    _, ops = reftime.record_ops(lambda x: x.clone(), [torch.randn(8, 16)])
+    assert eager.copy_problem(ops[0]) is None  # contiguous: the streaming model
+    _, ops = reftime.record_ops(lambda a, v: a @ v, [torch.randn(64, 32), torch.randn(32, 1)])
+    assert eager.gemv_problem(ops[0]) == {"R": 64, "K": 32, "rows_contiguous": True, "bias": False}
+    # logsumexp is ATen's composite: 9 kernels, 4 of them over the whole input
+    from kernsim.kernelbench.reftime import COMPOSITE
+    assert len(COMPOSITE["logsumexp"]) == 9 and sum("in" in r or "in" in w for _, r, w in COMPOSITE["logsumexp"]) == 4

@@ -56,6 +56,7 @@ __device__ __forceinline__ void kb_conv(const KB_T* __restrict__ x, const KB_T* 
   constexpr int NT = WGM * WGN * 32, BKK = KB_BK, WTM = BM / WGM, WTN = BN / WGN, MI = WTM / 16, NJ = WTN / 8;
   constexpr int KA = NT / BM, EA = BKK / KA, EB = BN * BKK / NT;
   constexpr int LDA = BM + 8, LDB = BKK + KB_BPAD;
+  static_assert(EA <= 32 && EB <= 32, "the load masks are 32-bit");
   __shared__ __align__(16) KB_T As[2][BKK * LDA];
   __shared__ __align__(16) KB_T Bs[2][BN * LDB];
   const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
@@ -78,42 +79,51 @@ __device__ __forceinline__ void kb_conv(const KB_T* __restrict__ x, const KB_T* 
 #pragma unroll
     for (int j = 0; j < NJ; ++j) acc[i][j][0] = acc[i][j][1] = acc[i][j][2] = acc[i][j][3] = 0.f;
   KB_T ra[EA], rb[EB];
-  auto load = [&](int k0) {
-#pragma unroll
-    for (int e = 0; e < EA; ++e) {
-      const int k = k0 + kl + e * KA;
-      ra[e] = KB_ZERO;
-      if (mv && k < Kg) {
-        const int4 t = tab[k];
-        if ((unsigned)(d0 + t.y) < (unsigned)p.D && (unsigned)(h0 + t.z) < (unsigned)p.H &&
-            (unsigned)(w0 + t.w) < (unsigned)p.W)
-          ra[e] = x[xo + t.x];
-      }
-    }
-#pragma unroll
-    for (int e = 0; e < EB; ++e) {
-      const int idx = tid + e * NT, kk = idx % BKK, nn = idx / BKK, k = k0 + kk, c = bn + nn;
-      rb[e] = (k < Kg && c < Kper) ? wg[(long long)c * Kg + k] : KB_ZERO;
-    }
-  };
-  auto store = [&](int b) {
-#pragma unroll
-    for (int e = 0; e < EA; ++e) As[b][(kl + e * KA) * LDA + ml] = KB_ROUND(ra[e]);
-#pragma unroll
-    for (int e = 0; e < EB; ++e) {
-      const int idx = tid + e * NT;
-      Bs[b][(idx / BKK) * LDB + idx % BKK] = KB_ROUND(rb[e]);
-    }
-  };
-  load(0);
-  store(0);
+  int4 tp[EA];                // this step's taps: all loaded before any is used
+  unsigned ma = 0u, mb = 0u;  // which of ra/rb are inside the input / weights (EA, EB <= 32)
+  // The taps are all loaded first, then every input load is issued unconditionally (from element
+  // 0 when outside, with non-short-circuit tests) and masked at the store: a test or a register
+  // merge right after each load waits for it and serialises the gather. (Macros, not lambdas: a lambda capturing ra/rb by reference left them
+  // in local memory.)
+#define KB_LOAD(K0)                                                                                          \
+  ma = mb = 0u;                                                                                              \
+  _Pragma("unroll") for (int e = 0; e < EA; ++e) {                                                           \
+    const int k = (K0) + kl + e * KA;                                                                        \
+    tp[e] = tab[k < Kg ? k : 0];                                                                             \
+  }                                                                                                          \
+  _Pragma("unroll") for (int e = 0; e < EA; ++e) {                                                           \
+    const int k = (K0) + kl + e * KA;                                                                        \
+    const bool in = mv & (k < Kg) & ((unsigned)(d0 + tp[e].y) < (unsigned)p.D) &                             \
+                    ((unsigned)(h0 + tp[e].z) < (unsigned)p.H) & ((unsigned)(w0 + tp[e].w) < (unsigned)p.W); \
+    ma |= (unsigned)in << e;                                                                                 \
+    ra[e] = x[in ? xo + tp[e].x : 0];                                                                        \
+  }                                                                                                          \
+  _Pragma("unroll") for (int e = 0; e < EB; ++e) {                                                           \
+    const int idx = tid + e * NT, kk = idx % BKK, nn = idx / BKK, k = (K0) + kk, c = bn + nn;                \
+    const bool in = (k < Kg) & (c < Kper);                                                                   \
+    mb |= (unsigned)in << e;                                                                                 \
+    rb[e] = wg[in ? (long long)c * Kg + k : 0];                                                              \
+  }
+#define KB_STORE(B)                                                                                          \
+  _Pragma("unroll") for (int e = 0; e < EA; ++e)                                                             \
+      As[B][(kl + e * KA) * LDA + ml] = ((ma >> e) & 1u) ? KB_ROUND(ra[e]) : KB_ZERO;                        \
+  _Pragma("unroll") for (int e = 0; e < EB; ++e) {                                                           \
+    const int idx = tid + e * NT;                                                                            \
+    Bs[B][(idx / BKK) * LDB + idx % BKK] = ((mb >> e) & 1u) ? KB_ROUND(rb[e]) : KB_ZERO;                     \
+  }
+  KB_LOAD(0);
+  KB_STORE(0);
   __syncthreads();
   int buf = 0;
   for (int k0 = 0; k0 < Kg; k0 += BKK) {
     const bool more = k0 + BKK < Kg;
-    if (more) load(k0 + BKK);
+    if (more) {
+      KB_LOAD(k0 + BKK);
+    }
     KB_MMA_STEP(As[buf], Bs[buf]);
-    if (more) store(buf ^ 1);
+    if (more) {
+      KB_STORE(buf ^ 1);
+    }
     __syncthreads();
     buf ^= 1;
   }

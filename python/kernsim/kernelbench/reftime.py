@@ -105,6 +105,8 @@ def record_ops(model, inputs, events: list | None = None):
                 # aten.convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
                 rec["params"] = {"stride": list(args[3]), "padding": list(args[4]), "dilation": list(args[5]),
                                  "transposed": bool(args[6]), "output_padding": list(args[7]), "groups": int(args[8])}
+            if name in ("cumsum", "cumprod") and len(args) >= 2:
+                rec["params"] = {"dim": int(args[1])}
             ops.append(rec)
             if events is not None:
                 events.append({"op": name, "ins": [p for p in map(storage_ptr, tin) if p],
@@ -225,12 +227,49 @@ def _stream_time_us(rt, read_bytes: int, write_bytes: int) -> float:
     return t
 
 
+# ATen ops that PyTorch implements as a sequence of other ops on every device (the kernels eager
+# launches for one recorded op): (op, read, write) with "in"/"out" the recorded op's input/output
+# bytes. logsumexp (ATen's ReduceOps): amax, |max| == inf masked to 0, exp(x - max) summed, log,
+# + max; torch.profiler on the CPU lists the same ops nested under aten::logsumexp.
+COMPOSITE = {
+    "logsumexp": [("amax", "in", "out"), ("abs", "out", "out"), ("eq", "out", "out"), ("masked_fill_", "out", "out"),
+                  ("sub", "in+out", "in"), ("exp_", "in", "in"), ("sum", "in", "out"), ("log_", "out", "out"),
+                  ("add_", "out+out", "out")],
+}
+
+
+def _eager_model(op, rt):
+    """The per-op record of an op timed by something other than one streaming pass (eager.py's
+    kernels, or COMPOSITE's sequence of streaming kernels), None for the plain streaming model."""
+    from . import eager
+    name = op["op"]
+    if name in COMPOSITE:
+        nin = sum(i["bytes"] for i in op["inputs"])
+        nout = sum(o["bytes"] for o in op["outputs"])
+        size = {"in": nin, "out": nout, "in+out": nin + nout, "out+out": 2 * nout}
+        ks = [{"op": k, "time_us": _stream_time_us(rt, size[r], size[w]), "read_bytes": size[r], "write_bytes": size[w]}
+              for k, r, w in COMPOSITE[name]]
+        return {"op": name, "time_us": sum(k["time_us"] for k in ks), "model": f"eager composite: {len(ks)} streaming kernels",
+                "kernels": ks}
+    kind, p = None, None
+    if name in eager.SCAN_OPS:
+        p = eager.scan_problem(op)
+        kind = p and "scan_" + p["kind"]
+    elif name in eager.COPY_OPS:
+        p = eager.copy_problem(op)
+        kind = p and "copy"
+    if not p:
+        return None
+    g = eager.time_eager(kind, p, rt.opts.arch, rt.opts.device_file, rt.opts.cache)
+    return {"op": name, "time_us": g["time_us"], "model": f"kernsim eager-kernel model {g['kernel']}"}
+
+
 GEMM = {"mm", "addmm", "bmm", "baddbmm"}  # kernsim's SGEMM (gemm.py) or tensor-core GEMM (tcgemm.py); matmul/linear decompose into them
 
 
 def simulate_ops(ops, rt) -> tuple:
     """(total_us or None, per-op list, unmodeled op names, {name: why})."""
-    from . import conv, gemm, tcgemm
+    from . import conv, eager, gemm, tcgemm
     total = 0.0
     per = []
     unmodeled = []
@@ -240,6 +279,11 @@ def simulate_ops(ops, rt) -> tuple:
         if name in FREE or (not op["outputs"] and name not in MEMORY):
             continue
         if name in MEMORY:
+            e = _eager_model(op, rt)
+            if e is not None:
+                per.append(e)
+                total += e["time_us"]
+                continue
             rb = sum(i["bytes"] for i in op["inputs"])
             wb = sum(o["bytes"] for o in op["outputs"])
             if name in ("zeros", "ones", "full", "fill_", "zero_", "fill", "zeros_like", "ones_like", "full_like",
@@ -248,6 +292,10 @@ def simulate_ops(ops, rt) -> tuple:
             t = _stream_time_us(rt, rb, wb)
             per.append({"op": name, "time_us": t, "read_bytes": rb, "write_bytes": wb, "model": "stream"})
             total += t
+        elif name in GEMM and eager.gemv_problem(op) is not None:
+            g = eager.time_eager("gemv", eager.gemv_problem(op), rt.opts.arch, rt.opts.device_file, rt.opts.cache)
+            per.append({"op": name, "time_us": g["time_us"], "model": f"kernsim matrix-vector kernel {g['kernel']}"})
+            total += g["time_us"]
         elif name in GEMM:
             half = bool(op["inputs"]) and op["inputs"][-1]["dtype"] in tcgemm.DTYPES
             try:

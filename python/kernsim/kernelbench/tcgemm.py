@@ -39,40 +39,52 @@ _COMMON = r'''
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 typedef unsigned short u16;
-union KbChunk { uint4 q; u16 h[8]; };
 
 __device__ __forceinline__ unsigned kb_smem(const void* p) { return static_cast<unsigned>(__cvta_generic_to_shared(p)); }
 
 // 8 consecutive elements [c, c+8) of row r of a rows x cols row-major operand with row stride ld;
 // zeros outside it. One 16-byte load when the chunk is inside and the stride keeps it aligned.
-__device__ __forceinline__ uint4 kb_chunk(const u16* __restrict__ p, int r, int c, int rows, int cols, long long ld,
-                                          int vec) {
-  KbChunk v;
-  if (vec && r < rows && c + 8 <= cols) return *reinterpret_cast<const uint4*>(p + r * ld + c);
+// 8 consecutive elements [c, c+8) of row r of a rows x cols row-major operand with row stride ld,
+// zeros outside it, element by element (a chunk on the operand's edge or a misaligned stride).
+__device__ __forceinline__ uint4 kb_chunk(const u16* __restrict__ p, int r, int c, int rows, int cols, long long ld) {
+  const u16* q = p + r * ld + c;
+  unsigned w[4] = {0u, 0u, 0u, 0u};  // constant indices only: the words stay in registers
 #pragma unroll
-  for (int e = 0; e < 8; ++e) v.h[e] = (r < rows && c + e < cols) ? p[r * ld + c + e] : (u16)0;
-  return v.q;
+  for (int e = 0; e < 8; ++e)
+    if (r < rows && c + e < cols) w[e / 2] |= (unsigned)q[e] << (16 * (e % 2));
+  return make_uint4(w[0], w[1], w[2], w[3]);
 }
 
 // A TR x TC tile of an operand (rows from r0, columns from c0) in 16-byte chunks: NT threads,
 // each CH chunks, into registers and then into shared memory rows of TC + 8 elements (the pad
-// puts the 8 rows an ldmatrix reads in distinct banks).
+// puts the 8 rows an ldmatrix reads in distinct banks). Every chunk is loaded with one 16-byte
+// load, unconditionally (from the operand's start when the chunk is not whole and aligned, with
+// the chunk built element by element at the store instead): a branch around each load would
+// leave a register merge right after it that waits for the load and serialises the tile.
 template <int TR, int TC, int NT>
 struct KbTile {
   static constexpr int CH = TR * TC / 8 / NT, LD = TC + 8, SIZE = TR * (TC + 8);
+  static_assert(CH <= 32, "the whole-chunk mask is 32-bit");
   uint4 reg[CH];
-  __device__ __forceinline__ void load(const u16* p, int r0, int c0, int rows, int cols, long long ld, int vec, int tid) {
+  unsigned whole;
+  int r0, c0;
+  __device__ __forceinline__ void load(const u16* p, int r0_, int c0_, int rows, int cols, long long ld, int vec, int tid) {
+    r0 = r0_;
+    c0 = c0_;
+    whole = 0u;
 #pragma unroll
     for (int l = 0; l < CH; ++l) {
-      const int idx = tid + l * NT, r = idx / (TC / 8), c = (idx % (TC / 8)) * 8;
-      reg[l] = kb_chunk(p, r0 + r, c0 + c, rows, cols, ld, vec);
+      const int idx = tid + l * NT, r = r0 + idx / (TC / 8), c = c0 + (idx % (TC / 8)) * 8;
+      const bool w = (vec != 0) & (r < rows) & (c + 8 <= cols);
+      whole |= (unsigned)w << l;
+      reg[l] = __ldg(reinterpret_cast<const uint4*>(w ? p + r * ld + c : p));
     }
   }
-  __device__ __forceinline__ void store(u16* s, int tid) const {
+  __device__ __forceinline__ void store(u16* s, const u16* p, int rows, int cols, long long ld, int tid) const {
 #pragma unroll
     for (int l = 0; l < CH; ++l) {
       const int idx = tid + l * NT, r = idx / (TC / 8), c = (idx % (TC / 8)) * 8;
-      *reinterpret_cast<uint4*>(s + r * LD + c) = reg[l];
+      *reinterpret_cast<uint4*>(s + r * LD + c) = ((whole >> l) & 1u) ? reg[l] : kb_chunk(p, r0 + r, c0 + c, rows, cols, ld);
     }
   }
 };
@@ -119,9 +131,12 @@ __device__ __forceinline__ void kb_hgemm(const u16* __restrict__ A, const u16* _
     if (TA) ta.load(A, k0, bm, K, M, M, vec_a, tid); else ta.load(A, bm, k0, M, K, K, vec_a, tid);
     if (TB) tb.load(B, bn, k0, N, K, K, vec_b, tid); else tb.load(B, k0, bn, K, N, N, vec_b, tid);
   };
+  auto store = [&](int b) {
+    if (TA) ta.store(As[b], A, K, M, M, tid); else ta.store(As[b], A, M, K, K, tid);
+    if (TB) tb.store(Bs[b], B, N, K, K, tid); else tb.store(Bs[b], B, K, N, N, tid);
+  };
   load(0);
-  ta.store(As[0], tid);
-  tb.store(Bs[0], tid);
+  store(0);
   __syncthreads();
   int buf = 0;
   for (int k0 = 0; k0 < K; k0 += BKK) {
@@ -157,10 +172,7 @@ __device__ __forceinline__ void kb_hgemm(const u16* __restrict__ A, const u16* _
                        : "+f"(acc[i][j][0]), "+f"(acc[i][j][1]), "+f"(acc[i][j][2]), "+f"(acc[i][j][3])
                        : "r"(a[i][0]), "r"(a[i][1]), "r"(a[i][2]), "r"(a[i][3]), "r"(b[j][0]), "r"(b[j][1]));
     }
-    if (more) {
-      ta.store(As[buf ^ 1], tid);
-      tb.store(Bs[buf ^ 1], tid);
-    }
+    if (more) store(buf ^ 1);
     __syncthreads();
     buf ^= 1;
   }
