@@ -28,9 +28,11 @@ NvMemorySystem::NvMemorySystem(const device::DeviceSpec& d, int num_sms, std::ui
   const double peak_bytes_per_cycle = d.dram.bandwidth_gbps * 1e9 / (d.clocks.core_mhz * 1e6);
   dram_ = CalendarServer(peak_bytes_per_cycle * share);
   l2_ = CalendarServer(d.l2.bytes_per_cycle * share);
-  // The L2 keeps its whole capacity in a slice: data every CTA reads (a GEMM operand, a table,
-  // a stencil's neighbours) must fit as it does on the chip; data private to each CTA is then
-  // over-provided only when the whole grid's footprint exceeds the L2.
+  // The L2 keeps its whole sets in a slice: data every CTA reads (a GEMM operand, a table, a
+  // stencil's neighbours) must fit as it does on the chip. But the slice's fills stand for
+  // 1/share of the chip's, so a line lasts share x capacity of them after its last use (on the
+  // chip, a capacity of everyone's): a buffer the grid reads twice that does not fit the chip's
+  // L2 misses the second time in the slice too, and the L2's size moves a sliced prediction.
   combine_lines_ = static_cast<std::uint32_t>(std::max<std::int64_t>(0, d.l1.store_combine_lines));
   // the L2 keeps at most l2.max_dirty_fraction of its capacity dirty (a slice: its share of that)
   const double dirty_fraction = d.l2.max_dirty_fraction > 0 ? d.l2.max_dirty_fraction : 1.0;
@@ -39,6 +41,7 @@ NvMemorySystem::NvMemorySystem(const device::DeviceSpec& d, int num_sms, std::ui
   if (share < 1.0) window_sectors_ = static_cast<std::uint64_t>(static_cast<double>(d.l2.bytes) * share) / static_cast<std::uint64_t>(d.l2.sector_bytes);
   l2c_ = SectorCache(static_cast<std::uint64_t>(d.l2.bytes), static_cast<std::uint32_t>(d.l2.line_bytes),
                      static_cast<std::uint32_t>(d.l2.sector_bytes), static_cast<std::uint32_t>(d.l2.ways));
+  l2c_.set_use_window(window_sectors_);
   warps_per_sm_ = static_cast<std::size_t>(std::max<std::int64_t>(1, d.sm.max_warps));
   warp_seq_.assign(static_cast<std::size_t>(num_sms) * warps_per_sm_, 0);
   bank_words_.assign(static_cast<std::size_t>(std::max<std::int64_t>(1, d.shared.banks)), 0);

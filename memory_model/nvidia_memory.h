@@ -105,7 +105,7 @@ class NvMemorySystem {
   std::deque<std::pair<std::uint64_t, std::uint64_t>> dirty_lines_;
   std::uint64_t max_dirty_lines_ = 0;
   std::uint64_t fills_ = 0;           // sectors the timed accesses brought into the L2 (read misses, write allocations)
-  std::uint64_t window_sectors_ = 0;  // share x capacity in sectors; 0 for the whole chip (its LRU does it)
+  std::uint64_t window_sectors_ = 0;  // share x capacity in sectors (the L2's use window too); 0 for the whole chip
   double retire_dirty(double t, std::uint64_t keep);  // writes back what fell out of the window; returns when HBM took it
   // start_dirty(): sectors of the flush's dirty lines still in the L2 (share x capacity); each
   // sector the launch fills evicts one, written back to HBM. Returns when HBM took them.
