@@ -57,6 +57,32 @@ NvMemorySystem::NvMemorySystem(const device::DeviceSpec& d, int num_sms, std::ui
   atomic_units_.assign(static_cast<std::size_t>(std::max<std::int64_t>(1, d.l2.slices)), CalendarServer(d.l2.atomic_ops_per_cycle * share));
   // The SM tracks a bounded number of line requests in flight beyond its L1 (MSHR-like).
   slots_.assign(static_cast<std::size_t>(num_sms), MissSlots(d.l1.max_outstanding_lines));
+  if (d.l2.tpc_merge_window_cycles > 0 && d.topology.tpc_sms > 1) {
+    tpc_window_ = d.l2.tpc_merge_window_cycles;
+    tpc_sms_ = static_cast<int>(d.topology.tpc_sms);
+    tpc_reads_.resize(static_cast<std::size_t>((num_sms + tpc_sms_ - 1) / tpc_sms_));
+  }
+}
+
+// SMs are numbered GPC by GPC, each GPC whole TPCs (the loader checks), so SMs tpc_sms_ x t ..
+// of the slice form TPC t.
+std::uint32_t NvMemorySystem::tpc_merge(int sm, double t, std::uint64_t line, std::uint32_t need, double& done) {
+  if (tpc_window_ <= 0) return 0;
+  auto& reads = tpc_reads_[static_cast<std::size_t>(sm / tpc_sms_)];
+  const auto it = reads.find(line);
+  if (it == reads.end() || it->second.sm == sm || t - it->second.sent > tpc_window_ || t < it->second.sent) return 0;
+  const std::uint32_t merged = need & it->second.sectors;
+  // its data comes with the partner's, and no sooner than an L2 hit's
+  if (merged) done = std::max(it->second.done, t + l2_lat_);
+  return merged;
+}
+
+void NvMemorySystem::tpc_record(int sm, double t, std::uint64_t line, std::uint32_t sectors, double done) {
+  if (tpc_window_ <= 0) return;
+  auto& reads = tpc_reads_[static_cast<std::size_t>(sm / tpc_sms_)];
+  constexpr std::size_t kPruneAt = 8192;  // lines kept per TPC before those past the window go
+  if (reads.size() >= kPruneAt) std::erase_if(reads, [&](const auto& kv) { return t - kv.second.sent > tpc_window_; });
+  reads[line] = TpcRead{t, done, sm, sectors};
 }
 
 // HBM moves whole bursts: a lone 32-byte sector costs a full burst.
@@ -330,7 +356,15 @@ MemTiming NvMemorySystem::global(int sm, double t, const std::uint64_t* addrs, s
       mt.done = std::max(mt.done, written);
       continue;
     }
-    done = l2_read(start, e.line, need);
+    double merged_done = start;
+    const std::uint32_t merged = is_load ? tpc_merge(sm, start, e.line, need, merged_done) : 0;
+    c_.tpc_merged_sectors += static_cast<std::uint64_t>(std::popcount(merged));
+    done = merged_done;
+    if (need & ~merged) {
+      const double own = l2_read(start, e.line, need & ~merged);
+      if (is_load) tpc_record(sm, start, e.line, need & ~merged, own);
+      done = std::max(done, own);
+    }
     if (kind == Access::Load) l1.set_ready(e.line, need, done);
     if (atomic) {
       // The L2 slice owning the line performs the operations once the data is there: one

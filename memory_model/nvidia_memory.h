@@ -12,6 +12,7 @@
 #include <array>
 #include <deque>
 #include <memory>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -134,6 +135,19 @@ class NvMemorySystem {
   CalendarServer dram_;
   std::vector<CalendarServer> atomic_units_;  // per L2 slice
   std::vector<MissSlots> slots_;  // per SM: its outstanding-line slots (l1.max_outstanding_lines)
+  // TPC request merging (l2.tpc_merge_window_cycles): per TPC, the last L2 read of each line by
+  // one of its SMs: a read of the same sectors by the other SM within the window joins it.
+  struct TpcRead {
+    double sent = 0, done = 0;
+    int sm = -1;
+    std::uint32_t sectors = 0;
+  };
+  double tpc_window_ = 0;
+  int tpc_sms_ = 0;
+  std::vector<std::unordered_map<std::uint64_t, TpcRead>> tpc_reads_;  // per TPC, by line
+  // the sectors of `need` the TPC partner's read covers (0: none), and when their data is back
+  std::uint32_t tpc_merge(int sm, double t, std::uint64_t line, std::uint32_t need, double& done);
+  void tpc_record(int sm, double t, std::uint64_t line, std::uint32_t sectors, double done);
   double atomic_lat_ = 0, float_same_addr_cycles_ = 0;
   std::uint64_t atomic_span_ = 0;  // bytes of address space one atomic unit owns (l2.atomic_unit_bytes, else a line)
   std::uint32_t burst_ = 64;  // HBM access granule

@@ -414,6 +414,46 @@ TEST_F(NvMemory, AtomicsOnLinesOfOneSpanShareAUnit) {
   EXPECT_NEAR(own_line, apart, 1.0);
 }
 
+// TPC request merging (l2.tpc_merge_window_cycles, l2_merge.cu on the H200): a read of sectors
+// the other SM of the same TPC sent to the L2 within the window joins that request: the L2 sees
+// them once, and the joining read's data is not back before the partner's. SMs of different TPCs,
+// the same SM reading again, a partner later than the window, and a file without the key merge
+// nothing.
+TEST_F(NvMemory, TpcPartnersReadingTheSameSectorsReachTheL2Once) {
+  struct Seen {
+    std::uint64_t l2 = 0, merged = 0;
+    double first = 0, second = 0;
+  };
+  auto run = [&](double window, int sm_a, int sm_b, double delay) {
+    auto d = dev;
+    d.topology.tpc_sms = 2;
+    d.l2.tpc_merge_window_cycles = window;
+    mem::NvMemorySystem s(d, 4, 128 * 1024);
+    std::uint64_t a[32];
+    Seen r;
+    for (int pass = 0; pass < 2; ++pass)
+      for (int i = 0; i < 16; ++i) {  // 16 requests of 4 lines x 4 sectors
+        for (int l = 0; l < 32; ++l) a[l] = 0x7000'0000'0000 + 512 * static_cast<std::uint64_t>(i) + 16 * static_cast<std::uint64_t>(l);
+        const double t = pass == 0 ? 1000.0 + i : 1000.0 + delay + i;
+        const double done = s.global(pass == 0 ? sm_a : sm_b, t, a, ~0u, 16, Access::LoadBypassL1).done;
+        (pass == 0 ? r.first : r.second) = std::max(pass == 0 ? r.first : r.second, done);
+      }
+    r.l2 = s.counters().requests[static_cast<int>(mem::Level::L2)];
+    r.merged = s.counters().tpc_merged_sectors;
+    return r;
+  };
+  const Seen pair = run(6000, 0, 1, 100), apart = run(6000, 1, 2, 100), self = run(6000, 3, 3, 100);
+  const Seen late = run(6000, 2, 3, 7000), off = run(0, 0, 1, 100);
+  EXPECT_EQ(off.l2, 2u * 256u) << "without the key every read reaches the L2";
+  EXPECT_EQ(pair.l2, 256u);
+  EXPECT_EQ(pair.merged, 256u);
+  EXPECT_GE(pair.second, pair.first) << "the joining read waits for the partner's data";
+  EXPECT_EQ(apart.l2, 2u * 256u) << "SMs 1 and 2 are different TPCs";
+  EXPECT_EQ(self.l2, 2u * 256u) << "an SM reading again is not a partner";
+  EXPECT_EQ(late.l2, 2u * 256u) << "7000 cycles late is beyond the window";
+  EXPECT_EQ(late.merged + apart.merged + self.merged + off.merged, 0u);
+}
+
 // The bank count comes from the device file, not from an array in the model: with 128 banks a
 // warp reading every 32nd word touches 4 banks, 8 words each (32 banks: 1 bank, 32 words).
 TEST_F(NvMemory, BankCountComesFromTheDeviceFile) {
