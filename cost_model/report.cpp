@@ -102,6 +102,7 @@ json ReportView::to_json(const LaunchFacts& f, const sim::TimingResult& t) const
   memj["shared"] = {{"bytes", mem_.bytes[lv(mem::Level::Shared)]}, {"wavefronts", mem_.shared_wavefronts},
                     {"bank_conflict_factor", mem_.shared_ideal_wavefronts ? static_cast<double>(mem_.shared_wavefronts) / static_cast<double>(mem_.shared_ideal_wavefronts) : 1.0}};
   memj["l2"] = {{"bytes", mem_.bytes[lv(mem::Level::L2)]}, {"hit_rate", hit(mem::Level::L2)}};
+  if (mem_.tpc_merged_sectors) memj["l2"]["tpc_merged_sectors"] = mem_.tpc_merged_sectors;  // joined the TPC partner's request
   if (mem_.requests[lv(mem::Level::Mall)])  // parts with a memory-side cache (AMD Infinity Cache)
     memj["mall"] = {{"bytes", mem_.bytes[lv(mem::Level::Mall)]}, {"hit_rate", hit(mem::Level::Mall)}};
   memj["dram"] = {{"read_bytes", mem_.dram_read_bytes}, {"write_bytes", mem_.dram_write_bytes}};

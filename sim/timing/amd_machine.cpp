@@ -178,7 +178,8 @@ class AmdMachine final : public SampledMachine {
   bool in_slice(std::uint64_t id) const override { return static_cast<int>(id % static_cast<std::uint64_t>(part_xcds())) < nxcd_; }
   void assemble(int units, double share, std::uint64_t ctas) override;
   std::string warm_up(std::uint64_t max_insts, bool previous_launch) override;
-  void warm_workgroup(std::uint64_t id);
+  void warm_workgroup(std::uint64_t id, bool previous);
+  std::string replay_previous_launch(std::uint64_t max_insts);
   bool warmed(std::uint64_t id) const override { return id >= warm_begin_ && warm_xcd(id); }
   // a kernel's end writes every XCD's dirty L2 lines back (flush_at_end): the flush leaves them clean
   void start_dirty_l2() override {}
@@ -525,7 +526,7 @@ void AmdMachine::assemble(int units, double share, std::uint64_t) {
     for (std::size_t w = 0; w < cu.waves.size(); ++w) cu.waves[w].simd = static_cast<int>(w) / slots_per_simd_;
   }
   dispatch_ = std::make_unique<XcdRoundRobin>(part_xcds(), k_.dims().num_blocks(), nxcd_);
-  dispatch_clock_ = DispatchClock(nxcd_, ncus_, d_.launch.cta_dispatch_cycles, d_.sm.block_launch_cycles);
+  dispatch_clock_ = DispatchClock(nxcd_, ncus_, d_.launch.cta_dispatch_cycles, d_.sm.block_launch_cycles, false);
 }
 
 void AmdMachine::describe_instructions() {
@@ -560,9 +561,6 @@ std::optional<std::uint64_t> AmdMachine::probe_cta(std::uint64_t id, std::uint64
 // full or they have run `max_insts` wave instructions (one XCD's work can be many times the
 // budget). The slice's L2s need no warm-up: only the slice's own workgroups use them.
 std::string AmdMachine::warm_up(std::uint64_t max_insts, bool previous_launch) {
-  if (previous_launch)
-    throw Error(ErrorKind::Unsupported, "cache: warm (the L2 as a previous run of the launch left it) is not modelled on AMD parts (" + d_.name +
-                                            "): their L2s and MALL start cold; use cache: cold");
   const std::uint64_t grid = grid_ctas();
   const std::uint64_t start = k_.wave_instructions();
   warm_begin_ = grid;
@@ -570,15 +568,40 @@ std::string AmdMachine::warm_up(std::uint64_t max_insts, bool previous_launch) {
     if (!warm_xcd(id)) continue;
     // a workgroup that spins on others that have not run (a decoupled look-back) or does not end
     // within kProbeBudgets x `max_insts` ends the warm-up; it runs later
-    if (!probe_alone(k_, kProbeBudgets * max_insts, [&] { warm_workgroup(id); })) break;
+    if (!probe_alone(k_, kProbeBudgets * max_insts, [&] { warm_workgroup(id, false); })) break;
     warm_begin_ = id;
     if (mem_->warm_workgroup_done()) break;
   }
-  return {};
+  return previous_launch ? replay_previous_launch(max_insts) : std::string();
 }
 
-// Runs workgroup `id` functionally, its global loads warming the MALL (warm_up).
-void AmdMachine::warm_workgroup(std::uint64_t id) {
+// cache: warm. Older than what the slice's neighbours leave, the caches hold what a previous run
+// of the launch left: the slice's workgroups run again untimed, the last first and each with its
+// writes undone, their lines going into their XCD's L2 (clean: that kernel's end wrote them back)
+// and what they loaded into the MALL, until every L2 and the MALL are full, the grid is done, a
+// workgroup cannot run alone, or kWarmReplayBudgets detail budgets of instructions ran. The vL1Ds
+// start cold (a kernel's start invalidates them).
+std::string AmdMachine::replay_previous_launch(std::uint64_t max_insts) {
+  const std::uint64_t start = k_.wave_instructions(), cap = max_insts * kWarmReplayBudgets;
+  std::uint64_t id = grid_ctas(), last = id, replayed = 0;
+  bool alone = true, full = false;
+  while (!full && id > 0 && k_.wave_instructions() - start < cap) {
+    if (!in_slice(--id)) continue;
+    k_.memory().run_undone([&] { alone = probe_alone(k_, kProbeBudgets * max_insts, [&] { warm_workgroup(id, true); }); });
+    if (!alone) break;
+    ++replayed;
+    last = id;
+    full = mem_->replay_workgroup_done(static_cast<int>(id % static_cast<std::uint64_t>(part_xcds())));
+  }
+  if (replayed == 0) return "cache warm: the last workgroup cannot run alone, the caches start cold";
+  const std::string why = full ? "until every L2 and the MALL were full" : !alone ? "up to one that cannot run alone" : id == 0 ? "the whole grid" : "stopped at its instruction budget";
+  return "cache warm: the L2s and MALL as a previous run left them (" + std::to_string(replayed) + " workgroups from " + std::to_string(last) +
+         " to the last replayed untimed, the last first, writes undone: " + why + ")";
+}
+
+// Runs workgroup `id` functionally, its global loads warming the MALL (warm_up); `previous`: its
+// global loads and stores replaying a previous launch into its L2 and the MALL.
+void AmdMachine::warm_workgroup(std::uint64_t id, bool previous) {
   auto wg = k_.make_workgroup(id);
   const int nw = wg->num_waves();
   for (bool progressed = true; progressed && !wg->done();) {
@@ -589,10 +612,16 @@ void AmdMachine::warm_workgroup(std::uint64_t id) {
         progressed = true;
         if (info.kind != AmdStepInfo::Kind::Executed || !(info.spaces & AmdStepInfo::kGlobal)) continue;
         const A::Inst& in = p_.insts[info.pc];
-        if (itime_[info.pc].kind != Kind::Vmem || in.mem.kind == A::MemKind::Store) continue;
+        // a previous launch's atomics left no line in the L2 (it gives its copy up to the
+        // memory-side atomic units)
+        const bool store = in.mem.kind == A::MemKind::Store;
+        if (itime_[info.pc].kind != Kind::Vmem || (store && !previous) || (previous && in.mem.kind == A::MemKind::Atomic)) continue;
         std::uint64_t global = 0, lds = 0, scratch = 0;
         wg->lane_spaces(w, global, lds, scratch);
-        mem_->warm(wg->lane_addresses(w), global, in.mem.bytes);
+        if (previous)
+          mem_->replay(wg->lane_addresses(w), global, in.mem.bytes, !store);
+        else
+          mem_->warm(wg->lane_addresses(w), global, in.mem.bytes);
       }
   }
 }

@@ -1338,9 +1338,10 @@ double NvidiaMachine::tc_service(const TcMma& m) const {
   WgmmaWork w;
   // an M = 64 mma uses half the datapath (PTX ISA Layout F): it takes as long as a full one. A CTA
   // pair's (.cta_group::2) runs half its rows on each SM's engine, in step (tcgen05_op puts it on
-  // both), each reading its own halves of A and B
-  const double rows = m.pair ? m.m / 2.0 : m.m;
-  w.flops = 2.0 * std::max<double>(rows, static_cast<double>(t.mma_datapath_rows)) * m.n * m.k;
+  // both), each reading its own halves of A and B. The 2x2 and 1x4 datapaths (Layout B: M = 128
+  // pairs; Layouts E and G: .ws with M = 64 and 32) fill every lane with a block of D's columns
+  const double rows = (m.pair ? m.m / 2.0 : m.m) * m.lane_blocks;
+  w.flops = 2.0 * std::max<double>(rows, static_cast<double>(t.mma_datapath_rows)) * m.n / m.lane_blocks * m.k;
   w.smem_bytes = m.smem_bytes;
   const bool f4 = kind == P::TcKind::Mxf4 || kind == P::TcKind::Mxf4nvf4;  // ::f8f6f4/mxf8f6f4: the fp8 rate
   w.flops_per_cycle = kind == P::TcKind::F16    ? t.mma_flops_per_cycle_f16
