@@ -63,6 +63,7 @@ struct InstTiming {
   double latency[2] = {1, 1};    // issue to dependent issue on unit / on alt
   double flops_per_lane = 0, flops_per_inst = 0;
   double engine_cycles = 0;      // wgmma.mma_async: its service on the SM's tensor engine
+  int guard_issued = 0;          // FP32 instructions ptxas adds around a non-ftz MUFU (TimingDesc::guard_issued)
 };
 
 struct Warp {
@@ -479,9 +480,11 @@ void NvidiaMachine::describe_instructions() {
       t.busy[k] = pt.issue * n;
       t.latency[k] = pt.latency + pt.issue * std::max(0.0, n - 1);
       if (desc.range_reduced) t.latency[k] += pipe_[static_cast<int>(Unit::Fp32)].latency;  // FMUL.RZ ahead, in the chain
+      t.latency[k] += desc.guard_chain * pipe_[static_cast<int>(Unit::Fp32)].latency;       // denormal guards, in the chain
     }
     t.flops_per_lane = desc.flops_per_lane;
     t.flops_per_inst = desc.flops_per_inst;
+    t.guard_issued = desc.guard_issued;
     if (in.op == P::Op::WgmmaMma) {  // one issue slot; the math is the tensor engine's
       t.busy[0] = t.latency[0] = 1;
       t.engine_cycles = wgmma_service(in);
@@ -997,6 +1000,7 @@ void NvidiaMachine::issue(int s, Sm& sm, Sub& sub, int wi, double now) {
   const int k = it.alt >= 0 && sub.pipes.free_at(it.alt) <= sub.pipes.free_at(it.unit) ? 1 : 0;
   const Unit u = k ? static_cast<Unit>(it.alt) : it.unit;
   if (in.flags & P::kRangeReduced) sub.pipes.hold(Unit::Fp32, now + pipe_[static_cast<int>(Unit::Fp32)].issue);  // FMUL.RZ first
+  if (it.guard_issued) sub.pipes.hold(Unit::Fp32, now + it.guard_issued * pipe_[static_cast<int>(Unit::Fp32)].issue);  // denormal guards
   sub.pipes.occupy(u, now, it.busy[k]);
   w.ready = now + 1;
   w.ready_is_async = false;
