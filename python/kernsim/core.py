@@ -493,8 +493,8 @@ def launch(kernel: Kernel, grid, block, args: Sequence[Any], *, arch: str | None
     ``check_all=True`` runs the CTAs sampling does not time (untimed, as ``keep_outputs`` does) so
     that a fault or endless loop in any CTA raises; ``report["checked"]`` says which CTAs ran.
     ``cache="warm"`` starts the L2 as a previous run of the same launch left it (back-to-back
-    trials without a flush) instead of cold (flushed by a read, clean: the default); NVIDIA parts,
-    detailed tier. ``cache="cold-dirty"`` starts it cold but full of dirty lines of another buffer,
+    trials without a flush; on AMD parts the L2s of the XCDs and the MALL) instead of cold (flushed
+    by a read, clean: the default); detailed tier. ``cache="cold-dirty"`` starts it cold but full of dirty lines of another buffer,
     as a flush that writes leaves it (KernelBench's): the launch writes them back (NVIDIA's
     detailed tier; the same as cold on AMD parts).
     """
