@@ -187,9 +187,11 @@ class Sampler {
  private:
   void choose_slice();
   bool simulate(std::uint64_t budget, double& now);
+  bool converged();
   void run_windows(double& now);
   void extrapolate(TimingResult& r, double now, double dirty, double flush);
   double work_per_cta();
+  double mean_cta_work();
   void finish_slice(TimingResult& r);
   void probe_corners(TimingResult& r);
 
@@ -206,6 +208,15 @@ class Sampler {
   double t_a_ = 0;
   bool two_windows_ = false, finished_ = false;
   double rate_a_[2] = {0, 0}, rate_b_[2] = {0, 0};
+  // the convergence stop (converged()): where the current window's checkpoints begin, whether the
+  // launch's work is beyond what the budget can time (decided at the first converged rate),
+  // how many windows stopped on a converged rate, the work per CTA once estimated
+  std::size_t window_from_ = 0;
+  std::uint64_t resident_warps_ = 0;
+  std::optional<bool> beyond_budget_;
+  bool converged_ = false;
+  int windows_converged_ = 0;
+  std::optional<double> per_cta_;
 };
 
 }  // namespace kernsim::sim
