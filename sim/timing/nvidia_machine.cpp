@@ -361,6 +361,7 @@ class NvidiaMachine final : public SampledMachine {
   std::uint64_t slice_ctas_ = 0;                 // the CTAs the assembled SMs run
   std::uint64_t slice_items_ = 0;                // clusters (CTAs) 0..slice_items_-1: those CTAs
   std::uint64_t warm_begin_ = 0, warm_end_ = 0;  // the clusters (CTAs) the L2 warm-up ran
+  const char* warm_why_ = "";                    // and why it stopped there, for slice_text
   std::uint64_t slots_ = 0;                      // CTAs resident at once
   std::uint32_t n32_ = 0, n64_ = 0, npred_ = 0;
   std::vector<Sm> sms_;
@@ -547,12 +548,13 @@ std::optional<std::uint64_t> NvidiaMachine::probe_cta(std::uint64_t id, std::uin
 std::string NvidiaMachine::warm_up(std::uint64_t max_insts, bool previous_launch) {
   warm_end_ = std::min(items(), 2 * slice_items_);
   warm_begin_ = warm_end_;
-  bool full = false;
+  bool full = false, alone = true;
   for (std::uint64_t id = warm_end_; !full && id-- > slice_items_;) {
-    if (!probe_alone(k_, kProbeBudgets * max_insts, [&] { warm_item(id); })) break;
+    if (!(alone = probe_alone(k_, kProbeBudgets * max_insts, [&] { warm_item(id); }))) break;
     warm_begin_ = id;
     full = mem_->warm_cta_done();
   }
+  warm_why_ = full ? "until every L2 set was full" : !alone ? "up to one that cannot run alone" : "all of them, the L2 never full";
   std::string note = previous_launch ? replay_previous_launch(full, max_insts) : std::string();
   mem_->warm_finish();
   return note;
@@ -653,7 +655,7 @@ std::string NvidiaMachine::slice_text(int sms) const {
          std::to_string(slice_ctas_ - 1) + " of " + std::to_string(grid_ctas()) +
          " with that share of L2 and HBM bandwidth, atomics and dispatch (L2 as the next " +
          std::to_string(warm_end_ - slice_ctas_) + " leave it: CTAs " + std::to_string(warm_begin_) + "-" +
-         std::to_string(warm_end_ - 1) + " ran, the last first, until every L2 set was full)";
+         std::to_string(warm_end_ - 1) + " ran, the last first, " + warm_why_ + ")";
 }
 
 std::string NvidiaMachine::cluster_slice_text(int sms) const {
@@ -668,7 +670,7 @@ std::string NvidiaMachine::cluster_slice_text(int sms) const {
          " clusters at once) ran clusters 0-" + std::to_string(slice_items_ - 1) + " of " + std::to_string(items()) + " (" +
          std::to_string(cluster_) + " CTAs each) with that share of L2 and HBM bandwidth, atomics and dispatch (L2 as the next " +
          std::to_string(warm_end_ - slice_items_) + " leave it: clusters " + std::to_string(warm_begin_) + "-" +
-         std::to_string(warm_end_ - 1) + " ran, the last first, until every L2 set was full)";
+         std::to_string(warm_end_ - 1) + " ran, the last first, " + warm_why_ + ")";
 }
 
 // Up to 256 steps of warp w, its global loads and stores warming the L2; true when it stopped at
