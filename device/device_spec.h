@@ -77,6 +77,11 @@ struct Clocks {
   double tensor_mhz = 0;  // NVIDIA: the SM clock while kernels that use the tensor pipes run (0: core_mhz)
   double wgmma_mhz = 0;   // NVIDIA sm_90a: the SM clock while kernels that issue wgmma.mma_async run (0: tensor_mhz)
   double l2_mhz = 0;      // NVIDIA: the L2's own clock, which does not follow the SM clock (0: the L2 keeps SM cycles)
+  // NVIDIA sm_90a: the SM clock of a wgmma kernel as a function of its tensor engines' busy share
+  // b of the launch, linear from wgmma_idle_mhz (b = 0) to wgmma_full_mhz (b = 1); both 0: the
+  // constant wgmma_mhz (wgmma_load_mhz())
+  double wgmma_idle_mhz = 0;
+  double wgmma_full_mhz = 0;
   double realtime_mhz = 0;  // AMD: the constant reference clock (REFCLK) s_memrealtime counts; NVIDIA: 0
 };
 
@@ -368,5 +373,8 @@ class DeviceSpec {
 // the L2 keeps its own clock, so its throughputs (given per SM cycle at clocks.core_mhz) grow
 // per cycle of the slower SM clock. Other on-chip latencies and rates in cycles are unchanged.
 DeviceSpec at_tensor_clock(const DeviceSpec& d, bool wgmma = false);
+// The SM clock of a wgmma kernel whose tensor engines are busy `busy` (0..1) of the launch:
+// clocks.wgmma_idle_mhz .. clocks.wgmma_full_mhz, linear; 0 when the part does not give them.
+double wgmma_load_mhz(const DeviceSpec& d, double busy);
 
 }  // namespace kernsim::device

@@ -84,6 +84,8 @@ std::vector<Field> build_schema() {
   D("clocks.memory_mhz", "MHz", kBoth, true, "HBM clock", [](DeviceSpec& d) -> double& { return d.clocks.memory_mhz; });
   D("clocks.tensor_mhz", "MHz", kNv, true, "SM clock while a kernel that uses the tensor pipes runs", [](DeviceSpec& d) -> double& { return d.clocks.tensor_mhz; });
   D("clocks.wgmma_mhz", "MHz", kNv, false, "SM clock while a kernel that issues wgmma.mma_async runs (absent: clocks.tensor_mhz)", [](DeviceSpec& d) -> double& { return d.clocks.wgmma_mhz; });
+  D("clocks.wgmma_idle_mhz", "MHz", kNv, false, "SM clock of a wgmma kernel whose tensor engines are idle, the line's end at busy share 0 (with clocks.wgmma_full_mhz; absent: clocks.wgmma_mhz whatever the load)", [](DeviceSpec& d) -> double& { return d.clocks.wgmma_idle_mhz; });
+  D("clocks.wgmma_full_mhz", "MHz", kNv, false, "SM clock of a wgmma kernel whose tensor engines are busy the whole launch on every SM (busy share 1)", [](DeviceSpec& d) -> double& { return d.clocks.wgmma_full_mhz; });
   D("clocks.l2_mhz", "MHz", kNv, false, "L2 clock, independent of the SM clock (absent: the L2 counts SM cycles); L2 rates stay given per SM cycle at clocks.core_mhz", [](DeviceSpec& d) -> double& { return d.clocks.l2_mhz; });
   D("clocks.realtime_mhz", "MHz", kAmd, true, "constant reference clock (REFCLK) that s_memrealtime counts", [](DeviceSpec& d) -> double& { return d.clocks.realtime_mhz; });
 
@@ -550,6 +552,9 @@ void check_model_limits(const DeviceSpec& d) {
 
   rate("clocks.core_mhz", d.clocks.core_mhz, "the clock cycles are counted in");
   if (!nv) rate("clocks.realtime_mhz", d.clocks.realtime_mhz, "s_memrealtime converts cycles to its ticks");
+  if ((d.clocks.wgmma_idle_mhz != 0) != (d.clocks.wgmma_full_mhz != 0) || d.clocks.wgmma_idle_mhz < 0 || d.clocks.wgmma_full_mhz < 0)
+    reject(d.clocks.wgmma_idle_mhz != 0 ? "clocks.wgmma_full_mhz" : "clocks.wgmma_idle_mhz",
+           "clocks.wgmma_idle_mhz and clocks.wgmma_full_mhz are the two ends of one line: give both, positive, or neither");
   count("limits.max_threads_per_block", d.limits.max_threads_per_block, "a block has threads");
   count("topology.dies", d.topology.dies, "work is spread over the dies");
   count("topology.units_per_die", d.topology.units_per_die, "work is spread over each die's units");
@@ -896,6 +901,12 @@ std::string value_as_yaml(const DeviceSpec& d, std::string_view key) {
     }
   }
   return "";
+}
+
+double wgmma_load_mhz(const DeviceSpec& d, double busy) {
+  if (d.clocks.wgmma_idle_mhz <= 0 || d.clocks.wgmma_full_mhz <= 0) return 0;
+  const double b = std::clamp(busy, 0.0, 1.0);
+  return d.clocks.wgmma_idle_mhz + b * (d.clocks.wgmma_full_mhz - d.clocks.wgmma_idle_mhz);
 }
 
 DeviceSpec at_tensor_clock(const DeviceSpec& d, bool wgmma) {
