@@ -195,6 +195,9 @@ struct L2Cache : Cache {
   std::int64_t slices = 0;         // slices/channels per instance
   std::int64_t partitions = 0;     // NVIDIA: 2 (near/far); AMD: 1
   double far_hit_latency_cycles = 0;
+  // NVIDIA: bandwidth between the partitions (the B200's die-to-die link) that an SM's accesses to
+  // lines of the other partition cross; 0 (absent): the partitions are not modelled
+  double cross_partition_bytes_per_cycle = 0;
   std::string channel_hash;        // AMD: how lines map to the slices/channels: "interleave" or "xor" (mem::ChannelHash)
   // Throughput cost of one request (a line's sectors from one instruction), in units of one
   // sector read: reads cost 1 per sector plus an overhead per request; writes cost more.

@@ -213,6 +213,7 @@ std::vector<Field> build_schema() {
   D("l2.hit_latency_cycles", "cycles", kBoth, true, "load-to-use on a (near) hit", [](DeviceSpec& d) -> double& { return d.l2.hit_latency_cycles; });
   S("l2.channel_hash", kAmd, true, "how lines map to the channels of an instance: interleave (line index modulo the channels) or xor (index bits folded by exclusive-or first)", [](DeviceSpec& d) -> std::string& { return d.l2.channel_hash; });
   D("l2.far_hit_latency_cycles", "cycles", kNv, true, "load-to-use on a hit in the far partition", [](DeviceSpec& d) -> double& { return d.l2.far_hit_latency_cycles; });
+  D("l2.cross_partition_bytes_per_cycle", "bytes/cycle", kNv, false, "bandwidth between the L2 partitions (both directions together) that an SM's accesses to lines homed in the far partition cross, paying far_hit_latency_cycles (absent: the partitions are not modelled, every hit takes hit_latency_cycles)", [](DeviceSpec& d) -> double& { return d.l2.cross_partition_bytes_per_cycle; });
   D("l2.bytes_per_cycle", "bytes/cycle", kBoth, true, "bandwidth of one instance", [](DeviceSpec& d) -> double& { return d.l2.bytes_per_cycle; });
   D("l2.read_request_overhead", "sector reads", kBoth, true, "throughput cost of a read request beyond its sectors", [](DeviceSpec& d) -> double& { return d.l2.read_request_overhead; });
   D("l2.write_request_overhead", "sector reads", kBoth, true, "throughput cost of a write request beyond its sectors", [](DeviceSpec& d) -> double& { return d.l2.write_request_overhead; });
