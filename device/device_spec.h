@@ -240,6 +240,13 @@ struct Dram {
   // HBM utilisation over the last latency_cycles, at most queue_max_cycles. Zero: no such wait.
   double queue_service_cycles = 0;
   double queue_max_cycles = 0;
+  // NVIDIA: the spread of one access's latency around latency_cycles (its mean): the latency of
+  // the accesses to one aligned latency_granule_bytes block is latency_cycles x q(u) / 1000, q
+  // the per-mille quantile function through latency_quantiles_permille at u = 0, 0.1, 0.5, 0.9, 1
+  // (linear between), u a fixed hash of the block. Empty: every access latency_cycles. A request
+  // that spans blocks completes with its slowest.
+  std::vector<std::int64_t> latency_quantiles_permille;
+  std::int64_t latency_granule_bytes = 0;
 };
 
 // AMD scalar L1 data cache (sL1D), shared by a group of CUs; scalar loads (s_load_*) go through it.
@@ -296,6 +303,7 @@ struct FastTier {
 // are the engine's own costs around it (sim/timing/nvidia_machine.cpp, TmaEngine).
 struct Tma {
   double issue_cycles = 0;      // the engine's time per copy request (address generation, descriptor read)
+  double warp_issue_cycles = 0; // the issuing warp's time per cp.async.bulk{.tensor} (0: one cycle)
   double bytes_per_cycle = 0;   // bytes per SM cycle the engine moves into or out of shared memory
   double latency_cycles = 0;    // a copy's latency beyond its memory accesses' (to the mbarrier's bytes)
   double mbarrier_arrive_cycles = 0;  // an mbarrier arrival (or tx update) to its effect on the phase

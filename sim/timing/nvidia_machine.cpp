@@ -1371,7 +1371,7 @@ double NvidiaMachine::tma_copy(Sm& sm, Warp& w, const AsyncStep& a, double now) 
   r.warp = w.cta * wpb_ + w.widx;
   if (to_global) r.target = &w.bulk.open_group();
   const AsyncAccepted acc = sm.tma->accept(r);
-  w.ready = std::max(w.ready, acc.accepted + 1);
+  w.ready = std::max(w.ready, acc.accepted + std::max(1.0, d_.tma.warp_issue_cycles));
   w.drain = std::max(w.drain, acc.done);  // the CTA ends after its copies land (stores too)
   return acc.done;
 }
