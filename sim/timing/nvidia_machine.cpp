@@ -295,6 +295,12 @@ class NvidiaMachine final : public SampledMachine {
   // with clusters: the CTA's whole cluster, once, within `max_insts` per CTA
   bool probe_untimed(std::uint64_t id, std::uint64_t max_insts) override;
   double core_mhz() const override { return d_.clocks.core_mhz; }
+  double tensor_busy_cycles() const override {
+    double b = 0;
+    for (const Sm& sm : sms_)
+      if (sm.tensor) b += sm.tensor->busy_cycles();
+    return b;
+  }
   double launch_overhead_us() const override { return d_.launch.overhead_us; }
   const char* inst_noun() const override { return "warp"; }
   const char* cta_noun() const override { return "CTA"; }
@@ -1371,7 +1377,7 @@ double NvidiaMachine::tma_copy(Sm& sm, Warp& w, const AsyncStep& a, double now) 
   r.warp = w.cta * wpb_ + w.widx;
   if (to_global) r.target = &w.bulk.open_group();
   const AsyncAccepted acc = sm.tma->accept(r);
-  w.ready = std::max(w.ready, acc.accepted + 1);
+  w.ready = std::max(w.ready, acc.accepted + std::max(1.0, d_.tma.warp_issue_cycles));
   w.drain = std::max(w.drain, acc.done);  // the CTA ends after its copies land (stores too)
   return acc.done;
 }
@@ -1470,7 +1476,23 @@ TimingResult time_ptx_kernel(const device::DeviceSpec& dev, PtxKernel& kernel, c
   if (dev.vendor != device::Vendor::Nvidia)
     throw Error(ErrorKind::Unsupported, "PTX kernels run on NVIDIA devices; " + dev.name + " is an AMD part");
   NvidiaMachine machine(dev, kernel, res, listener);
-  return Sampler(machine, opts, listener).run();
+  TimingResult r = Sampler(machine, opts, listener).run();
+  at_load_clock(r, dev);
+  return r;
+}
+
+// The launch was timed at clocks.core_mhz (the wgmma clock, at_tensor_clock); the part's clock
+// under its tensor load (the engines' busy share of every SM of the part) is wgmma_load_mhz(load).
+// The share b of its SMs' time the engines were busy moves with the SM clock, the rest (memory,
+// whose clocks do not follow the SM's) stays: T' = T (1 - b + b c / c').
+void at_load_clock(TimingResult& r, const device::DeviceSpec& dev) {
+  const double c2 = r.tensor_busy_fraction >= 0 ? device::wgmma_load_mhz(dev, r.tensor_busy_fraction) : 0.0;
+  if (c2 <= 0) return;
+  const double b = r.tensor_busy_sm_fraction, c1 = dev.clocks.core_mhz;
+  r.kernel_us *= 1.0 - b + b * c1 / c2;
+  r.cycles = r.kernel_us * c2;
+  r.time_us = r.kernel_us + r.launch_us;
+  r.clock_mhz = c2;
 }
 
 }  // namespace kernsim::sim

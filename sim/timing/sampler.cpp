@@ -377,6 +377,13 @@ TimingResult Sampler::run() {
   finish_slice(r);
   probe_corners(r);
   if (!warm.empty()) r.sampling_note += "; " + warm;
+  if (const double busy = m_.tensor_busy_cycles(); busy > 0 && r.warp_insts_timed > 0 && r.cycles > 0) {
+    const double launch_busy = busy / static_cast<double>(r.warp_insts_timed) * r.warp_insts_estimated;
+    const double sms = static_cast<double>(m_.part_units());
+    r.tensor_busy_fraction = std::min(1.0, launch_busy / (sms * r.cycles));
+    r.tensor_busy_sm_fraction =
+        std::min(1.0, launch_busy / (std::min(sms, static_cast<double>(r.ctas_total)) * r.cycles));
+  }
   r.kernel_us = r.cycles / m_.core_mhz();
   r.launch_us = m_.launch_overhead_us();
   r.time_us = r.kernel_us + r.launch_us;

@@ -151,6 +151,8 @@ class SampledMachine {
   virtual bool probe_untimed(std::uint64_t id, std::uint64_t max_insts) = 0;
   virtual double core_mhz() const = 0;
   virtual double launch_overhead_us() const = 0;
+  // Cycles the units' wgmma tensor engines were busy over the timed run (0: none, or no engine).
+  virtual double tensor_busy_cycles() const { return 0; }
   virtual const char* inst_noun() const = 0;  // "warp" / "wave"
   virtual const char* cta_noun() const = 0;   // "CTA" / "workgroup"
   virtual const char* unit_noun() const = 0;  // "SMs" / "CUs"
