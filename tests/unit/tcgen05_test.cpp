@@ -640,13 +640,17 @@ TEST(Tcgen05, BlockScaledKindsScaleEveryKBlock) {
 // with garbage first; every lane's 8 columns are read back and compared byte by byte: copied rows
 // (in every lane quarter for .warpx4) hold the image's bytes, byte b of a row in column b / 4 at
 // bits 8 (b % 4); everything else keeps the garbage.
-void run_cp_case(const std::string& shape, int swz) {
-  const std::string name = "cp_" + shape + "_swz" + std::to_string(swz);
+// pair: a cluster of two; each CTA holds its own image, rank 0's thread 0 issues
+// tcgen05.cp.cta_group::2, which copies each CTA's shared memory into its own TMEM, and a
+// multicast commit completes both CTAs' barriers.
+void run_cp_case(const std::string& shape, int swz, bool pair = false) {
+  const std::string name = "cp_" + shape + "_swz" + std::to_string(swz) + (pair ? "_pair" : "");
   SCOPED_TRACE(name);
   const int rows = shape.rfind("4x", 0) == 0 ? 4 : shape.rfind("32x", 0) == 0 ? 32 : 128;
   const int bytes = shape.find("128b") != std::string::npos ? 16 : 32, copies = rows == 32 ? 4 : 1;
   const Layout la{rows, bytes, 1, swz, false};
-  std::vector<std::uint8_t> img(la.bytes());
+  const int ctas = pair ? 2 : 1;
+  std::vector<std::uint8_t> img(la.bytes() * static_cast<std::size_t>(ctas));  // CTA h's at h * la.bytes()
   std::mt19937 rng(static_cast<std::uint32_t>(std::hash<std::string>{}(name)));
   for (auto& b : img) b = static_cast<std::uint8_t>(rng());
   const auto dir = case_dir() / name;
@@ -673,25 +677,48 @@ void run_cp_case(const std::string& shape, int swz) {
   for (int j = 0; j < 8; ++j) s << "  st.global.u32 [%rd11+" << 4 * j << "], %r" << 100 + j << ";\n";
   s << "  tcgen05.fence::before_thread_sync;\n  bar.sync 0;\n  @%p2 bra DONE;\n"
     << "  tcgen05.dealloc.cta_group::1.sync.aligned.b32 %r11, 32;\nDONE:\n  ret;\n}\n";
-  std::ofstream(dir / "k.ptx") << s.str();
+  std::string text = s.str();
+  if (pair) {  // each CTA its own image and output rows; the pair's instructions; cluster barriers
+    auto sub = [&](const std::string& from, const std::string& to) {
+      for (std::size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
+        text.replace(at, from.size(), to);
+    };
+    sub("  cvta.to.global.u64 %rd1, %rd1;\n",
+        "  cvta.to.global.u64 %rd1, %rd1;\n  mov.u32 %r30, %cluster_ctarank;\n"
+        "  mul.wide.u32 %rd30, %r30, " +
+            std::to_string(la.bytes()) + ";\n  add.s64 %rd1, %rd1, %rd30;\n");
+    sub("cta_group::1", "cta_group::2");
+    sub("bar.sync 0;", "barrier.cluster.arrive;\n  barrier.cluster.wait;");
+    sub("  @%p3 bra ISSUED;\n", "  or.b32 %r31, %r1, %r30;\n  setp.ne.u32 %p7, %r31, 0;\n  @%p7 bra ISSUED;\n");
+    sub(".shared::cluster.b64 [%r8];", ".shared::cluster.multicast::cluster.b64 [%r8], %rs1;");
+    sub("  ld.param.u64 %rd4, [desc];", "  mov.b16 %rs1, 3;\n  ld.param.u64 %rd4, [desc];");
+    sub("  mul.wide.u32 %rd12, %r1, 32;", "  mad.lo.u32 %r32, %r30, 128, %r1;\n  mul.wide.u32 %rd12, %r32, 32;");
+    sub(".reg .b64 %rd<40>;", ".reg .b64 %rd<40>;\n  .reg .b16 %rs<4>;");
+  }
+  std::ofstream(dir / "k.ptx") << text;
   const std::string args = R"({"buffer": "u8", "count": )" + std::to_string(img.size()) +
-                           R"(, "init": "file:img.bin"}, {"type": "u32", "value": )" + std::to_string(img.size() / 4) +
-                           R"(}, {"buffer": "u32", "count": 1024}, {"type": "u64", "value": )" +
-                           std::to_string(la.desc()) + "}";
-  const api::RunResult r = run_ptx(dir, args, static_cast<int>(img.size()));
+                           R"(, "init": "file:img.bin"}, {"type": "u32", "value": )" + std::to_string(la.bytes() / 4) +
+                           R"(}, {"buffer": "u32", "count": )" + std::to_string(1024 * ctas) +
+                           R"(}, {"type": "u64", "value": )" + std::to_string(la.desc()) + "}";
+  const api::RunResult r =
+      run_ptx(dir, args, static_cast<int>(la.bytes()), 128, pair ? R"(, "grid": 2, "cluster": 2)" : R"(, "grid": 1)");
   const auto* got = reinterpret_cast<const std::uint32_t*>(r.outputs.at(1).bytes.data());
   int bad = 0;
-  for (int lane = 0; lane < 128; ++lane)
-    for (int col = 0; col < 8; ++col) {
-      std::uint32_t want = 0x40490fdbu + static_cast<std::uint32_t>(col);
-      const int row = lane % 32 + (copies > 1 ? 0 : lane / 32 * 32);
-      if (row < rows && col < bytes / 4) {
-        want = 0;
-        for (int b = 0; b < 4; ++b) want |= std::uint32_t{img[la.offset(row, 4 * col + b)]} << (8 * b);
+  for (int h = 0; h < ctas; ++h)
+    for (int lane = 0; lane < 128; ++lane)
+      for (int col = 0; col < 8; ++col) {
+        std::uint32_t want = 0x40490fdbu + static_cast<std::uint32_t>(col);
+        const int row = lane % 32 + (copies > 1 ? 0 : lane / 32 * 32);
+        if (row < rows && col < bytes / 4) {
+          want = 0;
+          for (int b = 0; b < 4; ++b)
+            want |= std::uint32_t{img[static_cast<std::size_t>(h) * la.bytes() + la.offset(row, 4 * col + b)]}
+                    << (8 * b);
+        }
+        const std::uint32_t g = got[(h * 128 + lane) * 8 + col];
+        if (g != want && bad++ < 5)
+          ADD_FAILURE() << "CTA " << h << " lane " << lane << " column " << col << ": " << g << ", expected " << want;
       }
-      if (got[lane * 8 + col] != want && bad++ < 5)
-        ADD_FAILURE() << "lane " << lane << " column " << col << ": " << got[lane * 8 + col] << ", expected " << want;
-    }
   EXPECT_EQ(bad, 0);
 }
 
@@ -701,6 +728,8 @@ TEST(Tcgen05, CpCopiesSharedMemoryRowsIntoTensorMemoryLanes) {
   run_cp_case("128x128b", 4);
   run_cp_case("4x256b", 0);
   run_cp_case("32x128b", 6);
+  run_cp_case("128x256b", 2, true);  // .cta_group::2: each CTA's own shared memory into its own TMEM
+  run_cp_case("32x128b", 0, true);
 }
 
 // ---- tcgen05.ld / tcgen05.st fragments --------------------------------------------------------
@@ -891,18 +920,12 @@ TEST(Tcgen05, CtaPairsNeedAClusterOfTwoAndOtherwiseStopWithTheirName) {
   expect_stop("pair_no_cluster", pair, ErrorKind::KernelFault,
               {".cta_group::2 needs a launch with clusters", "clusters of 1"});
   expect_stop("pair_cluster_of_3", pair, ErrorKind::KernelFault, {"clusters of 3"}, R"(, "grid": 3, "cluster": 3)");
-  // what the pair does not build yet: block scaling, tcgen05.cp
-  const std::string alloc2 = "  tcgen05.alloc.cta_group::2.sync.aligned.shared::cta.b32 [%r4], 512;\n";
+  // what the pair does not build yet: block scaling
   std::string scaled = mma_body("mxf8f6f4.block_scale", 1u << 23 | 2u << 17 | 2u << 27);
   scaled.replace(scaled.find("cta_group::1.sync"), 12, "cta_group::2");
   scaled.replace(scaled.find("mma.cta_group::1"), 16, "mma.cta_group::2");
   expect_stop("pair_scaled", scaled, ErrorKind::Unsupported, {"cta_group::2 with .block_scale"},
               R"(, "grid": 2, "cluster": 2)");
-  expect_stop("pair_cp",
-              alloc2 +
-                  "  ld.shared.u32 %r6, [%r4];\n  mov.b64 %rd1, 0x0000400000000000;\n"
-                  "  tcgen05.cp.cta_group::2.128x256b [%r6], %rd1;\n",
-              ErrorKind::Unsupported, {"tcgen05.cp .cta_group::2"}, R"(, "grid": 2, "cluster": 2)");
 }
 
 // A CTA pair (.cta_group::2) in a cluster of two: rank 0's thread 0 issues M256 x N x K16 k-steps
