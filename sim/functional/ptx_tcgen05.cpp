@@ -394,10 +394,16 @@ TcDesc PtxCta::Impl::tc_idesc_scaled(Warp& w, const Inst& in, int l, std::uint32
   if (d.sf_a_id % step || d.sf_b_id % step)
     bad("scale factor IDs A " + std::to_string(d.sf_a_id) + ", B " + std::to_string(d.sf_b_id) +
         " with .scale_vec::" + std::to_string(d.scales) + "X (which takes multiples of " + std::to_string(step) + ")");
-  if (in.shape[0] == 2)  // tc_mma_lane reads each CTA's factors from its own TMEM; not checked by a test yet
-    unsupported(in,
-                "tcgen05.mma.cta_group::2 with .block_scale (how the pair splits the scale factors: the ISA gives "
-                "their layouts only as figures)");
+  if (in.shape[0] == 2) {  // a CTA pair: M = 256 (the 4x1 datapath); each CTA's factors in its own TMEM
+    if (d.m == 128)
+      unsupported(in,
+                  "tcgen05.mma.cta_group::2 with .block_scale and M = 128 (the scale factors of the 2x2 datapath: the "
+                  "ISA gives their layout only as a figure)");
+    if (d.m != 256) bad("M = " + std::to_string(d.m) + ": the block-scaled kinds with .cta_group::2 take 128 or 256");
+    if (d.n < 32 || d.n > 256 || d.n % 16)
+      bad("N = " + std::to_string(d.n) + " is not legal with .cta_group::2 (32..256 in steps of 16)");
+    return d;
+  }
   if (d.m != 128) bad("M = " + std::to_string(d.m) + ": the block-scaled kinds with .cta_group::1 take 128");
   if (d.n < 8 || d.n > 256 || d.n % 8) bad("N = " + std::to_string(d.n) + " is not legal (8..256 in steps of 8)");
   return d;
