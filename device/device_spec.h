@@ -208,6 +208,9 @@ struct L2Cache : Cache {
   // NVIDIA: the fraction of the capacity that holds dirty (written, not yet written back) data at
   // most; the oldest dirty lines are written back beyond it. 0 (absent): the whole L2.
   double max_dirty_fraction = 0;
+  // NVIDIA: a read of sectors that the other SM of the same TPC sent to the L2 at most this many
+  // SM cycles earlier joins that request instead of reaching the L2 (0: no merging).
+  double tpc_merge_window_cycles = 0;
 };
 
 struct Mall {
@@ -323,6 +326,7 @@ struct Topology {
   std::vector<std::int64_t> gpc_sms;
   std::int64_t max_cluster_ctas = 0;              // largest portable cluster (every part of the family runs it)
   std::int64_t max_cluster_ctas_nonportable = 0;  // largest cluster with cudaFuncAttributeNonPortableClusterSizeAllowed
+  std::int64_t tpc_sms = 0;  // NVIDIA: SMs of one TPC (texture processing cluster; 2 on Hopper; 0: not given)
 };
 
 class DeviceSpec {

@@ -38,9 +38,11 @@ NvMemorySystem::NvMemorySystem(const device::DeviceSpec& d, int num_sms, std::ui
                          static_cast<std::uint32_t>(d.l2.ways));
   }
   num_sms_ = std::max(1, num_sms);
-  // The L2 keeps its whole capacity in a slice: data every CTA reads (a GEMM operand, a table,
-  // a stencil's neighbours) must fit as it does on the chip; data private to each CTA is then
-  // over-provided only when the whole grid's footprint exceeds the L2.
+  // The L2 keeps its whole sets in a slice: data every CTA reads (a GEMM operand, a table, a
+  // stencil's neighbours) must fit as it does on the chip. But the slice's fills stand for
+  // 1/share of the chip's, so a line lasts share x capacity of them after its last use (on the
+  // chip, a capacity of everyone's): a buffer the grid reads twice that does not fit the chip's
+  // L2 misses the second time in the slice too, and the L2's size moves a sliced prediction.
   combine_lines_ = static_cast<std::uint32_t>(std::max<std::int64_t>(0, d.l1.store_combine_lines));
   // the L2 keeps at most l2.max_dirty_fraction of its capacity dirty (a slice: its share of that)
   const double dirty_fraction = d.l2.max_dirty_fraction > 0 ? d.l2.max_dirty_fraction : 1.0;
@@ -49,6 +51,7 @@ NvMemorySystem::NvMemorySystem(const device::DeviceSpec& d, int num_sms, std::ui
   if (share < 1.0) window_sectors_ = static_cast<std::uint64_t>(static_cast<double>(d.l2.bytes) * share) / static_cast<std::uint64_t>(d.l2.sector_bytes);
   l2c_ = SectorCache(static_cast<std::uint64_t>(d.l2.bytes), static_cast<std::uint32_t>(d.l2.line_bytes),
                      static_cast<std::uint32_t>(d.l2.sector_bytes), static_cast<std::uint32_t>(d.l2.ways));
+  l2c_.set_use_window(window_sectors_);
   warps_per_sm_ = static_cast<std::size_t>(std::max<std::int64_t>(1, d.sm.max_warps));
   warp_seq_.assign(static_cast<std::size_t>(num_sms) * warps_per_sm_, 0);
   bank_words_.assign(static_cast<std::size_t>(std::max<std::int64_t>(1, d.shared.banks)), 0);
@@ -64,6 +67,32 @@ NvMemorySystem::NvMemorySystem(const device::DeviceSpec& d, int num_sms, std::ui
   atomic_units_.assign(static_cast<std::size_t>(std::max<std::int64_t>(1, d.l2.slices)), CalendarServer(d.l2.atomic_ops_per_cycle * share));
   // The SM tracks a bounded number of line requests in flight beyond its L1 (MSHR-like).
   slots_.assign(static_cast<std::size_t>(num_sms), MissSlots(d.l1.max_outstanding_lines));
+  if (d.l2.tpc_merge_window_cycles > 0 && d.topology.tpc_sms > 1) {
+    tpc_window_ = d.l2.tpc_merge_window_cycles;
+    tpc_sms_ = static_cast<int>(d.topology.tpc_sms);
+    tpc_reads_.resize(static_cast<std::size_t>((num_sms + tpc_sms_ - 1) / tpc_sms_));
+  }
+}
+
+// SMs are numbered GPC by GPC, each GPC whole TPCs (the loader checks), so SMs tpc_sms_ x t ..
+// of the slice form TPC t.
+std::uint32_t NvMemorySystem::tpc_merge(int sm, double t, std::uint64_t line, std::uint32_t need, double& done) {
+  if (tpc_window_ <= 0) return 0;
+  auto& reads = tpc_reads_[static_cast<std::size_t>(sm / tpc_sms_)];
+  const auto it = reads.find(line);
+  if (it == reads.end() || it->second.sm == sm || t - it->second.sent > tpc_window_ || t < it->second.sent) return 0;
+  const std::uint32_t merged = need & it->second.sectors;
+  // its data comes with the partner's, and no sooner than an L2 hit's
+  if (merged) done = std::max(it->second.done, t + l2_lat_);
+  return merged;
+}
+
+void NvMemorySystem::tpc_record(int sm, double t, std::uint64_t line, std::uint32_t sectors, double done) {
+  if (tpc_window_ <= 0) return;
+  auto& reads = tpc_reads_[static_cast<std::size_t>(sm / tpc_sms_)];
+  constexpr std::size_t kPruneAt = 8192;  // lines kept per TPC before those past the window go
+  if (reads.size() >= kPruneAt) std::erase_if(reads, [&](const auto& kv) { return t - kv.second.sent > tpc_window_; });
+  reads[line] = TpcRead{t, done, sm, sectors};
 }
 
 // HBM moves whole bursts: a lone 32-byte sector costs a full burst.
@@ -364,7 +393,15 @@ MemTiming NvMemorySystem::global(int sm, double t, const std::uint64_t* addrs, s
       mt.done = std::max(mt.done, written);
       continue;
     }
-    done = l2_read(sm, start, e.line, need);
+    double merged_done = start;
+    const std::uint32_t merged = is_load ? tpc_merge(sm, start, e.line, need, merged_done) : 0;
+    c_.tpc_merged_sectors += static_cast<std::uint64_t>(std::popcount(merged));
+    done = merged_done;
+    if (need & ~merged) {
+      const double own = l2_read(sm, start, e.line, need & ~merged);
+      if (is_load) tpc_record(sm, start, e.line, need & ~merged, own);
+      done = std::max(done, own);
+    }
     if (kind == Access::Load) l1.set_ready(e.line, need, done);
     if (atomic) {
       // The L2 slice owning the line performs the operations once the data is there: one

@@ -12,6 +12,7 @@
 #include <array>
 #include <deque>
 #include <memory>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -123,7 +124,7 @@ class NvMemorySystem {
   std::deque<std::pair<std::uint64_t, std::uint64_t>> dirty_lines_;
   std::uint64_t max_dirty_lines_ = 0;
   std::uint64_t fills_ = 0;           // sectors the timed accesses brought into the L2 (read misses, write allocations)
-  std::uint64_t window_sectors_ = 0;  // share x capacity in sectors; 0 for the whole chip (its LRU does it)
+  std::uint64_t window_sectors_ = 0;  // share x capacity in sectors (the L2's use window too); 0 for the whole chip
   double retire_dirty(double t, std::uint64_t keep);  // writes back what fell out of the window; returns when HBM took it
   // start_dirty(): sectors of the flush's dirty lines still in the L2 (share x capacity); each
   // sector the launch fills evicts one, written back to HBM. Returns when HBM took them.
@@ -152,6 +153,19 @@ class NvMemorySystem {
   CalendarServer dram_;
   std::vector<CalendarServer> atomic_units_;  // per L2 slice
   std::vector<MissSlots> slots_;  // per SM: its outstanding-line slots (l1.max_outstanding_lines)
+  // TPC request merging (l2.tpc_merge_window_cycles): per TPC, the last L2 read of each line by
+  // one of its SMs: a read of the same sectors by the other SM within the window joins it.
+  struct TpcRead {
+    double sent = 0, done = 0;
+    int sm = -1;
+    std::uint32_t sectors = 0;
+  };
+  double tpc_window_ = 0;
+  int tpc_sms_ = 0;
+  std::vector<std::unordered_map<std::uint64_t, TpcRead>> tpc_reads_;  // per TPC, by line
+  // the sectors of `need` the TPC partner's read covers (0: none), and when their data is back
+  std::uint32_t tpc_merge(int sm, double t, std::uint64_t line, std::uint32_t need, double& done);
+  void tpc_record(int sm, double t, std::uint64_t line, std::uint32_t sectors, double done);
   double atomic_lat_ = 0, float_same_addr_cycles_ = 0;
   std::uint64_t atomic_span_ = 0;  // bytes of address space one atomic unit owns (l2.atomic_unit_bytes, else a line)
   std::uint32_t burst_ = 64;  // HBM access granule
