@@ -294,6 +294,14 @@ class LaunchResult:
         return self.outputs[arg_index]
 
     @property
+    def error_band(self) -> list | None:
+        """[lo_us, hi_us]: where the measured time is expected to fall, learned from the part's
+        validation residuals of this launch's bottleneck class (report["error_band_source"] says
+        which and how many; None, with the reason there, for a part or tier without them;
+        docs/validation.md, "Error bands")."""
+        return self.report.get("error_band")
+
+    @property
     def warnings(self) -> list:
         """The compile's warnings (report["warnings"]): for a CUDA source run on an AMD part, each
         place it assumes 32-lane warps, as {name, file, line, code, message} (docs/cuda_on_amd.md)."""

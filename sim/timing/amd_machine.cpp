@@ -201,6 +201,9 @@ class AmdMachine final : public SampledMachine {
   std::uint64_t ctas_done() const override { return wgs_done_; }
   std::uint64_t done_cta_insts() const override { return done_wg_insts_; }
   void stop() override { stop_ = true; }
+  void hold() override { hold_ = true; }
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> in_flight() const override;
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> run_in_flight(std::uint64_t max_insts) override;
   void abandon_in_flight(double now) override;
   // closing
   double last_cta_end() const override { return std::max(last_end_, drain_); }
@@ -213,7 +216,7 @@ class AmdMachine final : public SampledMachine {
   void report_memory(Listener& l, double scale) const override {
     mem::MemCounters c = mem_->counters();
     if (scale != 1.0) c.scale(scale);
-    l.on_memory(c, mem_->dram_busy_cycles(), mem_->l2_busy_cycles());
+    l.on_memory(c, mem_->dram_busy_cycles(), mem_->l2_busy_cycles(), scale);
   }
   bool reports_window() const override { return true; }
   void complete_started() override;
@@ -287,6 +290,7 @@ class AmdMachine final : public SampledMachine {
   std::uint64_t age_ = 0, wgs_done_ = 0, done_wg_insts_ = 0;
   double last_end_ = 0, drain_ = 0;
   bool stop_ = false;
+  bool hold_ = false;  // hold(): no workgroup is started any more
   std::vector<WgSlot> abandoned_;
   // a SIMD's waves in arbitration order (scratch, one slot per wave slot of a SIMD: written through
   // a pointer, as a vector's push_back and size() cost the hot loop 2% of the simulation)
@@ -741,7 +745,7 @@ void AmdMachine::finish_wg(int c, int slot, double t) {
   last_end_ = std::max(last_end_, t);
   set_residency(cu, c, t, -static_cast<int>(g.waves.size()));
   const int xcd = c / cus_per_xcd_;
-  if (!stop_ && !dispatch_->empty(xcd)) launch_wg(c, slot, dispatch_->next(xcd), t);
+  if (!stop_ && !hold_ && !dispatch_->empty(xcd)) launch_wg(c, slot, dispatch_->next(xcd), t);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1096,6 +1100,29 @@ void AmdMachine::abandon_in_flight(double now) {
     cu.vmem_free = now;
     cu.next = kInf;
   }
+}
+
+std::vector<std::pair<std::uint64_t, std::uint64_t>> AmdMachine::in_flight() const {
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> v;
+  for (const auto& cu : cus_)
+    for (const auto& g : cu.wgs)
+      if (g.active) v.push_back({g.id, g.insts});
+  return v;
+}
+
+std::vector<std::pair<std::uint64_t, std::uint64_t>> AmdMachine::run_in_flight(std::uint64_t max_insts) {
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> v;
+  const std::uint64_t first = k_.wave_instructions();
+  for (auto& cu : cus_)
+    for (auto& g : cu.wgs) {
+      if (!g.active || !g.wg) continue;
+      const std::uint64_t before = k_.wave_instructions(), used = before - first;
+      if (used >= max_insts) return v;
+      const bool ended = probe_alone(k_, max_insts - used, [&] { g.wg->run(); });
+      v.push_back({g.id, k_.wave_instructions() - before});
+      if (!ended) return v;
+    }
+  return v;
 }
 
 void AmdMachine::complete_started() {

@@ -78,6 +78,47 @@ TEST(SmSlice, AgreesWithTimingEveryCta) {
   }
 }
 
+double l2_hit_rate(const api::RunResult& r) { return nlohmann::json::parse(r.report_json)["memory"]["l2"]["hit_rate"].get<double>(); }
+
+// A buffer the grid reads twice (grid-stride passes) that is larger than the L2: on the chip the
+// second pass misses, and the slice, which reads its share of each pass, must miss too (it kept
+// the whole L2 and hit 50%: H200, 84 MB, 44.5 us sampled against 62.2 us full). An L2 that holds
+// the buffer (a what-if file's) makes both passes' second half hit, sampled as on the chip.
+TEST(SmSlice, ABufferReadTwiceThatOverflowsTheL2MissesAsOnTheChip) {
+  const char* spec = R"({"source": "slice.cu", "kernel": "read_twice", "grid": 1056, "block": 256,
+    "args": [{"buffer": "f32", "count": 1572864, "init": "uniform"}, {"buffer": "f32", "count": 270336}, {"type": "i32", "value": 1572864}]})";
+  const std::int64_t small = 4 << 20, large = 16 << 20;  // the buffer is 6 MiB
+  const api::RunResult sliced = run(spec, false, 100000, small), full = run(spec, true, 0, small);
+  ASSERT_NE(nlohmann::json::parse(sliced.report_json)["sampling"]["note"].get<std::string>().find("SM slice"), std::string::npos);
+  std::printf("4 MiB L2: sliced %.2f us (L2 hits %.3f), full %.2f us (%.3f)\n", sliced.time_us, l2_hit_rate(sliced), full.time_us,
+              l2_hit_rate(full));
+  EXPECT_LT(l2_hit_rate(full), 0.2);
+  EXPECT_NEAR(l2_hit_rate(sliced), l2_hit_rate(full), 0.1);
+  EXPECT_NEAR(sliced.time_us / full.time_us, 1.0, 0.15);
+  const api::RunResult what_if = run(spec, false, 100000, large), what_if_full = run(spec, true, 0, large);
+  std::printf("16 MiB L2: sliced %.2f us (L2 hits %.3f), full %.2f us (%.3f)\n", what_if.time_us, l2_hit_rate(what_if),
+              what_if_full.time_us, l2_hit_rate(what_if_full));
+  EXPECT_GT(l2_hit_rate(what_if_full), 0.4) << "the second pass hits on the chip";
+  EXPECT_NEAR(l2_hit_rate(what_if), l2_hit_rate(what_if_full), 0.1);
+  EXPECT_LT(what_if.time_us, 0.9 * sliced.time_us) << "the L2's size moves the sampled prediction";
+}
+
+// One thread (of CTA 5: in the slice, and not among the CTAs whose work is averaged) runs 40000
+// dependent loads, the rest of the grid 4 each: the windows' steady rate extrapolates the grid's
+// work, but the launch ends when that thread does. Sampled, the CTAs still in flight run on and
+// the kernel ends no earlier than they do (it ended at the grid's work: 10x early).
+TEST(SmSlice, ALaunchEndsNoEarlierThanItsUnfinishedLongCta) {
+  const char* spec = R"({"source": "slice.cu", "kernel": "one_long_thread", "grid": 8192, "block": 256,
+    "args": [{"buffer": "i32", "count": 65536, "init": "randint:0:65535"}, {"buffer": "i32", "count": 2097152},
+             {"type": "i32", "value": 65535}, {"type": "i32", "value": 40000}, {"type": "i32", "value": 1280}]})";
+  const api::RunResult sampled = run(spec, false, 100000), full = run(spec, true, 0);
+  const std::string note = nlohmann::json::parse(sampled.report_json)["sampling"]["note"].get<std::string>();
+  std::printf("sampled %.2f us (%s), full %.2f us\n", sampled.time_us, note.c_str(), full.time_us);
+  ASSERT_NE(note.find("extrapolated"), std::string::npos) << note;
+  EXPECT_NE(note.find("ended no earlier than"), std::string::npos) << note;
+  EXPECT_NEAR(sampled.time_us / full.time_us, 1.0, 0.15);
+}
+
 // ---------------------------------------------------------------------------------------------
 // the SM slice of a launch with thread-block clusters: whole GPCs (H200: 18, 18, 16, ... SMs),
 // whole clusters
