@@ -103,10 +103,11 @@ void add_output_check(const LaunchSpec& spec, const std::vector<const std::uint8
     std::optional<nlohmann::json> c = nonfinite_elements(b.type, buffers[i], static_cast<std::uint64_t>(b.count));
     if (!c) continue;
     nlohmann::json row = {{"arg", i}, {"type", to_string(b.type)}, {"count", b.count}};
+    if (spec.args[i].is_extra()) row["buffer"] = spec.args[i].extra_name;
     row.update(*c);
     const auto nans = (*c)["nan_count"].get<std::uint64_t>(), infs = (*c)["inf_count"].get<std::uint64_t>();
     if (nans || infs) {
-      std::string w = "warning  args[" + std::to_string(i) + "] (" + to_string(b.type) + "[" + std::to_string(b.count) + "]) holds";
+      std::string w = "warning  " + spec.arg_label(i) + " (" + to_string(b.type) + "[" + std::to_string(b.count) + "]) holds";
       if (nans) w += " " + std::to_string(nans) + " NaN (first at index " + std::to_string((*c)["first_nan"].get<std::uint64_t>()) + ")";
       if (nans && infs) w += " and";
       if (infs) w += " " + std::to_string(infs) + " Inf (first at index " + std::to_string((*c)["first_inf"].get<std::uint64_t>()) + ")";

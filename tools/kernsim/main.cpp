@@ -189,7 +189,7 @@ Args parse_args(int argc, char** argv, int first) {
 void refuse_source(const std::string& path) {
   std::string ext = std::filesystem::path(path).extension().string();
   for (auto& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  for (const char* src : {".cu", ".hip", ".ptx", ".ll", ".bc", ".s", ".hsaco", ".co", ".py", ".cuh", ".h"})
+  for (const char* src : {".cu", ".hip", ".cpp", ".ptx", ".ll", ".bc", ".s", ".hsaco", ".co", ".py", ".cuh", ".h"})
     if (ext == src)
       throw Error(ErrorKind::Usage, "run takes a launch spec (JSON: the source, kernel, grid, block and arguments; docs/launch_spec.md), not a "
                                     "kernel source: `" + path + "`. Write a starter spec with\n  kernsim spec " + path +
