@@ -43,7 +43,7 @@ using nlohmann::json;
 
 namespace {
 
-constexpr const char* kHipFrontendVersion = "hip-frontend-2";
+constexpr const char* kHipFrontendVersion = "hip-frontend-3";  // 3: -gline-tables-only
 
 fs::path require(const char* env, const std::vector<std::string>& names, const std::string& what) {
   std::vector<std::string> cands;
@@ -324,7 +324,8 @@ DeviceModule compile_amd(const fs::path& source, const CompileOptions& opt) {
     const fs::path dep = tmp / "out.d";
     std::vector<std::string> argv = {clang().string(), "-x", "hip", "--offload-arch=" + target, "--cuda-device-only",
                                      "--no-gpu-bundle-output", "-nogpuinc", "-nogpulib", "-mcode-object-version=5",
-                                     "-std=c++17", "-O3", "-I", hip_include_dir().string(),
+                                     // .debug_line for the report's by_line (docs/report.md)
+                                     "-std=c++17", "-O3", "-gline-tables-only", "-I", hip_include_dir().string(),
                                      // <hip_bf16.h> without `hip/`: ROCm users add -I/opt/rocm/include/hip
                                      // (HipKittens' Makefiles do); searched last, so it shadows nothing
                                      "-idirafter", (hip_include_dir() / "hip").string(), "-include", "__kernsim_hip_prelude.h",
