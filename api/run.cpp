@@ -4,6 +4,7 @@
 // buffers and their initial bytes, dumps, outputs, the options every part reads the same way and
 // the report.
 #include "api/run.h"
+#include "api/error_band.h"
 #include "api/views.h"
 
 #include <nlohmann/json.hpp>
@@ -277,7 +278,8 @@ RunResult run_fast(const LaunchSpec& spec, const device::DeviceSpec& dev, Target
   r.time_us = pred.time_us;
   r.cycles = pred.cycles;
   nlohmann::json jw = j;
-  std::string text = cost::fast_report_text(j);
+  add_error_band(jw, dev.name, "fast");
+  std::string text = cost::fast_report_text(j) + error_band_text(jw);
   add_module_warnings(mod, jw, text);
   r.report_json = jw.dump(1);
   r.report_text = text;
@@ -397,7 +399,8 @@ RunResult run_launch(const LaunchSpec& spec, const device::DeviceSpec& dev, cons
                   {"corner_ctas_probed", t.timing.ctas_probed},
                   {"corner_ctas_open", t.timing.ctas_probe_open}};
   views.finish(j, t.timing);
-  r.report_text = view.text(j) + cost::by_line_text(j);
+  add_error_band(j, dev.name, to_string(opts.tier));
+  r.report_text = view.text(j) + error_band_text(j) + cost::by_line_text(j);
   if (all) {  // the buffers are complete only when every CTA ran
     std::vector<const std::uint8_t*> buffers(spec.args.size(), nullptr);
     for (std::size_t i = 0; i < spec.args.size(); ++i)

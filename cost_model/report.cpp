@@ -38,8 +38,9 @@ void ReportView::on_memory_access(const sim::MemAccessEvent& e) {
   a.bytes += e.bytes;
 }
 
-void ReportView::on_memory(const mem::MemCounters& c, double dram_busy, double l2_busy) {
+void ReportView::on_memory(const mem::MemCounters& c, double dram_busy, double l2_busy, double scale) {
   mem_ = c;
+  scale_ = scale;
   dram_busy_ = dram_busy;
   l2_busy_ = l2_busy;
 }
@@ -101,20 +102,22 @@ json ReportView::to_json(const LaunchFacts& f, const sim::TimingResult& t) const
   memj["shared"] = {{"bytes", mem_.bytes[lv(mem::Level::Shared)]}, {"wavefronts", mem_.shared_wavefronts},
                     {"bank_conflict_factor", mem_.shared_ideal_wavefronts ? static_cast<double>(mem_.shared_wavefronts) / static_cast<double>(mem_.shared_ideal_wavefronts) : 1.0}};
   memj["l2"] = {{"bytes", mem_.bytes[lv(mem::Level::L2)]}, {"hit_rate", hit(mem::Level::L2)}};
+  if (mem_.tpc_merged_sectors) memj["l2"]["tpc_merged_sectors"] = mem_.tpc_merged_sectors;  // joined the TPC partner's request
   if (mem_.requests[lv(mem::Level::Mall)])  // parts with a memory-side cache (AMD Infinity Cache)
     memj["mall"] = {{"bytes", mem_.bytes[lv(mem::Level::Mall)]}, {"hit_rate", hit(mem::Level::Mall)}};
   memj["dram"] = {{"read_bytes", mem_.dram_read_bytes}, {"write_bytes", mem_.dram_write_bytes}};
   memj["atomics"] = mem_.atomics;
-  memj["note"] = t.extrapolated ? "counts cover the detailed window only" : "counts cover the whole kernel";
+  memj["note"] = t.extrapolated ? "counts cover the whole kernel, scaled from the part timed in detail" : "counts cover the whole kernel";
   j["memory"] = memj;
-  // speed of light: achieved vs peak, over the detailed window
-  const double secs = window_cycles / (dev_.clocks.core_mhz * 1e6);
+  // speed of light: achieved vs peak; the counts are the whole kernel's, so over its time when sampled
+  const double secs = (t.extrapolated ? t.cycles : window_cycles) / (dev_.clocks.core_mhz * 1e6);
   const double dram_bytes = static_cast<double>(mem_.dram_read_bytes + mem_.dram_write_bytes);
   const double dram_peak = dev_.dram.bandwidth_gbps * 1e9;
   json sol;
   sol["dram_bytes_per_s"] = secs > 0 ? dram_bytes / secs : 0.0;
   sol["dram_pct_of_peak"] = secs > 0 ? 100.0 * dram_bytes / secs / dram_peak : 0.0;
-  sol["flops_per_s"] = secs > 0 ? flops_ / secs : 0.0;
+  const double window_secs = window_cycles / (dev_.clocks.core_mhz * 1e6);  // the issued FLOP are the window's
+  sol["flops_per_s"] = window_secs > 0 ? flops_ / window_secs : 0.0;
   if (f.flops) sol["spec_flops_per_s"] = *f.flops / (t.time_us * 1e-6);
   if (f.min_bytes) {
     sol["spec_bytes_per_s"] = *f.min_bytes / (t.time_us * 1e-6);
@@ -154,9 +157,11 @@ json ReportView::to_json(const LaunchFacts& f, const sim::TimingResult& t) const
   // coalescing of global/local loads and stores: sectors per request against the sectors the
   // bytes asked for would fill
   const double sector = static_cast<double>(std::max<std::int64_t>(1, dev_.l1.sector_bytes));
+  // (the whole kernel's, as the memory counters: the timed part's scaled by what it stands for)
+  auto whole = [&](std::uint64_t n) { return static_cast<std::uint64_t>(static_cast<double>(n) * scale_ + 0.5); };
   auto co = [&](const Access& a) -> json {
     const double req = static_cast<double>(std::max<std::uint64_t>(1, a.requests));
-    return {{"requests", a.requests}, {"sectors", a.sectors}, {"bytes", a.bytes},
+    return {{"requests", whole(a.requests)}, {"sectors", whole(a.sectors)}, {"bytes", whole(a.bytes)},
             {"sectors_per_request", a.requests ? static_cast<double>(a.sectors) / req : 0.0},
             {"sectors_needed_per_request", a.requests ? std::ceil(static_cast<double>(a.bytes) / sector) / req : 0.0}};
   };

@@ -35,7 +35,7 @@ class ReportView : public sim::Listener {
   void on_stall(const sim::StallEvent& e) override;
   void on_cta(int sm, std::uint64_t cta, double start, double end) override;
   void on_residency(int sm, int warps, double from, double to) override;
-  void on_memory(const mem::MemCounters& c, double dram_busy, double l2_busy) override;
+  void on_memory(const mem::MemCounters& c, double dram_busy, double l2_busy, double scale) override;
   void on_window(double cycles) override { window_ = cycles; }
   void on_memory_access(const sim::MemAccessEvent& e) override;
 
@@ -54,6 +54,7 @@ class ReportView : public sim::Listener {
   std::uint64_t ctas_ = 0;
   mem::MemCounters mem_{};
   double dram_busy_ = 0, l2_busy_ = 0;
+  double scale_ = 1;           // what the timed part stands for (on_memory): loads_/stores_ are scaled by it
   double window_ = 0;          // the detailed window's length when the model reports it
   struct Access { std::uint64_t requests = 0, sectors = 0, bytes = 0; };
   Access loads_, stores_;      // global/local accesses sent to L1 (not atomics)

@@ -190,6 +190,9 @@ struct L2Cache : Cache {
   std::int64_t slices = 0;         // slices/channels per instance
   std::int64_t partitions = 0;     // NVIDIA: 2 (near/far); AMD: 1
   double far_hit_latency_cycles = 0;
+  // NVIDIA: bandwidth between the partitions (the B200's die-to-die link) that an SM's accesses to
+  // lines of the other partition cross; 0 (absent): the partitions are not modelled
+  double cross_partition_bytes_per_cycle = 0;
   std::string channel_hash;        // AMD: how lines map to the slices/channels: "interleave" or "xor" (mem::ChannelHash)
   // Throughput cost of one request (a line's sectors from one instruction), in units of one
   // sector read: reads cost 1 per sector plus an overhead per request; writes cost more.
@@ -205,6 +208,9 @@ struct L2Cache : Cache {
   // NVIDIA: the fraction of the capacity that holds dirty (written, not yet written back) data at
   // most; the oldest dirty lines are written back beyond it. 0 (absent): the whole L2.
   double max_dirty_fraction = 0;
+  // NVIDIA: a read of sectors that the other SM of the same TPC sent to the L2 at most this many
+  // SM cycles earlier joins that request instead of reaching the L2 (0: no merging).
+  double tpc_merge_window_cycles = 0;
 };
 
 struct Mall {
@@ -320,6 +326,7 @@ struct Topology {
   std::vector<std::int64_t> gpc_sms;
   std::int64_t max_cluster_ctas = 0;              // largest portable cluster (every part of the family runs it)
   std::int64_t max_cluster_ctas_nonportable = 0;  // largest cluster with cudaFuncAttributeNonPortableClusterSizeAllowed
+  std::int64_t tpc_sms = 0;  // NVIDIA: SMs of one TPC (texture processing cluster; 2 on Hopper; 0: not given)
 };
 
 class DeviceSpec {

@@ -99,6 +99,7 @@ std::vector<Field> build_schema() {
                binder(+[](DeviceSpec& d) -> std::vector<std::int64_t>& { return d.topology.gpc_sms; })});
   I("topology.max_cluster_ctas", "CTAs", kNv, true, "largest portable thread-block cluster", [](DeviceSpec& d) -> std::int64_t& { return d.topology.max_cluster_ctas; });
   I("topology.max_cluster_ctas_nonportable", "CTAs", kNv, true, "largest cluster a kernel that allows non-portable sizes may use", [](DeviceSpec& d) -> std::int64_t& { return d.topology.max_cluster_ctas_nonportable; });
+  I("topology.tpc_sms", "SMs", kNv, false, "SMs of one TPC (texture processing cluster): SMs 2t and 2t+1 of a GPC on Hopper (absent: not given)", [](DeviceSpec& d) -> std::int64_t& { return d.topology.tpc_sms; });
 
   // The SM (NVIDIA) and CU (AMD) share one struct; the file spells the section by vendor.
   for (const char* sec : {"sm", "cu"}) {
@@ -210,6 +211,7 @@ std::vector<Field> build_schema() {
   D("l2.hit_latency_cycles", "cycles", kBoth, true, "load-to-use on a (near) hit", [](DeviceSpec& d) -> double& { return d.l2.hit_latency_cycles; });
   S("l2.channel_hash", kAmd, true, "how lines map to the channels of an instance: interleave (line index modulo the channels) or xor (index bits folded by exclusive-or first)", [](DeviceSpec& d) -> std::string& { return d.l2.channel_hash; });
   D("l2.far_hit_latency_cycles", "cycles", kNv, true, "load-to-use on a hit in the far partition", [](DeviceSpec& d) -> double& { return d.l2.far_hit_latency_cycles; });
+  D("l2.cross_partition_bytes_per_cycle", "bytes/cycle", kNv, false, "bandwidth between the L2 partitions (both directions together) that an SM's accesses to lines homed in the far partition cross, paying far_hit_latency_cycles (absent: the partitions are not modelled, every hit takes hit_latency_cycles)", [](DeviceSpec& d) -> double& { return d.l2.cross_partition_bytes_per_cycle; });
   D("l2.bytes_per_cycle", "bytes/cycle", kBoth, true, "bandwidth of one instance", [](DeviceSpec& d) -> double& { return d.l2.bytes_per_cycle; });
   D("l2.read_request_overhead", "sector reads", kBoth, true, "throughput cost of a read request beyond its sectors", [](DeviceSpec& d) -> double& { return d.l2.read_request_overhead; });
   D("l2.write_request_overhead", "sector reads", kBoth, true, "throughput cost of a write request beyond its sectors", [](DeviceSpec& d) -> double& { return d.l2.write_request_overhead; });
@@ -220,6 +222,7 @@ std::vector<Field> build_schema() {
   D("l2.atomic_same_address_cycles", "cycles", kBoth, true, "cycles per additional integer atomic on one address (serialised)", [](DeviceSpec& d) -> double& { return d.l2.atomic_same_address_cycles; });
   D("l2.atomic_float_same_address_cycles", "cycles", kBoth, true, "cycles per additional floating-point atomic on one address", [](DeviceSpec& d) -> double& { return d.l2.atomic_float_same_address_cycles; });
   D("l2.max_dirty_fraction", "fraction", kNv, false, "fraction of the capacity that holds dirty data at most: the oldest dirty lines are written back beyond it, and a flush that writes leaves this much dirty (absent: the whole L2)", [](DeviceSpec& d) -> double& { return d.l2.max_dirty_fraction; });
+  D("l2.tpc_merge_window_cycles", "cycles", kNv, false, "a read of sectors the other SM of its TPC sent to the L2 at most this many cycles earlier joins that request and does not reach the L2 (absent: no merging; needs topology.tpc_sms)", [](DeviceSpec& d) -> double& { return d.l2.tpc_merge_window_cycles; });
   D("l2.atomic_latency_cycles", "cycles", kBoth, true, "issue-to-result latency of one global atomic, unloaded", [](DeviceSpec& d) -> double& { return d.l2.atomic_latency_cycles; });
 
   I("mall.bytes", "bytes", kAmd, true, "Infinity Cache capacity", [](DeviceSpec& d) -> std::int64_t& { return d.mall.bytes; });
@@ -512,6 +515,12 @@ void check_gpcs(const DeviceSpec& d, Reject&& reject) {
     reject("topology.max_cluster_ctas_nonportable", "is " + std::to_string(d.topology.max_cluster_ctas_nonportable) +
                                                          ", more CTAs than the largest GPC holds (" + std::to_string(largest) + " SMs x sm.max_blocks " +
                                                          std::to_string(d.sm.max_blocks) + ")");
+  if (d.topology.tpc_sms < 0) reject("topology.tpc_sms", "must not be negative, got " + std::to_string(d.topology.tpc_sms));
+  for (std::int64_t n : g)
+    if (d.topology.tpc_sms > 0 && n % d.topology.tpc_sms != 0)
+      reject("topology.tpc_sms", "a GPC of " + std::to_string(n) + " SMs is not whole TPCs of " + std::to_string(d.topology.tpc_sms));
+  if (d.l2.tpc_merge_window_cycles < 0) reject("l2.tpc_merge_window_cycles", "must not be negative");
+  if (d.l2.tpc_merge_window_cycles > 0 && d.topology.tpc_sms < 1) reject("l2.tpc_merge_window_cycles", "needs topology.tpc_sms (the SMs that merge)");
 }
 
 // What the models can hold. Counts and sizes the simulation divides by or sizes its state with

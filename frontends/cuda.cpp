@@ -151,6 +151,17 @@ std::string tool_version(const fs::path& tool) {
   return first;
 }
 
+// Which build of a tool this is, without starting it: its resolved path, size and mtime. ptxas
+// and nvdisasm print the same first line for every version, so tool_version cannot tell them
+// apart; their answers (registers, spills, SASS loop loads) are part of a cached entry.
+std::string tool_identity(const std::optional<fs::path>& tool) {
+  if (!tool) return "absent";
+  std::error_code ec;
+  const fs::path real = fs::canonical(*tool, ec);
+  if (ec) return tool->string();
+  return real.string() + "|" + std::to_string(fs::file_size(real, ec)) + "|" + std::to_string(mtime_of(real));
+}
+
 // Dependencies of a cached compile: every file clang read, with size and mtime.
 struct Dep {
   std::string path;
@@ -202,9 +213,21 @@ void list_kernels(DeviceModule& m) {
     if (f.is_entry && f.has_body) m.kernels.push_back({f.name, demangle(f.name), {}});
 }
 
+// `.file N "FROM"` -> `.file N "TO"` in a PTX text.
+void rename_source_file(std::string& ptx, const std::string& from, const std::string& to) {
+  if (from.empty() || from == to) return;
+  const std::string quoted = "\"" + from + "\"";
+  for (std::size_t at = ptx.find(".file"); at != std::string::npos; at = ptx.find(".file", at + 1)) {
+    const std::size_t eol = ptx.find('\n', at);
+    const std::size_t q = ptx.find(quoted, at);
+    if (q != std::string::npos && q < eol) ptx.replace(q, quoted.size(), "\"" + to + "\"");
+  }
+}
+
 json module_to_json(const DeviceModule& m, const std::vector<Dep>& deps) {
   json j;
   j["producer"] = m.producer;
+  j["source_path"] = fs::absolute(m.origin).string();
   j["target"] = m.target;
   json ks = json::array();
   for (const auto& k : m.kernels) {
@@ -609,6 +632,7 @@ DeviceModule compile(const fs::path& source, const CompileOptions& opt) {
   key.field(kFrontendVersion).field(ext).field(ext == ".cu" ? "src-norm-1" : "bytes");
   key.field(ext == ".cu" ? normalize_for_cache_key(bytes) : bytes).field(target);
   for (const auto& f : opt.extra_flags) key.field(f);
+  key.field(tool_identity(ptxas())).field(tool_identity(nvdisasm()));
   if (ext == ".cu") {
     key.field(tool_version(clang())).field(fs::absolute(source).parent_path().string());
     key.field(cccl_include_dir().value_or(fs::path()).string());
@@ -622,6 +646,9 @@ DeviceModule compile(const fs::path& source, const CompileOptions& opt) {
       json meta = json::parse(read_file(entry / "meta.json"));
       if (deps_unchanged(meta.at("deps"))) {
         m.text = read_file(entry / "module.ptx");
+        // the entry is shared by files of one text in one directory: the PTX's .file directive
+        // (line attribution) names the file that made it, so it is renamed to this one
+        if (ext == ".cu") rename_source_file(m.text, meta.value("source_path", std::string()), fs::absolute(source).string());
         m.producer = meta.at("producer").get<std::string>();
         list_kernels(m);
         for (auto& k : m.kernels)

@@ -84,6 +84,26 @@ bool AmdMemorySystem::warm_workgroup_done() {
   return mall_.backfill_full();
 }
 
+void AmdMemorySystem::replay(const std::uint64_t* addrs, std::uint64_t mask, std::uint32_t bytes, bool load) {
+  const std::uint64_t line_mask = ~static_cast<std::uint64_t>(line_ - 1);
+  for (std::uint64_t m = mask; m; m &= m - 1) {
+    const std::uint64_t a = addrs[std::countr_zero(m)];
+    for (std::uint64_t l = a & line_mask; l < a + std::max<std::uint32_t>(bytes, 1); l += line_)
+      if (replay_lines_.empty() || replay_lines_.back() != std::make_pair(l, load)) replay_lines_.emplace_back(l, load);
+  }
+}
+
+bool AmdMemorySystem::replay_workgroup_done(int xcd) {
+  l2_full_.resize(l2c_.size(), 0);
+  const auto x = static_cast<std::size_t>(xcd);
+  for (auto it = replay_lines_.rbegin(); it != replay_lines_.rend(); ++it) {
+    if (x < l2c_.size() && !l2_full_[x]) l2_full_[x] = l2c_[x].backfill(it->first);
+    if (it->second) mall_.backfill(it->first, 0.0);
+  }
+  replay_lines_.clear();
+  return mall_.backfill_full() && std::all_of(l2_full_.begin(), l2_full_.end(), [](std::uint8_t f) { return f != 0; });
+}
+
 // ---------------------------------------------------------------------------------------------
 // shared resources
 

@@ -64,6 +64,15 @@ class AmdMemorySystem {
   // set is full: earlier workgroups could change nothing).
   void warm(const std::uint64_t* addrs, std::uint64_t mask, std::uint32_t bytes);
   bool warm_workgroup_done();
+  // cache: warm. What a previous run of the launch left: call replay() with each workgroup's
+  // global loads and stores in program order, its last workgroup first, and
+  // replay_workgroup_done() with the workgroup's XCD after each. Its lines go into that XCD's L2,
+  // clean (the previous kernel's end wrote them back), and what it loaded into the MALL, present;
+  // both as older than every line already there (a line the slice's warm-up left pending becomes
+  // present). Returns true once every L2 and the MALL are full: earlier workgroups could change
+  // nothing.
+  void replay(const std::uint64_t* addrs, std::uint64_t mask, std::uint32_t bytes, bool load);
+  bool replay_workgroup_done(int xcd);
 
   // A vector memory instruction (global, flat to global, buffer, scratch with swizzled
   // addresses): `bytes` per lane at addrs[lane] for the lanes in `mask`.
@@ -113,6 +122,8 @@ class AmdMemorySystem {
 
   const device::DeviceSpec& dev_;
   std::vector<std::uint64_t> warm_lines_;  // the current warm-up workgroup's lines, in access order
+  std::vector<std::pair<std::uint64_t, bool>> replay_lines_;  // replay(): line, loaded
+  std::vector<std::uint8_t> l2_full_;                         // per XCD: the replay filled its L2
   int cus_per_xcd_ = 1, xcds_ = 1, channels_ = 1;
   std::uint32_t line_ = 128, full_words_ = 0xffffffffu;
   double l1_lat_ = 0, l2_lat_ = 0, mall_lat_ = 0, dram_lat_ = 0, lds_lat_ = 0, lds_conflict_lat_ = 0;

@@ -24,6 +24,22 @@ void SectorCache::clear() {
   std::fill(ways_v_.begin(), ways_v_.end(), Way{});
   std::fill(tags_.begin(), tags_.end(), 0);
   std::fill(stamps_.begin(), stamps_.end(), 0);
+  std::fill(used_at_.begin(), used_at_.end(), 0);
+  filled_ = 0;
+}
+
+void SectorCache::set_use_window(std::uint64_t sectors) {
+  window_ = sectors;
+  filled_ = 0;
+  used_at_.assign(sectors ? ways_v_.size() : 0, 0);
+}
+
+void SectorCache::report_dirty(const Way& w, std::uint32_t sectors, std::uint32_t full_words, CacheResult& r) {
+  for (std::uint32_t s = 0; s < sectors; ++s) {
+    if (!(w.dirty >> s & 1)) continue;
+    if (w.words[s] != full_words && !(w.valid >> s & 1)) r.evicted_partial |= 1u << s;
+    else r.evicted_dirty |= 1u << s;
+  }
 }
 
 std::uint32_t SectorCache::set_of(std::uint64_t line) const {
@@ -41,6 +57,17 @@ SectorCache::Way* SectorCache::find(std::uint64_t line) {
   return nullptr;
 }
 
+SectorCache::Way* SectorCache::find_live(std::uint64_t line, CacheResult& r) {
+  Way* w = find(line);
+  if (!w || !window_) return w;
+  const auto i = static_cast<std::size_t>(w - ways_v_.data());
+  if (filled_ - used_at_[i] <= window_) return w;
+  report_dirty(*w, sectors_, full_words_, r);  // out of the window: evicted, its dirty data written back
+  *w = Way{};
+  tags_[i] = 0;
+  return nullptr;
+}
+
 SectorCache::Way& SectorCache::allocate(std::uint64_t line, CacheResult& r) {
   const std::size_t base = std::size_t{set_of(line)} * ways_;
   std::size_t victim = base;
@@ -49,13 +76,7 @@ SectorCache::Way& SectorCache::allocate(std::uint64_t line, CacheResult& r) {
     if (stamps_[i] < stamps_[victim]) victim = i;
   }
   Way& w = ways_v_[victim];
-  if (tags_[victim] != 0) {
-    for (std::uint32_t s = 0; s < sectors_; ++s) {
-      if (!(w.dirty >> s & 1)) continue;
-      if (w.words[s] != full_words_ && !(w.valid >> s & 1)) r.evicted_partial |= 1u << s;
-      else r.evicted_dirty |= 1u << s;
-    }
-  }
+  if (tags_[victim] != 0) report_dirty(w, sectors_, full_words_, r);
   w = Way{};
   tags_[victim] = line + 1;
   return w;
@@ -68,10 +89,11 @@ CacheResult SectorCache::read(std::uint64_t line, std::uint32_t mask, bool alloc
     return r;
   }
   ++clock_;
-  Way* w = find(line);
+  Way* w = find_live(line, r);
   if (w) {
     r.hit_sectors = w->valid & mask;
     r.miss_sectors = mask & ~w->valid;
+    if (alloc && counting_) filled_ += static_cast<std::uint64_t>(std::popcount(r.miss_sectors));
     for (std::uint32_t s = 0; s < sectors_; ++s)
       if (r.hit_sectors >> s & 1) r.ready = std::max(r.ready, w->ready[s]);
     if (alloc) {
@@ -84,6 +106,7 @@ CacheResult SectorCache::read(std::uint64_t line, std::uint32_t mask, bool alloc
   }
   r.miss_sectors = mask;
   if (!alloc) return r;
+  if (counting_) filled_ += static_cast<std::uint64_t>(std::popcount(mask));
   Way& n = allocate(line, r);
   n.valid = mask;
   for (std::uint32_t s = 0; s < sectors_; ++s)
@@ -99,9 +122,10 @@ CacheResult SectorCache::write(std::uint64_t line, std::uint32_t mask, const std
     return r;
   }
   ++clock_;
-  Way* w = find(line);
+  Way* w = find_live(line, r);
   if (!w) {
     r.miss_sectors = mask;
+    if (counting_) filled_ += static_cast<std::uint64_t>(std::popcount(mask));
     w = &allocate(line, r);
   }
   touch(w);
@@ -126,11 +150,7 @@ CacheResult SectorCache::clean(std::uint64_t line) {
   CacheResult r;
   if (!sets_) return r;
   if (Way* w = find(line)) {
-    for (std::uint32_t s = 0; s < sectors_; ++s) {
-      if (!(w->dirty >> s & 1)) continue;
-      if (w->words[s] != full_words_ && !(w->valid >> s & 1)) r.evicted_partial |= 1u << s;
-      else r.evicted_dirty |= 1u << s;
-    }
+    report_dirty(*w, sectors_, full_words_, r);
     w->valid |= r.evicted_partial;  // the read-modify-write leaves the sector whole
     w->dirty = 0;
   }
@@ -179,7 +199,9 @@ void SectorCache::Backfill::use(std::uint64_t line, std::uint32_t sectors) {
 }
 
 void SectorCache::Backfill::commit() {
+  cache_.counting_ = false;  // present before the first fill: used at fill count 0
   for (auto it = lines_.rbegin(); it != lines_.rend(); ++it) cache_.read(it->first, it->second, true);
+  cache_.counting_ = true;
   lines_.clear();
 }
 

@@ -40,6 +40,14 @@ class SectorCache {
   // Records when the data of the given sectors' outstanding fill arrives.
   void set_ready(std::uint64_t line, std::uint32_t sectors, double t);
   bool invalidate(std::uint64_t line);
+  // The capacity a line has, counted in fills rather than ways: a line whose last use came more
+  // than `sectors` sectors filled (read misses, write allocations) ago is gone, as if a cache of
+  // that many sectors' LRU had evicted it (its dirty sectors are reported as evicted by the access
+  // that finds it gone). An SM slice's L2 keeps the whole chip's sets, so that data the whole grid
+  // shares fits as on the chip, and this window stands for the chip's capacity as the slice's
+  // share of the fills sees it. 0 (the default): only the sets' LRU evicts. Lines a Backfill
+  // commits count as used before the first fill.
+  void set_use_window(std::uint64_t sectors);
   // Writes a line's dirty sectors back (they become clean); reports them like an eviction.
   CacheResult clean(std::uint64_t line);
   void clear();
@@ -80,10 +88,21 @@ class SectorCache {
   std::uint64_t hash_of(std::uint64_t line) const { return (line >> line_shift_) * 0x9E3779B97F4A7C15ull; }  // multiplicative
   std::uint32_t set_of(std::uint64_t line) const;
   Way* find(std::uint64_t line);
+  // find(), with a line out of the use window invalidated (its dirty sectors reported in `r`)
+  Way* find_live(std::uint64_t line, CacheResult& r);
   Way& allocate(std::uint64_t line, CacheResult& r);
+  static void report_dirty(const Way& w, std::uint32_t sectors, std::uint32_t full_words, CacheResult& r);
   std::uint32_t line_bytes_ = 128, sector_bytes_ = 32, sectors_ = 4, ways_ = 0, sets_ = 0;
   std::uint32_t line_shift_ = 7, full_words_ = 0xff;
-  void touch(const Way* w) { stamps_[static_cast<std::size_t>(w - ways_v_.data())] = clock_; }
+  void touch(const Way* w) {
+    const auto i = static_cast<std::size_t>(w - ways_v_.data());
+    stamps_[i] = clock_;
+    if (window_) used_at_[i] = filled_;
+  }
+  std::uint64_t window_ = 0;           // set_use_window(); 0: off
+  std::uint64_t filled_ = 0;           // sectors filled by read()/write() since the window was set
+  bool counting_ = true;               // false while a Backfill commits (its lines are not fills)
+  std::vector<std::uint64_t> used_at_;  // per way, with a window: filled_ at its last use
   std::vector<Way> ways_v_;
   std::vector<std::uint64_t> tags_;    // per way: line + 1; 0 = invalid
   std::vector<std::uint64_t> stamps_;  // per way: last use

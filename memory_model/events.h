@@ -27,6 +27,8 @@ struct MemCounters {
   std::uint64_t dram_read_bytes = 0, dram_write_bytes = 0;
   std::uint64_t shared_wavefronts = 0, shared_ideal_wavefronts = 0;  // bank conflicts = extra
   std::uint64_t atomics = 0;
+  std::uint64_t tpc_merged_sectors = 0;  // L1-missing read sectors that joined the TPC partner's L2 request
+  std::uint64_t far_l2_bytes = 0;  // bytes of L2 reads and writes that crossed to the SM's far partition
 
   // Multiplies every count (a slice of the chip standing for the whole).
   void scale(double f) {
@@ -41,6 +43,8 @@ struct MemCounters {
     m(shared_wavefronts);
     m(shared_ideal_wavefronts);
     m(atomics);
+    m(tpc_merged_sectors);
+    m(far_l2_bytes);
   }
 };
 

@@ -93,6 +93,28 @@ class LineCache {
     return r;
   }
 
+  // Warm-up of an empty cache from accesses seen newest first (what a previous launch left):
+  // puts `line` in, complete and clean, as older than every line already there, if its set has a
+  // free way and it is not there yet; later reads and writes are newer than every backfilled
+  // line. Returns whether every set is full.
+  bool backfill(std::uint64_t line) {
+    if (!sets_ || filled_ >= std::uint64_t{sets_} * ways_) return true;
+    if (clock_ < kBackfillBase) clock_ = back_ = kBackfillBase;
+    const std::size_t base = set_base(line);
+    if (find(base, line) >= 0) return false;
+    for (std::size_t i = base; i < base + ways_; ++i)
+      if (tag_[i] == 0) {
+        tag_[i] = line + 1;
+        stamp_[i] = --back_;
+        words_[i] = full_;
+        dirty_[i] = 0;
+        ready_[i] = 0;
+        ++filled_;
+        break;
+      }
+    return filled_ >= std::uint64_t{sets_} * ways_;
+  }
+
   // When the fill of the line at `way` (from read/write) arrives.
   void set_ready(std::int64_t way, double t) {
     if (way >= 0) ready_[static_cast<std::size_t>(way)] = std::max(ready_[static_cast<std::size_t>(way)], t);
@@ -120,6 +142,7 @@ class LineCache {
     std::fill(tag_.begin(), tag_.end(), 0);
     std::fill(words_.begin(), words_.end(), 0u);
     std::fill(dirty_.begin(), dirty_.end(), std::uint8_t{0});
+    filled_ = 0;
   }
 
  private:
@@ -159,6 +182,9 @@ class LineCache {
   std::vector<std::uint8_t> dirty_;
   std::vector<double> ready_;
   std::uint64_t clock_ = 0;
+  // backfilled lines get stamps counting down from here; reads and writes count up from it
+  static constexpr std::uint64_t kBackfillBase = std::uint64_t{1} << 48;
+  std::uint64_t back_ = 0, filled_ = 0;
 };
 
 }  // namespace kernsim::mem

@@ -28,9 +28,21 @@ NvMemorySystem::NvMemorySystem(const device::DeviceSpec& d, int num_sms, std::ui
   const double peak_bytes_per_cycle = d.dram.bandwidth_gbps * 1e9 / (d.clocks.core_mhz * 1e6);
   dram_ = CalendarServer(peak_bytes_per_cycle * share);
   l2_ = CalendarServer(d.l2.bytes_per_cycle * share);
-  // The L2 keeps its whole capacity in a slice: data every CTA reads (a GEMM operand, a table,
-  // a stencil's neighbours) must fit as it does on the chip; data private to each CTA is then
-  // over-provided only when the whole grid's footprint exceeds the L2.
+  if (d.l2.partitions > 1 && d.l2.cross_partition_bytes_per_cycle > 0) {
+    partitions_ = static_cast<int>(d.l2.partitions);
+    far_lat_ = d.l2.far_hit_latency_cycles;
+    link_ = CalendarServer(d.l2.cross_partition_bytes_per_cycle * share);
+    for (int p = 0; p < partitions_; ++p)
+      near_.emplace_back(static_cast<std::uint64_t>(d.l2.bytes) / static_cast<std::uint64_t>(partitions_),
+                         static_cast<std::uint32_t>(d.l2.line_bytes), static_cast<std::uint32_t>(d.l2.sector_bytes),
+                         static_cast<std::uint32_t>(d.l2.ways));
+  }
+  num_sms_ = std::max(1, num_sms);
+  // The L2 keeps its whole sets in a slice: data every CTA reads (a GEMM operand, a table, a
+  // stencil's neighbours) must fit as it does on the chip. But the slice's fills stand for
+  // 1/share of the chip's, so a line lasts share x capacity of them after its last use (on the
+  // chip, a capacity of everyone's): a buffer the grid reads twice that does not fit the chip's
+  // L2 misses the second time in the slice too, and the L2's size moves a sliced prediction.
   combine_lines_ = static_cast<std::uint32_t>(std::max<std::int64_t>(0, d.l1.store_combine_lines));
   // the L2 keeps at most l2.max_dirty_fraction of its capacity dirty (a slice: its share of that)
   const double dirty_fraction = d.l2.max_dirty_fraction > 0 ? d.l2.max_dirty_fraction : 1.0;
@@ -39,6 +51,7 @@ NvMemorySystem::NvMemorySystem(const device::DeviceSpec& d, int num_sms, std::ui
   if (share < 1.0) window_sectors_ = static_cast<std::uint64_t>(static_cast<double>(d.l2.bytes) * share) / static_cast<std::uint64_t>(d.l2.sector_bytes);
   l2c_ = SectorCache(static_cast<std::uint64_t>(d.l2.bytes), static_cast<std::uint32_t>(d.l2.line_bytes),
                      static_cast<std::uint32_t>(d.l2.sector_bytes), static_cast<std::uint32_t>(d.l2.ways));
+  l2c_.set_use_window(window_sectors_);
   warps_per_sm_ = static_cast<std::size_t>(std::max<std::int64_t>(1, d.sm.max_warps));
   warp_seq_.assign(static_cast<std::size_t>(num_sms) * warps_per_sm_, 0);
   bank_words_.assign(static_cast<std::size_t>(std::max<std::int64_t>(1, d.shared.banks)), 0);
@@ -54,6 +67,32 @@ NvMemorySystem::NvMemorySystem(const device::DeviceSpec& d, int num_sms, std::ui
   atomic_units_.assign(static_cast<std::size_t>(std::max<std::int64_t>(1, d.l2.slices)), CalendarServer(d.l2.atomic_ops_per_cycle * share));
   // The SM tracks a bounded number of line requests in flight beyond its L1 (MSHR-like).
   slots_.assign(static_cast<std::size_t>(num_sms), MissSlots(d.l1.max_outstanding_lines));
+  if (d.l2.tpc_merge_window_cycles > 0 && d.topology.tpc_sms > 1) {
+    tpc_window_ = d.l2.tpc_merge_window_cycles;
+    tpc_sms_ = static_cast<int>(d.topology.tpc_sms);
+    tpc_reads_.resize(static_cast<std::size_t>((num_sms + tpc_sms_ - 1) / tpc_sms_));
+  }
+}
+
+// SMs are numbered GPC by GPC, each GPC whole TPCs (the loader checks), so SMs tpc_sms_ x t ..
+// of the slice form TPC t.
+std::uint32_t NvMemorySystem::tpc_merge(int sm, double t, std::uint64_t line, std::uint32_t need, double& done) {
+  if (tpc_window_ <= 0) return 0;
+  auto& reads = tpc_reads_[static_cast<std::size_t>(sm / tpc_sms_)];
+  const auto it = reads.find(line);
+  if (it == reads.end() || it->second.sm == sm || t - it->second.sent > tpc_window_ || t < it->second.sent) return 0;
+  const std::uint32_t merged = need & it->second.sectors;
+  // its data comes with the partner's, and no sooner than an L2 hit's
+  if (merged) done = std::max(it->second.done, t + l2_lat_);
+  return merged;
+}
+
+void NvMemorySystem::tpc_record(int sm, double t, std::uint64_t line, std::uint32_t sectors, double done) {
+  if (tpc_window_ <= 0) return;
+  auto& reads = tpc_reads_[static_cast<std::size_t>(sm / tpc_sms_)];
+  constexpr std::size_t kPruneAt = 8192;  // lines kept per TPC before those past the window go
+  if (reads.size() >= kPruneAt) std::erase_if(reads, [&](const auto& kv) { return t - kv.second.sent > tpc_window_; });
+  reads[line] = TpcRead{t, done, sm, sectors};
 }
 
 // HBM moves whole bursts: a lone 32-byte sector costs a full burst.
@@ -95,19 +134,45 @@ double NvMemorySystem::evictions(double t, const CacheResult& r) {
   return dram_.serve(t, hbm_cost_(dram_bytes(written), true));
 }
 
-double NvMemorySystem::l2_read(double t, std::uint64_t line, std::uint32_t mask) {
+// The sectors of a read that hit in the L2 but not in the SM's own partition (they come from the
+// other partition); the line is near for the SM's partition afterwards.
+std::uint32_t NvMemorySystem::far_sectors(int sm, std::uint64_t line, std::uint32_t mask, std::uint32_t l2_hits) {
+  if (partitions_ < 2) return 0;
+  return l2_hits & near_[static_cast<std::size_t>(partition_of(sm))].read(line, mask, true).miss_sectors;
+}
+
+// A write: the line is the writer's partition's, the other partitions' copies are stale.
+void NvMemorySystem::near_write(int sm, std::uint64_t line, std::uint32_t mask) {
+  if (partitions_ < 2) return;
+  const int p = partition_of(sm);
+  for (int q = 0; q < partitions_; ++q)
+    if (q == p)
+      near_[static_cast<std::size_t>(q)].read(line, mask, true);
+    else
+      near_[static_cast<std::size_t>(q)].invalidate(line);
+}
+
+double NvMemorySystem::l2_read(int sm, double t, std::uint64_t line, std::uint32_t mask) {
   const int n = std::popcount(mask);
   const double bytes = static_cast<double>(n) * sector_;
   c_.requests[static_cast<int>(Level::L2)] += static_cast<std::uint64_t>(n);
   c_.bytes[static_cast<int>(Level::L2)] += static_cast<std::uint64_t>(bytes);
-  const double at_l2 = l2_.serve(t, (static_cast<double>(n) + dev_.l2.read_request_overhead) * sector_);
   CacheResult r = l2c_.read(line, mask, true);
+  const std::uint32_t far = far_sectors(sm, line, mask, r.hit_sectors);
+  const double lat = far ? far_lat_ : l2_lat_;
+  last_read_latency_ = lat;
+  if (far) {  // the other partition's copy crosses the link
+    const double far_bytes = static_cast<double>(std::popcount(far)) * sector_;
+    c_.far_l2_bytes += static_cast<std::uint64_t>(far_bytes);
+    t = link_.serve(t, far_bytes);
+  }
+  const double at_l2 = l2_.serve(t, (static_cast<double>(n) + dev_.l2.read_request_overhead) * sector_);
   evictions(at_l2, r);
   evict_start_dirty(at_l2, r.miss_sectors);
   fills_ += static_cast<std::uint64_t>(std::popcount(r.miss_sectors));
   retire_dirty(at_l2, ~std::uint64_t{0});
   c_.hits[static_cast<int>(Level::L2)] += static_cast<std::uint64_t>(std::popcount(r.hit_sectors));
-  double done = at_l2 + l2_lat_;
+  double done = at_l2 + lat;
   if (r.hit_sectors) done = std::max(done, r.ready);  // a fill still on its way
   if (r.miss_sectors) {
     const double miss_bytes = static_cast<double>(std::popcount(r.miss_sectors)) * sector_;
@@ -123,15 +188,16 @@ double NvMemorySystem::l2_read(double t, std::uint64_t line, std::uint32_t mask)
 }
 
 double NvMemorySystem::shared_busy_cycles() const {
-  double b = std::max(l2_.busy_cycles(), dram_.busy_cycles());
+  double b = std::max({l2_.busy_cycles(), dram_.busy_cycles(), link_.busy_cycles()});
   for (const auto& u : atomic_units_) b = std::max(b, u.busy_cycles());
   return b;
 }
 
-std::pair<double, double> NvMemorySystem::l2_write(double t, std::uint64_t line, std::uint32_t mask, const std::uint32_t* words,
-                                                   std::uint32_t charged, bool merged) {
+std::pair<double, double> NvMemorySystem::l2_write(int sm, double t, std::uint64_t line, std::uint32_t mask,
+                                                   const std::uint32_t* words, std::uint32_t charged, bool merged) {
   const int n = std::popcount(charged);
   const double bytes = static_cast<double>(n) * sector_;
+  near_write(sm, line, mask);
   c_.requests[static_cast<int>(Level::L2)] += static_cast<std::uint64_t>(n);
   c_.hits[static_cast<int>(Level::L2)] += static_cast<std::uint64_t>(n);
   c_.bytes[static_cast<int>(Level::L2)] += static_cast<std::uint64_t>(bytes);
@@ -304,7 +370,7 @@ MemTiming NvMemorySystem::global(int sm, double t, const std::uint64_t* addrs, s
         const std::uint32_t fresh = need & ~p->sectors;
         if (fresh) port_[static_cast<std::size_t>(sm)].serve(t, sector_cost(fresh));
         p->sectors |= need;
-        const auto [accepted, written] = l2_write(p->send, e.line, need, e.words, fresh, true);
+        const auto [accepted, written] = l2_write(sm, p->send, e.line, need, e.words, fresh, true);
         (void)accepted;
         mt.accepted = std::max(mt.accepted, t);
         mt.done = std::max(mt.done, written);
@@ -322,20 +388,29 @@ MemTiming NvMemorySystem::global(int sm, double t, const std::uint64_t* addrs, s
       std::uint32_t seq = 0;
       if (warp >= 0) seq = ++warp_seq_[static_cast<std::size_t>(sm) * warps_per_sm_ + static_cast<std::size_t>(warp) % warps_per_sm_];
       ring[pending_next_[static_cast<std::size_t>(sm)]++ % ring.size()] = PendingStore{e.line, start, warp, need, seq};
-      const auto [accepted, written] = l2_write(start, e.line, need, e.words, need, false);
+      const auto [accepted, written] = l2_write(sm, start, e.line, need, e.words, need, false);
       slots_[static_cast<std::size_t>(sm)].release(accepted);  // a posted write frees its slot once L2 has it
       mt.done = std::max(mt.done, written);
       continue;
     }
-    done = l2_read(start, e.line, need);
+    double merged_done = start;
+    const std::uint32_t merged = is_load ? tpc_merge(sm, start, e.line, need, merged_done) : 0;
+    c_.tpc_merged_sectors += static_cast<std::uint64_t>(std::popcount(merged));
+    done = merged_done;
+    if (need & ~merged) {
+      const double own = l2_read(sm, start, e.line, need & ~merged);
+      if (is_load) tpc_record(sm, start, e.line, need & ~merged, own);
+      done = std::max(done, own);
+    }
     if (kind == Access::Load) l1.set_ready(e.line, need, done);
     if (atomic) {
       // The L2 slice owning the line performs the operations once the data is there: one
       // request per 32-byte sector; operations on the same address serialise. A slice's atomic
       // unit owns aligned spans of l2.atomic_unit_bytes (several lines on the H200): lines in one
       // span share its throughput.
-      const double in_l2 = std::max(start, done - l2_lat_);
-      done = std::max(done, l2_write(in_l2, e.line, need, nullptr, need, false).second - 0.5 * l2_lat_);
+      const double lat = last_read_latency_;
+      const double in_l2 = std::max(start, done - lat);
+      done = std::max(done, l2_write(sm, in_l2, e.line, need, nullptr, need, false).second - 0.5 * lat);
       CalendarServer& unit = atomic_units_[static_cast<std::size_t>((e.line / atomic_span_) % atomic_units_.size())];
       const double per_same = kind == Access::AtomicFloat ? float_same_addr_cycles_ : same_addr_cycles_;
       for (std::uint32_t sm_ = need; sm_;) {

@@ -12,6 +12,7 @@
 #include <array>
 #include <deque>
 #include <memory>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -72,12 +73,30 @@ class NvMemorySystem {
   double l2_bytes_per_cycle() const { return l2_.rate(); }
 
  private:
-  double l2_read(double t, std::uint64_t line, std::uint32_t sectors);
+  // L2 partitions (l2.partitions > 1 and l2.cross_partition_bytes_per_cycle > 0: the B200's two
+  // dies). As NVIDIA describes the A100/H100 L2, each partition caches the data the SMs attached
+  // to it use (SM s of n is in partition s * partitions / n): near_[p] holds the tags of the lines
+  // partition p's SMs touched last (its share of the capacity; l2c_ keeps the data, its capacity
+  // and write-back state). A read that hits in l2c_ but not in the SM's own partition takes the
+  // line from the other one: its sectors cross the link between the partitions (link_) and come
+  // back l2.far_hit_latency_cycles after the L2 took the request, and the line is now near too. A
+  // read that misses comes from HBM into the SM's partition; a write lands in the writer's
+  // partition and drops the other partitions' copies. One SM chasing more than its partition
+  // holds thus sees the far latency, as the published B200 and H100 chases do past half the L2.
+  int partition_of(int sm) const { return static_cast<int>(static_cast<std::int64_t>(sm) * partitions_ / num_sms_); }
+  std::uint32_t far_sectors(int sm, std::uint64_t line, std::uint32_t mask, std::uint32_t l2_hits);
+  void near_write(int sm, std::uint64_t line, std::uint32_t mask);
+  int partitions_ = 1, num_sms_ = 1;
+  double far_lat_ = 0;
+  std::vector<SectorCache> near_;
+  CalendarServer link_;
+  double last_read_latency_ = 0;  // the latency of l2_read's last request (near or far), for atomics
+  double l2_read(int sm, double t, std::uint64_t line, std::uint32_t sectors);
   // returns {accepted by L2, done} (the same: the L2 is write-back)
   // charged: the sectors whose data this request carries (merged: it joined a request already
   // sent, so there is no request overhead and only its new sectors cost)
-  std::pair<double, double> l2_write(double t, std::uint64_t line, std::uint32_t sectors, const std::uint32_t* words,
-                                     std::uint32_t charged, bool merged);
+  std::pair<double, double> l2_write(int sm, double t, std::uint64_t line, std::uint32_t sectors,
+                                     const std::uint32_t* words, std::uint32_t charged, bool merged);
   double evictions(double t, const CacheResult& r);
   double dram_bytes(std::uint32_t sectors) const;  // HBM bytes moved for these sectors of one line (bursts)
 
@@ -105,7 +124,7 @@ class NvMemorySystem {
   std::deque<std::pair<std::uint64_t, std::uint64_t>> dirty_lines_;
   std::uint64_t max_dirty_lines_ = 0;
   std::uint64_t fills_ = 0;           // sectors the timed accesses brought into the L2 (read misses, write allocations)
-  std::uint64_t window_sectors_ = 0;  // share x capacity in sectors; 0 for the whole chip (its LRU does it)
+  std::uint64_t window_sectors_ = 0;  // share x capacity in sectors (the L2's use window too); 0 for the whole chip
   double retire_dirty(double t, std::uint64_t keep);  // writes back what fell out of the window; returns when HBM took it
   // start_dirty(): sectors of the flush's dirty lines still in the L2 (share x capacity); each
   // sector the launch fills evicts one, written back to HBM. Returns when HBM took them.
@@ -134,6 +153,19 @@ class NvMemorySystem {
   CalendarServer dram_;
   std::vector<CalendarServer> atomic_units_;  // per L2 slice
   std::vector<MissSlots> slots_;  // per SM: its outstanding-line slots (l1.max_outstanding_lines)
+  // TPC request merging (l2.tpc_merge_window_cycles): per TPC, the last L2 read of each line by
+  // one of its SMs: a read of the same sectors by the other SM within the window joins it.
+  struct TpcRead {
+    double sent = 0, done = 0;
+    int sm = -1;
+    std::uint32_t sectors = 0;
+  };
+  double tpc_window_ = 0;
+  int tpc_sms_ = 0;
+  std::vector<std::unordered_map<std::uint64_t, TpcRead>> tpc_reads_;  // per TPC, by line
+  // the sectors of `need` the TPC partner's read covers (0: none), and when their data is back
+  std::uint32_t tpc_merge(int sm, double t, std::uint64_t line, std::uint32_t need, double& done);
+  void tpc_record(int sm, double t, std::uint64_t line, std::uint32_t sectors, double done);
   double atomic_lat_ = 0, float_same_addr_cycles_ = 0;
   std::uint64_t atomic_span_ = 0;  // bytes of address space one atomic unit owns (l2.atomic_unit_bytes, else a line)
   std::uint32_t burst_ = 64;  // HBM access granule

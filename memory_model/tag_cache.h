@@ -77,18 +77,25 @@ class TagCache {
   // access()es are newer than every backfilled line. A backfilled line's `ready` is kPending
   // until set_ready(): the caller decides when its first use sees the data. Returns whether
   // every set is full.
+  // `ready` 0 instead: the line is there with its data (a previous launch left it); such a
+  // backfill also makes a pending line present.
   static constexpr double kPending = -1;
-  bool backfill(std::uint64_t line) {
-    if (!sets_ || filled_ >= sets_ * ways_) return true;
+  bool backfill(std::uint64_t line, double ready = kPending) {
+    if (!sets_) return true;
     if (clock_ < kBackfillBase) clock_ = back_ = kBackfillBase;
     const std::size_t base = set_base(line);
     std::uint64_t* tags = tag_.get() + base;
+    for (std::size_t i = 0; i < ways_; ++i)
+      if (tags[i] == line + 1) {
+        if (ready != kPending) ready_.get()[base + i] = ready;
+        return filled_ >= sets_ * ways_;
+      }
+    if (filled_ >= sets_ * ways_) return true;
     for (std::size_t i = 0; i < ways_; ++i) {
-      if (tags[i] == line + 1) return false;
       if (tags[i] == 0) {
         tags[i] = line + 1;
         stamp_.get()[base + i] = --back_;
-        ready_.get()[base + i] = kPending;
+        ready_.get()[base + i] = ready;
         ++filled_;
         return false;
       }

@@ -7,7 +7,11 @@ slice, windows) and with --full (every CTA timed), relative difference per launc
 
 --budget lowers the detail budget (default 3M warp instructions) so that launches small enough
 to time completely in reasonable time are still sampled; --max-measured-us keeps only launches
-whose measured time is below the bound (their full simulation is affordable).
+whose measured time is below the bound (their full simulation is affordable); --max-sampled-us
+does the same by the sampled prediction, for a set without measurements (AMD):
+
+  python3 calibration/validation/sampling_error.py calibration/validation/amd/specs --arch mi300x \
+      --budget 300000 --max-sampled-us 60
 """
 import argparse
 import csv
@@ -41,6 +45,9 @@ def main():
     ap.add_argument("--budget", type=int, default=300000)
     ap.add_argument("--measured", help="CSV id,median_us: with --max-measured-us, which launches to keep")
     ap.add_argument("--max-measured-us", type=float, default=0)
+    ap.add_argument("--max-sampled-us", type=float, default=0,
+                    help="time with --full only launches whose sampled prediction is at most this (a set with no "
+                         "measurements, such as AMD's)")
     a = ap.parse_args()
     keep = None
     if a.measured and a.max_measured_us:
@@ -52,6 +59,8 @@ def main():
         if keep is not None and sid not in keep:
             continue
         ts, note, ss = run(a.kernsim, spec, a.arch, False, a.budget)
+        if a.max_sampled_us and ts > a.max_sampled_us:
+            continue
         tf, _, sf = run(a.kernsim, spec, a.arch, True, 0)
         if "every CTA" in note or note.startswith("timed 0"):
             method = "complete"

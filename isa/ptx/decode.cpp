@@ -1600,9 +1600,13 @@ class Decoder {
     else fail(L, "`" + in.opcode + "`: expects .kind::f16, ::tf32, ::f8f6f4, ::i8, ::mxf8f6f4, ::mxf4 or ::mxf4nvf4");
     inst.shape[1] = static_cast<std::int16_t>(kind);
     const bool scaled = kind == TcKind::Mxf8f6f4 || kind == TcKind::Mxf4 || kind == TcKind::Mxf4nvf4;
-    if (scaled != P.has("block_scale"))
+    if (scaled != P.has("block_scale") && !P.has("ws"))
       fail(L, "`" + in.opcode + "`: " +
                   (scaled ? "the block-scaled kinds need .block_scale" : ".block_scale needs .kind::mxf8f6f4, ::mxf4 or ::mxf4nvf4"));
+    if (P.has("ws")) {
+      if (scaled || P.has("block_scale")) fail(L, "`" + in.opcode + "`: tcgen05.mma.ws takes .kind::f16, ::tf32, ::f8f6f4 or ::i8");
+      return decode_tcgen05_mma_ws(inst, in, P);
+    }
     if (scaled) return decode_tcgen05_mma_block_scale(inst, in, P, kind);
     const auto& o = in.operands;
     need(in, 5, 7);
@@ -1624,6 +1628,26 @@ class Decoder {
                     std::to_string(inst.shape[0]) + " takes " + std::to_string(4 * inst.shape[0]));
       s.insert(s.end(), m.begin(), m.end());
     }
+    push_ops(inst, {}, s);
+  }
+
+  // tcgen05.mma.ws.cta_group::1.kind{.collector::bN::op} [d], a-desc|[a], b-desc, idesc, enable-input-d
+  // {, zero-column-mask-desc}: kinds f16, tf32, f8f6f4, i8 (PTX ISA "tcgen05.mma.ws"). Sources as
+  // tcgen05.mma's (scale-input-d the constant 0), then the 64-bit mask descriptor if given; sub kTcWs,
+  // and kTcBReuse when B comes from a collector buffer (::use, ::lastuse) rather than shared memory.
+  void decode_tcgen05_mma_ws(Inst& inst, const ast::Instr& in, const Parts& P) {
+    const int L = in.line;
+    if (inst.shape[0] != 1) fail(L, "`" + in.opcode + "`: tcgen05.mma.ws takes .cta_group::1 only");
+    inst.sub |= kTcWs;
+    for (const auto& m : P.ordered)
+      if (m.rfind("collector::b", 0) == 0 && (m.find("::use") != std::string::npos || m.find("::lastuse") != std::string::npos))
+        inst.sub |= kTcBReuse;
+    const auto& o = in.operands;
+    need(in, 5, 6);
+    std::vector<Reg> s = tcgen05_mma_operands(inst, o, L);
+    s.push_back(src(o[4], 1, L));
+    s.push_back(const32(0));
+    if (o.size() == 6) s.push_back(src(o[5], 64, L));
     push_ops(inst, {}, s);
   }
 

@@ -103,6 +103,8 @@ enum : std::uint8_t {
   kTcATmem = 1u << 0,      // tcgen05.mma: A is in tensor memory ([a-taddr]), else a shared-memory descriptor
   kTcScaleD = 1u << 1,     // tcgen05.mma: a scale-input-d operand follows enable-input-d
   kTcBlockScale = 1u << 2, // tcgen05.mma .block_scale: sources 8-11 are the scale-A and scale-B TMEM addresses
+  kTcWs = 1u << 3,         // tcgen05.mma.ws: source 8, if present, is the zero-column mask descriptor
+  kTcBReuse = 1u << 4,     // tcgen05.mma.ws .collector::bN::use/lastuse: B comes from a collector buffer
   kTcPack = 1u << 0,       // tcgen05.ld .pack::16b / tcgen05.st .unpack::16b
   kTcMulticast = 1u << 0,  // tcgen05.commit .multicast::cluster: a ctaMask source follows the mbarrier
 };

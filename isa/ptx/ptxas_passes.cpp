@@ -9,6 +9,12 @@
 // This pass moves every load up within its basic block past instructions it does not depend on;
 // it never crosses an instruction the table marks fence-like (stores, atomics, barriers, fences,
 // calls, branches) or a clock read, so the program computes exactly what it computed before.
+// A load whose address is computed after an instruction it does not depend on (the PTX computes
+// each address just before its load, between the uses of earlier loads) takes its address
+// arithmetic with it: the integer instructions its address depends on move up first, as far as
+// their own operands allow, as ptxas schedules them. Without that, a loop that sums products of
+// loads (ld, fma, add addr, ld, fma, ...) kept one load in flight per warp where its SASS has all
+// of them (the naive SGEMM's eight LDGs before its four FFMAs: one latency per iteration, not four).
 #include <algorithm>
 
 #include "isa/ptx/ptxas_passes.h"
@@ -37,7 +43,13 @@ template <class F> void for_writes(const Program& p, const Inst& in, F f) {
   for (int k = 0; k < in.ndst; ++k) f(p.regs[in.ops + k]);
 }
 
-// May `x` (a load) move above `y`?
+// Address arithmetic a load may take up with it: integer instructions with no side effects.
+bool address_arith(const Inst& in) {
+  if (fence_like(in) || in.op == Op::Ld || in.ndst < 1) return false;
+  return in.unit == Unit::IntAlu || in.unit == Unit::IntMul || in.unit == Unit::Nop;
+}
+
+// May `x` (a load or its address arithmetic) move above `y`?
 bool independent(const Program& p, const Inst& y, const Inst& x) {
   if (fence_like(y)) return false;
   if (y.op == Op::Ld && (y.flags & kBypassL1) && (x.flags & kBypassL1)) return false;  // keep volatile/.cg loads in order
@@ -50,6 +62,27 @@ bool independent(const Program& p, const Inst& y, const Inst& x) {
     for_writes(p, x, [&](const Reg& w) { ok = ok && !(w == r); });  // y reads what x overwrites
   });
   return ok;
+}
+
+// The address arithmetic of the load at j within its block [start, j): the instructions that
+// compute a register its address (or guard) reads, transitively, back to the first producer that
+// is not address arithmetic (a load, a fence-like instruction: nothing above it can move past it).
+// Positions in increasing order.
+void address_slice(const Program& p, std::size_t start, std::size_t j, std::vector<std::size_t>& slice) {
+  slice.clear();
+  std::vector<Reg> need;
+  for_reads(p, p.insts[j], [&](const Reg& r) { need.push_back(r); });
+  for (std::size_t i = j; i-- > start;) {
+    const Inst& y = p.insts[i];
+    if (fence_like(y)) break;
+    bool feeds = false;
+    for_writes(p, y, [&](const Reg& w) { feeds = feeds || std::find(need.begin(), need.end(), w) != need.end(); });
+    if (!feeds) continue;
+    if (!address_arith(y)) break;
+    slice.push_back(i);
+    for_reads(p, y, [&](const Reg& r) { need.push_back(r); });
+  }
+  std::reverse(slice.begin(), slice.end());
 }
 
 }  // namespace
@@ -67,14 +100,20 @@ void hoist_loads(Program& p) {
   }
   for (const auto& table : p.branch_tables)
     for (std::uint32_t t : table) leader[t] = 1;
-  std::size_t start = 0;
-  for (std::size_t j = 0; j < n; ++j) {
-    if (leader[j]) start = j;
-    if (!hoistable(p.insts[j])) continue;
+  auto raise = [&](std::size_t start, std::size_t j) {  // moves insts[j] up past what it does not depend on
     std::size_t k = j;
     while (k > start && independent(p, p.insts[k - 1], p.insts[j])) --k;
     if (k < j) std::rotate(p.insts.begin() + static_cast<std::ptrdiff_t>(k), p.insts.begin() + static_cast<std::ptrdiff_t>(j),
                            p.insts.begin() + static_cast<std::ptrdiff_t>(j) + 1);
+  };
+  std::size_t start = 0;
+  std::vector<std::size_t> slice;
+  for (std::size_t j = 0; j < n; ++j) {
+    if (leader[j]) start = j;
+    if (!hoistable(p.insts[j])) continue;
+    address_slice(p, start, j, slice);
+    for (std::size_t q : slice) raise(start, q);  // earliest first: moving one never moves a later one
+    raise(start, j);
   }
 }
 

@@ -294,6 +294,14 @@ class LaunchResult:
         return self.outputs[arg_index]
 
     @property
+    def error_band(self) -> list | None:
+        """[lo_us, hi_us]: where the measured time is expected to fall, learned from the part's
+        validation residuals of this launch's bottleneck class (report["error_band_source"] says
+        which and how many; None, with the reason there, for a part or tier without them;
+        docs/validation.md, "Error bands")."""
+        return self.report.get("error_band")
+
+    @property
     def warnings(self) -> list:
         """The compile's warnings (report["warnings"]): for a CUDA source run on an AMD part, each
         place it assumes 32-lane warps, as {name, file, line, code, message} (docs/cuda_on_amd.md)."""
@@ -485,8 +493,8 @@ def launch(kernel: Kernel, grid, block, args: Sequence[Any], *, arch: str | None
     ``check_all=True`` runs the CTAs sampling does not time (untimed, as ``keep_outputs`` does) so
     that a fault or endless loop in any CTA raises; ``report["checked"]`` says which CTAs ran.
     ``cache="warm"`` starts the L2 as a previous run of the same launch left it (back-to-back
-    trials without a flush) instead of cold (flushed by a read, clean: the default); NVIDIA parts,
-    detailed tier. ``cache="cold-dirty"`` starts it cold but full of dirty lines of another buffer,
+    trials without a flush; on AMD parts the L2s of the XCDs and the MALL) instead of cold (flushed
+    by a read, clean: the default); detailed tier. ``cache="cold-dirty"`` starts it cold but full of dirty lines of another buffer,
     as a flush that writes leaves it (KernelBench's): the launch writes them back (NVIDIA's
     detailed tier; the same as cold on AMD parts).
     """

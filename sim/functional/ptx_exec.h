@@ -74,6 +74,8 @@ struct TcMma {
   std::uint16_t m = 0, n = 0, k = 0;
   bool a_tmem = false;    // A from tensor memory (else shared memory)
   bool pair = false;      // .cta_group::2: the work of a CTA pair, half of it on each CTA's SM
+  std::uint8_t lane_blocks = 1;  // D's columns split over 1, 2 or 4 blocks of lanes (Layouts B, E, G: the
+                                 // whole datapath busy for M < 128 rows per SM), else 1
   std::uint32_t smem_bytes = 0;  // bytes it reads from shared memory (A unless in TMEM, and B)
 };
 struct AsyncStep {

@@ -168,6 +168,7 @@ struct TcDesc {
   int scales = 0;                // block-scaled kinds: scale factors per row of A / column of B (1, 2, 4); else 0
   int sf_a_id = 0, sf_b_id = 0;  // the byte of a TMEM cell the first scale factor of A / B is in
   bool ue4m3 = false;            // scale factors ue4m3 (else ue8m0)
+  bool ws = false;               // tcgen05.mma.ws (weight-stationary: M 32/64/128, N 64/128/256)
 };
 
 struct PtxCta::Impl {
@@ -296,8 +297,14 @@ struct PtxCta::Impl {
   void tmem_ld_st(Warp& w, const Inst& in);
   void tc_mma_lane(Warp& w, const Inst& in, int l);
   void tc_cp_lane(Warp& w, const Inst& in, int l);
-  void tc_a_from_tmem(Warp& w, const Inst& in, int l, const TcDesc& d, const Impl& c, std::uint32_t ta, int M,
+  void tc_a_from_tmem(Warp& w, const Inst& in, int l, const TcDesc& d, const Impl& c, std::uint32_t ta, int M, int nb,
                       double* f, std::int32_t* iv);
+  void tc_zero_columns(Warp& w, const Inst& in, int l, int M, int N, std::vector<char>& zero, int& shift);
+  static std::uint32_t tc_dot(const TcDesc& d, const double* a, const std::int32_t* ai, const double* b,
+                              const std::int32_t* bi, bool enable_d, int scale, bool scaled, std::uint32_t old);
+  void tc_smem_operand(Warp& w, const Inst& in, int l, const TcDesc& d, const std::vector<std::uint8_t>& sv,
+                       std::uint64_t desc, const char* which, bool mn_major, Ty ty, int rows, bool neg, double* f,
+                       std::int32_t* iv);
   TcDesc tc_idesc(Warp& w, const Inst& in, int l, std::uint32_t v);
   TcDesc tc_idesc_scaled(Warp& w, const Inst& in, int l, std::uint32_t v);
   std::vector<double> tc_scales(Warp& w, const Inst& in, int l, const TcDesc& d, int src, int rows, int id);

@@ -261,10 +261,18 @@ PtxCta::Impl& PtxCta::Impl::pair_cta(Warp& w, const Inst& in, int l, int h) {
 
 namespace {
 
-// The TMEM lane of row r of an M-row operand (D, or A in TMEM) whose address names lane `base`.
-std::uint32_t row_lane(int m, std::uint32_t base, int r) {
+// The TMEM lane of row r of an M-row operand (D, or A in TMEM) whose address names lane `base`, in
+// block j of `nb` lane blocks. One block: M = 128 (Layout D, and each CTA's half of Layout A) puts
+// row r in lane r, M = 64 (Layout F, half the datapath) rows 16q..16q+15 in lanes 32q..32q+15.
+// Several blocks (the "2x2" and "1x4" datapaths: Layout B, M = 128 pairs with 64 rows per CTA;
+// Layouts E and G, .ws with M = 64 and 32): block j of D's columns is in lanes M j .. M j + M - 1,
+// row r in lane M j + r. A in TMEM is read by each block from its own lanes (the datapath lane that
+// makes a row of D reads A from the same lane; CUTLASS's UMMA "Duplicated" TMEM allocation for
+// 2-SM M = 128 TS copies A into each block for that reason).
+std::uint32_t row_lane(int m, int nb, std::uint32_t base, int r, int j = 0) {
   const auto ur = static_cast<std::uint32_t>(r);
-  return m == 128 ? base + ur : base + kWarpLanes * (ur / 16) + ur % 16;
+  if (m == 128 || nb > 1) return base + ur + static_cast<std::uint32_t>(m * j);
+  return base + kWarpLanes * (ur / 16) + ur % 16;
 }
 
 Ty f16_kind_type(unsigned v) {
@@ -289,7 +297,8 @@ TcDesc PtxCta::Impl::tc_idesc(Warp& w, const Inst& in, int l, std::uint32_t v) {
   TcDesc d;
   const unsigned dt = (v >> 4) & 3, at = (v >> 7) & 7, bt = (v >> 10) & 7;
   if (v & (1u << 2)) bad("the sparsity bit is set (sparse A needs tcgen05.mma.sp, which kernsim does not implement)");
-  if (v >> 30) bad("bits 30-31 (the B-reuse shift of .ws) must be 0 without .ws");
+  d.ws = in.sub & P::kTcWs;
+  if ((v >> 30) && !d.ws) bad("bits 30-31 (the B-reuse shift of .ws) must be 0 without .ws");
   d.sat = (v >> 3) & 1;
   d.neg_a = (v >> 13) & 1;
   d.neg_b = (v >> 14) & 1;
@@ -328,12 +337,15 @@ TcDesc PtxCta::Impl::tc_idesc(Warp& w, const Inst& in, int l, std::uint32_t v) {
       break;
   }
   if (kind != TcKind::I8 && d.sat) bad("the saturate bit is for .kind::i8");
-  if (in.shape[0] == 2) {  // a CTA pair: M 256 (Layout A, 128 rows in each CTA) or 128 (Layout B)
-    if (d.m == 128)
-      unsupported(in, "tcgen05.mma.cta_group::2 with M = 128 (data path Layout B, given by the ISA only as a figure)");
-    if (d.m != 256) bad("M = " + std::to_string(d.m) + ": .cta_group::2 takes 128 or 256");
+  if (d.ws) {  // PTX ISA table "Various combinations of .kind and shapes", rows with .ws
+    if (d.m != 32 && d.m != 64 && d.m != 128) bad("M = " + std::to_string(d.m) + ": .ws takes 32, 64 or 128");
+    if (d.n != 64 && d.n != 128 && d.n != 256) bad("N = " + std::to_string(d.n) + ": .ws takes 64, 128 or 256");
+    return d;
+  }
+  if (in.shape[0] == 2) {  // a CTA pair: M 256 (Layout A, 128 rows in each CTA) or 128 (Layout B, 64)
+    if (d.m != 128 && d.m != 256) bad("M = " + std::to_string(d.m) + ": .cta_group::2 takes 128 or 256");
     if (d.n < 32 || d.n > 256 || d.n % 16)
-      bad("N = " + std::to_string(d.n) + " is not legal with M = 256 (32..256 in steps of 16)");
+      bad("N = " + std::to_string(d.n) + " is not legal with .cta_group::2 (32..256 in steps of 16)");
     return d;
   }
   if (d.m != 64 && d.m != 128) bad("M = " + std::to_string(d.m) + ": .cta_group::1 takes 64 or 128");
@@ -360,7 +372,10 @@ TcDesc PtxCta::Impl::tc_idesc_scaled(Warp& w, const Inst& in, int l, std::uint32
   TcDesc d;
   if (v & (1u << 2)) bad("the sparsity bit is set (sparse A needs tcgen05.mma.sp, which kernsim does not implement)");
   if (v & (fp4 ? 0x0700104bu : 0x8700004bu)) bad("a reserved bit is set");
-  if (fp4 && (v >> 31)) unsupported(in, "tcgen05.mma .kind::mxf4/mxf4nvf4 with K = 96 (instruction descriptor bit 31)");
+  if (fp4 && (v >> 31))
+    unsupported(in,
+                "tcgen05.mma .kind::mxf4/mxf4nvf4 with K = 96 (instruction descriptor bit 31; the PTX ISA allows it on "
+                "sm_103a only, with .cta_group::2 and M = 256)");
   d.neg_a = (v >> 13) & 1, d.neg_b = (v >> 14) & 1, d.mn_a = (v >> 15) & 1, d.mn_b = (v >> 16) & 1;
   d.n = static_cast<int>((v >> 17) & 0x3f) << 3;
   d.m = static_cast<int>((v >> 27) & 3) << 7;
@@ -417,40 +432,75 @@ std::vector<double> PtxCta::Impl::tc_scales(Warp& w, const Inst& in, int l, cons
 // Rows of A (M of one CTA) from CTA c's tensor memory at `ta` (8-bit and wider types: K elements
 // packed into cells, the lower k in the lower bits), as values.
 void PtxCta::Impl::tc_a_from_tmem(Warp& w, const Inst& in, int l, const TcDesc& d, const Impl& c, std::uint32_t ta,
-                                  int M, double* f, std::int32_t* iv) {
+                                  int M, int nb, double* f, std::int32_t* iv) {
   const int K = d.k, eba = elem_bytes(d.a);
   if (P::ty_bits(d.a) < 8)
     unsupported(in, std::string("tcgen05.mma with ") + P::to_string(d.a) +
                         " A in tensor memory (the ISA gives its container layout only as figures)");
   const std::uint32_t a_lane = ta >> 16, a_col = ta & 0xffff, per = 4 / static_cast<std::uint32_t>(eba);
-  if (M == 128 ? a_lane != 0 : a_lane != 0 && a_lane != 16)
+  if (M == 128 || nb > 1 ? a_lane != 0 : a_lane != 0 && a_lane != 16)
     fault(w, in, l,
           "tcgen05.mma: A's address names TMEM lane " + std::to_string(a_lane) + "; M = " + std::to_string(M) +
-              (M == 128 ? " needs lane 0" : " needs lane 0 or 16"));
+              (M == 128 || nb > 1 ? " needs lane 0" : " needs lane 0 or 16"));
   tmem_check(w, in, l, a_col, static_cast<std::uint32_t>(K) / per, "A", &c);
   const TensorMemory& t = c.tmem;
-  for (int r = 0; r < M; ++r)
-    for (int k = 0; k < K; ++k) {
-      const std::uint32_t cell =
-          t.cells[std::size_t{row_lane(M, a_lane, r)} * t.columns + a_col + static_cast<std::uint32_t>(k) / per];
-      const std::uint32_t bits =
-          per == 1 ? cell : (cell >> (32 / per * (static_cast<std::uint32_t>(k) % per))) & ((1u << (32 / per)) - 1);
-      const double v = elem_value(bits, d.a);
-      f[r * K + k] = d.neg_a ? -v : v;
-      iv[r * K + k] = static_cast<std::int32_t>(v);
+  for (int j = 0; j < nb; ++j)  // each lane block's copy of A (row_lane)
+    for (int r = 0; r < M; ++r)
+      for (int k = 0; k < K; ++k) {
+        const std::uint32_t cell = t.cells[std::size_t{row_lane(M, nb, a_lane, r, j)} * t.columns + a_col +
+                                           static_cast<std::uint32_t>(k) / per];
+        const std::uint32_t bits =
+            per == 1 ? cell : (cell >> (32 / per * (static_cast<std::uint32_t>(k) % per))) & ((1u << (32 / per)) - 1);
+        const double v = elem_value(bits, d.a);
+        f[(j * M + r) * K + k] = d.neg_a ? -v : v;
+        iv[(j * M + r) * K + k] = static_cast<std::int32_t>(v);
+      }
+}
+
+// The zero-column mask descriptor of tcgen05.mma.ws (source 8; PTX ISA "Zero-Column Mask
+// Descriptor"): zero[n] for each of D's N columns whose B column is taken as zeros, and the column
+// shift (D's column n uses B's column n + shift). The mask is 128 / M sub-masks of N M / 128 bits;
+// sub-mask i starts sc_i bits into a pattern that repeats a run of fs_i's value and a run of the
+// other, the runs of ones (B skipped) skip span + 1 long and those of zeros (B used) use span + 1:
+// the ISA's field descriptions name the two spans the other way round, its four worked examples
+// this way, and kernsim follows the examples. Bits 36-38 are reserved.
+void PtxCta::Impl::tc_zero_columns(Warp& w, const Inst& in, int l, int M, int N, std::vector<char>& zero, int& shift) {
+  const std::uint64_t z = get(w, p.src(in, 8), l);
+  if ((z >> 36) & 7)
+    fault(w, in, l, "tcgen05.mma.ws: zero-column mask descriptor " + hex(z) + " sets reserved bits 36-38");
+  shift = static_cast<int>((z >> 56) & 0x3f);
+  const int max_shift = M == 32 ? 16 : 32;
+  if (shift > max_shift)
+    fault(w, in, l,
+          "tcgen05.mma.ws: zero-column mask column shift " + std::to_string(shift) + " above the ISA's maximum " +
+              std::to_string(max_shift) + " for M = " + std::to_string(M));
+  if (!((z >> 39) & 1)) return;  // Non-Zero Mask clear: every column of B is used
+  const int subs = 128 / M, width = N / subs;
+  const int ones = static_cast<int>((z >> 40) & 0xff) + 1, zeros = static_cast<int>((z >> 48) & 0xff) + 1;
+  for (int i = 0; i < subs; ++i) {
+    const int sc = static_cast<int>((z >> (8 * i)) & 0xff);
+    const bool fs = (z >> (32 + i)) & 1;
+    const int first = fs ? ones : zeros;
+    for (int b = 0; b < width; ++b) {
+      const int pos = (b + sc) % (ones + zeros);
+      zero[static_cast<std::size_t>(i * width + b)] = pos < first ? fs : !fs;
     }
+  }
 }
 
 // One lane's tcgen05.mma: D (in TMEM) = A * B (+ D, scaled by 2^-scale-input-d); with .block_scale,
 // D = (A * scale_A) * (B * scale_B) + D, each K block of a row of A (column of B) times its factor.
-// .cta_group::2 (M = 256): the pair's CTA h (0 the even rank, 1 the odd) holds rows 128h.. of A
-// and of D, and rows N/2 h.. of B (B's columns, the N dimension), at the same shared-memory
-// descriptors and TMEM addresses in both CTAs (PTX ISA, tcgen05 "CTA pair": each CTA supplies half
-// of A and half of B; Layout A puts each CTA's 128 rows of D in its lanes 0..127).
+// .cta_group::2: the pair's CTA h (0 the even rank, 1 the odd) holds rows M/2 h.. of A and of D,
+// and rows N/2 h.. of B (B's columns, the N dimension), at the same shared-memory descriptors and
+// TMEM addresses in both CTAs (PTX ISA, tcgen05 "CTA pair": each CTA supplies half of A and half
+// of B; CUTLASS's 2-SM UMMA traits split A, B and D the same way). Layout A (M = 256) puts each
+// CTA's 128 rows of D in its lanes 0..127; Layout B (M = 128) its 64 rows twice, columns 0..N/2-1 of
+// D in lanes 0..63 and N/2..N-1 in lanes 64..127 (row_lane). .ws (weight-stationary, .cta_group::1):
+// Layouts D (M = 128), E (64: two lane blocks) and G (32: four), with the zero-column mask.
 void PtxCta::Impl::tc_mma_lane(Warp& w, const Inst& in, int l) {
   tmem_state(w, in);
   const auto taddr_d = static_cast<std::uint32_t>(get(w, p.src(in, 0), l) + get(w, p.src(in, 1), l));
-  const bool a_tmem = in.sub & P::kTcATmem, scaled = in.sub & P::kTcBlockScale;
+  const bool a_tmem = in.sub & P::kTcATmem, scaled = in.sub & P::kTcBlockScale, ws = in.sub & P::kTcWs;
   const std::uint64_t a_op = get(w, p.src(in, 2), l) + get(w, p.src(in, 3), l);
   const std::uint64_t b_desc = get(w, p.src(in, 4), l);
   const TcDesc d = tc_idesc(w, in, l, static_cast<std::uint32_t>(get(w, p.src(in, 5), l)));
@@ -458,62 +508,39 @@ void PtxCta::Impl::tc_mma_lane(Warp& w, const Inst& in, int l) {
   const int scale = static_cast<int>(get(w, p.src(in, 7), l));
   const int M = d.m, N = d.n, K = d.k, pair = in.shape[0];
   const int Mc = M / pair, Nc = N / pair;  // rows of A and D, rows of B, in each CTA
+  // lane blocks of D: the 2x2 and 1x4 datapaths split D's columns over 128 / Mc blocks of lanes
+  const int nb = ws || (pair == 2 && Mc == 64) ? static_cast<int>(kLanes) / Mc : 1, Nb = N / nb;
+  std::vector<char> zero(static_cast<std::size_t>(N), 0);
+  int shift = 0;  // .ws: D's column n uses B's column n + shift
+  if (ws && in.nsrc > 8) tc_zero_columns(w, in, l, M, N, zero, shift);
   const std::uint32_t d_lane = taddr_d >> 16, d_col = taddr_d & 0xffff;
-  auto check_base = [&](std::uint32_t lane, const char* what) {
-    if (Mc == 128 ? lane != 0 : lane != 0 && lane != 16)
-      fault(w, in, l,
-            std::string("tcgen05.mma: ") + what + " names TMEM lane " + std::to_string(lane) +
-                "; M = " + std::to_string(M) + (Mc == 128 ? " needs lane 0" : " needs lane 0 or 16"));
-  };
-  check_base(d_lane, "D's address");
+  if (Mc == 128 || nb > 1 ? d_lane != 0 : d_lane != 0 && d_lane != 16)
+    fault(w, in, l,
+          "tcgen05.mma: D's address names TMEM lane " + std::to_string(d_lane) + "; M = " + std::to_string(M) +
+              (Mc == 128 || nb > 1 ? " needs lane 0" : " needs lane 0 or 16"));
   for (int h = 0; h < pair; ++h)
-    tmem_check(w, in, l, d_col, static_cast<std::uint32_t>(N), "D", &pair_cta(w, in, l, h));
-  // operands as values: A (M x K) and B (N x K), floats and integers
-  std::vector<double> af(static_cast<std::size_t>(M * K)), bf(static_cast<std::size_t>(N * K));
+    tmem_check(w, in, l, d_col, static_cast<std::uint32_t>(Nb), "D", &pair_cta(w, in, l, h));
+  // operands as values: A (per CTA and lane block: Mc x K) and B ((N + shift) x K), floats and integers
+  std::vector<double> af(static_cast<std::size_t>(pair * nb * Mc * K)), bf(static_cast<std::size_t>((N + shift) * K));
   std::vector<std::int32_t> ai(af.size()), bi(bf.size());
-  auto smem = [&](const std::vector<std::uint8_t>& sv, std::uint64_t desc, const char* which, bool mn_major, Ty ty,
-                  int rows, bool neg, double* f, std::int32_t* iv) {
-    SmemMatrix sm;
-    bool unsup = false;
-    const std::string why = decode_desc100(desc, sm, unsup);
-    if (!why.empty()) {
-      if (unsup) unsupported(in, std::string("a tcgen05 shared memory descriptor with ") + why + " (" + which + ")");
-      fault(w, in, l, std::string("tcgen05.mma: the ") + which + " descriptor " + hex(desc) + ": " + why);
-    }
-    const int bits = P::ty_bits(ty), eb = elem_bytes(ty);
-    if (bits < 8 && mn_major)
-      fault(w, in, l,
-            std::string("tcgen05.mma: ") + which + " of " + P::to_string(ty) +
-                " must be K-major (the ISA allows MN-major for 8-, 16- and 32-bit types only)");
-    for (int r = 0; r < rows; ++r)
-      for (int k = 0; k < K; ++k) {
-        // fp4 of the ::mxf4 kinds: two to a byte, the lower k in the low nibble
-        const std::uint32_t a = element_address(sm, mn_major, r, d.packed ? k / 2 : k, eb);
-        if (a + static_cast<std::uint32_t>(eb) > sv.size() || (bits < 8 && !d.packed && a - a % 16 + 16 > sv.size()))
-          fault(w, in, l,
-                std::string("tcgen05.mma reads ") + which + " at shared address " + std::to_string(a) +
-                    ", outside the block's " + std::to_string(sv.size()) + " bytes");
-        std::uint32_t bits_v = 0;
-        if (d.packed)
-          bits_v = (sv[a] >> (4 * (k % 2))) & 0xf;
-        else if (bits < 8)
-          bits_v = padded_subbyte(sv.data(), a, bits);
-        else
-          std::memcpy(&bits_v, sv.data() + a, static_cast<std::size_t>(eb));
-        const double v = elem_value(bits_v, ty);
-        f[r * K + k] = neg ? -v : v;
-        iv[r * K + k] = static_cast<std::int32_t>(v);
-      }
-  };
   const int eba = elem_bytes(d.a);
   for (int h = 0; h < pair; ++h) {
     const Impl& c = pair_cta(w, in, l, h);
-    const auto ao = static_cast<std::size_t>(h * Mc * K), bo = static_cast<std::size_t>(h * Nc * K);
-    if (a_tmem)
-      tc_a_from_tmem(w, in, l, d, c, static_cast<std::uint32_t>(a_op), Mc, af.data() + ao, ai.data() + ao);
-    else
-      smem(c.shared, a_op, "A", d.mn_a, d.a, Mc, d.neg_a, af.data() + ao, ai.data() + ao);
-    smem(c.shared, b_desc, "B", d.mn_b, d.b, Nc, d.neg_b, bf.data() + bo, bi.data() + bo);
+    const auto ao = static_cast<std::size_t>(h * nb * Mc * K), bo = static_cast<std::size_t>(h * Nc * K);
+    if (a_tmem) {
+      tc_a_from_tmem(w, in, l, d, c, static_cast<std::uint32_t>(a_op), Mc, nb, af.data() + ao, ai.data() + ao);
+    } else {  // one copy from shared memory serves every lane block
+      tc_smem_operand(w, in, l, d, c.shared, a_op, "A", d.mn_a, d.a, Mc, d.neg_a, af.data() + ao, ai.data() + ao);
+      const auto blk = static_cast<std::ptrdiff_t>(Mc * K);
+      for (int j = 1; j < nb; ++j) {
+        std::copy(af.begin() + static_cast<std::ptrdiff_t>(ao), af.begin() + static_cast<std::ptrdiff_t>(ao) + blk,
+                  af.begin() + static_cast<std::ptrdiff_t>(ao) + j * blk);
+        std::copy(ai.begin() + static_cast<std::ptrdiff_t>(ao), ai.begin() + static_cast<std::ptrdiff_t>(ao) + blk,
+                  ai.begin() + static_cast<std::ptrdiff_t>(ao) + j * blk);
+      }
+    }
+    tc_smem_operand(w, in, l, d, c.shared, b_desc, "B", d.mn_b, d.b, Nc + shift, d.neg_b, bf.data() + bo,
+                    bi.data() + bo);
   }
   if (scaled) {  // each K block of K / scales elements times its factor (exact: the factors are 2^e or 4-bit)
     const std::vector<double> sa = tc_scales(w, in, l, d, 8, M, d.sf_a_id),
@@ -529,38 +556,25 @@ void PtxCta::Impl::tc_mma_lane(Warp& w, const Inst& in, int l) {
   // disable-output-lane: sources 8.. (one bit per TMEM lane)
   // (.cta_group::2: words 0-3 the even CTA's lanes, 4-7 the odd one's)
   auto disabled = [&](int h, std::uint32_t lane) {
-    return !scaled && in.nsrc > 8 &&
+    return !scaled && !ws && in.nsrc > 8 &&
            (get(w, p.src(in, 8 + 4 * h + static_cast<int>(lane / 32)), l) >> (lane % 32) & 1u);
   };
-  const bool integer = d.d == Ty::S32;
-  for (int r = 0; r < M; ++r) {
-    const int h = r / Mc;
+  for (int h = 0; h < pair; ++h) {
     TensorMemory& dt = pair_cta(w, in, l, h).tmem;
-    const std::uint32_t lane = row_lane(Mc, d_lane, r % Mc);
-    if (disabled(h, lane)) continue;
-    std::uint32_t* row = dt.cells.data() + std::size_t{lane} * dt.columns + d_col;
-    for (int n = 0; n < N; ++n) {
-      const std::uint32_t old = row[n];
-      if (integer) {
-        std::int64_t acc = enable_d ? static_cast<std::int32_t>(old) : 0;
-        for (int k = 0; k < K; ++k)
-          acc += std::int64_t{ai[static_cast<std::size_t>(r * K + k)]} * bi[static_cast<std::size_t>(n * K + k)];
-        if (d.sat) acc = std::clamp<std::int64_t>(acc, INT32_MIN, INT32_MAX);
-        row[n] = static_cast<std::uint32_t>(acc);
-        continue;
+    for (int j = 0; j < nb; ++j)
+      for (int r = 0; r < Mc; ++r) {
+        const std::uint32_t lane = row_lane(Mc, nb, d_lane, r, j);
+        if (disabled(h, lane)) continue;
+        const auto ar = static_cast<std::size_t>(((h * nb + j) * Mc + r) * K);
+        std::uint32_t* row = dt.cells.data() + std::size_t{lane} * dt.columns + d_col;
+        for (int c = 0; c < Nb; ++c) {
+          const int n = j * Nb + c;
+          const auto br = static_cast<std::size_t>((n + shift) * K);
+          row[c] =
+              tc_dot(d, af.data() + ar, ai.data() + ar, zero[static_cast<std::size_t>(n)] ? nullptr : bf.data() + br,
+                     bi.data() + br, enable_d, scale, scaled, row[c]);
+        }
       }
-      float acc = !enable_d        ? 0.0f
-                  : d.d == Ty::F16 ? half_to_float(static_cast<std::uint16_t>(old))
-                                   : from32<float>(old);
-      if (scale) acc = std::ldexp(acc, -scale);
-      // each exact product added in f32 (the unscaled kinds' products are exact floats; the scaled
-      // ones' may not be, and are added to the f32 in double, then rounded)
-      for (int k = 0; k < K; ++k) {
-        const double pr = af[static_cast<std::size_t>(r * K + k)] * bf[static_cast<std::size_t>(n * K + k)];
-        acc = scaled ? static_cast<float>(acc + pr) : acc + static_cast<float>(pr);
-      }
-      row[n] = d.d == Ty::F16 ? round_to_format(acc, FloatFormat::F16, RoundMode::NearestEven) : to32(acc);
-    }
   }
   TcMma work;
   work.kind = static_cast<std::uint8_t>(in.shape[1]);
@@ -568,8 +582,73 @@ void PtxCta::Impl::tc_mma_lane(Warp& w, const Inst& in, int l) {
   work.k = static_cast<std::uint16_t>(K);
   work.a_tmem = a_tmem;
   work.pair = pair == 2;  // each CTA's SM reads its own halves of A and B
-  work.smem_bytes = static_cast<std::uint32_t>(((a_tmem ? 0 : Mc) + Nc) * K * eba / (d.packed ? 2 : 1));
+  work.lane_blocks = static_cast<std::uint8_t>(nb);
+  const int b_rows = in.sub & P::kTcBReuse ? 0 : Nc + shift;  // .ws ::use/::lastuse: B from a collector buffer
+  work.smem_bytes = static_cast<std::uint32_t>(((a_tmem ? 0 : Mc) + b_rows) * K * eba / (d.packed ? 2 : 1));
   w.async.tc_mma.push_back(work);
+}
+
+// One element of D: the old cell `old` (ignored without enable-input-d, else scaled by
+// 2^-scale-input-d) plus the dot product of a row of A and a column of B (b null: a zero column of
+// .ws's mask), each exact product added in f32 with one rounding (the unscaled kinds' products are
+// exact floats; the scaled ones' may not be, and are added to the f32 in double, then rounded);
+// integers exactly, saturating with the descriptor's bit. Returns the new cell.
+std::uint32_t PtxCta::Impl::tc_dot(const TcDesc& d, const double* a, const std::int32_t* ai, const double* b,
+                                   const std::int32_t* bi, bool enable_d, int scale, bool scaled, std::uint32_t old) {
+  const int K = d.k;
+  if (d.d == Ty::S32) {
+    std::int64_t acc = enable_d ? static_cast<std::int32_t>(old) : 0;
+    if (b)
+      for (int k = 0; k < K; ++k) acc += std::int64_t{ai[k]} * bi[k];
+    if (d.sat) acc = std::clamp<std::int64_t>(acc, INT32_MIN, INT32_MAX);
+    return static_cast<std::uint32_t>(acc);
+  }
+  float acc = !enable_d ? 0.0f : d.d == Ty::F16 ? half_to_float(static_cast<std::uint16_t>(old)) : from32<float>(old);
+  if (scale) acc = std::ldexp(acc, -scale);
+  for (int k = 0; k < K; ++k) {
+    const double pr = b ? a[k] * b[k] : a[k] * 0.0;
+    acc = scaled ? static_cast<float>(acc + pr) : acc + static_cast<float>(pr);
+  }
+  return d.d == Ty::F16 ? round_to_format(acc, FloatFormat::F16, RoundMode::NearestEven) : to32(acc);
+}
+
+// Rows of an operand of tcgen05.mma from shared memory `sv` through the descriptor `desc` (A: M rows,
+// B: N rows, each K elements), as values (negated with `neg`) into f and iv.
+void PtxCta::Impl::tc_smem_operand(Warp& w, const Inst& in, int l, const TcDesc& d, const std::vector<std::uint8_t>& sv,
+                                   std::uint64_t desc, const char* which, bool mn_major, Ty ty, int rows, bool neg,
+                                   double* f, std::int32_t* iv) {
+  const int K = d.k;
+  SmemMatrix sm;
+  bool unsup = false;
+  const std::string why = decode_desc100(desc, sm, unsup);
+  if (!why.empty()) {
+    if (unsup) unsupported(in, std::string("a tcgen05 shared memory descriptor with ") + why + " (" + which + ")");
+    fault(w, in, l, std::string("tcgen05.mma: the ") + which + " descriptor " + hex(desc) + ": " + why);
+  }
+  const int bits = P::ty_bits(ty), eb = elem_bytes(ty);
+  if (bits < 8 && mn_major)
+    fault(w, in, l,
+          std::string("tcgen05.mma: ") + which + " of " + P::to_string(ty) +
+              " must be K-major (the ISA allows MN-major for 8-, 16- and 32-bit types only)");
+  for (int r = 0; r < rows; ++r)
+    for (int k = 0; k < K; ++k) {
+      // fp4 of the ::mxf4 kinds: two to a byte, the lower k in the low nibble
+      const std::uint32_t a = element_address(sm, mn_major, r, d.packed ? k / 2 : k, eb);
+      if (a + static_cast<std::uint32_t>(eb) > sv.size() || (bits < 8 && !d.packed && a - a % 16 + 16 > sv.size()))
+        fault(w, in, l,
+              std::string("tcgen05.mma reads ") + which + " at shared address " + std::to_string(a) +
+                  ", outside the block's " + std::to_string(sv.size()) + " bytes");
+      std::uint32_t bits_v = 0;
+      if (d.packed)
+        bits_v = (sv[a] >> (4 * (k % 2))) & 0xf;
+      else if (bits < 8)
+        bits_v = padded_subbyte(sv.data(), a, bits);
+      else
+        std::memcpy(&bits_v, sv.data() + a, static_cast<std::size_t>(eb));
+      const double v = elem_value(bits_v, ty);
+      f[r * K + k] = neg ? -v : v;
+      iv[r * K + k] = static_cast<std::int32_t>(v);
+    }
 }
 
 // One lane's tcgen05.cp: a matrix of R rows x 128 or 256 bits from shared memory, described by

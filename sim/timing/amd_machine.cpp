@@ -178,7 +178,8 @@ class AmdMachine final : public SampledMachine {
   bool in_slice(std::uint64_t id) const override { return static_cast<int>(id % static_cast<std::uint64_t>(part_xcds())) < nxcd_; }
   void assemble(int units, double share, std::uint64_t ctas) override;
   std::string warm_up(std::uint64_t max_insts, bool previous_launch) override;
-  void warm_workgroup(std::uint64_t id);
+  void warm_workgroup(std::uint64_t id, bool previous);
+  std::string replay_previous_launch(std::uint64_t max_insts);
   bool warmed(std::uint64_t id) const override { return id >= warm_begin_ && warm_xcd(id); }
   // a kernel's end writes every XCD's dirty L2 lines back (flush_at_end): the flush leaves them clean
   void start_dirty_l2() override {}
@@ -200,6 +201,9 @@ class AmdMachine final : public SampledMachine {
   std::uint64_t ctas_done() const override { return wgs_done_; }
   std::uint64_t done_cta_insts() const override { return done_wg_insts_; }
   void stop() override { stop_ = true; }
+  void hold() override { hold_ = true; }
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> in_flight() const override;
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> run_in_flight(std::uint64_t max_insts) override;
   void abandon_in_flight(double now) override;
   // closing
   double last_cta_end() const override { return std::max(last_end_, drain_); }
@@ -212,7 +216,7 @@ class AmdMachine final : public SampledMachine {
   void report_memory(Listener& l, double scale) const override {
     mem::MemCounters c = mem_->counters();
     if (scale != 1.0) c.scale(scale);
-    l.on_memory(c, mem_->dram_busy_cycles(), mem_->l2_busy_cycles());
+    l.on_memory(c, mem_->dram_busy_cycles(), mem_->l2_busy_cycles(), scale);
   }
   bool reports_window() const override { return true; }
   void complete_started() override;
@@ -286,6 +290,7 @@ class AmdMachine final : public SampledMachine {
   std::uint64_t age_ = 0, wgs_done_ = 0, done_wg_insts_ = 0;
   double last_end_ = 0, drain_ = 0;
   bool stop_ = false;
+  bool hold_ = false;  // hold(): no workgroup is started any more
   std::vector<WgSlot> abandoned_;
   // a SIMD's waves in arbitration order (scratch, one slot per wave slot of a SIMD: written through
   // a pointer, as a vector's push_back and size() cost the hot loop 2% of the simulation)
@@ -521,7 +526,7 @@ void AmdMachine::assemble(int units, double share, std::uint64_t) {
     for (std::size_t w = 0; w < cu.waves.size(); ++w) cu.waves[w].simd = static_cast<int>(w) / slots_per_simd_;
   }
   dispatch_ = std::make_unique<XcdRoundRobin>(part_xcds(), k_.dims().num_blocks(), nxcd_);
-  dispatch_clock_ = DispatchClock(nxcd_, ncus_, d_.launch.cta_dispatch_cycles, d_.sm.block_launch_cycles);
+  dispatch_clock_ = DispatchClock(nxcd_, ncus_, d_.launch.cta_dispatch_cycles, d_.sm.block_launch_cycles, false);
 }
 
 void AmdMachine::describe_instructions() {
@@ -556,9 +561,6 @@ std::optional<std::uint64_t> AmdMachine::probe_cta(std::uint64_t id, std::uint64
 // full or they have run `max_insts` wave instructions (one XCD's work can be many times the
 // budget). The slice's L2s need no warm-up: only the slice's own workgroups use them.
 std::string AmdMachine::warm_up(std::uint64_t max_insts, bool previous_launch) {
-  if (previous_launch)
-    throw Error(ErrorKind::Unsupported, "cache: warm (the L2 as a previous run of the launch left it) is not modelled on AMD parts (" + d_.name +
-                                            "): their L2s and MALL start cold; use cache: cold");
   const std::uint64_t grid = grid_ctas();
   const std::uint64_t start = k_.wave_instructions();
   warm_begin_ = grid;
@@ -566,15 +568,40 @@ std::string AmdMachine::warm_up(std::uint64_t max_insts, bool previous_launch) {
     if (!warm_xcd(id)) continue;
     // a workgroup that spins on others that have not run (a decoupled look-back) or does not end
     // within kProbeBudgets x `max_insts` ends the warm-up; it runs later
-    if (!probe_alone(k_, kProbeBudgets * max_insts, [&] { warm_workgroup(id); })) break;
+    if (!probe_alone(k_, kProbeBudgets * max_insts, [&] { warm_workgroup(id, false); })) break;
     warm_begin_ = id;
     if (mem_->warm_workgroup_done()) break;
   }
-  return {};
+  return previous_launch ? replay_previous_launch(max_insts) : std::string();
 }
 
-// Runs workgroup `id` functionally, its global loads warming the MALL (warm_up).
-void AmdMachine::warm_workgroup(std::uint64_t id) {
+// cache: warm. Older than what the slice's neighbours leave, the caches hold what a previous run
+// of the launch left: the slice's workgroups run again untimed, the last first and each with its
+// writes undone, their lines going into their XCD's L2 (clean: that kernel's end wrote them back)
+// and what they loaded into the MALL, until every L2 and the MALL are full, the grid is done, a
+// workgroup cannot run alone, or kWarmReplayBudgets detail budgets of instructions ran. The vL1Ds
+// start cold (a kernel's start invalidates them).
+std::string AmdMachine::replay_previous_launch(std::uint64_t max_insts) {
+  const std::uint64_t start = k_.wave_instructions(), cap = max_insts * kWarmReplayBudgets;
+  std::uint64_t id = grid_ctas(), last = id, replayed = 0;
+  bool alone = true, full = false;
+  while (!full && id > 0 && k_.wave_instructions() - start < cap) {
+    if (!in_slice(--id)) continue;
+    k_.memory().run_undone([&] { alone = probe_alone(k_, kProbeBudgets * max_insts, [&] { warm_workgroup(id, true); }); });
+    if (!alone) break;
+    ++replayed;
+    last = id;
+    full = mem_->replay_workgroup_done(static_cast<int>(id % static_cast<std::uint64_t>(part_xcds())));
+  }
+  if (replayed == 0) return "cache warm: the last workgroup cannot run alone, the caches start cold";
+  const std::string why = full ? "until every L2 and the MALL were full" : !alone ? "up to one that cannot run alone" : id == 0 ? "the whole grid" : "stopped at its instruction budget";
+  return "cache warm: the L2s and MALL as a previous run left them (" + std::to_string(replayed) + " workgroups from " + std::to_string(last) +
+         " to the last replayed untimed, the last first, writes undone: " + why + ")";
+}
+
+// Runs workgroup `id` functionally, its global loads warming the MALL (warm_up); `previous`: its
+// global loads and stores replaying a previous launch into its L2 and the MALL.
+void AmdMachine::warm_workgroup(std::uint64_t id, bool previous) {
   auto wg = k_.make_workgroup(id);
   const int nw = wg->num_waves();
   for (bool progressed = true; progressed && !wg->done();) {
@@ -585,10 +612,16 @@ void AmdMachine::warm_workgroup(std::uint64_t id) {
         progressed = true;
         if (info.kind != AmdStepInfo::Kind::Executed || !(info.spaces & AmdStepInfo::kGlobal)) continue;
         const A::Inst& in = p_.insts[info.pc];
-        if (itime_[info.pc].kind != Kind::Vmem || in.mem.kind == A::MemKind::Store) continue;
+        // a previous launch's atomics left no line in the L2 (it gives its copy up to the
+        // memory-side atomic units)
+        const bool store = in.mem.kind == A::MemKind::Store;
+        if (itime_[info.pc].kind != Kind::Vmem || (store && !previous) || (previous && in.mem.kind == A::MemKind::Atomic)) continue;
         std::uint64_t global = 0, lds = 0, scratch = 0;
         wg->lane_spaces(w, global, lds, scratch);
-        mem_->warm(wg->lane_addresses(w), global, in.mem.bytes);
+        if (previous)
+          mem_->replay(wg->lane_addresses(w), global, in.mem.bytes, !store);
+        else
+          mem_->warm(wg->lane_addresses(w), global, in.mem.bytes);
       }
   }
 }
@@ -712,7 +745,7 @@ void AmdMachine::finish_wg(int c, int slot, double t) {
   last_end_ = std::max(last_end_, t);
   set_residency(cu, c, t, -static_cast<int>(g.waves.size()));
   const int xcd = c / cus_per_xcd_;
-  if (!stop_ && !dispatch_->empty(xcd)) launch_wg(c, slot, dispatch_->next(xcd), t);
+  if (!stop_ && !hold_ && !dispatch_->empty(xcd)) launch_wg(c, slot, dispatch_->next(xcd), t);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1067,6 +1100,29 @@ void AmdMachine::abandon_in_flight(double now) {
     cu.vmem_free = now;
     cu.next = kInf;
   }
+}
+
+std::vector<std::pair<std::uint64_t, std::uint64_t>> AmdMachine::in_flight() const {
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> v;
+  for (const auto& cu : cus_)
+    for (const auto& g : cu.wgs)
+      if (g.active) v.push_back({g.id, g.insts});
+  return v;
+}
+
+std::vector<std::pair<std::uint64_t, std::uint64_t>> AmdMachine::run_in_flight(std::uint64_t max_insts) {
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> v;
+  const std::uint64_t first = k_.wave_instructions();
+  for (auto& cu : cus_)
+    for (auto& g : cu.wgs) {
+      if (!g.active || !g.wg) continue;
+      const std::uint64_t before = k_.wave_instructions(), used = before - first;
+      if (used >= max_insts) return v;
+      const bool ended = probe_alone(k_, max_insts - used, [&] { g.wg->run(); });
+      v.push_back({g.id, k_.wave_instructions() - before});
+      if (!ended) return v;
+    }
+  return v;
 }
 
 void AmdMachine::complete_started() {

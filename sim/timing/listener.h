@@ -93,7 +93,13 @@ class Listener {
   virtual void on_cta(int sm, std::uint64_t cta, double start, double end) {}
   // `warps` warps were resident on `sm` from `from` to `to` (for achieved occupancy).
   virtual void on_residency(int sm, int warps, double from, double to) {}
-  virtual void on_memory(const mem::MemCounters& counters, double dram_busy_cycles, double l2_busy_cycles) {}
+  // The memory system's counters for the whole kernel: in a sampled run the timed part's,
+  // multiplied by `scale`, what the timed part stands for (a slice's 1/share of the chip, and the
+  // work extrapolated over the work timed), so that they mean the same in every mode and on every
+  // part; a view scales its own counts of memory accesses by the same factor. The busy cycles are
+  // the timed part's (utilisations over the detailed window).
+  virtual void on_memory(const mem::MemCounters& counters, double dram_busy_cycles, double l2_busy_cycles,
+                         double scale) {}
   // The detailed window lasted `cycles` (models whose schedulers issue several instructions per
   // cycle report it, as stall and issue counts do not add up to it).
   virtual void on_window(double cycles) {}
@@ -118,8 +124,8 @@ class ListenerSet final : public Listener {
   void on_residency(int sm, int warps, double from, double to) override {
     for (auto* l : all_) l->on_residency(sm, warps, from, to);
   }
-  void on_memory(const mem::MemCounters& c, double d, double l2) override {
-    for (auto* l : all_) l->on_memory(c, d, l2);
+  void on_memory(const mem::MemCounters& c, double d, double l2, double scale) override {
+    for (auto* l : all_) l->on_memory(c, d, l2, scale);
   }
   void on_window(double cycles) override {
     for (auto* l : all_) l->on_window(cycles);

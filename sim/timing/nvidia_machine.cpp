@@ -274,6 +274,9 @@ class NvidiaMachine final : public SampledMachine {
   std::uint64_t ctas_done() const override { return ctas_done_ + ctas_canceled_; }
   std::uint64_t done_cta_insts() const override { return done_cta_insts_; }
   void stop() override { stop_ = true; }
+  void hold() override { hold_ = true; }
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> in_flight() const override;
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> run_in_flight(std::uint64_t max_insts) override;
   void abandon_in_flight(double now) override;
   // closing
   double last_cta_end() const override { return last_end_; }
@@ -368,6 +371,7 @@ class NvidiaMachine final : public SampledMachine {
   std::uint64_t age_ = 0, ctas_done_ = 0, done_cta_insts_ = 0, ctas_canceled_ = 0;
   double last_end_ = 0;
   bool stop_ = false;
+  bool hold_ = false;  // hold(): no CTA is started any more
   std::vector<CtaSlot> abandoned_;  // first-wave CTAs stopped for the second window
   std::vector<std::uint64_t> probed_;  // clusters the corner probe ran
 };
@@ -773,10 +777,10 @@ void NvidiaMachine::finish_cta(int s, int slot, double t, double next_start) {
   if (cluster_ > 1) {
     c.group.reset();
     placer_.release(s, slot);
-    if (!stop_) launch_clusters(next_start);
+    if (!stop_ && !hold_) launch_clusters(next_start);
     return;
   }
-  if (!stop_ && !queue_.empty(s)) launch_cta(s, slot, queue_.next(s), next_start);
+  if (!stop_ && !hold_ && !queue_.empty(s)) launch_cta(s, slot, queue_.next(s), next_start);
 }
 
 // Stops every CTA in flight (kept for a later functional completion) and clears the SMs' timing
@@ -827,6 +831,29 @@ bool NvidiaMachine::probe_untimed(std::uint64_t id, std::uint64_t max_insts) {
   return probe_alone(k_, max_insts * static_cast<std::uint64_t>(cluster_), [&] { k_.make_cluster(index).front()->run(); });
 }
 
+std::vector<std::pair<std::uint64_t, std::uint64_t>> NvidiaMachine::in_flight() const {
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> v;
+  for (const auto& sm : sms_)
+    for (const auto& c : sm.ctas)
+      if (c.active) v.push_back({c.id, c.insts});
+  return v;
+}
+
+std::vector<std::pair<std::uint64_t, std::uint64_t>> NvidiaMachine::run_in_flight(std::uint64_t max_insts) {
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> v;
+  const std::uint64_t first = k_.warp_instructions();
+  for (auto& sm : sms_)
+    for (auto& c : sm.ctas) {
+      if (!c.active || !c.cta) continue;
+      const std::uint64_t before = k_.warp_instructions(), used = before - first;
+      if (used >= max_insts) return v;
+      const bool ended = probe_alone(k_, max_insts - used, [&] { c.cta->run(); });
+      v.push_back({c.id, k_.warp_instructions() - before});
+      if (!ended) return v;
+    }
+  return v;
+}
+
 void NvidiaMachine::complete_started() {
   for (auto& c : abandoned_)
     if (c.cta) c.cta->run();
@@ -855,7 +882,7 @@ void NvidiaMachine::close_window(double end, bool stopped) {
 void NvidiaMachine::report_memory(Listener& l, double scale) const {
   mem::MemCounters c = mem_->counters();
   if (scale != 1.0) c.scale(scale);
-  l.on_memory(c, mem_->dram_busy_cycles(), mem_->l2_busy_cycles());
+  l.on_memory(c, mem_->dram_busy_cycles(), mem_->l2_busy_cycles(), scale);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1311,9 +1338,10 @@ double NvidiaMachine::tc_service(const TcMma& m) const {
   WgmmaWork w;
   // an M = 64 mma uses half the datapath (PTX ISA Layout F): it takes as long as a full one. A CTA
   // pair's (.cta_group::2) runs half its rows on each SM's engine, in step (tcgen05_op puts it on
-  // both), each reading its own halves of A and B
-  const double rows = m.pair ? m.m / 2.0 : m.m;
-  w.flops = 2.0 * std::max<double>(rows, static_cast<double>(t.mma_datapath_rows)) * m.n * m.k;
+  // both), each reading its own halves of A and B. The 2x2 and 1x4 datapaths (Layout B: M = 128
+  // pairs; Layouts E and G: .ws with M = 64 and 32) fill every lane with a block of D's columns
+  const double rows = (m.pair ? m.m / 2.0 : m.m) * m.lane_blocks;
+  w.flops = 2.0 * std::max<double>(rows, static_cast<double>(t.mma_datapath_rows)) * m.n / m.lane_blocks * m.k;
   w.smem_bytes = m.smem_bytes;
   const bool f4 = kind == P::TcKind::Mxf4 || kind == P::TcKind::Mxf4nvf4;  // ::f8f6f4/mxf8f6f4: the fp8 rate
   w.flops_per_cycle = kind == P::TcKind::F16    ? t.mma_flops_per_cycle_f16

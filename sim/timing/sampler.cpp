@@ -111,6 +111,12 @@ void Sampler::run_windows(double& now) {
 // functionally with its writes undone. Not from the CTAs the windows completed: those are the
 // short ones first (a causal attention's first query blocks), and their mean underestimates.
 double Sampler::work_per_cta() {
+  if (per_cta_ >= 0) return per_cta_;
+  per_cta_ = mean_cta_work();
+  return per_cta_;
+}
+
+double Sampler::mean_cta_work() {
   const std::uint64_t grid = m_.grid_ctas();
   const std::uint64_t n = std::min<std::uint64_t>(kWorkSampleCtas, grid);
   double sum = 0;
@@ -132,13 +138,14 @@ double Sampler::work_per_cta() {
   return static_cast<double>(*m_.probe_cta(0, 0));
 }
 
-// The kernel's time from the windows' rates. At the served rate the dirty L2 lines left at the
-// end are written back after it; at the committed rate every write-back is already paid for; the
-// kernel takes the longer.
-void Sampler::extrapolate(TimingResult& r, double now, double dirty, double flush) {
+// The kernel's time from the windows' rates (window_end_: where they ended). At the served rate the
+// dirty L2 lines left at the end are written back after it; at the committed rate every write-back
+// is already paid for; the kernel takes the longer.
+void Sampler::extrapolate(TimingResult& r, double dirty, double flush) {
   const double per_cta = work_per_cta();
   const double total = per_cta * static_cast<double>(r.ctas_total);
-  const double timed = static_cast<double>(m_.timed_insts());
+  const double now = window_end_.t, in_windows = static_cast<double>(window_end_.insts);
+  const double timed = static_cast<double>(m_.timed_insts());  // the drain's too
   r.extrapolated = true;
   r.warp_insts_estimated = total;
   r.sampled_fraction = total > 0 ? std::min(1.0, timed / total) : 1;
@@ -149,8 +156,8 @@ void Sampler::extrapolate(TimingResult& r, double now, double dirty, double flus
       const double t_wave1 = rate_a_[k] > 0 ? wave1 / rate_a_[k] : t_a_;
       cycles[k] = t_wave1 + (rate_b_[k] > 0 ? std::max(0.0, total - wave1) / rate_b_[k] : 0.0);
     } else {
-      const double rate = steady_rate(progress_, 0, m_.checkpoint(now), k == 1);
-      cycles[k] = now + (rate > 0 ? std::max(0.0, total - timed) / rate : 0);
+      const double rate = steady_rate(progress_, 0, window_end_, k == 1);
+      cycles[k] = now + (rate > 0 ? std::max(0.0, total - in_windows) / rate : 0);
     }
   }
   // the L2 holds the dirty lines of the whole kernel at its end, as far as they fit
@@ -171,6 +178,53 @@ void Sampler::extrapolate(TimingResult& r, double now, double dirty, double flus
                       std::to_string(static_cast<std::uint64_t>(total)) + " " + inst + " in detail (" +
                       std::to_string(m_.ctas_done()) + " of " + std::to_string(r.ctas_total) + " " + m_.cta_noun() +
                       "s completed), extrapolated at the steady-state rate" + bound;
+}
+
+// A floor for the CTAs still in flight when the windows end (a power-law SpMV's longest rows, one
+// thread each, run for 6x the rest of the kernel): the rate of the whole slice extrapolates the
+// work, but those CTAs end when their own slow warps do. They run on, timed, with no CTA started
+// any more, within a quarter of the detail budget; with fewer CTAs beside them than on the chip
+// they meet less contention, so when they end is a lower bound on the kernel's end. When the
+// budget runs out first, the kernel ends no earlier than the drain did, nor than the projected
+// end of a CTA that still had more than twice a mean CTA's work left (project_in_flight). Moves
+// `now` to the drain's end.
+double Sampler::drain_floor(double& now) {
+  m_.hold();
+  const std::size_t from = progress_.size();
+  const std::uint64_t half = std::max<std::uint64_t>(1, opts_.detail_budget / 8);
+  bool ended = simulate(half, now);
+  double floor = now;
+  if (!ended) {
+    const auto mid = m_.in_flight();
+    const double t_mid = now;
+    ended = simulate(half, now);
+    floor = ended ? now : std::max(now, project_in_flight(mid, t_mid, now));
+  }
+  if (ended) floor = m_.last_cta_end();
+  progress_.resize(from);
+  return floor;
+}
+
+// The end of the CTAs in flight that hold far more work than the rest: each CTA's instructions
+// left (run functionally) at its own rate over the second half of the drain (a CTA left with one
+// slow warp: that warp's rate). Only CTAs with more than twice a mean CTA's work left count: in a
+// grid of like CTAs none has, and a CTA the scheduler held back in the drain would otherwise
+// project far beyond its end.
+double Sampler::project_in_flight(const std::vector<std::pair<std::uint64_t, std::uint64_t>>& mid, double t_mid,
+                                  double now) {
+  if (now <= t_mid) return now;
+  const double outlier = 2.0 * work_per_cta();
+  const auto at_end = m_.in_flight();
+  double end = now;
+  for (const auto& [id, left] : m_.run_in_flight(kProbeBudgets * opts_.detail_budget)) {
+    if (static_cast<double>(left) <= outlier) continue;
+    const auto a = std::find_if(mid.begin(), mid.end(), [&](const auto& p) { return p.first == id; });
+    const auto b = std::find_if(at_end.begin(), at_end.end(), [&](const auto& p) { return p.first == id; });
+    if (a == mid.end() || b == at_end.end() || b->second <= a->second) continue;
+    const double rate = static_cast<double>(b->second - a->second) / (now - t_mid);
+    end = std::max(end, now + static_cast<double>(left) / rate);
+  }
+  return end;
 }
 
 // A slice's result stands for the whole grid; the CTAs beyond the slice and its warm-up run
@@ -235,12 +289,13 @@ TimingResult Sampler::run() {
     throw Error(ErrorKind::Internal, "kernsim bug: " + std::to_string(ctas_ - m_.ctas_done()) + " of " +
                                          std::to_string(ctas_) + " " + m_.cta_noun() + "s never finished, and no " +
                                          m_.unit_noun() + " had anything left to do");
+  window_end_ = m_.checkpoint(now);
+  const double floor = finished_ ? 0.0 : drain_floor(now);
   if (!finished_) m_.stop();
   const double end = finished_ ? m_.last_cta_end() : now;
   m_.close_window(end, !finished_);
   const double dirty = m_.l2_dirty_bytes();
   const double flush = m_.flush_at_end(end);
-  m_.report_memory(lis_, share_ < 1.0 ? 1.0 / share_ : 1.0);  // a slice's traffic stands for its share of the chip's
   if (m_.reports_window()) lis_.on_window(std::max(1.0, end + flush));
   r.warp_insts_timed = m_.timed_insts();
   r.ctas_timed = m_.ctas_done();
@@ -250,8 +305,19 @@ TimingResult Sampler::run() {
     r.sampled_fraction = 1.0;
     r.sampling_note = std::string("every ") + m_.cta_noun() + " timed in detail";
   } else {
-    extrapolate(r, now, dirty, flush);
+    extrapolate(r, dirty, flush);
+    if (floor > r.cycles) {
+      r.cycles = floor;
+      r.sampling_note += std::string("; ended no earlier than the ") + m_.cta_noun() +
+                         "s in flight at the windows' end (run on, timed, with none started)";
+    }
   }
+  // the counters stand for the whole kernel on every part and in every mode: a slice's traffic for
+  // 1/share of the chip's, a window's for the work extrapolated over the work it timed
+  double scale = share_ < 1.0 ? 1.0 / share_ : 1.0;
+  if (r.extrapolated && r.warp_insts_timed > 0)
+    scale *= r.warp_insts_estimated / static_cast<double>(r.warp_insts_timed);
+  m_.report_memory(lis_, scale);
   if ((!finished_ || two_windows_) && opts_.complete_functionally) m_.complete_started();
   finish_slice(r);
   probe_corners(r);

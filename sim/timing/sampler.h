@@ -15,6 +15,8 @@
 // - Extrapolation: the work per CTA (the mean of a few CTAs spread over the grid, run ahead
 //   with their writes undone) times the CTAs, at the windows' rates; dirty L2 data the kernel's
 //   end writes back scales with the work.
+// - A floor: the CTAs still in flight when the windows end run on, timed, with no CTA started any
+//   more; the kernel ends no earlier than they do (their own ends, a lower bound).
 // - Functional completion: when outputs are wanted, every CTA not timed runs untimed.
 //
 // A machine (NvidiaMachine, AmdMachine) offers the small interface below; it knows its units
@@ -111,6 +113,16 @@ class SampledMachine {
   virtual std::uint64_t ctas_done() const = 0;
   virtual std::uint64_t done_cta_insts() const = 0;
   virtual void stop() = 0;  // no CTA is started any more
+  // The CTAs in flight run on (step() goes on), but no CTA is started any more (the drain of
+  // Sampler::drain_floor).
+  virtual void hold() = 0;
+  // The CTAs in flight: (linear id, instructions timed so far), in the machine's order.
+  virtual std::vector<std::pair<std::uint64_t, std::uint64_t>> in_flight() const = 0;
+  // Runs the CTAs in flight to their ends functionally (untimed; they are done for a later
+  // complete_started), within `max_insts` instructions in all: (linear id, the instructions it had
+  // left), at least that many when the bound stopped it or it spun on CTAs that never ran (the
+  // CTAs after one the bound stopped are left out).
+  virtual std::vector<std::pair<std::uint64_t, std::uint64_t>> run_in_flight(std::uint64_t max_insts) = 0;
   // Stops every CTA in flight (kept for a later functional completion) and clears the units'
   // timing state, so that window B starts from fresh CTAs.
   virtual void abandon_in_flight(double now) = 0;
@@ -188,8 +200,11 @@ class Sampler {
   void choose_slice();
   bool simulate(std::uint64_t budget, double& now);
   void run_windows(double& now);
-  void extrapolate(TimingResult& r, double now, double dirty, double flush);
+  void extrapolate(TimingResult& r, double dirty, double flush);
+  double drain_floor(double& now);
+  double project_in_flight(const std::vector<std::pair<std::uint64_t, std::uint64_t>>& mid, double t_mid, double now);
   double work_per_cta();
+  double mean_cta_work();
   void finish_slice(TimingResult& r);
   void probe_corners(TimingResult& r);
 
@@ -206,6 +221,8 @@ class Sampler {
   double t_a_ = 0;
   bool two_windows_ = false, finished_ = false;
   double rate_a_[2] = {0, 0}, rate_b_[2] = {0, 0};
+  Progress window_end_;  // where the windows ended (before the drain)
+  double per_cta_ = -1;  // work_per_cta(), once computed
 };
 
 }  // namespace kernsim::sim

@@ -71,14 +71,14 @@ check fast_bad_tier  2 "must be \`detailed\` or \`fast\`" -- run "$CUSPEC" --arc
 check fast_full      2 "fast tier"       -- run "$CUSPEC" --arch h200 --tier fast --full
 check fast_amd       5 "fast tier"       -- run "$SPEC" --arch mi300x --tier fast
 check fast_unfitted  5 "fast.overlap_exponent" -- run "$CUSPEC" --arch b200 --tier fast
-# --cache warm: the report says which L2 the launch started with; AMD parts and the fast tier refuse it
+# --cache warm: the report says which L2 the launch started with (AMD: the L2s and MALL); the fast tier refuses it
 check cache_warm     0 '"cache": "warm"' -- run "$CUSPEC" --arch h200 --cache warm --json
 check cache_replay   0 "replayed untimed" -- run "$CUSPEC" --arch h200 --cache warm --json
 check cache_bad      2 "must be \`cold\`, \`cold-dirty\` or \`warm\`" -- run "$CUSPEC" --arch h200 --cache tepid
 # --cache cold-dirty: a write flush's dirty lines are written back by the launch (DRAM writes it did not make)
 check cache_dirty    0 '"cache": "cold-dirty"' -- run "$CUSPEC" --arch h200 --cache cold-dirty --json
 check cache_dfast    2 "dirty L2"        -- run "$CUSPEC" --arch h200 --tier fast --cache cold-dirty
-check cache_amd      5 "cache: warm"     -- run "$SPEC" --arch mi300x --cache warm
+check cache_amd      0 "cache warm: the L2s and MALL" -- run "$SPEC" --arch mi300x --cache warm --json
 check cache_fast     2 "warm L2"         -- run "$CUSPEC" --arch h200 --tier fast --cache warm
 KERNSIM_DETAIL_BUDGET=lots check budget_env_bad_nv 2 "got \`lots\`" -- run "$DATA/../kernels/cuda/specs/triad_f32.json" --arch h200
 # calibrate: a perturbed L1 latency comes back to the measured 32 cycles; bad input names itself

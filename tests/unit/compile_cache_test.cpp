@@ -156,6 +156,20 @@ TEST_F(CompileCache, RewritingTheSourceWithTheSameTextHits) {
   EXPECT_TRUE(compile_cu(k).from_cache) << "the source's own mtime is no dependency: its text is the key";
 }
 
+TEST_F(CompileCache, ASecondFileOfTheSameTextHitsAndItsPtxNamesItself) {
+  const fs::path a = work_.write("a.cu", kKernel), b = work_.write("b.cu", kKernel);
+  const DeviceModule ma = compile_cu(a), mb = compile_cu(b);
+  EXPECT_FALSE(ma.from_cache);
+  EXPECT_TRUE(mb.from_cache) << "one text in one directory shares an entry";
+  const auto file_one = [](const std::string& ptx) {
+    const std::size_t at = ptx.find(".file\t1 ");
+    return at == std::string::npos ? std::string() : ptx.substr(at, ptx.find('\n', at) - at);
+  };
+  EXPECT_NE(file_one(ma.text).find("/a.cu\""), std::string::npos) << file_one(ma.text);
+  EXPECT_NE(file_one(mb.text).find("/b.cu\""), std::string::npos)
+      << "the cached PTX's .file names the file asked for, not the one that made the entry: " << file_one(mb.text);
+}
+
 TEST_F(CompileCache, TextSourcesDifferingInCommentsHitThroughSourceFromText) {
   std::string edited = kKernel;
   edited.replace(edited.find("\n"), 0, "   // candidate 7");

@@ -2,6 +2,7 @@
 // hierarchy's latencies, bandwidth limits, bank conflicts and atomics.
 #include <vector>
 #include <numeric>
+#include <bit>
 
 #include "device/loader.h"
 #include "memory_model/cache.h"
@@ -112,6 +113,47 @@ TEST(SectorCache, EvictingWholeDirtySectorsReportsThemForWriteBack) {
   EXPECT_EQ(c.read(0x180, 1, true).evicted_dirty, 0u) << "a clean line's eviction writes nothing back";
 }
 
+// set_use_window: a line lasts `window` filled sectors after its last use, however many ways its
+// set has left (an SM slice's L2: the chip's sets, the slice's share of the chip's capacity).
+TEST(SectorCache, ALineGoesOnceItsUseWindowOfFillsCameAfterItsLastUse) {
+  mem::SectorCache c(1 << 20, 128, 32, 16);  // 8192 lines: the sets alone would keep all below
+  c.set_use_window(64);                      // 16 whole lines of fills
+  c.read(0x0, 0xf, true);
+  for (std::uint64_t l = 1; l <= 16; ++l) c.read(l * 128, 0xf, true);  // 64 sectors after it: still in
+  EXPECT_EQ(c.read(0x0, 0xf, true).hit_sectors, 0xfu) << "64 filled sectors after its last use: inside the window";
+  for (std::uint64_t l = 17; l <= 33; ++l) c.read(l * 128, 0xf, true);  // 68 after the hit that refreshed it
+  EXPECT_EQ(c.read(0x0, 0xf, true).miss_sectors, 0xfu) << "68 filled sectors after its last use: gone";
+  // hits fill nothing: a line read again and again keeps the others in
+  c.set_use_window(8);
+  c.read(0x100000, 0xf, true);
+  for (int k = 0; k < 100; ++k) EXPECT_EQ(c.read(0x100000, 0xf, true).hit_sectors, 0xfu);
+}
+
+TEST(SectorCache, ALineOutOfItsUseWindowReportsItsDirtySectorsForWriteBack) {
+  mem::SectorCache c(1 << 20, 128, 32, 16);
+  c.set_use_window(4);
+  std::uint32_t w[4] = {0xff, 0xff, 0, 0};
+  c.write(0x0, 0b0011, w);
+  c.read(0x80, 0xf, true);
+  c.read(0x100, 0x1, true);  // 5 sectors filled since the write (which filled 2)
+  const mem::CacheResult r = c.read(0x0, 0b0011, true);
+  EXPECT_EQ(r.evicted_dirty, 0b0011u) << "its dirty sectors go to HBM when it is found gone";
+  EXPECT_EQ(r.miss_sectors, 0b0011u);
+}
+
+// Lines a warm-up backfill commits count as used before the first fill, not as fills of their own.
+TEST(SectorCache, BackfilledLinesAreNotFills) {
+  mem::SectorCache c(1 << 20, 128, 32, 16);
+  c.set_use_window(8);
+  {
+    mem::SectorCache::Backfill fill(c);
+    for (std::uint64_t l = 0; l < 64; ++l) fill.use(l * 128, 0xf);  // 256 sectors, 32 window's worth
+    fill.commit();
+  }
+  EXPECT_EQ(c.read(63 * 128, 0xf, true).hit_sectors, 0xfu);
+  EXPECT_EQ(c.read(0, 0xf, true).hit_sectors, 0xfu) << "the oldest backfilled line is there before any fill";
+}
+
 TEST(CalendarServer, UnloadedRequestTakesItsServiceTime) {
   mem::CalendarServer s(32.0);
   EXPECT_DOUBLE_EQ(s.serve(1000, 64), 1002.0);
@@ -213,6 +255,31 @@ TEST_F(NvMemory, SliceWritesBackWhatTheChipsLruWouldEvict) {
   const double written = static_cast<double>(stream(slice));
   EXPECT_NEAR(written, 1.5 * static_cast<double>(window), 0.1 * static_cast<double>(window));
   EXPECT_EQ(stream(chip), 0u);
+}
+
+// A slice's L2 keeps the chip's sets but its share of the chip's capacity in fills: a buffer read
+// twice that is larger than the chip's L2 misses the second time in a 0.1 slice reading a tenth of
+// it, as on the chip; a buffer that fits the L2 hits the second time in both. (Before the use
+// window, the slice kept the whole capacity and hit on every re-read.)
+TEST_F(NvMemory, ASliceRereadsWhatTheChipsL2WouldStillHold) {
+  auto second_pass_hits = [&](double share, double of_l2) {
+    mem::NvMemorySystem sys{dev, 2, 128 * 1024, share};
+    const auto bytes = static_cast<std::uint64_t>(of_l2 * share * static_cast<double>(dev.l2.bytes));
+    std::uint64_t hits = 0;
+    for (int pass = 0; pass < 2; ++pass) {
+      const std::uint64_t before = sys.counters().hits[static_cast<int>(mem::Level::L2)];
+      for (std::uint64_t off = 0; off < bytes; off += 128) {
+        for (int l = 0; l < 32; ++l) addrs[l] = 0x7000'0000'0000 + off + 4 * l;
+        sys.global(0, static_cast<double>(off / 128), addrs, ~0u, 4, Access::LoadBypassL1);
+      }
+      hits = sys.counters().hits[static_cast<int>(mem::Level::L2)] - before;
+    }
+    return static_cast<double>(hits) / static_cast<double>(bytes / 32);
+  };
+  EXPECT_LT(second_pass_hits(0.1, 2.0), 0.05) << "twice the L2 on the chip: the slice's tenth misses";
+  EXPECT_LT(second_pass_hits(1.0, 2.0), 0.05) << "and so does the chip";
+  EXPECT_GT(second_pass_hits(0.1, 0.5), 0.95) << "half the L2: the slice's tenth hits";
+  EXPECT_GT(second_pass_hits(1.0, 0.5), 0.95) << "and so does the chip";
 }
 
 // A flush that wrote leaves the L2 full of its dirty lines (start_dirty): the launch's first
@@ -348,6 +415,46 @@ TEST_F(NvMemory, AtomicsOnLinesOfOneSpanShareAUnit) {
   EXPECT_NEAR(own_line, apart, 1.0);
 }
 
+// TPC request merging (l2.tpc_merge_window_cycles, l2_merge.cu on the H200): a read of sectors
+// the other SM of the same TPC sent to the L2 within the window joins that request: the L2 sees
+// them once, and the joining read's data is not back before the partner's. SMs of different TPCs,
+// the same SM reading again, a partner later than the window, and a file without the key merge
+// nothing.
+TEST_F(NvMemory, TpcPartnersReadingTheSameSectorsReachTheL2Once) {
+  struct Seen {
+    std::uint64_t l2 = 0, merged = 0;
+    double first = 0, second = 0;
+  };
+  auto run = [&](double window, int sm_a, int sm_b, double delay) {
+    auto d = dev;
+    d.topology.tpc_sms = 2;
+    d.l2.tpc_merge_window_cycles = window;
+    mem::NvMemorySystem s(d, 4, 128 * 1024);
+    std::uint64_t a[32];
+    Seen r;
+    for (int pass = 0; pass < 2; ++pass)
+      for (int i = 0; i < 16; ++i) {  // 16 requests of 4 lines x 4 sectors
+        for (int l = 0; l < 32; ++l) a[l] = 0x7000'0000'0000 + 512 * static_cast<std::uint64_t>(i) + 16 * static_cast<std::uint64_t>(l);
+        const double t = pass == 0 ? 1000.0 + i : 1000.0 + delay + i;
+        const double done = s.global(pass == 0 ? sm_a : sm_b, t, a, ~0u, 16, Access::LoadBypassL1).done;
+        (pass == 0 ? r.first : r.second) = std::max(pass == 0 ? r.first : r.second, done);
+      }
+    r.l2 = s.counters().requests[static_cast<int>(mem::Level::L2)];
+    r.merged = s.counters().tpc_merged_sectors;
+    return r;
+  };
+  const Seen pair = run(6000, 0, 1, 100), apart = run(6000, 1, 2, 100), self = run(6000, 3, 3, 100);
+  const Seen late = run(6000, 2, 3, 7000), off = run(0, 0, 1, 100);
+  EXPECT_EQ(off.l2, 2u * 256u) << "without the key every read reaches the L2";
+  EXPECT_EQ(pair.l2, 256u);
+  EXPECT_EQ(pair.merged, 256u);
+  EXPECT_GE(pair.second, pair.first) << "the joining read waits for the partner's data";
+  EXPECT_EQ(apart.l2, 2u * 256u) << "SMs 1 and 2 are different TPCs";
+  EXPECT_EQ(self.l2, 2u * 256u) << "an SM reading again is not a partner";
+  EXPECT_EQ(late.l2, 2u * 256u) << "7000 cycles late is beyond the window";
+  EXPECT_EQ(late.merged + apart.merged + self.merged + off.merged, 0u);
+}
+
 // The bank count comes from the device file, not from an array in the model: with 128 banks a
 // warp reading every 32nd word touches 4 banks, 8 words each (32 banks: 1 bank, 32 words).
 TEST_F(NvMemory, BankCountComesFromTheDeviceFile) {
@@ -398,6 +505,81 @@ TEST(Occupancy, FollowsTheLimitsOfTheDevice) {
   EXPECT_EQ(sim::compute_occupancy(d, k).limiter, "shared");
   k = {1024, 255, 0};
   test::expect_error([&] { sim::compute_occupancy(d, k); }, ErrorKind::LaunchSpec, {"does not fit", "registers"});
+}
+
+
+// The B200's L2 is two partitions, one per die (l2.partitions with l2.cross_partition_bytes_per_cycle),
+// each caching the lines its SMs use (SM 0 of 2 on die 0, SM 1 on die 1): a line another die
+// brought in comes over once, l2.far_hit_latency_cycles after the request, and is near from then
+// on; a write drops the other die's copy; an L2 miss comes from HBM with no far surcharge.
+TEST(NvMemoryPartitions, ALineOnlyTheOtherDieHoldsComesOverOnceAtTheFarLatency) {
+  const device::DeviceSpec dev = device::load_builtin_device("b200");
+  ASSERT_GT(dev.l2.far_hit_latency_cycles, dev.l2.hit_latency_cycles + 100);
+  mem::NvMemorySystem m{dev, 2, 128 * 1024};
+  std::uint64_t addrs[32];
+  const std::uint64_t a = 0x7000'0000'0000;
+  for (int l = 0; l < 32; ++l) addrs[l] = a + 4u * static_cast<std::uint64_t>(l);
+  auto access = [&](int sm, double t, Access k) { return m.global(sm, t, addrs, ~0u, 4, k).done - t; };
+  EXPECT_NEAR(access(0, 0, Access::LoadBypassL1), dev.dram.latency_cycles, 5.0) << "a miss: HBM";
+  EXPECT_NEAR(access(0, 5000, Access::LoadBypassL1), dev.l2.hit_latency_cycles, 3.0) << "die 0 holds it";
+  EXPECT_NEAR(access(1, 6000, Access::LoadBypassL1), dev.l2.far_hit_latency_cycles, 3.0) << "die 1: from die 0";
+  EXPECT_NEAR(access(1, 7000, Access::LoadBypassL1), dev.l2.hit_latency_cycles, 3.0) << "die 1 holds it now";
+  access(1, 8000, Access::Store);  // die 1 writes: die 0's copy is stale
+  EXPECT_NEAR(access(0, 9000, Access::LoadBypassL1), dev.l2.far_hit_latency_cycles, 3.0) << "die 0: from die 1";
+  EXPECT_EQ(m.counters().far_l2_bytes, 2u * 128u);
+
+  // the H200's file gives no cross-partition bandwidth: one L2, every hit near
+  const device::DeviceSpec h200 = device::load_builtin_device("h200");
+  mem::NvMemorySystem h{h200, 2, 128 * 1024};
+  h.global(0, 0, addrs, ~0u, 4, Access::LoadBypassL1);
+  EXPECT_NEAR(h.global(1, 5000, addrs, ~0u, 4, Access::LoadBypassL1).done - 5000, h200.l2.hit_latency_cycles, 3.0);
+  EXPECT_EQ(h.counters().far_l2_bytes, 0u);
+}
+
+// One SM chasing through more lines than its partition holds finds them in the other partition
+// (the L2 as a whole still holds them): the far latency, as published chases see past half the
+// L2; within its partition's share, the near latency. An L2 of 1 MiB here: 512 KiB a partition.
+TEST(NvMemoryPartitions, AFootprintBeyondThePartitionsShareHitsAtTheFarLatency) {
+  device::DeviceSpec dev = device::load_builtin_device("b200");
+  dev.l2.bytes = 1 << 20;
+  auto second_pass = [&](std::uint64_t footprint) {
+    mem::NvMemorySystem m{dev, 2, 128 * 1024};
+    std::uint64_t addrs[32];
+    double t = 0, sum = 0;
+    int n = 0;
+    for (int pass = 0; pass < 2; ++pass)
+      for (std::uint64_t off = 0; off < footprint; off += 128) {
+        for (int l = 0; l < 32; ++l) addrs[l] = 0x7000'0000'0000 + off + 4u * static_cast<std::uint64_t>(l);
+        const double d = m.global(0, t, addrs, ~0u, 4, Access::LoadBypassL1).done - t;
+        t += d + 1;
+        if (pass == 1) sum += d, ++n;
+      }
+    return sum / n;
+  };
+  EXPECT_NEAR(second_pass(256 * 1024), dev.l2.hit_latency_cycles, 3.0);
+  EXPECT_NEAR(second_pass(768 * 1024), dev.l2.far_hit_latency_cycles, 3.0);
+}
+
+// Lines coming over from the other partition share the link between them: with a narrow link,
+// a die reading what the other die brought in queues on it; re-reading its own copies does not.
+TEST(NvMemoryPartitions, FarHitsAreLimitedByTheLinkBetweenThePartitions) {
+  device::DeviceSpec dev = device::load_builtin_device("b200");
+  dev.l2.cross_partition_bytes_per_cycle = 16;  // one sector every two cycles
+  mem::NvMemorySystem m{dev, 2, 128 * 1024};
+  std::uint64_t addrs[32];
+  auto sweep = [&](int sm, double t) {
+    double last = 0;
+    for (std::uint64_t off = 0; off < 256 * 128; off += 128) {
+      for (int l = 0; l < 32; ++l) addrs[l] = 0x7000'0000'0000 + off + 4u * static_cast<std::uint64_t>(l);
+      last = std::max(last, m.global(sm, t, addrs, ~0u, 4, Access::LoadBypassL1).done);
+    }
+    return last - t;
+  };
+  sweep(0, 0);                       // die 0 brings 256 lines in
+  const double far = sweep(1, 1e6);  // die 1 takes them over the link: 32 KiB at 16 B/cycle
+  const double near = sweep(1, 2e6);
+  EXPECT_GT(far, 2048.0);
+  EXPECT_LT(near, 1024.0);
 }
 
 }  // namespace

@@ -25,6 +25,12 @@ int index_of(const P::Program& p, P::Op op, int nth = 0) {
   return -1;
 }
 
+template <class F> int index_where(const P::Program& p, F f, int nth) {
+  for (std::size_t i = 0; i < p.insts.size(); ++i)
+    if (f(p.insts[i]) && nth-- == 0) return static_cast<int>(i);
+  return -1;
+}
+
 TEST(HoistLoads, MovesALoadAboveArithmeticItDoesNotNeed) {
   auto p = decode(R"(
     ld.param.u64 %rd1, [a];
@@ -49,6 +55,50 @@ TEST(HoistLoads, NeverCrossesAStoreOrADependency) {
     ret;)", ".reg .b64 %rd<4>;\n.reg .f32 %f<8>;");
   EXPECT_GT(index_of(p, P::Op::Ld, 2), index_of(p, P::Op::St)) << "a load may read what the store wrote";
   EXPECT_GT(index_of(p, P::Op::Ld, 3), index_of(p, P::Op::Add)) << "its address comes from the add";
+}
+
+TEST(HoistLoads, TakesTheAddressArithmeticOfALoadAlong) {
+  // the naive SGEMM's loop body as clang emits it: each B address is computed after the FMA that
+  // uses the previous B load; ptxas issues every load of the body before the first FFMA
+  auto p = decode(R"(
+    ld.param.u64 %rd1, [a];
+    ld.param.u64 %rd2, [b];
+    mov.f32 %f3, 0f00000000;
+    ld.global.nc.f32 %f1, [%rd1];
+    ld.global.nc.f32 %f2, [%rd2];
+    fma.rn.f32 %f3, %f1, %f2, %f3;
+    add.s64 %rd3, %rd2, 4096;
+    ld.global.nc.f32 %f4, [%rd3];
+    fma.rn.f32 %f3, %f1, %f4, %f3;
+    st.global.f32 [%rd1], %f3;
+    ret;)", ".reg .b64 %rd<4>;\n.reg .f32 %f<8>;");
+  const int first_fma = index_of(p, P::Op::Fma, 0);
+  const int b1 = index_where(p, [](const P::Inst& in) { return in.op == P::Op::Ld && in.space == P::Space::Global; }, 2);
+  EXPECT_LT(b1, first_fma) << "every global load of the body issues before the first FMA";
+  EXPECT_LT(index_of(p, P::Op::Add, 0), b1) << "the address of the last one is still computed before it";
+}
+
+TEST(HoistLoads, AddressArithmeticStopsAtWhatReadsTheRegisterItOverwrites) {
+  auto p = decode(R"(
+    ld.param.u64 %rd1, [a];
+    ld.global.f32 %f1, [%rd1];
+    add.f32 %f2, %f1, %f1;
+    add.s64 %rd1, %rd1, 4;
+    ld.global.f32 %f3, [%rd1];
+    add.f32 %f4, %f2, %f3;
+    ld.param.u64 %rd2, [b];
+    st.global.f32 [%rd2], %f4;
+    add.s64 %rd2, %rd2, 4;
+    ld.global.f32 %f5, [%rd2];
+    st.global.f32 [%rd2], %f5;
+    ret;)", ".reg .b64 %rd<4>;\n.reg .f32 %f<8>;");
+  auto int_add = [](const P::Inst& in) { return in.op == P::Op::Add && in.type == P::Ty::S64; };
+  auto float_add = [](const P::Inst& in) { return in.op == P::Op::Add && in.type == P::Ty::F32; };
+  auto global_load = [](const P::Inst& in) { return in.op == P::Op::Ld && in.space == P::Space::Global; };
+  EXPECT_GT(index_where(p, int_add, 0), index_where(p, global_load, 0)) << "the first load reads %rd1 before the add overwrites it";
+  EXPECT_LT(index_where(p, global_load, 1), index_where(p, float_add, 0)) << "the second load and its add pass the float add";
+  EXPECT_LT(index_where(p, int_add, 0), index_where(p, float_add, 0));
+  EXPECT_GT(index_where(p, int_add, 1), index_of(p, P::Op::St, 0)) << "address arithmetic never crosses a store";
 }
 
 const char* kLoops = R"(

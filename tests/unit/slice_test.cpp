@@ -78,6 +78,47 @@ TEST(SmSlice, AgreesWithTimingEveryCta) {
   }
 }
 
+double l2_hit_rate(const api::RunResult& r) { return nlohmann::json::parse(r.report_json)["memory"]["l2"]["hit_rate"].get<double>(); }
+
+// A buffer the grid reads twice (grid-stride passes) that is larger than the L2: on the chip the
+// second pass misses, and the slice, which reads its share of each pass, must miss too (it kept
+// the whole L2 and hit 50%: H200, 84 MB, 44.5 us sampled against 62.2 us full). An L2 that holds
+// the buffer (a what-if file's) makes both passes' second half hit, sampled as on the chip.
+TEST(SmSlice, ABufferReadTwiceThatOverflowsTheL2MissesAsOnTheChip) {
+  const char* spec = R"({"source": "slice.cu", "kernel": "read_twice", "grid": 1056, "block": 256,
+    "args": [{"buffer": "f32", "count": 1572864, "init": "uniform"}, {"buffer": "f32", "count": 270336}, {"type": "i32", "value": 1572864}]})";
+  const std::int64_t small = 4 << 20, large = 16 << 20;  // the buffer is 6 MiB
+  const api::RunResult sliced = run(spec, false, 100000, small), full = run(spec, true, 0, small);
+  ASSERT_NE(nlohmann::json::parse(sliced.report_json)["sampling"]["note"].get<std::string>().find("SM slice"), std::string::npos);
+  std::printf("4 MiB L2: sliced %.2f us (L2 hits %.3f), full %.2f us (%.3f)\n", sliced.time_us, l2_hit_rate(sliced), full.time_us,
+              l2_hit_rate(full));
+  EXPECT_LT(l2_hit_rate(full), 0.2);
+  EXPECT_NEAR(l2_hit_rate(sliced), l2_hit_rate(full), 0.1);
+  EXPECT_NEAR(sliced.time_us / full.time_us, 1.0, 0.15);
+  const api::RunResult what_if = run(spec, false, 100000, large), what_if_full = run(spec, true, 0, large);
+  std::printf("16 MiB L2: sliced %.2f us (L2 hits %.3f), full %.2f us (%.3f)\n", what_if.time_us, l2_hit_rate(what_if),
+              what_if_full.time_us, l2_hit_rate(what_if_full));
+  EXPECT_GT(l2_hit_rate(what_if_full), 0.4) << "the second pass hits on the chip";
+  EXPECT_NEAR(l2_hit_rate(what_if), l2_hit_rate(what_if_full), 0.1);
+  EXPECT_LT(what_if.time_us, 0.9 * sliced.time_us) << "the L2's size moves the sampled prediction";
+}
+
+// One thread (of CTA 5: in the slice, and not among the CTAs whose work is averaged) runs 40000
+// dependent loads, the rest of the grid 4 each: the windows' steady rate extrapolates the grid's
+// work, but the launch ends when that thread does. Sampled, the CTAs still in flight run on and
+// the kernel ends no earlier than they do (it ended at the grid's work: 10x early).
+TEST(SmSlice, ALaunchEndsNoEarlierThanItsUnfinishedLongCta) {
+  const char* spec = R"({"source": "slice.cu", "kernel": "one_long_thread", "grid": 8192, "block": 256,
+    "args": [{"buffer": "i32", "count": 65536, "init": "randint:0:65535"}, {"buffer": "i32", "count": 2097152},
+             {"type": "i32", "value": 65535}, {"type": "i32", "value": 40000}, {"type": "i32", "value": 1280}]})";
+  const api::RunResult sampled = run(spec, false, 100000), full = run(spec, true, 0);
+  const std::string note = nlohmann::json::parse(sampled.report_json)["sampling"]["note"].get<std::string>();
+  std::printf("sampled %.2f us (%s), full %.2f us\n", sampled.time_us, note.c_str(), full.time_us);
+  ASSERT_NE(note.find("extrapolated"), std::string::npos) << note;
+  EXPECT_NE(note.find("ended no earlier than"), std::string::npos) << note;
+  EXPECT_NEAR(sampled.time_us / full.time_us, 1.0, 0.15);
+}
+
 // ---------------------------------------------------------------------------------------------
 // the SM slice of a launch with thread-block clusters: whole GPCs (H200: 18, 18, 16, ... SMs),
 // whole clusters
@@ -253,6 +294,36 @@ TEST(CuSlice, AgreesWithTimingEveryWorkgroup) {
     const double full = run(spec, true, 0, 0, "mi300x").time_us;
     std::printf("%.70s...: sliced %.2f us, full %.2f us\n", spec.c_str(), sliced.time_us, full);
     EXPECT_NEAR(sliced.time_us / full, 1.0, 0.15) << spec << ": sliced " << sliced.time_us << " us, full " << full << " us";
+  }
+}
+
+// cache: warm on AMD: the workgroups of a previous run are replayed untimed (the last first, writes
+// undone) into their XCD's L2 and the MALL. An in-place update of 8 MiB (1 MiB per XCD, within
+// each 4 MiB L2) then reads nothing from HBM, writes what the cold run writes (the replayed lines
+// are clean: the previous kernel's end wrote them back), takes less time, and still updates every
+// element exactly once, timed in full and on a CU slice.
+TEST(CuSlice, WarmCacheStartsWithTheL2sAndMallAPreviousRunLeft) {
+  auto parsed = api::parse_launch_spec_text(hip(kAxpy), kData + "/kernels", "slice test");
+  const device::DeviceSpec d = device::load_builtin_device("mi300x");
+  for (const bool full : {true, false}) {
+    api::RunOptions o;
+    o.keep_outputs = true;
+    o.full = full;
+    o.detail_budget = full ? 0 : 50000;
+    const api::RunResult cold = api::run_launch(parsed, d, o);
+    o.cache = api::Cache::Warm;
+    const api::RunResult warm = api::run_launch(parsed, d, o);
+    const auto jc = nlohmann::json::parse(cold.report_json), jw = nlohmann::json::parse(warm.report_json);
+    const std::string note = jw["sampling"]["note"].get<std::string>();
+    EXPECT_NE(note.find("cache warm: the L2s and MALL as a previous run left them"), std::string::npos) << note;
+    const double cold_read = jc["memory"]["dram"]["read_bytes"].get<double>(), warm_read = jw["memory"]["dram"]["read_bytes"].get<double>();
+    EXPECT_GT(cold_read, 4e6) << "full " << full;
+    EXPECT_LT(warm_read, 0.02 * cold_read) << note;
+    EXPECT_NEAR(jw["memory"]["dram"]["write_bytes"].get<double>(), jc["memory"]["dram"]["write_bytes"].get<double>(),
+                0.02 * jc["memory"]["dram"]["write_bytes"].get<double>())
+        << note;
+    EXPECT_LT(warm.time_us, 0.9 * cold.time_us) << note;
+    expect_axpy_once(warm);
   }
 }
 

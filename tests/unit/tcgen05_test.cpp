@@ -56,6 +56,12 @@ struct Case {
   int nsf = 0;
   std::string vec;
   bool ue4m3 = false;
+  // tcgen05.mma.ws: the zero-column mask descriptor (when has_zcm) and a .collector::bN::op qualifier
+  bool ws = false, has_zcm = false;
+  std::uint64_t zcm = 0;
+  std::string collector;
+  int blocks() const { return ws ? 128 / m : 1; }  // lane blocks of D (Layouts E, G)
+  int shift() const { return has_zcm ? static_cast<int>((zcm >> 56) & 0x3f) : 0; }
   int k() const { return kind == "f16" ? 16 : kind == "tf32" ? 8 : packed() ? 64 : 32; }
   int eb() const { return kind == "f16" ? 2 : kind == "tf32" ? 4 : 1; }
   bool integer() const { return kind == "i8"; }
@@ -142,9 +148,31 @@ std::uint32_t idesc(const Case& c, int st = 0) {
          static_cast<std::uint32_t>(c.n >> 3) << 17 | static_cast<std::uint32_t>(c.m >> 4) << 24;
 }
 
-// TMEM lane of D's (or A's) row r (Layout D for M = 128, Layout F for M = 64, lane base 0).
-int row_lane(int m, int r) {
-  return m == 128 ? r : 32 * (r / 16) + r % 16;
+// TMEM lane of D's (or A's) row r (Layout D for M = 128, Layout F for M = 64, lane base 0); with
+// .ws, block j of D's columns (CUTLASS's weight-stationary TMEM atoms: "2x2" for M = 64, "1x4" for
+// M = 32) in lanes m j .. m j + m - 1.
+int row_lane(int m, int r, bool ws = false, int j = 0) {
+  return m == 128 || ws ? r + m * j : 32 * (r / 16) + r % 16;
+}
+
+// The zero-column mask of a .ws descriptor, written from the PTX ISA's "Zero-Column Mask Descriptor"
+// examples: sub-mask i (128 / M of them, N M / 128 bits each) starts with a run of fs_i shortened by
+// sc_i, then alternates runs of ones (skip span + 1) and zeros (use span + 1). true: B's column zero.
+std::vector<bool> zero_columns(std::uint64_t z, int m, int n) {
+  std::vector<bool> out(static_cast<std::size_t>(n), false);
+  if (!((z >> 39) & 1)) return out;
+  const int subs = 128 / m, w = n / subs;
+  const int ones = static_cast<int>((z >> 40) & 0xff) + 1, zeros = static_cast<int>((z >> 48) & 0xff) + 1;
+  for (int i = 0; i < subs; ++i) {
+    bool v = (z >> (32 + i)) & 1;
+    int left = (v ? ones : zeros) - static_cast<int>((z >> (8 * i)) & 0xff);
+    for (int b = 0; b < w; ++b) {
+      while (left <= 0) v = !v, left += v ? ones : zeros;
+      out[static_cast<std::size_t>(i * w + b)] = v;
+      --left;
+    }
+  }
+  return out;
 }
 
 std::filesystem::path case_dir() {
@@ -230,11 +258,13 @@ std::string kernel_source(const Case& c, int ncols, int dcols, int acols, const 
     << "  ld.param.u64 %rd4, [adesc];\n  ld.param.u64 %rd5, [bdesc];\n  ld.param.u32 %r14, [idesc];\n"
     << "  cvt.u64.u32 %rd6, %r3;\n  shr.u64 %rd6, %rd6, 4;\n  add.s64 %rd4, %rd4, %rd6;\n  add.s64 %rd5, %rd5, %rd6;\n";
   for (int i = 0; i < 4; ++i) s << "  mov.b32 %r" << 60 + i << ", " << c.disable[i] << ";\n";
-  const std::string mn = "tcgen05.mma.cta_group::1.kind::" + c.kind + (c.nsf ? ".block_scale" + c.vec : "");
+  const std::string mn = std::string(c.ws ? "tcgen05.mma.ws" : "tcgen05.mma") + ".cta_group::1.kind::" + c.kind +
+                         (c.nsf ? ".block_scale" + c.vec : "") + c.collector;
+  if (c.has_zcm) s << "  mov.b64 %rd20, " << c.zcm << ";\n";
   for (int st = 0; st < c.ksteps; ++st) {
     s << "  add.s64 %rd10, %rd5, " << (b_off + b_start[static_cast<std::size_t>(st)]) / 16 << ";\n";
     std::string en = st == 0 ? "%p4" : "%p5";
-    const std::string sc = c.scale_d ? ", " + std::to_string(c.scale_d) : "";
+    const std::string sc = c.scale_d ? ", " + std::to_string(c.scale_d) : c.has_zcm ? ", %rd20" : "";
     if (c.disable[0] | c.disable[1] | c.disable[2] | c.disable[3]) en = "{%r60, %r61, %r62, %r63}, " + en;
     if (c.nsf) {  // this step's descriptor (its scale factor IDs) and scale-A / scale-B addresses
       const int s0 = dcols + acols, nb = (c.n + 31) / 32;
@@ -276,16 +306,16 @@ void run_case(const Case& c) {
   SCOPED_TRACE(c.name);
   std::mt19937 rng(static_cast<std::uint32_t>(std::hash<std::string>{}(c.name)));
   const int M = c.m, N = c.n, K = c.k(), Kt = K * c.ksteps, eb = c.eb();
-  const int dcols = N, acols = c.a_tmem ? Kt * eb / 4 : 0, nb = (N + 31) / 32;
+  const int dcols = N / c.blocks(), acols = c.a_tmem ? Kt * eb / 4 : 0, nb = (N + 31) / 32, NB = N + c.shift();
   int scols = c.nsf ? 1 : 0;
   while (c.nsf && scols < (4 + nb) * c.groups()) scols *= 2;
   int ncols = 32;
   while (ncols < dcols + acols + scols) ncols *= 2;
   const int kb = c.packed() ? Kt / 2 : Kt;  // byte positions of a row's K elements
-  const Layout la{M, kb, eb, c.swz_a, c.mn_a}, lb{N, kb, eb, c.swz_b, c.mn_b};
+  const Layout la{M, kb, eb, c.swz_a, c.mn_a}, lb{(NB + 7) / 8 * 8, kb, eb, c.swz_b, c.mn_b};  // whole 8-row groups
   const std::uint32_t b_off = (la.bytes() + 1023) / 1024 * 1024;
   std::vector<std::uint8_t> img(b_off + lb.bytes(), 0);
-  std::vector<double> A(static_cast<std::size_t>(M * Kt)), B(static_cast<std::size_t>(N * Kt));
+  std::vector<double> A(static_cast<std::size_t>(M * Kt)), B(static_cast<std::size_t>(NB * Kt));
   std::vector<std::uint32_t> a_cells(static_cast<std::size_t>(128 * std::max(acols, 1)), 0);
   auto value = [&](const std::string& t, double& v) -> std::uint32_t {
     if (t == "s8" || t == "u8") {
@@ -344,14 +374,15 @@ void run_case(const Case& c) {
       double v;
       const std::uint32_t bits = value(c.ta, v);
       A[static_cast<std::size_t>(r * Kt + k)] = v;
-      if (c.a_tmem) {  // packed into the row's lane, the lower k in the lower bits
+      if (c.a_tmem) {  // packed into the row's lane (a copy in each lane block), the lower k in the lower bits
         const int per = 4 / eb;
-        a_cells[static_cast<std::size_t>(row_lane(M, r) * acols + k / per)] |= bits << (8 * eb * (k % per));
+        for (int j = 0; j < c.blocks(); ++j)
+          a_cells[static_cast<std::size_t>(row_lane(M, r, c.ws, j) * acols + k / per)] |= bits << (8 * eb * (k % per));
       } else {
         put(img.data(), la.offset(r, c.packed() ? k / 2 : k), k, bits, c.ta);
       }
     }
-  for (int n = 0; n < N; ++n)
+  for (int n = 0; n < NB; ++n)
     for (int k = 0; k < Kt; ++k) {
       double v;
       const std::uint32_t bits = value(c.tb, v);
@@ -383,10 +414,12 @@ void run_case(const Case& c) {
   ASSERT_EQ(r.outputs.at(1).bytes.size(), d.size() * 4);
   std::memcpy(d.data(), r.outputs.at(1).bytes.data(), d.size() * 4);
   const double sa = c.neg_a ? -1 : 1, sb = c.neg_b ? -1 : 1;
+  const std::vector<bool> zero = zero_columns(c.has_zcm ? c.zcm : 0, M, N);
   int bad = 0;
   for (int row = 0; row < M; ++row)
     for (int n = 0; n < N; ++n) {
-      double ref = 0;  // k-step by k-step: the first ignores D, the others scale it by 2^-scale-input-d
+      const int bn = n + c.shift();  // .ws: D's column n multiplies B's column n + shift, or zeros
+      double ref = 0;                // k-step by k-step: the first ignores D, the others scale it by 2^-scale-input-d
       for (int st = 0; st < c.ksteps; ++st) {
         ref = st == 0 ? 0 : std::ldexp(ref, -c.scale_d);
         for (int k = st * K; k < (st + 1) * K; ++k) {
@@ -394,11 +427,13 @@ void run_case(const Case& c) {
           const double scales =
               c.nsf ? sfa[static_cast<std::size_t>(row * nblocks + j)] * sfb[static_cast<std::size_t>(n * nblocks + j)]
                     : 1.0;
-          ref += sa * A[static_cast<std::size_t>(row * Kt + k)] * sb * B[static_cast<std::size_t>(n * Kt + k)] * scales;
+          if (!zero[static_cast<std::size_t>(n)])
+            ref +=
+                sa * A[static_cast<std::size_t>(row * Kt + k)] * sb * B[static_cast<std::size_t>(bn * Kt + k)] * scales;
         }
       }
-      const int lane = row_lane(M, row);
-      const std::uint32_t got = d[static_cast<std::size_t>(lane * dcols + n)];
+      const int lane = row_lane(M, row, c.ws, n / dcols);
+      const std::uint32_t got = d[static_cast<std::size_t>(lane * dcols + n % dcols)];
       if (c.disable[lane / 32] >> (lane % 32) & 1u) {  // the garbage the kernel stored stays
         if (got != 0x40490fdbu + static_cast<std::uint32_t>(n % 8) && bad++ < 5)
           ADD_FAILURE() << "disabled lane " << lane << " changed";
@@ -501,6 +536,69 @@ TEST(Tcgen05, Fp6AndFp4OperandsOfKindF8f6f4) {
   Case h = mk("e4m3_e2m1_f16_m128_n16_swz32", "f8f6f4", "e4m3", "e2m1", "f16", 128, 16);
   h.swz_a = 6, h.swz_b = 4, h.ksteps = 1, h.neg_b = true;
   run_case(h);
+}
+
+// tcgen05.mma.ws (weight-stationary): M 32, 64 and 128 with N 64..256; D of M = 64 in two lane
+// blocks (columns 0..N/2-1 in lanes 0..63, the rest in 64..127: Layout E) and of M = 32 in four
+// (Layout G); A in TMEM is read by each block from its own lanes, so the test writes a copy of A
+// into every block, as CUTLASS's duplicated TMEM allocations do.
+TEST(Tcgen05, WeightStationaryMmaPutsDInLaneBlocks) {
+  auto ws = [](std::string name, std::string kind, std::string ta, std::string tb, std::string td, int m, int n) {
+    Case c = mk(std::move(name), std::move(kind), std::move(ta), std::move(tb), std::move(td), m, n);
+    c.ws = true;
+    return c;
+  };
+  run_case(ws("ws_f16_m128_n64", "f16", "f16", "f16", "f32", 128, 64));
+  run_case(ws("ws_bf16_m64_n128", "f16", "bf16", "bf16", "f32", 64, 128));
+  Case g = ws("ws_f16_m32_n256_f16d", "f16", "f16", "f16", "f16", 32, 256);
+  g.ksteps = 1, g.collector = ".collector::b1::fill";
+  run_case(g);
+  run_case(ws("ws_tf32_m32_n64", "tf32", "tf32", "tf32", "f32", 32, 64));
+  run_case(ws("ws_s8_u8_m64_n64", "i8", "s8", "u8", "s32", 64, 64));
+  Case t = ws("ws_e4m3_a_tmem_m32_n128", "f8f6f4", "e4m3", "e5m2", "f32", 32, 128);
+  t.a_tmem = true, t.swz_b = 0;
+  run_case(t);
+  Case u = ws("ws_f16_a_tmem_m64_n64_use", "f16", "f16", "f16", "f32", 64, 64);
+  u.a_tmem = true, u.collector = ".collector::b0::use";  // no effect on values
+  run_case(u);
+}
+
+// The zero-column mask descriptor: the test's generator reproduces the PTX ISA's worked examples
+// bit for bit, and .ws mmas with those descriptors zero the masked columns of B and shift B's
+// columns by the descriptor's column shift.
+TEST(Tcgen05, WsZeroColumnMaskFollowsTheIsaExamples) {
+  auto zcm = [](std::uint32_t sc, std::uint32_t fs, int skip, int use, int shift) {
+    return std::uint64_t{sc} | std::uint64_t{fs} << 32 | 1ull << 39 | std::uint64_t(skip) << 40 |
+           std::uint64_t(use) << 48 | std::uint64_t(shift) << 56;
+  };
+  auto bits = [](const std::vector<bool>& z, int from, int count) {
+    std::string s;
+    for (int i = from; i < from + count; ++i) s += z[static_cast<std::size_t>(i)] ? '1' : '0';
+    return s;  // lowest column first
+  };
+  // Example 2 (M = 128): 0b...111 0000 111 0000
+  EXPECT_EQ(bits(zero_columns(zcm(0, 0, 2, 3, 0), 128, 64), 0, 14), "00001110000111");
+  // Example 3 (M = 64): mask0 0b...111 0000 111 0000 111, mask1 0b...0000 111 0000 111 0000
+  const auto z3 = zero_columns(zcm(0, 1, 2, 3, 0), 64, 64);
+  EXPECT_EQ(bits(z3, 0, 17), "11100001110000111");
+  EXPECT_EQ(bits(z3, 32, 18), "000011100001110000");
+  // Example 4 (M = 32): sc {1, 2, 1, 0}, fs {0, 0, 1, 1}, shift 2
+  const std::uint64_t ex4 = zcm(0u | 1u << 8 | 2u << 16 | 1u << 24, 3, 2, 3, 2);
+  const auto z4 = zero_columns(ex4, 32, 128);
+  EXPECT_EQ(bits(z4, 0, 14), "11100001110000");
+  EXPECT_EQ(bits(z4, 32, 13), "1100001110000");
+  EXPECT_EQ(bits(z4, 64, 12), "001110000111");
+  EXPECT_EQ(bits(z4, 96, 13), "0001110000111");
+  EXPECT_EQ(bits(zero_columns(ex4 & ~(1ull << 39), 32, 128), 0, 128), std::string(128, '0'));
+  Case c = mk("ws_zcm_example4_m32_n128", "f16", "f16", "f16", "f32", 32, 128);
+  c.ws = true, c.has_zcm = true, c.zcm = ex4, c.swz_b = 0;  // B's columns 2..129
+  run_case(c);
+  Case e3 = mk("ws_zcm_example3_m64_n64", "f16", "bf16", "bf16", "f32", 64, 64);
+  e3.ws = true, e3.has_zcm = true, e3.zcm = zcm(0, 1, 2, 3, 0);
+  run_case(e3);
+  Case off = mk("ws_zcm_shift_only_m128_n64", "i8", "u8", "s8", "s32", 128, 64);
+  off.ws = true, off.has_zcm = true, off.zcm = std::uint64_t{32} << 56, off.swz_b = 0;
+  run_case(off);
 }
 
 // Block-scaled kinds: every K block of 32 (16 for 4X) elements of a row of A and a column of B times
@@ -793,12 +891,8 @@ TEST(Tcgen05, CtaPairsNeedAClusterOfTwoAndOtherwiseStopWithTheirName) {
   expect_stop("pair_no_cluster", pair, ErrorKind::KernelFault,
               {".cta_group::2 needs a launch with clusters", "clusters of 1"});
   expect_stop("pair_cluster_of_3", pair, ErrorKind::KernelFault, {"clusters of 3"}, R"(, "grid": 3, "cluster": 3)");
-  // what the pair does not build yet: M = 128 (Layout B), block scaling, tcgen05.cp
+  // what the pair does not build yet: block scaling, tcgen05.cp
   const std::string alloc2 = "  tcgen05.alloc.cta_group::2.sync.aligned.shared::cta.b32 [%r4], 512;\n";
-  std::string m128 = mma_body("f16", 1u << 4 | 2u << 17 | 8u << 24);
-  m128.replace(m128.find("cta_group::1.sync"), 12, "cta_group::2");
-  m128.replace(m128.find("mma.cta_group::1"), 16, "mma.cta_group::2");
-  expect_stop("pair_m128", m128, ErrorKind::Unsupported, {"cta_group::2 with M = 128"}, R"(, "grid": 2, "cluster": 2)");
   std::string scaled = mma_body("mxf8f6f4.block_scale", 1u << 23 | 2u << 17 | 2u << 27);
   scaled.replace(scaled.find("cta_group::1.sync"), 12, "cta_group::2");
   scaled.replace(scaled.find("mma.cta_group::1"), 16, "mma.cta_group::2");
@@ -816,11 +910,12 @@ TEST(Tcgen05, CtaPairsNeedAClusterOfTwoAndOtherwiseStopWithTheirName) {
 // halves, at the same offsets), and D rows 128h.. land in CTA h's TMEM lanes 0..127; the commit is
 // multicast to both CTAs' barriers, and each CTA reads its own D back. D must equal the product of
 // the whole A and B, bit for bit (the values are exact in f32, as run_case's).
-void run_pair_case(const std::string& name, int n, int ksteps, int swz, const std::string& disable = "") {
+void run_pair_case(const std::string& name, int n, int ksteps, int swz, const std::string& disable = "", int m = 256) {
   SCOPED_TRACE(name);
-  std::mt19937 rng(7u + static_cast<std::uint32_t>(n * 31 + ksteps));
-  const int M = 256, N = n, K = 16, Kt = K * ksteps, eb = 2;
-  const Layout la{128, Kt, eb, swz, false}, lb{N / 2, Kt, eb, swz, false};
+  std::mt19937 rng(7u + static_cast<std::uint32_t>(n * 31 + ksteps + m));
+  const int M = m, N = n, K = 16, Kt = K * ksteps, eb = 2;
+  const int dcols = M == 128 ? N / 2 : N;  // M 128 (Layout B): each CTA's 64 rows in two lane blocks of N/2 columns
+  const Layout la{M / 2, Kt, eb, swz, false}, lb{N / 2, Kt, eb, swz, false};
   const std::uint32_t b_off = (la.bytes() + 1023) / 1024 * 1024, bytes = b_off + lb.bytes();
   std::vector<std::uint8_t> img(2 * bytes, 0);  // CTA h's image at h * bytes
   std::vector<double> A(static_cast<std::size_t>(M * Kt)), B(static_cast<std::size_t>(N * Kt));
@@ -840,7 +935,8 @@ void run_pair_case(const std::string& name, int n, int ksteps, int swz, const st
   fill(B, N, lb, b_off);
   std::uint32_t ncols = 32;
   while (ncols < static_cast<std::uint32_t>(N)) ncols *= 2;
-  const std::uint32_t id = 1u << 4 | 1u << 7 | 1u << 10 | static_cast<std::uint32_t>(N >> 3) << 17 | 16u << 24;
+  const std::uint32_t id = 1u << 4 | 1u << 7 | 1u << 10 | static_cast<std::uint32_t>(N >> 3) << 17 |
+                           static_cast<std::uint32_t>(M >> 4) << 24;
   std::ostringstream s;
   s << ".version 8.7\n.target sm_100a\n.address_size 64\n.extern .shared .align 1024 .b8 smem[];\n"
     << ".visible .entry k(.param .u64 img, .param .u32 nwords, .param .u64 out)\n{\n"
@@ -877,9 +973,9 @@ void run_pair_case(const std::string& name, int n, int ksteps, int swz, const st
     << "  tcgen05.commit.cta_group::2.mbarrier::arrive::one.shared::cluster.multicast::cluster.b64 [%r8], %rs1;\n"
     << "ISSUED:\nWAIT:\n  mbarrier.try_wait.parity.shared::cta.b64 %p6, [%r8], 0;\n  @!%p6 bra WAIT;\n"
     << "  tcgen05.fence::after_thread_sync;\n  ld.param.u64 %rd11, [out];\n  cvta.to.global.u64 %rd11, %rd11;\n"
-    << "  mad.lo.u32 %r32, %r30, 128, %r1;\n  mul.wide.u32 %rd12, %r32, " << N * 4
+    << "  mad.lo.u32 %r32, %r30, 128, %r1;\n  mul.wide.u32 %rd12, %r32, " << dcols * 4
     << ";\n  add.s64 %rd11, %rd11, %rd12;\n";
-  read_d_back(s, N);
+  read_d_back(s, dcols);
   s << "  tcgen05.fence::before_thread_sync;\n  barrier.cluster.arrive;\n  barrier.cluster.wait;\n  @%p2 bra DONE;\n"
     << "  tcgen05.dealloc.cta_group::2.sync.aligned.b32 %r11, " << ncols << ";\n"
     << "  tcgen05.relinquish_alloc_permit.cta_group::2.sync.aligned;\nDONE:\n  ret;\n}\n";
@@ -891,9 +987,9 @@ void run_pair_case(const std::string& name, int n, int ksteps, int swz, const st
   std::ofstream(dir / "k.ptx") << text;
   const std::string args = R"({"buffer": "u8", "count": )" + std::to_string(img.size()) +
                            R"(, "init": "file:img.bin"}, {"type": "u32", "value": )" + std::to_string(bytes / 4) +
-                           R"(}, {"buffer": "u32", "count": )" + std::to_string(M * N) + "}";
+                           R"(}, {"buffer": "u32", "count": )" + std::to_string(256 * dcols) + "}";
   const api::RunResult r = run_ptx(dir, args, static_cast<int>(bytes), 128, R"(, "grid": 2, "cluster": 2)");
-  std::vector<std::uint32_t> d(static_cast<std::size_t>(M * N));
+  std::vector<std::uint32_t> d(static_cast<std::size_t>(256 * dcols));
   ASSERT_EQ(r.outputs.at(1).bytes.size(), d.size() * 4);
   std::memcpy(d.data(), r.outputs.at(1).bytes.data(), d.size() * 4);
   const std::uint32_t off_mask = disable.empty() ? 0 : static_cast<std::uint32_t>(std::stoul(disable));
@@ -903,9 +999,12 @@ void run_pair_case(const std::string& name, int n, int ksteps, int swz, const st
       double ref = 0;
       for (int k = 0; k < Kt; ++k)
         ref += A[static_cast<std::size_t>(row * Kt + k)] * B[static_cast<std::size_t>(c * Kt + k)];
-      const std::uint32_t got = d[static_cast<std::size_t>(row * N + c)];
-      // word 5 of disable-output-lane: lanes 32..63 of the odd CTA (rows 160..191)
-      if (row >= 160 && row < 192 && (off_mask >> (row - 160) & 1u)) {
+      // CTA h's TMEM lane and column of D[row][c]: Layout A row r in lane r; Layout B (CUTLASS's
+      // 2-SM "2x2" TMEM atom) row r in lane r + 64 j for column block j = c / (N/2)
+      const int h = row / (M / 2), rr = row % (M / 2), lane = M == 256 ? rr : rr + 64 * (c / dcols);
+      const std::uint32_t got = d[static_cast<std::size_t>((h * 128 + lane) * dcols + c % dcols)];
+      // word 5 of disable-output-lane: lanes 32..63 of the odd CTA
+      if (h == 1 && lane >= 32 && lane < 64 && (off_mask >> (lane - 32) & 1u)) {
         if (got != 0x40490fdbu + static_cast<std::uint32_t>(c % 8) && bad++ < 5)
           ADD_FAILURE() << "disabled row " << row << " changed";
         continue;
@@ -923,9 +1022,17 @@ TEST(Tcgen05, CtaPairSplitsAAndDByRowsAndBByColumnsAcrossBothCtas) {
   run_pair_case("pair_n32_disable", 32, 1, 4, "2863311530");  // 0xaaaaaaaa: every odd lane of word 5
 }
 
+// M = 128 pairs (data path Layout B): 64 rows of A and D in each CTA, B's N split in halves, D's
+// columns 0..N/2-1 in lanes 0..63 and N/2..N-1 in lanes 64..127 of each CTA.
+TEST(Tcgen05, CtaPairWithM128PutsEachCtasSixtyFourRowsInTwoLaneBlocks) {
+  run_pair_case("pair_m128_n64", 64, 2, 0, "", 128);
+  run_pair_case("pair_m128_n256_sw128", 256, 3, 2, "", 128);
+  run_pair_case("pair_m128_n32_disable", 32, 1, 6, "1431655765", 128);  // 0x55555555: even lanes of word 5
+}
+
 TEST(Tcgen05, InstructionsNotBuiltStopWithTheirNames) {
   const std::pair<const char*, const char*> cases[] = {
-      {"tcgen05.mma.ws.cta_group::1.kind::f16 [%r4], %rd1, %rd2, %r6, %p1;\n", "tcgen05.mma.ws"},
+      {"tcgen05.mma.ws.sp.cta_group::1.kind::f16 [%r4], %rd1, %rd2, [%r4], %r6, %p1;\n", "tcgen05.mma.ws.sp"},
       {"tcgen05.mma.sp.cta_group::1.kind::f16 [%r4], %rd1, %rd2, [%r4], %r6, %p1;\n", "tcgen05.mma.sp"},
       {"tcgen05.cp.cta_group::1.128x256b.b8x16.b4x16_p64 [%r4], %rd1;\n", "tcgen05.cp with decompression"},
       {"tcgen05.cp.cta_group::1.64x128b.warpx2::02_13 [%r4], %rd1;\n", "tcgen05.cp .64x128b"},
@@ -1212,6 +1319,39 @@ TEST(Tcgen05Timing, ACtaPairRunsHalfTheRowsOnEachSmWithItsOwnOperandHalves) {
   EXPECT_NEAR(per_mma(256), 2 * (2.0 * 128 * 256 * 16 / d.tcgen05.mma_flops_per_cycle_f16), 1.0);
   EXPECT_NEAR(per_mma(64), 2 * std::max(2.0 * 128 * 64 * 16 / d.tcgen05.mma_flops_per_cycle_f16, 160.0 * 32 / port),
               1.0);
+}
+
+// The "1x4" and "2x2" datapaths keep every lane busy: a .ws mma of M = 32 costs a quarter of an
+// M = 128 one's FLOP time (where a non-.ws M = 64 costs the whole), unless its B from shared memory
+// takes longer; .collector::bN::use reads B from the collector buffer instead. An M = 128 CTA pair
+// (Layout B) costs each SM 64 rows at the full rate: half the M = 256 pair's time.
+TEST(Tcgen05Timing, LaneBlocksUseTheWholeDatapath) {
+  const device::DeviceSpec d = device::load_builtin_device("b200");
+  const double port = static_cast<double>(d.shared.banks) * d.shared.bank_width_bytes,
+               rate = d.tcgen05.mma_flops_per_cycle_f16;
+  auto cycles = [&](const std::string& name, const std::string& from, const std::string& to, int m, int count,
+                    bool pair) {
+    const auto dir = case_dir() / (name + "_" + std::to_string(count));
+    std::filesystem::create_directories(dir);
+    std::string text = mma_loop_kernel("f16", 256, count, 0, !pair, m);
+    for (std::size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
+      text.replace(at, from.size(), to);
+    std::ofstream(dir / "k.ptx") << text;
+    return run_ptx(dir, R"({"buffer": "u32", "count": 4})", 16384, 128,
+                   pair ? R"(, "grid": 2, "cluster": 2)" : R"(, "grid": 1)")
+        .cycles;
+  };
+  auto per_mma = [&](const std::string& name, const std::string& from, const std::string& to, int m, bool pair) {
+    return (cycles(name, from, to, m, 24, pair) - cycles(name, from, to, m, 8, pair)) / 16;
+  };
+  const std::string mma = "tcgen05.mma.cta_group::1.kind::f16";
+  EXPECT_NEAR(per_mma("ws_m32_use", mma, "tcgen05.mma.ws.cta_group::1.kind::f16.collector::b0::use", 32, false),
+              2.0 * 32 * 256 * 16 / rate, 1.0);
+  EXPECT_NEAR(per_mma("ws_m32", mma, "tcgen05.mma.ws.cta_group::1.kind::f16", 32, false),
+              std::max(2.0 * 32 * 256 * 16 / rate, 256.0 * 32 / port), 1.0);
+  // both CTAs of the pair issue: each engine serves two halves of 64 rows x 256 per step
+  EXPECT_NEAR(per_mma("pair_m128", "cta_group::1", "cta_group::2", 128, true),
+              2 * std::max(2.0 * 64 * 256 * 16 / rate, (64.0 + 128) * 32 / port), 1.0);
 }
 
 TEST(Tcgen05Timing, TensorMemoryLimitsTheResidentCtas) {

@@ -160,6 +160,20 @@ TEST(DispatchClock, OneCtaPerDispatchIntervalAndPerUnitLaunchInterval) {
   EXPECT_EQ(d.start(0, 1, 500), 500);
 }
 
+// AMD: a CU still inside its launch interval does not hold its XCD's workgroup manager; the
+// other CUs' workgroups are handed out one per dispatch interval meanwhile (held, unit 1 would
+// wait for unit 0's start at 100).
+TEST(DispatchClock, AUnitInItsLaunchIntervalDoesNotHoldAnAmdWorkgroupManager) {
+  DispatchClock d(1, 2, /*dispatch*/ 10, /*launch*/ 100, /*unit_holds_dispatcher*/ false);
+  EXPECT_EQ(d.start(0, 0, 0), 0);
+  EXPECT_EQ(d.start(0, 0, 0), 100);  // handed over at 10, unit 0 starts it at 100
+  EXPECT_EQ(d.start(0, 1, 0), 20);   // the manager's next slot, not after unit 0's start
+  DispatchClock held(1, 2, 10, 100);
+  EXPECT_EQ(held.start(0, 0, 0), 0);
+  EXPECT_EQ(held.start(0, 0, 0), 100);
+  EXPECT_EQ(held.start(0, 1, 0), 110);
+}
+
 TEST(DispatchClock, DomainsDispatchIndependently) {
   DispatchClock d(2, 2, 10, 0);
   EXPECT_EQ(d.start(0, 0, 0), 0);

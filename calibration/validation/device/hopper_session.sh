@@ -7,7 +7,10 @@
 #         "base" (default): the CUDA microbenchmarks (run_cuda.py), mem_paths.cu,
 #         loaded_latency.cu, then the grown validation set (h200_ext.sh);
 #         "hopper": the wgmma/TMA validation set (measure_hopper.py), ~1-2 minutes;
-#         "none": nothing (a call meant for the H200 only).
+#         "none": nothing (a call meant for the H200 only);
+#         "hop12": only the microbenchmarks below.
+#   A second or third argument "hop12" first runs h200_hop12.sh (the SM clock under tensor load and
+#   the TMA engine, ~45 s) on either part, into OUT/hop12.
 #   bash calibration/validation/device/hopper_session.sh OUTDIR [WHAT]
 set -u
 OUT=${1:?output directory}
@@ -21,6 +24,12 @@ left() { echo $(( ${1} - ($(date +%s) - T0) )); }
 NAME=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,memory.total --format=csv > "$OUT/smi.txt" 2>&1
 echo "GPU: $NAME"
+# the Hopper clock-under-load and TMA-engine microbenchmarks (~45 s) on either part, first
+if [ "${3:-}" = hop12 ] || [ "${2:-}" = hop12 ]; then
+  mkdir -p "$OUT/hop12"
+  timeout 150 bash calibration/validation/device/h200_hop12.sh "$OUT/hop12" > "$OUT/hop12/run.log" 2>&1
+  echo "hop12 exit $? ($(left 0) s)"; tail -5 "$OUT/hop12/run.log"
+fi
 case "$NAME" in
 *H200*)
   mkdir -p "$OUT/placement"
@@ -32,7 +41,7 @@ case "$NAME" in
   echo "kb exit $? ($(left 0) s)"; tail -15 "$OUT/kb_measure.log"
   ;;
 *H100*)
-  if [ "${2:-base}" = none ]; then
+  if [ "${2:-base}" = none ] || [ "${2:-base}" = hop12 ]; then
     echo "an H100: nothing to do here (WHAT=none)"
   elif [ "${2:-base}" = hopper ]; then
     timeout 400 $PY calibration/validation/measure_hopper.py --out "$OUT/hopper" --reps 50 --flush-mode read > "$OUT/hopper_run.log" 2>&1

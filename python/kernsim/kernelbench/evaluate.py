@@ -333,6 +333,9 @@ def run(req: dict) -> dict:
             res["unmodeled_ops"] = unmodeled
             res["unmodeled_why"] = why
             res["runtime_us"] = None
+        bands = [l.error_band for l in last["launches"]]
+        if res["runtime_us"] is not None and bands and all(bands) and not per:
+            res["runtime_error_band_us"] = [sum(b[0] for b in bands), sum(b[1] for b in bands)]
 
     # reference time and the speed-of-light bound
     _stage("reference time")

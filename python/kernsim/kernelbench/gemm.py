@@ -179,9 +179,10 @@ def _transposed(meta: dict) -> bool | None:
     return None
 
 
-def product(op: dict) -> dict:
+def product(op: dict, dtypes: tuple = ("float32",)) -> dict:
     """The SGEMM an ATen matrix-product record (reftime.record_ops) asks for:
-    {batch, M, N, K, trans_a, trans_b, d (beta * D input), bias}; NoModel when it is not one."""
+    {batch, M, N, K, trans_a, trans_b, d (beta * D input), bias}; NoModel when it is not one
+    (``dtypes``: the operand dtypes the caller's kernel takes; tcgemm.py passes fp16/bf16)."""
     name, ins = op["op"], op["inputs"]
     if name in ("mm", "bmm"):
         a, b, extra = ins[0], ins[1], None
@@ -190,8 +191,9 @@ def product(op: dict) -> dict:
     else:
         raise NoModel(f"`{name}` is not a matrix product kernsim's SGEMM times (mm, addmm, bmm, baddbmm)")
     for t in (a, b) + ((extra,) if extra else ()):
-        if t["dtype"] != "float32":
-            raise NoModel(f"`{name}` on {t['dtype']}: kernsim's reference GEMM model is fp32 only")
+        if t["dtype"] not in dtypes:
+            raise NoModel(f"`{name}` on {t['dtype']}: kernsim's reference GEMM models take fp32 (SGEMM) and "
+                          f"fp16/bf16 (tensor-core GEMM)")
     batched = name in ("bmm", "baddbmm")
     if len(a["shape"]) != (3 if batched else 2) or len(b["shape"]) != len(a["shape"]):
         raise NoModel(f"`{name}` with operands of shapes {a['shape']} and {b['shape']}")

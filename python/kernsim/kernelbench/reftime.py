@@ -8,9 +8,11 @@
   memory-bound operations (elementwise, copies, reductions, softmax, layer/RMS/batch norm) by
   kernsim's streaming kernel moving the operation's input and output bytes once (PyTorch's
   kernels for them are single-pass for the shapes KernelBench uses), fp32 matrix products
-  (mm, addmm, bmm, baddbmm) by kernsim's simulated SGEMM (gemm.py), each launch with its
-  launch overhead from the device file. An operation with no model (convolutions, fp16/bf16
-  products, and anything not listed) is named in ``ref_unmodeled_ops`` with the reason in
+  (mm, addmm, bmm, baddbmm) by kernsim's simulated SGEMM (gemm.py), fp16/bf16 ones by its
+  tensor-core GEMM (tcgemm.py), convolutions by its implicit-GEMM tensor-core kernel (conv.py;
+  fp32 in TF32 as cuDNN runs them under PyTorch's defaults), each launch with its launch
+  overhead from the device file. An operation with no model (transposed convolutions, mv/dot,
+  and anything not listed) is named in ``ref_unmodeled_ops`` with the reason in
   ``ref_unmodeled_why``, and the simulated time is then not given: never guessed.
 * ``sol_us``: the bound no implementation beats on the part: max(FLOPs of the matrix products /
   the tensor-core peak for their dtype (fp32: TF32), bytes of the inputs and parameters read
@@ -98,7 +100,14 @@ def record_ops(model, inputs, events: list | None = None):
             tout = _flat(out)
             ins = [m for m in (_meta(t) for t in tin) if m]
             outs = [m for m in (_meta(t) for t in tout) if m]
-            ops.append({"op": name, "inputs": ins, "outputs": outs})
+            rec = {"op": name, "inputs": ins, "outputs": outs}
+            if name in ("convolution", "_convolution") and len(args) >= 9:
+                # aten.convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
+                rec["params"] = {"stride": list(args[3]), "padding": list(args[4]), "dilation": list(args[5]),
+                                 "transposed": bool(args[6]), "output_padding": list(args[7]), "groups": int(args[8])}
+            if name in ("cumsum", "cumprod") and len(args) >= 2:
+                rec["params"] = {"dim": int(args[1])}
+            ops.append(rec)
             if events is not None:
                 events.append({"op": name, "ins": [p for p in map(storage_ptr, tin) if p],
                                "outs": [p for p in map(storage_ptr, tout) if p]})
@@ -218,12 +227,49 @@ def _stream_time_us(rt, read_bytes: int, write_bytes: int) -> float:
     return t
 
 
-GEMM = {"mm", "addmm", "bmm", "baddbmm"}  # timed by kernsim's SGEMM (gemm.py); matmul/linear decompose into them
+# ATen ops that PyTorch implements as a sequence of other ops on every device (the kernels eager
+# launches for one recorded op): (op, read, write) with "in"/"out" the recorded op's input/output
+# bytes. logsumexp (ATen's ReduceOps): amax, |max| == inf masked to 0, exp(x - max) summed, log,
+# + max; torch.profiler on the CPU lists the same ops nested under aten::logsumexp.
+COMPOSITE = {
+    "logsumexp": [("amax", "in", "out"), ("abs", "out", "out"), ("eq", "out", "out"), ("masked_fill_", "out", "out"),
+                  ("sub", "in+out", "in"), ("exp_", "in", "in"), ("sum", "in", "out"), ("log_", "out", "out"),
+                  ("add_", "out+out", "out")],
+}
+
+
+def _eager_model(op, rt):
+    """The per-op record of an op timed by something other than one streaming pass (eager.py's
+    kernels, or COMPOSITE's sequence of streaming kernels), None for the plain streaming model."""
+    from . import eager
+    name = op["op"]
+    if name in COMPOSITE:
+        nin = sum(i["bytes"] for i in op["inputs"])
+        nout = sum(o["bytes"] for o in op["outputs"])
+        size = {"in": nin, "out": nout, "in+out": nin + nout, "out+out": 2 * nout}
+        ks = [{"op": k, "time_us": _stream_time_us(rt, size[r], size[w]), "read_bytes": size[r], "write_bytes": size[w]}
+              for k, r, w in COMPOSITE[name]]
+        return {"op": name, "time_us": sum(k["time_us"] for k in ks), "model": f"eager composite: {len(ks)} streaming kernels",
+                "kernels": ks}
+    kind, p = None, None
+    if name in eager.SCAN_OPS:
+        p = eager.scan_problem(op)
+        kind = p and "scan_" + p["kind"]
+    elif name in eager.COPY_OPS:
+        p = eager.copy_problem(op)
+        kind = p and "copy"
+    if not p:
+        return None
+    g = eager.time_eager(kind, p, rt.opts.arch, rt.opts.device_file, rt.opts.cache)
+    return {"op": name, "time_us": g["time_us"], "model": f"kernsim eager-kernel model {g['kernel']}"}
+
+
+GEMM = {"mm", "addmm", "bmm", "baddbmm"}  # kernsim's SGEMM (gemm.py) or tensor-core GEMM (tcgemm.py); matmul/linear decompose into them
 
 
 def simulate_ops(ops, rt) -> tuple:
     """(total_us or None, per-op list, unmodeled op names, {name: why})."""
-    from . import gemm
+    from . import conv, eager, gemm, tcgemm
     total = 0.0
     per = []
     unmodeled = []
@@ -233,6 +279,11 @@ def simulate_ops(ops, rt) -> tuple:
         if name in FREE or (not op["outputs"] and name not in MEMORY):
             continue
         if name in MEMORY:
+            e = _eager_model(op, rt)
+            if e is not None:
+                per.append(e)
+                total += e["time_us"]
+                continue
             rb = sum(i["bytes"] for i in op["inputs"])
             wb = sum(o["bytes"] for o in op["outputs"])
             if name in ("zeros", "ones", "full", "fill_", "zero_", "fill", "zeros_like", "ones_like", "full_like",
@@ -241,16 +292,40 @@ def simulate_ops(ops, rt) -> tuple:
             t = _stream_time_us(rt, rb, wb)
             per.append({"op": name, "time_us": t, "read_bytes": rb, "write_bytes": wb, "model": "stream"})
             total += t
+        elif name in GEMM and eager.gemv_problem(op) is not None:
+            g = eager.time_eager("gemv", eager.gemv_problem(op), rt.opts.arch, rt.opts.device_file, rt.opts.cache)
+            per.append({"op": name, "time_us": g["time_us"], "model": f"kernsim matrix-vector kernel {g['kernel']}"})
+            total += g["time_us"]
         elif name in GEMM:
+            half = bool(op["inputs"]) and op["inputs"][-1]["dtype"] in tcgemm.DTYPES
             try:
-                p = gemm.product(op)
-                g = gemm.time_product(p, rt.opts.arch, rt.opts.device_file, rt.opts.cache)
+                if half:
+                    p = tcgemm.check_product(op)
+                    g = tcgemm.time_product(p, rt.opts.arch, rt.opts.device_file, rt.opts.cache)
+                else:
+                    p = gemm.product(op)
+                    g = gemm.time_product(p, rt.opts.arch, rt.opts.device_file, rt.opts.cache)
             except gemm.NoModel as e:
                 unmodeled.append(name)
                 why.setdefault(name, str(e))
                 continue
-            per.append({"op": name, "time_us": g["time_us"], "model": f"kernsim SGEMM {g['config']}",
+            model = f"kernsim tensor-core GEMM ({p['dtype']}, mma.sync) {g['config']}" if half else \
+                f"kernsim SGEMM {g['config']}"
+            per.append({"op": name, "time_us": g["time_us"], "model": model,
                         "shape": {k: p[k] for k in ("batch", "M", "N", "K", "trans_a", "trans_b")}})
+            total += g["time_us"]
+        elif name in conv.CONV_OPS:
+            try:
+                p = conv.problem(op)
+                g = conv.time_conv(p, rt.opts.arch, rt.opts.device_file, rt.opts.cache)
+            except gemm.NoModel as e:
+                unmodeled.append(name)
+                why.setdefault(name, str(e))
+                continue
+            per.append({"op": name, "time_us": g["time_us"],
+                        "model": f"kernsim implicit-GEMM convolution ({'tf32' if p['dtype'] == 'float32' else p['dtype']}, "
+                                 f"mma.sync) {g['config']}",
+                        "shape": {k: p[k] for k in ("N", "C", "K", "G", "OD", "OH", "OW", "T", "R", "S")}})
             total += g["time_us"]
         else:
             unmodeled.append(name)

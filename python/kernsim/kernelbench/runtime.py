@@ -53,10 +53,12 @@ class Launch:
     source: str            # "cuda" or "triton"
     reads_timer: bool
     wall_s: float
+    error_band: list | None = None  # [lo_us, hi_us] from the launch's report (docs/report.md)
 
     def to_json(self) -> dict:
         return {"kernel": self.kernel, "grid": list(self.grid), "block": list(self.block),
-                "time_us": self.time_us, "sampled": self.sampled, "stream": self.stream, "frontend": self.source}
+                "time_us": self.time_us, "sampled": self.sampled, "stream": self.stream, "frontend": self.source,
+                "error_band": self.error_band}
 
 
 @dataclass
@@ -232,7 +234,7 @@ class Runtime:
         la = Launch(kernel=kernel.short_name, grid=grid, block=tuple(block) if block else tuple(r.report.get("launch", {}).get("block", ())),
                     time_us=float(r.time_us), stream=int(stream or 0), sampled=sampled, source=source,
                     reads_timer=bool(_TIMER_RE.search(text)) if kernel.module.isa == "ptx" else False,
-                    wall_s=time.time() - t0)
+                    wall_s=time.time() - t0, error_band=r.report.get("error_band"))
         self.lib.ks_note_launch(stream or None, la.time_us)
         self.launches.append(la)
         if memo_key is not None and not la.reads_timer:

@@ -23,18 +23,25 @@ namespace kernsim::sim {
 
 class DispatchClock {
  public:
+  // `unit_holds_dispatcher`: a unit still inside its launch interval holds the dispatcher until
+  // it can start the CTA (NVIDIA, as calibrated on the H200); otherwise (AMD) the workgroup
+  // manager hands the workgroup over and serves the next request at once, and only that CU
+  // waits out its launch interval (wave creation and register initialisation are the CU's).
   DispatchClock() = default;
-  DispatchClock(int domains, int units, double dispatch_cycles, double launch_cycles)
+  DispatchClock(int domains, int units, double dispatch_cycles, double launch_cycles, bool unit_holds_dispatcher = true)
       : next_(static_cast<std::size_t>(domains), 0.0),
         last_(static_cast<std::size_t>(units), -1e30),
         dispatch_(dispatch_cycles),
-        launch_(launch_cycles) {}
-  // The start of a CTA that unit `u` of dispatch domain `d` could start at `t`.
+        launch_(launch_cycles),
+        hold_(unit_holds_dispatcher) {}
+  // The start of a CTA that unit `u` of dispatch domain `d` could start at `t` (calls come in
+  // the order of their `t`).
   double start(int d, int u, double t) {
     double& nd = next_[static_cast<std::size_t>(d)];
     double& last = last_[static_cast<std::size_t>(u)];
-    t = std::max({t, nd, last + launch_});
-    nd = t + dispatch_;
+    const double handed = hold_ ? std::max({t, nd, last + launch_}) : std::max(t, nd);
+    nd = handed + dispatch_;
+    t = std::max(handed, last + launch_);
     last = t;
     return t;
   }
@@ -43,6 +50,7 @@ class DispatchClock {
   std::vector<double> next_;  // per domain: its next dispatch
   std::vector<double> last_;  // per unit: its last CTA start
   double dispatch_ = 0, launch_ = 0;
+  bool hold_ = true;
 };
 
 class RoundRobinToUnits {

@@ -10,3 +10,23 @@ extern "C" __global__ void fma_loop(float* out, int iters) {
   for (int k = 0; k < iters; ++k) v = v * w + 0.5f;
   out[blockIdx.x * blockDim.x + threadIdx.x] = v;
 }
+
+// Reads x twice, each pass a grid-stride loop over all of it: on the chip the second pass hits
+// in L2 only when the whole buffer fits there; a slice reads only its share of each pass.
+extern "C" __global__ void read_twice(const float* x, float* out, int n) {
+  const int stride = gridDim.x * blockDim.x, t = blockIdx.x * blockDim.x + threadIdx.x;
+  float s = 0.0f;
+  for (int i = t; i < n; i += stride) s += x[i];
+  for (int i = t; i < n; i += stride) s = s * 0.5f + x[i];
+  out[t] = s;
+}
+
+// Thread `longest` chases `steps` pointers through `next`, every other thread 4: the launch ends
+// when that thread does, long after the rest of the grid (a power-law SpMV's longest row).
+extern "C" __global__ void one_long_thread(const int* next, int* out, int mask, int steps, int longest) {
+  const int t = blockIdx.x * blockDim.x + threadIdx.x;
+  const int n = t == longest ? steps : 4;
+  int p = t & mask;
+  for (int k = 0; k < n; ++k) p = next[p];
+  out[t] = p;
+}

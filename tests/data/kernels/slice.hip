@@ -22,3 +22,24 @@ extern "C" __global__ void table_sum(const float* table, int m, float* out, int 
   for (int k = 0; k < m; k += 64) s += table[(threadIdx.x + k) % m];
   out[i] = s;
 }
+
+// Black-Scholes call and put prices over n options, a grid-stride loop (the grid is a few
+// workgroups per CU whatever n is): the sampled-against-full case of issue 17 item 3.
+__device__ inline float cnd(float d) {
+  const float k = 1.0f / (1.0f + 0.2316419f * fabsf(d));
+  const float poly = k * (0.31938153f + k * (-0.356563782f + k * (1.781477937f + k * (-1.821255978f + k * 1.330274429f))));
+  const float c = 0.39894228040143267f * expf(-0.5f * d * d) * poly;
+  return d > 0.0f ? 1.0f - c : c;
+}
+
+extern "C" __global__ void black_scholes(const float* s, const float* x, const float* t, float* call, float* put, float r,
+                                         float v, int n) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+    const float st = s[i] * 40.0f + 10.0f, xt = x[i] * 40.0f + 10.0f, tt = t[i] * 2.0f + 0.25f;
+    const float sq = sqrtf(tt);
+    const float d1 = (logf(st / xt) + (r + 0.5f * v * v) * tt) / (v * sq), d2 = d1 - v * sq;
+    const float e = expf(-r * tt);
+    call[i] = st * cnd(d1) - xt * e * cnd(d2);
+    put[i] = xt * e * (1.0f - cnd(d2)) - st * (1.0f - cnd(d1));
+  }
+}
