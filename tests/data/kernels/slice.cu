@@ -22,11 +22,11 @@ extern "C" __global__ void read_twice(const float* x, float* out, int n) {
   out[t] = s;
 }
 
-// Thread `longest` chases `steps` pointers through `next`, every other thread 4: the launch ends
-// when that thread does, long after the rest of the grid (a power-law SpMV's longest row).
-extern "C" __global__ void one_long_thread(const int* next, int* out, int mask, int steps, int longest) {
+// Thread `longest` chases `steps` pointers through `next`, every other thread `others`: the launch
+// ends when that thread does, long after the rest of the grid (a power-law SpMV's longest row).
+extern "C" __global__ void one_long_thread(const int* next, int* out, int mask, int steps, int longest, int others) {
   const int t = blockIdx.x * blockDim.x + threadIdx.x;
-  const int n = t == longest ? steps : 4;
+  const int n = t == longest ? steps : others;
   int p = t & mask;
   for (int k = 0; k < n; ++k) p = next[p];
   out[t] = p;
