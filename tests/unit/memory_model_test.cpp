@@ -262,9 +262,11 @@ TEST_F(NvMemory, SliceWritesBackWhatTheChipsLruWouldEvict) {
 // it, as on the chip; a buffer that fits the L2 hits the second time in both. (Before the use
 // window, the slice kept the whole capacity and hit on every re-read.)
 TEST_F(NvMemory, ASliceRereadsWhatTheChipsL2WouldStillHold) {
+  device::DeviceSpec small = dev;
+  small.l2.bytes = 4 << 20;  // a what-if L2 of 4 MiB, so that the chip's passes are short
   auto second_pass_hits = [&](double share, double of_l2) {
-    mem::NvMemorySystem sys{dev, 2, 128 * 1024, share};
-    const auto bytes = static_cast<std::uint64_t>(of_l2 * share * static_cast<double>(dev.l2.bytes));
+    mem::NvMemorySystem sys{small, 2, 128 * 1024, share};
+    const auto bytes = static_cast<std::uint64_t>(of_l2 * share * static_cast<double>(small.l2.bytes));
     std::uint64_t hits = 0;
     for (int pass = 0; pass < 2; ++pass) {
       const std::uint64_t before = sys.counters().hits[static_cast<int>(mem::Level::L2)];
