@@ -479,12 +479,16 @@ TEST_F(NvMemory, HbmLatencySpreadsByBlockAndAGatherWaitsForItsSlowestBlock) {
     }
     return sum / reps;
   };
-  const double flat = mean_latency(dev, 1, 0), one = mean_latency(d, 1, 0);
+  auto plain = d;
+  plain.dram.latency_quantiles_permille.clear();
+  const double flat = mean_latency(plain, 1, 0), one = mean_latency(d, 1, 0);
   EXPECT_NEAR(one, flat, 0.03 * flat) << "one line: the mean stays dram.latency_cycles";
-  const double gather = mean_latency(d, 32, 8192), block = mean_latency(d, 4, 128);
-  EXPECT_GT(gather - flat, 0.25 * dev.dram.latency_cycles) << "32 blocks: the slowest of 32 draws";
-  EXPECT_NEAR(block, one, 0.05 * one) << "4 lines of one block: one draw";
-  EXPECT_NEAR(mean_latency(dev, 32, 8192), flat, 0.02 * flat) << "without the keys a gather takes one latency";
+  // without the keys a gather of 32 lines takes one latency plus its 32 requests' issue
+  const double gather = mean_latency(d, 32, 8192), gather_plain = mean_latency(plain, 32, 8192);
+  EXPECT_LT(gather_plain - flat, 0.1 * dev.dram.latency_cycles);
+  EXPECT_GT(gather - gather_plain, 0.25 * dev.dram.latency_cycles) << "32 blocks: the slowest of 32 draws";
+  const double block = mean_latency(d, 4, 128), block_plain = mean_latency(plain, 4, 128);
+  EXPECT_NEAR(block - block_plain, one - flat, 0.05 * one) << "4 lines of one block: one draw";
 }
 
 // The bank count comes from the device file, not from an array in the model: with 128 banks a
