@@ -28,7 +28,7 @@ def run(kernsim, spec, arch, full, budget):
     env = dict(os.environ)
     if budget:
         env["KERNSIM_DETAIL_BUDGET"] = str(budget)
-    cmd = [kernsim, "run", spec, "--arch", arch, "--json"] + (["--full"] if full else [])
+    cmd = [kernsim, "run", spec, "--arch", arch, "--json"] + (["--full", "--time-limit", "0"] if full else [])
     t0 = time.time()
     p = subprocess.run(cmd, capture_output=True, text=True, env=env)
     if p.returncode != 0:

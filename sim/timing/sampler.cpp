@@ -17,6 +17,21 @@ constexpr std::uint64_t kCheckpointInsts = 4096;
 // CTAs whose work is averaged before the rest of the grid is estimated from it (work_per_cta).
 constexpr std::uint64_t kWorkSampleCtas = 8;
 constexpr double kGoldenRatioFraction = 0.6180339887498949;
+// The convergence stop (Sampler::converged): a window's steady rate has converged when the rates
+// of its last three quarters agree within this fraction with the last half's, the span the
+// steady rate is read from (sampling.h rate_converged) ...
+constexpr double kRateTolerance = 0.02;
+// ... tested once the window has timed this many instructions per resident warp (a span of a
+// few of a typical loop's iterations in every warp, so that warps that started together and
+// still run in step cannot make two halves agree by chance)
+constexpr std::uint64_t kConvergeInstsPerWarp = 256;
+// ... and at least this share of the detail budget (a quarter: half a window of two): a slow drift
+// (an L2 that fills over a long loop) moves little between the quarters of a short window
+constexpr std::uint64_t kConvergeBudgetShare = 4;
+// ... in a launch whose estimated work is more than this many times what the budget times: a
+// slice is sized to the budget in whole SMs and overruns it by a few per cent, and its last
+// per cents are extrapolated when it does (its waves' structure is timed, not extrapolated)
+constexpr double kBeyondBudget = 2.0;
 }  // namespace
 
 // SM slice. k is chosen so that the slice's work fits the detail budget, measured by running
@@ -77,8 +92,34 @@ bool Sampler::simulate(std::uint64_t budget, double& now) {
       next_check += kCheckpointInsts;
       progress_.push_back(m_.checkpoint(now));
       if (m_.work() >= limit && now >= min_end) return false;
+      if (now >= min_end && converged()) return false;
     }
   }
+  return true;
+}
+
+// A launch whose work is beyond what the detail budget can time is extrapolated at its windows'
+// steady rates however long they run; a window of one stops as soon as its rate has converged
+// (sampling.h rate_converged, within kRateTolerance), once it has timed kConvergeInstsPerWarp
+// instructions per resident warp and a kConvergeBudgetShare-th of the budget. Whether the launch
+// is beyond the budget (its estimated work more than kBeyondBudget times the budget, two budgets
+// for a grid of one wave) is decided at the first converged rate, so that a launch the budget
+// times to its end pays for no estimate and runs as before (the estimate, work_per_cta(), is
+// the one the extrapolation uses, made earlier).
+bool Sampler::converged() {
+  if (!may_converge_ || opts_.full || beyond_budget_ == false) return false;
+  const std::size_t n = progress_.size() - window_from_;
+  const std::uint64_t least =
+      std::max(kConvergeInstsPerWarp * resident_warps_, opts_.detail_budget / kConvergeBudgetShare);
+  if (n * kCheckpointInsts < least) return false;
+  if (!rate_converged(progress_, window_from_, kRateTolerance)) return false;
+  if (!beyond_budget_) {
+    const double allowed = static_cast<double>(opts_.detail_budget) * (ctas_ <= m_.slots() ? 2.0 : 1.0);
+    beyond_budget_ = work_per_cta() * static_cast<double>(ctas_) > kBeyondBudget * allowed;
+    if (!*beyond_budget_) return false;
+  }
+  converged_ = true;
+  ++windows_converged_;
   return true;
 }
 
@@ -87,6 +128,7 @@ bool Sampler::simulate(std::uint64_t budget, double& now) {
 // same time in a last phase unlike the steady loop, gets a second budget to reach its end.
 void Sampler::run_windows(double& now) {
   const std::uint64_t budget_a = opts_.detail_budget / 2;
+  resident_warps_ = m_.slots() * static_cast<std::uint64_t>(m_.occupancy().warps_per_block);
   finished_ = simulate(budget_a, now);
   for (int k = 0; k < 2 && !finished_; ++k) rate_a_[k] = steady_rate(progress_, 0, m_.checkpoint(now), k == 1);
   timed_a_ = m_.timed_insts();
@@ -94,15 +136,18 @@ void Sampler::run_windows(double& now) {
   const std::uint64_t slots = m_.slots();
   if (!finished_ && ctas_ > slots && m_.ctas_done() < slots / 2) {
     two_windows_ = true;
+    beyond_budget_ = true;  // extrapolated in any case
     m_.abandon_in_flight(now);
     m_.fill(now);
     const std::size_t from = progress_.size();
+    window_from_ = from;
+    converged_ = false;
     progress_.push_back(m_.checkpoint(now));
     finished_ = simulate(opts_.detail_budget - budget_a, now);
     for (int k = 0; k < 2; ++k) rate_b_[k] = steady_rate(progress_, from, m_.checkpoint(now), k == 1);
-  } else if (!finished_) {
+  } else if (!finished_ && !converged_) {
     finished_ = simulate(opts_.detail_budget - budget_a, now);
-    if (!finished_ && ctas_ <= slots) finished_ = simulate(opts_.detail_budget, now);
+    if (!finished_ && !converged_ && ctas_ <= slots) finished_ = simulate(opts_.detail_budget, now);
   }
 }
 
@@ -178,6 +223,10 @@ void Sampler::extrapolate(TimingResult& r, double dirty, double flush) {
                       std::to_string(static_cast<std::uint64_t>(total)) + " " + inst + " in detail (" +
                       std::to_string(m_.ctas_done()) + " of " + std::to_string(r.ctas_total) + " " + m_.cta_noun() +
                       "s completed), extrapolated at the steady-state rate" + bound;
+  if (windows_converged_)
+    r.sampling_note += std::string("; ") + (windows_converged_ > 1 ? "both windows" : "the window") +
+                       " stopped once the steady rate had converged (the rates of its last three quarters within " +
+                       std::to_string(static_cast<int>(std::lround(kRateTolerance * 100))) + "% of the last half's)";
 }
 
 // A floor for the CTAs still in flight when the windows end (a power-law SpMV's longest rows, one
@@ -190,6 +239,7 @@ void Sampler::extrapolate(TimingResult& r, double dirty, double flush) {
 // `now` to the drain's end.
 double Sampler::drain_floor(double& now) {
   m_.hold();
+  may_converge_ = false;  // the drain runs to its own ends
   const std::size_t from = progress_.size();
   const std::uint64_t half = std::max<std::uint64_t>(1, opts_.detail_budget / 8);
   bool ended = simulate(half, now);
@@ -206,18 +256,23 @@ double Sampler::drain_floor(double& now) {
 }
 
 // The end of the CTAs in flight that hold far more work than the rest: each CTA's instructions
-// left (run functionally) at its own rate over the second half of the drain (a CTA left with one
-// slow warp: that warp's rate). Only CTAs with more than twice a mean CTA's work left count: in a
-// grid of like CTAs none has, and a CTA the scheduler held back in the drain would otherwise
-// project far beyond its end.
+// left at its own rate over the second half of the drain (a CTA left with one slow warp: that
+// warp's rate). Only CTAs that have already timed more than a mean CTA's work are run on
+// (functionally) to count what they have left, and only those with more than twice a mean CTA's
+// work left count: in a grid of like CTAs none has (and running them all would cost a functional
+// pass over the rest of a one-wave grid), and a CTA the scheduler held back in the drain would
+// otherwise project far beyond its end.
 double Sampler::project_in_flight(const std::vector<std::pair<std::uint64_t, std::uint64_t>>& mid, double t_mid,
                                   double now) {
   if (now <= t_mid) return now;
-  const double outlier = 2.0 * work_per_cta();
+  const double mean = work_per_cta();
   const auto at_end = m_.in_flight();
+  std::vector<std::uint64_t> long_ones;
+  for (const auto& [id, insts] : at_end)
+    if (static_cast<double>(insts) > mean) long_ones.push_back(id);
   double end = now;
-  for (const auto& [id, left] : m_.run_in_flight(kProbeBudgets * opts_.detail_budget)) {
-    if (static_cast<double>(left) <= outlier) continue;
+  for (const auto& [id, left] : m_.run_in_flight(long_ones, kProbeBudgets * opts_.detail_budget)) {
+    if (static_cast<double>(left) <= 2.0 * mean) continue;
     const auto a = std::find_if(mid.begin(), mid.end(), [&](const auto& p) { return p.first == id; });
     const auto b = std::find_if(at_end.begin(), at_end.end(), [&](const auto& p) { return p.first == id; });
     if (a == mid.end() || b == at_end.end() || b->second <= a->second) continue;
@@ -322,6 +377,13 @@ TimingResult Sampler::run() {
   finish_slice(r);
   probe_corners(r);
   if (!warm.empty()) r.sampling_note += "; " + warm;
+  if (const double busy = m_.tensor_busy_cycles(); busy > 0 && r.warp_insts_timed > 0 && r.cycles > 0) {
+    const double launch_busy = busy / static_cast<double>(r.warp_insts_timed) * r.warp_insts_estimated;
+    const double sms = static_cast<double>(m_.part_units());
+    r.tensor_busy_fraction = std::min(1.0, launch_busy / (sms * r.cycles));
+    r.tensor_busy_sm_fraction =
+        std::min(1.0, launch_busy / (std::min(sms, static_cast<double>(r.ctas_total)) * r.cycles));
+  }
   r.kernel_us = r.cycles / m_.core_mhz();
   r.launch_us = m_.launch_overhead_us();
   r.time_us = r.kernel_us + r.launch_us;

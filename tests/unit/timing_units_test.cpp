@@ -339,6 +339,31 @@ TEST(SteadyRate, UsesTheSecondHalfOfTheCheckpoints) {
   EXPECT_DOUBLE_EQ(steady_rate(p, 0, p.back()), 10.0);
 }
 
+TEST(SteadyRate, HasConvergedOnlyWhenTheLastThreeQuartersAgree) {
+  // 1000 instructions per checkpoint; checkpoint i at the time `at(i)`
+  auto window = [](auto at) {
+    std::vector<Progress> p;
+    for (int i = 0; i <= 16; ++i) p.push_back({at(i), static_cast<std::uint64_t>(i * 1000), 0, 0});
+    return p;
+  };
+  // a ramp over the first quarter, then 10 per cycle: converged
+  EXPECT_TRUE(rate_converged(window([](int i) { return i <= 4 ? i * 400.0 : 1600 + (i - 4) * 100.0; }), 0, 0.02));
+  // 1% slower every checkpoint: the quarters differ by more than 2%
+  EXPECT_FALSE(rate_converged(window([](int i) { return 100.0 * (std::pow(1.01, i) - 1) / 0.01; }), 0, 0.02));
+  // steady in the second half but twice as fast in the quarter before it: a phase that just changed
+  EXPECT_FALSE(rate_converged(window([](int i) { return i <= 8 ? i * 50.0 : 400 + (i - 8) * 100.0; }), 0, 0.02));
+  // two halves of the last half that disagree by 10%
+  EXPECT_FALSE(rate_converged(window([](int i) { return i <= 12 ? i * 100.0 : 1200 + (i - 12) * 110.0; }), 0, 0.02));
+  // too few checkpoints to tell
+  std::vector<Progress> few = window([](int i) { return i * 100.0; });
+  few.resize(6);
+  EXPECT_FALSE(rate_converged(few, 0, 0.02));
+  // the served work of the busiest shared resource bounds each span, as steady_rate's
+  std::vector<Progress> busy = window([](int i) { return i * 100.0; });
+  for (std::size_t i = 12; i < busy.size(); ++i) busy[i].shared_busy = 1200 + (static_cast<double>(i) - 12) * 150;
+  EXPECT_FALSE(rate_converged(busy, 0, 0.02));
+}
+
 TEST(SteadyRate, IsBoundedByTheBusiestSharedResource) {
   std::vector<Progress> p;
   for (int i = 0; i <= 8; ++i) p.push_back({i * 100.0, static_cast<std::uint64_t>(i * 1000), i * 200.0, i * 300.0});
