@@ -97,6 +97,8 @@ class AmdTargetKernel final : public TargetKernel {
         // the metadata records a by-value argument's size and offset, not its alignment
         const AggregateArg& g = a.aggregate;
         if (p.value_kind != "by_value") fail(g.desc + " were given for a pointer");
+        for (const AggregateHole& h : g.holes)
+          if (h.is_tensor_map) fail("`" + h.field + "`: tensor maps are an NVIDIA sm_90+ feature (TMA); AMD kernels take buffers and scalars");
         if (g.bytes.size() != p.size) fail(g.desc + " take " + std::to_string(g.bytes.size()) + " bytes, the parameter " + std::to_string(p.size));
         std::memcpy(block.data() + p.offset, g.bytes.data(), g.bytes.size());
         continue;

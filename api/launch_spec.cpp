@@ -6,7 +6,9 @@
 #include <cctype>
 #include <cmath>
 #include <cstring>
+#include <algorithm>
 #include <bit>
+#include <map>
 #include <limits>
 #include <set>
 
@@ -117,6 +119,23 @@ namespace {
 class SpecReader {
  public:
   explicit SpecReader(std::string origin) : origin_(std::move(origin)) {}
+
+  // What a buffer reference (a pointer's or a tensor map's "buffer") may name: an argument index
+  // below nargs, or the name of a spec-level buffer.
+  void set_buffer_names(std::size_t nargs, std::map<std::string, std::size_t> names) {
+    nargs_ = nargs;
+    names_ = std::move(names);
+  }
+  std::size_t buffer_ref(const json& v, const std::string& field) const {
+    if (v.is_string()) {
+      auto it = names_.find(v.get<std::string>());
+      if (it == names_.end()) fail(field, "no buffer named `" + v.get<std::string>() + "` in the spec's `buffers`");
+      return it->second;
+    }
+    const std::int64_t b = integer(v, field);
+    if (b < 0 || static_cast<std::size_t>(b) >= nargs_) fail(field, "argument index " + std::to_string(b) + " does not exist");
+    return static_cast<std::size_t>(b);
+  }
 
   [[noreturn]] void fail(const std::string& field, const std::string& msg) const {
     throw Error(ErrorKind::LaunchSpec, origin_ + ": " + (field.empty() ? "" : "`" + field + "`: ") + msg);
@@ -300,8 +319,9 @@ class SpecReader {
     fail(field + "." + key, "`" + v + "` is not one of " + all);
   }
 
-  TensorMapArg tensor_map(const json& outer, const std::string& f0, std::size_t nargs, std::size_t self) const {
-    only_keys(outer, f0, {"tensor_map", "name"});
+  TensorMapArg tensor_map(const json& outer, const std::string& f0, std::size_t self, bool member = false) const {
+    if (member) only_keys(outer, f0, {"tensor_map", "name", "align"});
+    else only_keys(outer, f0, {"tensor_map", "name"});
     const json& a = outer.at("tensor_map");
     const std::string field = f0 + ".tensor_map";
     if (!a.is_object()) fail(field, "must be an object");
@@ -309,12 +329,11 @@ class SpecReader {
     TensorMapArg t;
     if (!a.contains("buffer")) fail(field + ".buffer", "missing (the index of the buffer argument the map describes, or a buffer)");
     if (a.at("buffer").is_object()) {  // an inline buffer: the caller parses it into Arg::buffer
+      if (member) fail(field + ".buffer", "a tensor map in a struct describes a buffer argument or a spec-level buffer (`buffers`), not an inline one");
       t.owns_buffer = true;
       t.buffer = self;
     } else {
-      const std::int64_t b = integer(a.at("buffer"), field + ".buffer");
-      if (b < 0 || static_cast<std::size_t>(b) >= nargs) fail(field + ".buffer", "argument index " + std::to_string(b) + " does not exist");
-      t.buffer = static_cast<std::size_t>(b);
+      t.buffer = buffer_ref(a.at("buffer"), field + ".buffer");
     }
     t.dtype = str(a, "dtype", field + ".dtype");
     if (!sim::tmap_type(t.dtype)) fail(field + ".dtype", "unknown tensor-map type `" + t.dtype + "` (one of " + sim::tmap_type_names() + ")");
@@ -358,7 +377,7 @@ class SpecReader {
     AggregateArg g;
     if (a.contains("struct")) {
       only_keys(a, field, {"struct", "name"});
-      g.align = member(a, field, g.bytes, g.desc, 0);
+      g.align = member(a, field, g.bytes, g.desc, g.holes, 0);
     } else {
       only_keys(a, field, {"bytes", "align", "name"});
       g.align_given = a.contains("align");
@@ -392,22 +411,29 @@ class SpecReader {
   }
 
   // One struct member (or a whole struct) appended to `out` at its alignment; returns the alignment.
-  std::size_t member(const json& m, const std::string& field, std::vector<std::uint8_t>& out, std::string& desc, int depth) const {
-    if (!m.is_object()) fail(field, "a struct member is {\"type\": T, \"value\": V}, {\"struct\": [...]} or {\"bytes\": \"HEX\"}");
+  std::size_t member(const json& m, const std::string& field, std::vector<std::uint8_t>& out, std::string& desc,
+                     std::vector<AggregateHole>& holes, int depth) const {
+    if (!m.is_object())
+      fail(field, "a struct member is {\"type\": T, \"value\": V}, {\"struct\": [...]}, {\"bytes\": \"HEX\"}, {\"pointer\": ...} or {\"tensor_map\": ...}");
     if (depth > 16) fail(field, "structs nest deeper than 16 levels");
     if (m.contains("struct")) {
       if (depth > 0) only_keys(m, field, {"struct", "name"});
       const json& list = m.at("struct");
       if (!list.is_array() || list.empty()) fail(field + ".struct", "must be a non-empty array of members");
       std::vector<std::uint8_t> body;
+      std::vector<AggregateHole> inner_holes;
       std::string inner;
       std::size_t align = 1;
       for (std::size_t i = 0; i < list.size(); ++i) {
-        align = std::max(align, member(list[i], field + ".struct[" + std::to_string(i) + "]", body, inner, depth + 1));
+        align = std::max(align, member(list[i], field + ".struct[" + std::to_string(i) + "]", body, inner, inner_holes, depth + 1));
         if (i + 1 < list.size()) inner += ", ";
       }
       body.resize((body.size() + align - 1) / align * align, 0);  // the struct's size: a multiple of its alignment
       out.resize((out.size() + align - 1) / align * align, 0);
+      for (AggregateHole& h : inner_holes) {
+        h.offset += out.size();
+        holes.push_back(std::move(h));
+      }
       out.insert(out.end(), body.begin(), body.end());
       desc += "struct {" + inner + "}";
       return align;
@@ -417,6 +443,37 @@ class SpecReader {
       const std::size_t before = out.size();
       const std::size_t align = raw_bytes(m, field, out);
       desc += std::to_string(out.size() - before) + " bytes";
+      return align;
+    }
+    if (m.contains("pointer")) {  // 8 bytes aligned to 8, filled at launch
+      only_keys(m, field, {"pointer", "offset_bytes", "name"});
+      AggregateHole h;
+      h.target = buffer_ref(m.at("pointer"), field + ".pointer");
+      if (m.contains("offset_bytes")) h.offset_bytes = integer(m.at("offset_bytes"), field + ".offset_bytes");
+      out.resize((out.size() + 7) / 8 * 8, 0);
+      h.offset = out.size();
+      h.field = field;
+      out.resize(out.size() + 8, 0);
+      holes.push_back(std::move(h));
+      desc += "pointer";
+      return 8;
+    }
+    if (m.contains("tensor_map")) {  // 128 bytes, aligned as CUDA 13's CUtensorMap (128) unless "align" says otherwise
+      AggregateHole h;
+      h.is_tensor_map = true;
+      h.tensor_map = tensor_map(m, field, 0, true);
+      std::size_t align = 128;
+      if (m.contains("align")) {
+        const std::int64_t v = integer(m.at("align"), field + ".align");
+        if (v != 64 && v != 128) fail(field + ".align", "a CUtensorMap aligns to 64 (CUDA 12) or 128 bytes (CUDA 13), got " + std::to_string(v));
+        align = static_cast<std::size_t>(v);
+      }
+      out.resize((out.size() + align - 1) / align * align, 0);
+      h.offset = out.size();
+      h.field = field + ".tensor_map";
+      out.resize(out.size() + 128, 0);
+      holes.push_back(std::move(h));
+      desc += "CUtensorMap";
       return align;
     }
     only_keys(m, field, {"type", "value", "name"});
@@ -535,6 +592,8 @@ class SpecReader {
 
  private:
   std::string origin_;
+  std::size_t nargs_ = 0;
+  std::map<std::string, std::size_t> names_;
 };
 
 }  // namespace
@@ -551,7 +610,7 @@ LaunchSpec parse_launch_spec_text(const std::string& text, const fs::path& base_
   }
   if (!j.is_object()) r.fail("", "a launch spec must be a JSON object");
   r.only_keys(j, "", {"spec_version", "source", "kernel", "grid", "block", "dynamic_shared_bytes", "args", "id",
-                      "family", "notes", "flops", "min_bytes", "seed", "compile", "cluster", "cluster_nonportable"});
+                      "family", "notes", "flops", "min_bytes", "seed", "compile", "cluster", "cluster_nonportable", "buffers"});
   LaunchSpec s;
   s.spec_version = 1;  // a spec without the key is a version-1 spec
   if (j.contains("spec_version")) {
@@ -580,6 +639,23 @@ LaunchSpec parse_launch_spec_text(const std::string& text, const fs::path& base_
   }
   const json& args = j.at("args");
   if (!args.is_array()) r.fail("args", "must be an array");
+  // spec-level buffers: argument indices after the parameters', in name order
+  std::map<std::string, std::size_t> names;
+  if (j.contains("buffers")) {
+    if (s.spec_version < 2) r.fail("buffers", "needs \"spec_version\": 2");
+    const json& b = j.at("buffers");
+    if (!b.is_object() || b.empty()) r.fail("buffers", "must be a non-empty object {\"NAME\": {\"buffer\": T, \"count\": N, ...}}");
+    for (auto it = b.begin(); it != b.end(); ++it) {
+      const std::string& n = it.key();
+      const bool ident = !n.empty() && !std::isdigit(static_cast<unsigned char>(n[0])) &&
+                         std::all_of(n.begin(), n.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+      if (!ident) r.fail("buffers." + n, "a buffer's name is a C identifier");
+      if (n.size() > 3 && n.rfind("arg", 0) == 0 && std::all_of(n.begin() + 3, n.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
+        r.fail("buffers." + n, "argN names the arguments' dumps (--dump-buffers); pick another name");
+      names.emplace(n, args.size() + names.size());
+    }
+  }
+  r.set_buffer_names(args.size() + names.size(), names);
   for (std::size_t i = 0; i < args.size(); ++i) {
     std::string field = "args[" + std::to_string(i) + "]";
     const json& a = args[i];
@@ -588,7 +664,7 @@ LaunchSpec parse_launch_spec_text(const std::string& text, const fs::path& base_
     if (a.contains("tensor_map")) {
       if (s.spec_version < 2) r.fail(field, "a tensor_map argument needs \"spec_version\": 2");
       arg.is_tensor_map = true;
-      arg.tensor_map = r.tensor_map(a, field, args.size(), i);
+      arg.tensor_map = r.tensor_map(a, field, i);
       if (arg.tensor_map.owns_buffer) arg.buffer = r.buffer(a.at("tensor_map").at("buffer"), field + ".tensor_map.buffer", base_dir);
     } else if (a.contains("buffer")) {
       arg.is_buffer = true;
@@ -602,10 +678,8 @@ LaunchSpec parse_launch_spec_text(const std::string& text, const fs::path& base_
     } else if (a.contains("pointer")) {
       if (s.spec_version < 2) r.fail(field, "a pointer argument needs \"spec_version\": 2");
       r.only_keys(a, field, {"pointer", "offset_bytes", "name"});
-      const std::int64_t j = r.integer(a.at("pointer"), field + ".pointer");
-      if (j < 0 || static_cast<std::size_t>(j) >= args.size()) r.fail(field + ".pointer", "is not an argument index");
       arg.is_pointer = true;
-      arg.pointer_to = static_cast<std::size_t>(j);
+      arg.pointer_to = r.buffer_ref(a.at("pointer"), field + ".pointer");
       if (a.contains("offset_bytes")) arg.offset_bytes = r.integer(a.at("offset_bytes"), field + ".offset_bytes");
     } else if (a.contains("struct") || a.contains("bytes")) {
       if (s.spec_version < 2) r.fail(field, std::string("a ") + (a.contains("struct") ? "struct" : "bytes") + " argument needs \"spec_version\": 2");
@@ -618,11 +692,31 @@ LaunchSpec parse_launch_spec_text(const std::string& text, const fs::path& base_
     }
     s.args.push_back(arg);
   }
+  for (const auto& [name, index] : names) {
+    (void)index;  // names are in index order (both sorted by name)
+    Arg arg;
+    arg.is_buffer = true;
+    arg.extra_name = name;
+    const json& b = j.at("buffers").at(name);
+    if (!b.is_object() || !b.contains("buffer")) r.fail("buffers." + name, "must be a buffer: {\"buffer\": T, \"count\": N, \"init\": I}");
+    if (b.contains("offset_bytes")) r.fail("buffers." + name + ".offset_bytes", "a spec-level buffer has no offset (give it to the pointer)");
+    arg.buffer = r.buffer(b, "buffers." + name, base_dir);
+    s.args.push_back(arg);
+  }
+  for (std::size_t i = 0; i < s.args.size(); ++i) {
+    if (!s.args[i].is_aggregate) continue;
+    for (const AggregateHole& h : s.args[i].aggregate.holes) {
+      const std::size_t t = h.is_tensor_map ? h.tensor_map.buffer : h.target;
+      if (!s.args[t].is_buffer) r.fail(h.field + (h.is_tensor_map ? ".buffer" : ".pointer"), s.arg_label(t) + " is not a buffer");
+      if (!h.is_tensor_map && (h.offset_bytes < 0 || static_cast<std::size_t>(h.offset_bytes) > s.args[t].buffer.bytes()))
+        r.fail(h.field + ".offset_bytes", "must lie within " + s.arg_label(t) + "'s buffer (0 to " + std::to_string(s.args[t].buffer.bytes()) + " bytes)");
+    }
+  }
   for (std::size_t i = 0; i < s.args.size(); ++i) {
     const Arg& a = s.args[i];
     if (!a.is_pointer) continue;
     const std::string field = "args[" + std::to_string(i) + "].pointer";
-    if (!s.args[a.pointer_to].is_buffer) r.fail(field, "argument " + std::to_string(a.pointer_to) + " is not a buffer");
+    if (!s.args[a.pointer_to].is_buffer) r.fail(field, s.arg_label(a.pointer_to) + " is not a buffer");
     if (a.offset_bytes < 0 || static_cast<std::size_t>(a.offset_bytes) > s.args[a.pointer_to].buffer.bytes())
       r.fail("args[" + std::to_string(i) + "].offset_bytes", "must lie within argument " + std::to_string(a.pointer_to) + "'s buffer (0 to " +
                                                                  std::to_string(s.args[a.pointer_to].buffer.bytes()) + " bytes)");
@@ -693,6 +787,68 @@ void validate_against_device(const LaunchSpec& s, const device::DeviceSpec& dev)
   if (s.dynamic_shared_bytes > dev.limits.max_shared_per_block_bytes)
     fail("dynamic_shared_bytes", std::to_string(s.dynamic_shared_bytes) + " bytes exceed the per-block limit " +
                                      std::to_string(dev.limits.max_shared_per_block_bytes));
+}
+
+std::array<std::uint8_t, 128> encode_tensor_map(const LaunchSpec& spec, const TensorMapArg& t, const std::string& field, std::uint64_t address) {
+  const std::string origin = spec.spec_file.empty() ? std::string("launch spec") : spec.spec_file.string();
+  auto fail = [&](const std::string& msg) { throw Error(ErrorKind::LaunchSpec, origin + ": `" + field + "." + msg); };
+  sim::TensorMap m;
+  m.rank = static_cast<int>(t.dims.size());
+  m.dtype = *sim::tmap_type(t.dtype);
+  auto pick = [](const std::string& v, std::initializer_list<const char*> names) {
+    int k = 0;
+    for (const char* n : names) {
+      if (v == n) return k;
+      ++k;
+    }
+    return 0;
+  };
+  m.swizzle = static_cast<sim::TmapSwizzle>(pick(t.swizzle, {"none", "32B", "64B", "128B"}));
+  m.interleave = static_cast<sim::TmapInterleave>(pick(t.interleave, {"none", "16B", "32B"}));
+  m.promotion = static_cast<sim::TmapPromotion>(pick(t.l2_promotion, {"none", "64B", "128B", "256B"}));
+  m.oob = static_cast<sim::TmapOobFill>(pick(t.oob_fill, {"zero", "nan_request_zero_fma"}));
+  m.address = address;
+  for (int d = 0; d < m.rank; ++d) {
+    auto in_range = [&](std::int64_t v, const char* name) {
+      if (v < 0 || v > (std::int64_t{1} << 42)) fail(std::string(name) + "[" + std::to_string(d) + "]`: " + std::to_string(v) + " is out of range");
+      return static_cast<std::uint64_t>(v);
+    };
+    m.dims[d] = in_range(t.dims[d], "dims");
+    m.box[d] = static_cast<std::uint32_t>(in_range(t.box[d], "box"));
+    m.estride[d] = static_cast<std::uint32_t>(in_range(t.element_strides[d], "element_strides"));
+    m.strides[d] = d == 0 ? static_cast<std::uint64_t>(m.elem_bytes()) : in_range(t.strides_bytes[d - 1], "strides_bytes");
+  }
+  const std::string why = sim::check_tensor_map(m);
+  if (!why.empty()) {
+    const std::size_t colon = why.find(':');
+    fail(why.substr(0, colon) + "`" + why.substr(colon));
+  }
+  const std::size_t have = spec.args[t.buffer].buffer.bytes();
+  if (m.extent_bytes() > have)
+    fail("dims`: the tensor spans " + std::to_string(m.extent_bytes()) + " bytes, more than the " + std::to_string(have) + " of buffer " +
+         spec.arg_label(t.buffer));
+  return sim::encode(m);
+}
+
+bool has_struct_holes(const LaunchSpec& spec) {
+  return std::any_of(spec.args.begin(), spec.args.end(), [](const Arg& a) { return a.is_aggregate && !a.aggregate.holes.empty(); });
+}
+
+void fill_struct_holes(LaunchSpec& spec, const std::vector<std::uint64_t>& addr) {
+  for (Arg& a : spec.args) {
+    if (!a.is_aggregate) continue;
+    for (const AggregateHole& h : a.aggregate.holes) {
+      std::uint8_t* at = a.aggregate.bytes.data() + h.offset;
+      if (h.is_tensor_map) {
+        const Arg& b = spec.args[h.tensor_map.buffer];
+        const auto bytes = encode_tensor_map(spec, h.tensor_map, h.field, addr[h.tensor_map.buffer] + static_cast<std::uint64_t>(b.offset_bytes));
+        std::memcpy(at, bytes.data(), bytes.size());
+      } else {
+        const std::uint64_t p = addr[h.target] + static_cast<std::uint64_t>(h.offset_bytes);
+        std::memcpy(at, &p, 8);
+      }
+    }
+  }
 }
 
 std::vector<std::uint8_t> make_initial_bytes(const LaunchSpec& s, std::size_t arg_index) {

@@ -85,8 +85,22 @@ struct TensorMapArg {
 // or an array of numbers for a C array; f16x2 and bf16x2 take two numbers and align to 4 as
 // __half2 does), a nested {"struct": [...]}, or {"bytes": "HEX", "align": A}. The size and
 // alignment are checked against the kernel's parameter at launch (.param .align A .b8 name[N]).
+// A hole in a struct's bytes that the launch fills when the buffers have addresses: a pointer
+// member ({"pointer": J or "NAME", "offset_bytes": K}: the address K bytes into that buffer) or a
+// tensor-map member ({"tensor_map": {...}}: the 128 bytes cuTensorMapEncodeTiled would write), as
+// the kernel-argument structs of ThunderKittens (`gl`) and CUTLASS hold them.
+struct AggregateHole {
+  std::size_t offset = 0;      // byte offset in AggregateArg::bytes
+  bool is_tensor_map = false;
+  std::size_t target = 0;      // pointer: the buffer's argument index (spec-level buffers included)
+  std::int64_t offset_bytes = 0;
+  TensorMapArg tensor_map;     // its `buffer` is an argument index too
+  std::string field;           // `args[0].struct[2]`, for messages
+};
+
 struct AggregateArg {
   std::vector<std::uint8_t> bytes;
+  std::vector<AggregateHole> holes;
   std::size_t align = 1;
   bool align_given = true;  // false for {"bytes": ...} without "align": the alignment is not checked
   std::string desc;         // "struct {f16x2, i32}" / "8 bytes", for messages
@@ -111,6 +125,11 @@ struct Arg {
   // whether the launch allocates a device buffer for it (Arg::buffer): a buffer argument, or a
   // tensor map with an inline buffer
   bool has_buffer() const { return is_buffer || (is_tensor_map && tensor_map.owns_buffer); }
+  // a spec-level buffer ("buffers": {"NAME": {...}}): allocated and initialised like a buffer
+  // argument, passed to no parameter, reached through pointer and tensor-map members of structs.
+  // Such entries follow the parameters' in LaunchSpec::args.
+  std::string extra_name;
+  bool is_extra() const { return !extra_name.empty(); }
   // whether the parameter receives a device address (a buffer or a pointer into one)
   bool passes_address() const { return is_buffer || is_pointer; }
 };
@@ -157,6 +176,16 @@ struct LaunchSpec {
   std::uint64_t seed = 0;
   CompileSettings compile;
 
+  // the kernel's parameters: args without the spec-level buffers that follow them
+  std::size_t num_params() const {
+    std::size_t n = 0;
+    for (const Arg& a : args) n += a.is_extra() ? 0 : 1;
+    return n;
+  }
+  // `args[3]`, or `buffers.A` for a spec-level buffer, for messages
+  std::string arg_label(std::size_t i) const {
+    return args.at(i).is_extra() ? "buffers." + args[i].extra_name : "args[" + std::to_string(i) + "]";
+  }
   std::int64_t threads_per_block() const { return block[0] * block[1] * block[2]; }
   std::int64_t num_blocks() const { return grid[0] * grid[1] * grid[2]; }
 };
@@ -171,6 +200,15 @@ LaunchSpec parse_launch_spec_text(const std::string& json_text, const std::files
 
 // Grid, block and shared-memory limits of the part.
 void validate_against_device(const LaunchSpec& spec, const device::DeviceSpec& dev);
+
+// The tensor map `t` (whose `buffer` is an argument index) over its buffer at `address`, checked as
+// cuTensorMapEncodeTiled checks it and against the buffer's size; errors name `field`.
+std::array<std::uint8_t, 128> encode_tensor_map(const LaunchSpec& spec, const TensorMapArg& t, const std::string& field,
+                                                std::uint64_t address);
+// Fills the pointer and tensor-map members of `spec`'s struct arguments from the buffers'
+// addresses (`addr[i]`: where argument i's buffer was allocated, 0 for no buffer).
+void fill_struct_holes(LaunchSpec& spec, const std::vector<std::uint64_t>& addr);
+bool has_struct_holes(const LaunchSpec& spec);
 
 // Fills a buffer argument's initial bytes (deterministic in spec.seed and the argument index).
 std::vector<std::uint8_t> make_initial_bytes(const LaunchSpec& spec, std::size_t arg_index);

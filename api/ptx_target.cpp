@@ -22,50 +22,6 @@ namespace {
 
 namespace ptx = isa::ptx;
 
-// The tensor map of argument i over its buffer at `address`, checked as cuTensorMapEncodeTiled
-// checks it, and against the buffer's size.
-sim::TensorMap tensor_map_of(const LaunchSpec& spec, std::size_t i, std::uint64_t address) {
-  const TensorMapArg& t = spec.args[i].tensor_map;
-  const std::string field = "args[" + std::to_string(i) + "].tensor_map";
-  auto fail = [&](const std::string& msg) { throw Error(ErrorKind::LaunchSpec, spec_origin(spec) + ": `" + field + "." + msg); };
-  sim::TensorMap m;
-  m.rank = static_cast<int>(t.dims.size());
-  m.dtype = *sim::tmap_type(t.dtype);
-  auto pick = [](const std::string& v, std::initializer_list<const char*> names) {
-    int k = 0;
-    for (const char* n : names) {
-      if (v == n) return k;
-      ++k;
-    }
-    return 0;
-  };
-  m.swizzle = static_cast<sim::TmapSwizzle>(pick(t.swizzle, {"none", "32B", "64B", "128B"}));
-  m.interleave = static_cast<sim::TmapInterleave>(pick(t.interleave, {"none", "16B", "32B"}));
-  m.promotion = static_cast<sim::TmapPromotion>(pick(t.l2_promotion, {"none", "64B", "128B", "256B"}));
-  m.oob = static_cast<sim::TmapOobFill>(pick(t.oob_fill, {"zero", "nan_request_zero_fma"}));
-  m.address = address;
-  for (int d = 0; d < m.rank; ++d) {
-    auto in_range = [&](std::int64_t v, const char* name) {
-      if (v < 0 || v > (std::int64_t{1} << 42)) fail(std::string(name) + "[" + std::to_string(d) + "]`: " + std::to_string(v) + " is out of range");
-      return static_cast<std::uint64_t>(v);
-    };
-    m.dims[d] = in_range(t.dims[d], "dims");
-    m.box[d] = static_cast<std::uint32_t>(in_range(t.box[d], "box"));
-    m.estride[d] = static_cast<std::uint32_t>(in_range(t.element_strides[d], "element_strides"));
-    m.strides[d] = d == 0 ? static_cast<std::uint64_t>(m.elem_bytes()) : in_range(t.strides_bytes[d - 1], "strides_bytes");
-  }
-  const std::string why = sim::check_tensor_map(m);
-  if (!why.empty()) {
-    const std::size_t colon = why.find(':');
-    fail(why.substr(0, colon) + "`" + why.substr(colon));
-  }
-  const std::size_t have = spec.args[t.buffer].buffer.bytes();
-  if (m.extent_bytes() > have)
-    fail("dims`: the tensor spans " + std::to_string(m.extent_bytes()) + " bytes, more than the " + std::to_string(have) + " of buffer args[" +
-         std::to_string(t.buffer) + "]");
-  return m;
-}
-
 std::string param_desc(const ptx::ParamInfo& p) {
   return p.is_aggregate ? "a struct of " + std::to_string(p.bytes) + " bytes (.param .align " + std::to_string(p.align) + " .b8 [" +
                               std::to_string(p.bytes) + "])"
@@ -179,7 +135,7 @@ class PtxTargetKernel final : public TargetKernel {
       if (a.is_tensor_map) {
         if (!p.is_aggregate || p.bytes != static_cast<int>(sim::TensorMap::kBytes))
           fail("a tensor map is passed as a 128-byte .param .b8 array (__grid_constant__ const CUtensorMap)");
-        const auto bytes = encode(tensor_map_of(spec, i, buffer_addr[a.tensor_map.buffer]));
+        const auto bytes = encode_tensor_map(spec, a.tensor_map, field + ".tensor_map", buffer_addr[a.tensor_map.buffer]);
         std::memcpy(block.data() + p.offset, bytes.data(), bytes.size());
         continue;
       }

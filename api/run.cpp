@@ -56,11 +56,13 @@ Cache parse_cache(const std::string& s, const std::string& what) {
 
 namespace {
 
-void dump(const fs::path& dir, std::size_t i, const char* suffix, const std::uint8_t* data, std::size_t n) {
+// args[i]'s bytes as argI.SUFFIX.bin (a spec-level buffer's as NAME.SUFFIX.bin)
+void dump(const fs::path& dir, const LaunchSpec& spec, std::size_t i, const char* suffix, const std::uint8_t* data, std::size_t n) {
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) throw Error(ErrorKind::Io, "cannot create dump directory " + dir.string() + ": " + ec.message());
-  write_file_atomic(dir / ("arg" + std::to_string(i) + "." + suffix + ".bin"), std::string_view(reinterpret_cast<const char*>(data), n));
+  const std::string stem = spec.args[i].is_extra() ? spec.args[i].extra_name : "arg" + std::to_string(i);
+  write_file_atomic(dir / (stem + "." + suffix + ".bin"), std::string_view(reinterpret_cast<const char*>(data), n));
 }
 
 std::string block_text(const std::array<std::int64_t, 3>& b) {
@@ -327,7 +329,7 @@ RunResult run_launch(const LaunchSpec& spec, const device::DeviceSpec& dev, cons
     addr[i] = mem.allocate(b.bytes(), label);
     std::vector<std::uint8_t> init = make_initial_bytes(spec, i);
     std::memcpy(mem.find(addr[i], 1)->data(), init.data(), init.size());
-    if (opts.dump_dir) dump(*opts.dump_dir, i, "in", init.data(), init.size());
+    if (opts.dump_dir) dump(*opts.dump_dir, spec, i, "in", init.data(), init.size());
   }
   // the address each parameter receives: its buffer's plus its offset, or a pointer into another
   // argument's buffer (a tensor map describes the address its buffer argument passes)
@@ -337,7 +339,13 @@ RunResult run_launch(const LaunchSpec& spec, const device::DeviceSpec& dev, cons
     if (a.is_buffer) passed[i] = addr[i] + static_cast<std::uint64_t>(a.offset_bytes);
     if (a.is_pointer) passed[i] = addr[a.pointer_to] + static_cast<std::uint64_t>(a.offset_bytes);
   }
-  std::vector<std::uint8_t> params = kernel->build_params(spec, passed);
+  // struct arguments with pointer or tensor-map members take the buffers' addresses now
+  std::optional<LaunchSpec> filled;
+  if (has_struct_holes(spec)) {
+    filled = spec;
+    fill_struct_holes(*filled, addr);
+  }
+  std::vector<std::uint8_t> params = kernel->build_params(filled ? *filled : spec, passed);
 
   LaunchShape shape;
   for (int d = 0; d < 3; ++d) {
@@ -371,7 +379,7 @@ RunResult run_launch(const LaunchSpec& spec, const device::DeviceSpec& dev, cons
   for (std::size_t i = 0; i < spec.args.size(); ++i) {
     if (!spec.args[i].has_buffer()) continue;
     const sim::Allocation* a = mem.find(addr[i], 1);
-    if (opts.dump_dir) dump(*opts.dump_dir, i, "out", a->data(), a->size);
+    if (opts.dump_dir) dump(*opts.dump_dir, spec, i, "out", a->data(), a->size);
     if (opts.keep_outputs) r.outputs.push_back({i, std::vector<std::uint8_t>(a->data(), a->data() + a->size)});
   }
   cost::LaunchFacts facts = launch_facts(spec, ki.demangled, dev.name);

@@ -62,6 +62,8 @@ struct RunOptions {
   // warp instructions timed in detail; 0 = KERNSIM_DETAIL_BUDGET, else the ISA's default
   std::uint64_t detail_budget = 0;
   std::optional<std::filesystem::path> trace_path;  // write a Chrome/Perfetto trace of the timed window
+  // SVG plots (cost_model/plot_view.h): the launch on the part's roofline, CTAs over time
+  std::optional<std::filesystem::path> roofline_path, timeline_path;
   Tier tier = Tier::Detailed;  // Fast: no outputs, no dumps, no trace, not `full` (each is a usage error)
   Cache cache = Cache::Cold;   // the L2 at the launch's start (see Cache)
   // host memory the launch's buffers and one CTA's local memory may take; 0 = half of the

@@ -33,11 +33,11 @@ std::string spec_origin(const LaunchSpec& spec) {
 }
 
 void check_arg_count(const LaunchSpec& spec, const std::string& kernel, const std::vector<std::string>& param_descs) {
-  if (spec.args.size() == param_descs.size()) return;
+  if (spec.num_params() == param_descs.size()) return;
   std::string sig;
   for (const auto& p : param_descs) sig += (sig.empty() ? "" : ", ") + p;
   throw Error(ErrorKind::LaunchSpec, spec_origin(spec) + ": `args`: kernel `" + kernel + "` takes " + std::to_string(param_descs.size()) +
-                                         " parameters (" + sig + "), the spec gives " + std::to_string(spec.args.size()));
+                                         " parameters (" + sig + "), the spec gives " + std::to_string(spec.num_params()));
 }
 
 }  // namespace kernsim::api

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "base/error.h"
+#include "base/files.h"
 
 namespace kernsim::api {
 
@@ -64,6 +65,10 @@ cost::Listing listing_of(const isa::amdgcn::Program& prog) {
     t.text = in.text < prog.text.size() ? tidy(prog.text[in.text]) : std::string(isa::amdgcn::to_string(in.op));
     t.op = cost::op_of(t.text);
     t.addr = in.addr;
+    if (const isa::amdgcn::LineRange* lr = prog.code ? prog.code->line_at(in.addr) : nullptr) {  // DWARF .debug_line
+      t.file = lr->file;
+      t.source_line = lr->line;
+    }
     l.push_back(std::move(t));
   }
   return l;
@@ -103,10 +108,11 @@ void add_output_check(const LaunchSpec& spec, const std::vector<const std::uint8
     std::optional<nlohmann::json> c = nonfinite_elements(b.type, buffers[i], static_cast<std::uint64_t>(b.count));
     if (!c) continue;
     nlohmann::json row = {{"arg", i}, {"type", to_string(b.type)}, {"count", b.count}};
+    if (spec.args[i].is_extra()) row["buffer"] = spec.args[i].extra_name;
     row.update(*c);
     const auto nans = (*c)["nan_count"].get<std::uint64_t>(), infs = (*c)["inf_count"].get<std::uint64_t>();
     if (nans || infs) {
-      std::string w = "warning  args[" + std::to_string(i) + "] (" + to_string(b.type) + "[" + std::to_string(b.count) + "]) holds";
+      std::string w = "warning  " + spec.arg_label(i) + " (" + to_string(b.type) + "[" + std::to_string(b.count) + "]) holds";
       if (nans) w += " " + std::to_string(nans) + " NaN (first at index " + std::to_string((*c)["first_nan"].get<std::uint64_t>()) + ")";
       if (nans && infs) w += " and";
       if (infs) w += " " + std::to_string(infs) + " Inf (first at index " + std::to_string((*c)["first_inf"].get<std::uint64_t>()) + ")";
@@ -118,14 +124,28 @@ void add_output_check(const LaunchSpec& spec, const std::vector<const std::uint8
 }
 
 LaunchViews::LaunchViews(cost::ReportView& report, cost::Listing listing, const device::DeviceSpec& timed, const RunOptions& opts)
-    : listing_(std::move(listing)), pcs_(&listing_), trace_path_(opts.trace_path) {
+    : listing_(std::move(listing)),
+      pcs_(&listing_),
+      trace_path_(opts.trace_path),
+      timed_(timed),
+      roofline_path_(opts.roofline_path),
+      timeline_path_(opts.timeline_path) {
   all_.add(report);
   all_.add(pcs_);
+  auto check_dir = [](const std::optional<fs::path>& p, const char* what) {
+    if (!p) return;
+    const fs::path dir = p->has_parent_path() ? p->parent_path() : fs::path(".");
+    std::error_code ec;
+    if (!fs::is_directory(dir, ec)) throw Error(ErrorKind::Io, std::string("cannot write the ") + what + " " + p->string() + ": no directory " + dir.string());
+  };
+  check_dir(roofline_path_, "roofline plot");
+  check_dir(timeline_path_, "timeline plot");
+  if (timeline_path_) {
+    timeline_.emplace(timed.clocks.core_mhz);
+    all_.add(*timeline_);
+  }
   if (!trace_path_) return;
-  const fs::path dir = trace_path_->has_parent_path() ? trace_path_->parent_path() : fs::path(".");
-  std::error_code ec;
-  if (!fs::is_directory(dir, ec))
-    throw Error(ErrorKind::Io, "cannot write the trace file " + trace_path_->string() + ": no directory " + dir.string());
+  check_dir(trace_path_, "trace file");
   cost::TraceOptions to;
   to.clock_mhz = timed.clocks.core_mhz;
   to.listing = &listing_;
@@ -141,6 +161,9 @@ LaunchViews::LaunchViews(cost::ReportView& report, cost::Listing listing, const 
 
 void LaunchViews::finish(nlohmann::json& report, const sim::TimingResult& t) {
   pcs_.add_to(report, t);
+  if (roofline_path_) write_file_atomic(*roofline_path_, cost::roofline_svg(report, timed_));
+  if (timeline_)
+    write_file_atomic(*timeline_path_, timeline_->svg(report, report.at("occupancy").value("blocks_per_sm", 1)));
   if (!trace_) return;
   nlohmann::json other = {{"kernel", report.value("kernel", "")}, {"arch", report.value("arch", "")},
                           {"time_us", t.time_us}, {"cycles", t.cycles}, {"extrapolated", t.extrapolated},

@@ -1,6 +1,7 @@
 // kernsim::api::LaunchViews — the views a launch reports through next to the ReportView: the
-// per-PC table (cost::PcView, the report's `by_pc`) always, and the Chrome/Perfetto trace
-// (cost::TraceView) when RunOptions::trace_path asks for one. Both vendors' pipelines build one
+// per-PC table (cost::PcView, the report's `by_pc`) always, the Chrome/Perfetto trace
+// (cost::TraceView) when RunOptions::trace_path asks for one, and the SVG plots
+// (cost_model/plot_view.h) when roofline_path / timeline_path do. Both vendors' pipelines build one
 // from the decoded program's listing, time the kernel with listener(), and call finish().
 #pragma once
 
@@ -15,6 +16,7 @@
 #include "api/run.h"
 #include "cost_model/listing.h"
 #include "cost_model/pc_view.h"
+#include "cost_model/plot_view.h"
 #include "cost_model/report.h"
 #include "cost_model/trace_view.h"
 #include "isa/amdgcn/program.h"
@@ -53,7 +55,7 @@ class LaunchViews {
   LaunchViews& operator=(const LaunchViews&) = delete;
 
   sim::Listener& listener() { return all_; }
-  // Adds `by_pc` to the report and writes the trace, if one was asked for.
+  // Adds `by_pc` to the report and writes the trace and the plots asked for.
   void finish(nlohmann::json& report, const sim::TimingResult& t);
 
  private:
@@ -61,6 +63,9 @@ class LaunchViews {
   cost::PcView pcs_;
   std::optional<cost::TraceView> trace_;
   std::optional<std::filesystem::path> trace_path_;
+  const device::DeviceSpec& timed_;
+  std::optional<std::filesystem::path> roofline_path_, timeline_path_;
+  std::optional<cost::TimelineView> timeline_;
   sim::ListenerSet all_;
 };
 

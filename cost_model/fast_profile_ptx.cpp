@@ -618,6 +618,7 @@ class CtaSampler {
         const device::Pipe& pp = pipe(in.unit);
         lat = pp.latency_cycles + pp.issue_cycles * std::max(0, desc.weight - 1);
         if (desc.range_reduced) lat += d_.pipes.fp32.latency_cycles;
+        lat += desc.guard_chain * d_.pipes.fp32.latency_cycles;
         break;
       }
       case P::Lat::Matrix: {

@@ -51,7 +51,8 @@ json ReportView::to_json(const LaunchFacts& f, const sim::TimingResult& t) const
   j["arch"] = f.arch;
   j["time_us"] = t.time_us;
   j["cycles"] = t.cycles;
-  j["clock_mhz"] = dev_.clocks.core_mhz;
+  j["clock_mhz"] = t.clock_mhz > 0 ? t.clock_mhz : dev_.clocks.core_mhz;
+  if (t.tensor_busy_fraction >= 0) j["tensor_busy_fraction"] = t.tensor_busy_fraction;  // the wgmma engines' share of SMs x time
   if (!f.id.empty()) j["id"] = f.id;
   if (!f.family.empty()) j["family"] = f.family;
   j["launch"] = {{"grid", {f.grid[0], f.grid[1], f.grid[2]}}, {"block", {f.block[0], f.block[1], f.block[2]}},

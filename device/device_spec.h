@@ -77,6 +77,11 @@ struct Clocks {
   double tensor_mhz = 0;  // NVIDIA: the SM clock while kernels that use the tensor pipes run (0: core_mhz)
   double wgmma_mhz = 0;   // NVIDIA sm_90a: the SM clock while kernels that issue wgmma.mma_async run (0: tensor_mhz)
   double l2_mhz = 0;      // NVIDIA: the L2's own clock, which does not follow the SM clock (0: the L2 keeps SM cycles)
+  // NVIDIA sm_90a: the SM clock of a wgmma kernel as a function of its tensor engines' busy share
+  // b of the launch, linear from wgmma_idle_mhz (b = 0) to wgmma_full_mhz (b = 1); both 0: the
+  // constant wgmma_mhz (wgmma_load_mhz())
+  double wgmma_idle_mhz = 0;
+  double wgmma_full_mhz = 0;
   double realtime_mhz = 0;  // AMD: the constant reference clock (REFCLK) s_memrealtime counts; NVIDIA: 0
 };
 
@@ -235,6 +240,13 @@ struct Dram {
   // HBM utilisation over the last latency_cycles, at most queue_max_cycles. Zero: no such wait.
   double queue_service_cycles = 0;
   double queue_max_cycles = 0;
+  // NVIDIA: the spread of one access's latency around latency_cycles (its mean): the latency of
+  // the accesses to one aligned latency_granule_bytes block is latency_cycles x q(u) / 1000, q
+  // the per-mille quantile function through latency_quantiles_permille at u = 0, 0.1, 0.5, 0.9, 1
+  // (linear between), u a fixed hash of the block. Empty: every access latency_cycles. A request
+  // that spans blocks completes with its slowest.
+  std::vector<std::int64_t> latency_quantiles_permille;
+  std::int64_t latency_granule_bytes = 0;
 };
 
 // AMD scalar L1 data cache (sL1D), shared by a group of CUs; scalar loads (s_load_*) go through it.
@@ -291,6 +303,7 @@ struct FastTier {
 // are the engine's own costs around it (sim/timing/nvidia_machine.cpp, TmaEngine).
 struct Tma {
   double issue_cycles = 0;      // the engine's time per copy request (address generation, descriptor read)
+  double warp_issue_cycles = 0; // the issuing warp's time per cp.async.bulk{.tensor} (0: one cycle)
   double bytes_per_cycle = 0;   // bytes per SM cycle the engine moves into or out of shared memory
   double latency_cycles = 0;    // a copy's latency beyond its memory accesses' (to the mbarrier's bytes)
   double mbarrier_arrive_cycles = 0;  // an mbarrier arrival (or tx update) to its effect on the phase
@@ -371,5 +384,8 @@ class DeviceSpec {
 // the L2 keeps its own clock, so its throughputs (given per SM cycle at clocks.core_mhz) grow
 // per cycle of the slower SM clock. Other on-chip latencies and rates in cycles are unchanged.
 DeviceSpec at_tensor_clock(const DeviceSpec& d, bool wgmma = false);
+// The SM clock of a wgmma kernel whose tensor engines are busy `busy` (0..1) of the launch:
+// clocks.wgmma_idle_mhz .. clocks.wgmma_full_mhz, linear; 0 when the part does not give them.
+double wgmma_load_mhz(const DeviceSpec& d, double busy);
 
 }  // namespace kernsim::device

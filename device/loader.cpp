@@ -84,6 +84,8 @@ std::vector<Field> build_schema() {
   D("clocks.memory_mhz", "MHz", kBoth, true, "HBM clock", [](DeviceSpec& d) -> double& { return d.clocks.memory_mhz; });
   D("clocks.tensor_mhz", "MHz", kNv, true, "SM clock while a kernel that uses the tensor pipes runs", [](DeviceSpec& d) -> double& { return d.clocks.tensor_mhz; });
   D("clocks.wgmma_mhz", "MHz", kNv, false, "SM clock while a kernel that issues wgmma.mma_async runs (absent: clocks.tensor_mhz)", [](DeviceSpec& d) -> double& { return d.clocks.wgmma_mhz; });
+  D("clocks.wgmma_idle_mhz", "MHz", kNv, false, "SM clock of a wgmma kernel whose tensor engines are idle, the line's end at busy share 0 (with clocks.wgmma_full_mhz; absent: clocks.wgmma_mhz whatever the load)", [](DeviceSpec& d) -> double& { return d.clocks.wgmma_idle_mhz; });
+  D("clocks.wgmma_full_mhz", "MHz", kNv, false, "SM clock of a wgmma kernel whose tensor engines are busy the whole launch on every SM (busy share 1)", [](DeviceSpec& d) -> double& { return d.clocks.wgmma_full_mhz; });
   D("clocks.l2_mhz", "MHz", kNv, false, "L2 clock, independent of the SM clock (absent: the L2 counts SM cycles); L2 rates stay given per SM cycle at clocks.core_mhz", [](DeviceSpec& d) -> double& { return d.clocks.l2_mhz; });
   D("clocks.realtime_mhz", "MHz", kAmd, true, "constant reference clock (REFCLK) that s_memrealtime counts", [](DeviceSpec& d) -> double& { return d.clocks.realtime_mhz; });
 
@@ -258,8 +260,12 @@ std::vector<Field> build_schema() {
   D("dram.copy_efficiency", "fraction", kBoth, true, "sustainable fraction of peak, mixed read+write stream", [](DeviceSpec& d) -> double& { return d.dram.copy_efficiency; });
   D("dram.latency_cycles", "cycles", kBoth, true, "unloaded load-to-use from HBM", [](DeviceSpec& d) -> double& { return d.dram.latency_cycles; });
   D("dram.queue_service_cycles", "cycles", kBoth, false, "latency under load: the M/D/1 service time of the banks' queue (a read waits service x rho / (2 (1 - rho)) at HBM utilisation rho); absent = no load-dependent wait", [](DeviceSpec& d) -> double& { return d.dram.queue_service_cycles; });
+  s.push_back({"dram.latency_quantiles_permille", Type::IntList, "per mille", kNv, false, "the spread of one HBM access's latency: quantiles at u = 0, 0.1, 0.5, 0.9, 1 in per mille of dram.latency_cycles (their mean must be 1000 within 1%); the accesses to one aligned dram.latency_granule_bytes block share a draw (absent: every access dram.latency_cycles)",
+               binder(+[](DeviceSpec& d) -> std::vector<std::int64_t>& { return d.dram.latency_quantiles_permille; })});
+  I("dram.latency_granule_bytes", "bytes", kNv, false, "aligned block of addresses whose HBM accesses share one latency draw (dram.latency_quantiles_permille)", [](DeviceSpec& d) -> std::int64_t& { return d.dram.latency_granule_bytes; });
   D("dram.queue_max_cycles", "cycles", kBoth, false, "latency under load: the longest wait the banks' queue adds (near saturation the bandwidth limit takes over)", [](DeviceSpec& d) -> double& { return d.dram.queue_max_cycles; });
 
+  D("tma.warp_issue_cycles", "cycles", kNv, false, "cycles the issuing warp spends on each cp.async.bulk{.tensor} before its next instruction (absent: one)", [](DeviceSpec& d) -> double& { return d.tma.warp_issue_cycles; });
   D("tma.issue_cycles", "cycles", kNv, true, "TMA engine time per copy request (cp.async.bulk{.tensor}): requests of one SM follow each other at this interval", [](DeviceSpec& d) -> double& { return d.tma.issue_cycles; });
   D("tma.bytes_per_cycle", "bytes/cycle", kNv, true, "bytes per SM cycle the TMA engine moves into or out of shared memory", [](DeviceSpec& d) -> double& { return d.tma.bytes_per_cycle; });
   D("tma.latency_cycles", "cycles", kNv, true, "a TMA copy's latency beyond its L2/HBM accesses, to its bytes completing on the mbarrier", [](DeviceSpec& d) -> double& { return d.tma.latency_cycles; });
@@ -520,6 +526,16 @@ void check_gpcs(const DeviceSpec& d, Reject&& reject) {
     if (d.topology.tpc_sms > 0 && n % d.topology.tpc_sms != 0)
       reject("topology.tpc_sms", "a GPC of " + std::to_string(n) + " SMs is not whole TPCs of " + std::to_string(d.topology.tpc_sms));
   if (d.l2.tpc_merge_window_cycles < 0) reject("l2.tpc_merge_window_cycles", "must not be negative");
+  if (const auto& q = d.dram.latency_quantiles_permille; !q.empty()) {
+    if (q.size() != 5 || q[0] <= 0 || !std::is_sorted(q.begin(), q.end()))
+      reject("dram.latency_quantiles_permille", "takes five rising positive quantiles (u = 0, 0.1, 0.5, 0.9, 1)");
+    const double mean = 0.05 * q[0] + 0.25 * q[1] + 0.4 * q[2] + 0.25 * q[3] + 0.05 * q[4];
+    if (std::abs(mean - 1000) > 10)
+      reject("dram.latency_quantiles_permille", "their mean is " + number_text(mean) + " per mille; dram.latency_cycles is the mean, so it must be 1000");
+    const std::int64_t g = d.dram.latency_granule_bytes;
+    if (g < d.l2.line_bytes || (g & (g - 1)))
+      reject("dram.latency_granule_bytes", "must be a power of two of at least l2.line_bytes with dram.latency_quantiles_permille, got " + std::to_string(g));
+  }
   if (d.l2.tpc_merge_window_cycles > 0 && d.topology.tpc_sms < 1) reject("l2.tpc_merge_window_cycles", "needs topology.tpc_sms (the SMs that merge)");
 }
 
@@ -551,6 +567,9 @@ void check_model_limits(const DeviceSpec& d) {
 
   rate("clocks.core_mhz", d.clocks.core_mhz, "the clock cycles are counted in");
   if (!nv) rate("clocks.realtime_mhz", d.clocks.realtime_mhz, "s_memrealtime converts cycles to its ticks");
+  if ((d.clocks.wgmma_idle_mhz != 0) != (d.clocks.wgmma_full_mhz != 0) || d.clocks.wgmma_idle_mhz < 0 || d.clocks.wgmma_full_mhz < 0)
+    reject(d.clocks.wgmma_idle_mhz != 0 ? "clocks.wgmma_full_mhz" : "clocks.wgmma_idle_mhz",
+           "clocks.wgmma_idle_mhz and clocks.wgmma_full_mhz are the two ends of one line: give both, positive, or neither");
   count("limits.max_threads_per_block", d.limits.max_threads_per_block, "a block has threads");
   count("topology.dies", d.topology.dies, "work is spread over the dies");
   count("topology.units_per_die", d.topology.units_per_die, "work is spread over each die's units");
@@ -897,6 +916,12 @@ std::string value_as_yaml(const DeviceSpec& d, std::string_view key) {
     }
   }
   return "";
+}
+
+double wgmma_load_mhz(const DeviceSpec& d, double busy) {
+  if (d.clocks.wgmma_idle_mhz <= 0 || d.clocks.wgmma_full_mhz <= 0) return 0;
+  const double b = std::clamp(busy, 0.0, 1.0);
+  return d.clocks.wgmma_idle_mhz + b * (d.clocks.wgmma_full_mhz - d.clocks.wgmma_idle_mhz);
 }
 
 DeviceSpec at_tensor_clock(const DeviceSpec& d, bool wgmma) {

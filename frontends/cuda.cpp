@@ -10,8 +10,10 @@
 #include <cctype>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <regex>
 #include <sstream>
 #include <thread>
@@ -242,27 +244,30 @@ json module_to_json(const DeviceModule& m, const std::vector<Dep>& deps) {
   return j;
 }
 
-// nvcc leniency: nvcc passes `%clusterid.x` in an extended asm template through as the special
-// register; clang rejects it ("invalid % escape in inline assembly string") and wants `%%`. This
-// doubles a `%` followed by a register name (two or more letters, or one letter not followed by
-// an operand number: `%c0` and `%c[name]` stay modifiers) inside the string literals of extended
-// asm statements (those with a `:`) only; basic asm, where `%` is literal, is left alone, as is
-// everything outside asm. Returns the number of `%` doubled.
-int double_register_percents(std::string& text) {
+// The extended asm statements of preprocessed C++ (asm [volatile|goto|inline]* ( "..." "..." : ...),
+// those with a `:`; basic asm, where `%` is literal, is skipped, as are comments and literals
+// outside asm. For each, `fn(lits, after)` sees the template's string literals ([begin, end) of
+// each, quotes included) and the position of the `:` after them, and returns the new text of
+// the literals' span [lits.front().first, lits.back().second), or nullopt to keep it. Returns the
+// number of statements rewritten; `text` changes only if one was.
+using AsmLits = std::vector<std::pair<std::size_t, std::size_t>>;
+// one past the closing quote of the string or character literal opening at `j`
+std::size_t literal_end(const std::string& text, std::size_t j) {
+  const char q = text[j];
+  for (++j; j < text.size() && text[j] != q; ++j)
+    if (text[j] == '\\') ++j;
+  return std::min(j + 1, text.size());
+}
+
+int rewrite_extended_asm(std::string& text, const std::function<std::optional<std::string>(const AsmLits&, std::size_t)>& fn) {
   std::string out;
   out.reserve(text.size() + 64);
-  int doubled = 0;
+  int rewritten = 0;
   const std::size_t n = text.size();
   auto ident_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
   auto skip_space = [&](std::size_t j) {
     while (j < n && std::isspace(static_cast<unsigned char>(text[j]))) ++j;
     return j;
-  };
-  auto literal_end = [&](std::size_t j) {  // j at the opening quote; returns one past the closing
-    const char q = text[j];
-    for (++j; j < n && text[j] != q; ++j)
-      if (text[j] == '\\') ++j;
-    return std::min(j + 1, n);
   };
   std::size_t i = 0;
   while (i < n) {
@@ -275,7 +280,7 @@ int double_register_percents(std::string& text) {
       continue;
     }
     if (c == '"' || c == '\'') {
-      const std::size_t e = literal_end(i);
+      const std::size_t e = literal_end(text, i);
       out.append(text, i, e - i);
       i = e;
       continue;
@@ -293,7 +298,6 @@ int double_register_percents(std::string& text) {
       i = j;
       continue;
     }
-    // asm [volatile|goto|inline]* ( "..." "..." : ...
     for (j = skip_space(j); j < n && ident_char(text[j]);) {
       std::size_t k = j;
       while (k < n && ident_char(text[k])) ++k;
@@ -301,24 +305,45 @@ int double_register_percents(std::string& text) {
       if (q != "volatile" && q != "__volatile__" && q != "__volatile" && q != "goto" && q != "inline" && q != "__inline__") break;
       j = skip_space(k);
     }
-    if (j >= n || text[j] != '(') {
+    AsmLits lits;
+    if (j < n && text[j] == '(')
+      for (j = skip_space(j + 1); j < n && text[j] == '"'; j = skip_space(j)) {
+        const std::size_t e = literal_end(text, j);
+        lits.push_back({j, e});
+        j = e;
+      }
+    std::optional<std::string> repl;
+    if (!lits.empty() && j < n && text[j] == ':') repl = fn(lits, j);
+    if (!repl) {
       out.append(text, i, j - i);
       i = j;
       continue;
     }
-    std::vector<std::pair<std::size_t, std::size_t>> lits;
-    for (j = skip_space(j + 1); j < n && text[j] == '"'; j = skip_space(j)) {
-      const std::size_t e = literal_end(j);
-      lits.push_back({j, e});
-      j = e;
-    }
-    const bool extended = j < n && text[j] == ':';
-    std::size_t pos = i;
-    for (const auto& [b, e] : lits) {
-      out.append(text, pos, b - pos);
+    ++rewritten;
+    out.append(text, i, lits.front().first - i);
+    out += *repl;
+    out.append(text, lits.back().second, j - lits.back().second);
+    i = j;
+  }
+  if (rewritten) text = std::move(out);
+  return rewritten;
+}
+
+// nvcc leniency: nvcc passes `%clusterid.x` in an extended asm template through as the special
+// register; clang rejects it ("invalid % escape in inline assembly string") and wants `%%`. This
+// doubles a `%` followed by a register name (two or more letters, or one letter not followed by
+// an operand number: `%c0` and `%c[name]` stay modifiers) inside the templates of extended asm
+// statements. Returns the number of statements changed.
+int double_register_percents(std::string& text) {
+  return rewrite_extended_asm(text, [&](const AsmLits& lits, std::size_t) -> std::optional<std::string> {
+    std::string out;
+    bool changed = false;
+    for (std::size_t l = 0; l < lits.size(); ++l) {
+      const auto [b, e] = lits[l];
+      if (l) out.append(text, lits[l - 1].second, b - lits[l - 1].second);
       for (std::size_t k = b; k < e; ++k) {
         out += text[k];
-        if (!extended || text[k] != '%' || k + 1 >= e) continue;
+        if (text[k] != '%' || k + 1 >= e) continue;
         const char next = text[k + 1];
         if (next == '%') {
           out += text[++k];
@@ -331,16 +356,67 @@ int double_register_percents(std::string& text) {
         const bool modifier = letters - (k + 1) == 1 && (std::isdigit(static_cast<unsigned char>(after)) || after == '[');
         if (!modifier) {
           out += '%';
-          ++doubled;
+          changed = true;
         }
       }
-      pos = e;
     }
-    out.append(text, pos, j - pos);
-    i = j;
-  }
-  if (doubled) text = std::move(out);
-  return doubled;
+    return changed ? std::optional<std::string>(out) : std::nullopt;
+  });
+}
+
+// nvcc leniency: nvcc checks an asm template's operand numbers only where the statement is
+// instantiated, so a header may hold `%8` in a statement of eight operands (%0-%7) inside a
+// template branch that no instantiation takes (ThunderKittens' tma.cuh, the cache-hint forms);
+// clang checks every statement as it parses it ("invalid operand number in inline asm string").
+// This replaces the template of each extended asm statement that names an operand number beyond
+// its operands with one line, `kernsim_invalid_asm_operand_N_of_M;`, which clang accepts and which,
+// should the statement ever reach the PTX, stops the kernel by that name. Returns the number of
+// statements replaced.
+int neutralize_bad_asm_operands(std::string& text) {
+  const std::size_t n = text.size();
+  return rewrite_extended_asm(text, [&](const AsmLits& lits, std::size_t colon) -> std::optional<std::string> {
+    // operands: the entries of the first two `:` sections ("c"(x), [name] "c"(x)), commas at depth 0
+    int operands = 0, sections = 0, depth = 0;
+    bool entry = false;
+    for (std::size_t k = colon; k < n; ++k) {
+      const char c = text[k];
+      if (c == '"' || c == '\'') {
+        k = literal_end(text, k) - 1;
+        entry = true;
+        continue;
+      }
+      if (c == '(' || c == '[') ++depth;
+      if (c == ')' || c == ']') {
+        if (depth == 0) break;  // the statement's closing parenthesis
+        --depth;
+      }
+      if (depth == 0 && (c == ':' || c == ',')) {
+        operands += entry && sections <= 2 ? 1 : 0;
+        entry = false;
+        if (c == ':' && ++sections > 2) break;
+        continue;
+      }
+      if (!std::isspace(static_cast<unsigned char>(c))) entry = true;
+    }
+    if (entry && sections <= 2) ++operands;
+    int highest = -1;
+    for (const auto& [b, e] : lits)
+      for (std::size_t k = b; k + 1 < e; ++k) {
+        if (text[k] != '%') continue;
+        if (text[k + 1] == '%') {
+          ++k;
+          continue;
+        }
+        std::size_t d = k + 1;
+        if (d < e && std::isalpha(static_cast<unsigned char>(text[d]))) ++d;  // %c0, %x1: a modifier
+        if (d >= e || !std::isdigit(static_cast<unsigned char>(text[d]))) continue;
+        int v = 0;
+        for (; d < e && std::isdigit(static_cast<unsigned char>(text[d])) && v < 100000; ++d) v = v * 10 + (text[d] - '0');
+        highest = std::max(highest, v);
+      }
+    if (highest < operands) return std::nullopt;
+    return "\"kernsim_invalid_asm_operand_" + std::to_string(highest) + "_of_" + std::to_string(operands) + ";\"";
+  });
 }
 
 std::string target_for_ptx(const std::string& target) {
@@ -539,7 +615,8 @@ DeviceModule compile(const fs::path& source, const CompileOptions& opt) {
   if (ext == ".hip" || ext == ".s" || ext == ".hsaco" || ext == ".co" || opt.target.rfind("gfx", 0) == 0) return compile_amd(source, opt);
   if (ext != ".cu" && ext != ".ptx" && ext != ".ll" && ext != ".bc")
     throw Error(ErrorKind::LaunchSpec, "`source`: unsupported file type `" + ext + "` (" + source.string() +
-                                           "); expected .cu .ptx .ll .bc .hip .s .hsaco .co");
+                                           "); expected .cu .ptx .ll .bc .hip .s .hsaco .co" +
+                                           (ext == ".cpp" ? " (a .cpp is compiled as HIP, as hipcc does, for AMD parts only)" : ""));
   const std::string target = target_for_ptx(opt.target);
   std::string bytes = read_file(source, "kernel source");
   check_host_reads(source, bytes, opt.extra_flags, ext == ".cu" ? "c" : "asm");
@@ -636,9 +713,10 @@ DeviceModule compile(const fs::path& source, const CompileOptions& opt) {
       r = run_process(argv);
       if (pch && r.exit_code == 0) discard_pch(*pch, failed.err);
     }
-    if (r.exit_code != 0 && r.err.find("invalid % escape in inline assembly string") != std::string::npos) {
-      // nvcc leniency (see double_register_percents): preprocess, double the `%` of special
-      // registers in extended asm templates, compile the result without the CUDA headers again.
+    if (r.exit_code != 0 && (r.err.find("invalid % escape in inline assembly string") != std::string::npos ||
+                             r.err.find("invalid operand number in inline asm string") != std::string::npos)) {
+      // nvcc leniencies (double_register_percents, neutralize_bad_asm_operands): preprocess,
+      // rewrite the extended asm templates, compile the result without the CUDA headers again.
       // Only a source clang rejects takes this path, so every other compile is unchanged.
       std::vector<std::string> pre = argv;
       std::replace(pre.begin(), pre.end(), std::string("-S"), std::string("-E"));
@@ -646,7 +724,9 @@ DeviceModule compile(const fs::path& source, const CompileOptions& opt) {
       *std::find(pre.begin(), pre.end(), out.string()) = pp.string();
       ProcessResult e = run_process(pre);
       std::string text = e.exit_code == 0 ? read_file(pp) : std::string();
-      if (e.exit_code == 0 && double_register_percents(text) > 0) {
+      int rewritten = 0;
+      if (e.exit_code == 0) rewritten = double_register_percents(text) + neutralize_bad_asm_operands(text);
+      if (rewritten > 0) {
         write_file_atomic(pp, text);
         std::vector<std::string> again;
         for (std::size_t i = 0; i + 1 < argv.size(); ++i) {

@@ -116,6 +116,9 @@ std::string port_warning_message(const std::string& name) {
        "of "
        "lanes 32-63 are dropped; keep masks in unsigned long long (or auto)"},
       {"warp32-warp-size", "a warp-size constant defined as 32: the wave is 64 lanes (warpSize is 64)"},
+      {"warp32-shared-array",
+       "a shared array of 32 elements: one per lane of a 32-lane warp, or one per warp of a 1024-thread block; on a "
+       "64-lane wave a per-lane array needs 64 (a per-warp one is half used); size it with warpSize"},
   };
   auto it = text.find(name);
   return it == text.end() ? std::string() : it->second;
@@ -142,10 +145,50 @@ PortScan scan_cuda_port(const std::string& preprocessed, const fs::path& kernsim
   static const std::regex const32(R"(\b(\w+)\s*=\s*32[uU]?\s*[;,}])");
   static const std::regex warp_size_name(R"(warp_?size|threads_?per_?warp|lanes_?per_?warp)", std::regex::icase);
 
+  // names whose value flows from a lane or thread index, from a ballot, from a full 32-lane mask,
+  // or from the constant 16 (assignments seen so far in the file, in order): the line-based
+  // patterns above then also fire on lines that use them (`int l = i & 31;` after `int i =
+  // threadIdx.x;`, `if (b == 0xffffffff)` after `auto b = __ballot_sync(...)`, `for (o = half; ...)`)
+  static const std::regex assign(R"(\b([A-Za-z_]\w*)\s*(\[[^\]]*\])?\s*=(?!=)([^;]*))");
+  static const std::regex full32_value(
+      R"(^\s*\(?\s*(0[xX]0*[fF]{8}|4294967295|~0[uU]?|\(unsigned\)\s*-1)[uU]?\s*\)?\s*$)");
+  static const std::regex sixteen_value(R"(^\s*16[uU]?\s*$)");
+  static const std::regex loop_var(
+      R"(\bfor\s*\([^;]*=\s*([A-Za-z_]\w*)\s*;[^;]*;[^)]*(/=\s*2|>>=\s*1|=\s*\w+\s*(/\s*2|>>\s*1))\b)");
+  static const std::regex shared32(R"(\b__shared__\b[^;\[]*\[\s*32[uU]?\s*\])");
+  static const std::regex ident(R"([A-Za-z_]\w*)");
+  std::map<std::string, std::set<std::string>> lane_vars, ballot_vars, mask_vars, sixteen_vars;  // by file
+  auto names_any = [](const std::string& text, const std::set<std::string>& vars) {
+    if (vars.empty()) return false;
+    for (auto it = std::sregex_iterator(text.begin(), text.end(), ident); it != std::sregex_iterator(); ++it)
+      if (vars.count(it->str())) return true;
+    return false;
+  };
+
   for (std::size_t i = 0; i < lines.size(); ++i) {
     const Line& l = lines[i];
     const std::string& s = l.text;
     std::smatch m;
+    for (auto it = std::sregex_iterator(s.begin(), s.end(), assign); it != std::sregex_iterator(); ++it) {
+      const std::string lhs = (*it)[1].str(), rhs = (*it)[3].str();
+      if (lhs == "for" || lhs == "return") continue;
+      if (std::regex_search(rhs, lane_ctx) || names_any(rhs, lane_vars[l.file])) lane_vars[l.file].insert(lhs);
+      if (rhs.find("__ballot") != std::string::npos || rhs.find("__activemask") != std::string::npos ||
+          names_any(rhs, ballot_vars[l.file]))
+        ballot_vars[l.file].insert(lhs);
+      if (std::regex_match(rhs, full32_value)) mask_vars[l.file].insert(lhs);
+      if (std::regex_match(rhs, sixteen_value)) sixteen_vars[l.file].insert(lhs);
+    }
+    if (std::regex_search(s, shared32)) warn("warp32-shared-array", l);
+    if (names_any(s, ballot_vars[l.file]) && std::regex_search(s, full32_token)) warn("warp32-mask", l);
+    if (std::regex_search(s, m, loop_var) && sixteen_vars[l.file].count(m[1].str())) {
+      for (std::size_t j = i; j < lines.size() && j <= i + 4 && lines[j].file == l.file; ++j)
+        if (lines[j].text.find("__shfl") != std::string::npos) {
+          warn("warp32-shuffle", l);
+          break;
+        }
+    }
+    if (std::regex_search(s, lane32) && names_any(s, lane_vars[l.file])) warn("warp32-lane-math", l);
     if (std::regex_search(s, asm_stmt)) scan.asm_lines.push_back({l.file, l.line});
     scan.user_lines[{l.file, l.line}] = s;
     const bool directive = !trim(s).empty() && trim(s)[0] == '#';
@@ -158,7 +201,7 @@ PortScan scan_cuda_port(const std::string& preprocessed, const fs::path& kernsim
       if (std::regex_search((*it)[1].str(), warp_size_name)) warn("warp32-warp-size", l);
     for (auto it = std::sregex_iterator(s.begin(), s.end(), sync_call); it != std::sregex_iterator(); ++it) {
       const std::vector<std::string> a = call_args(s, static_cast<std::size_t>(it->position(0) + it->length(0) - 1));
-      if (!a.empty() && is_mask32(a[0])) warn("warp32-mask", l);
+      if (!a.empty() && (is_mask32(a[0]) || mask_vars[l.file].count(trim(a[0])))) warn("warp32-mask", l);
     }
     if (std::regex_search(s, mask_var)) warn("warp32-mask", l);
     // a ballot or active mask compared with (or masked by) 32 full lanes: `__activemask() == 0xffffffff`

@@ -43,7 +43,7 @@ using nlohmann::json;
 
 namespace {
 
-constexpr const char* kHipFrontendVersion = "hip-frontend-2";
+constexpr const char* kHipFrontendVersion = "hip-frontend-3";  // 3: -gline-tables-only
 
 fs::path require(const char* env, const std::vector<std::string>& names, const std::string& what) {
   std::vector<std::string> cands;
@@ -243,11 +243,12 @@ DeviceModule compile_amd(const fs::path& source, const CompileOptions& opt) {
   if (ext == ".ptx")
     throw Error(ErrorKind::Unsupported, "`" + source.string() + "` is PTX, which runs on NVIDIA targets only; the device is " + target +
                                             " (a CUDA source, .cu, is ported to AMD automatically: docs/cuda_on_amd.md)");
-  if (ext != ".hip" && ext != ".cu" && ext != ".s" && ext != ".hsaco" && ext != ".co" && ext != ".ll" && ext != ".bc")
+  if (ext != ".hip" && ext != ".cpp" && ext != ".cu" && ext != ".s" && ext != ".hsaco" && ext != ".co" && ext != ".ll" && ext != ".bc")
     throw Error(ErrorKind::LaunchSpec, "`source`: unsupported file type `" + ext + "` (" + source.string() +
-                                           ") for " + target + "; expected .hip .cu .s .hsaco .co .ll .bc");
+                                           ") for " + target + "; expected .hip .cpp .cu .s .hsaco .co .ll .bc");
   const bool port = ext == ".cu";  // CUDA compiled as HIP (docs/cuda_on_amd.md)
-  const bool hip = ext == ".hip" || port;
+  // a .cpp is HIP, as hipcc compiles it (HipKittens' kernels are .cpp files)
+  const bool hip = ext == ".hip" || ext == ".cpp" || port;
   const std::string bytes = read_file(source, "kernel source");
   if (ext != ".hsaco" && ext != ".co") check_host_reads(source, bytes, opt.extra_flags, hip ? "c" : "asm");
 
@@ -266,7 +267,7 @@ DeviceModule compile_amd(const fs::path& source, const CompileOptions& opt) {
   Sha256 key;
   // a .hip source is hashed without its comments and extra whitespace (source_key.h); a ported
   // .cu is not, as its warnings quote its lines
-  const bool normalized = ext == ".hip";
+  const bool normalized = ext == ".hip" || ext == ".cpp";
   key.field(kHipFrontendVersion).field(ext).field(normalized ? "src-norm-1" : "bytes");
   key.field(normalized ? normalize_for_cache_key(bytes) : bytes).field(target);
   for (const auto& f : opt.extra_flags) key.field(f);
@@ -323,8 +324,11 @@ DeviceModule compile_amd(const fs::path& source, const CompileOptions& opt) {
     const fs::path dep = tmp / "out.d";
     std::vector<std::string> argv = {clang().string(), "-x", "hip", "--offload-arch=" + target, "--cuda-device-only",
                                      "--no-gpu-bundle-output", "-nogpuinc", "-nogpulib", "-mcode-object-version=5",
-                                     "-std=c++17", "-O3", "-I", hip_include_dir().string(), "-include",
-                                     "__kernsim_hip_prelude.h",
+                                     // .debug_line for the report's by_line (docs/report.md)
+                                     "-std=c++17", "-O3", "-gline-tables-only", "-I", hip_include_dir().string(),
+                                     // <hip_bf16.h> without `hip/`: ROCm users add -I/opt/rocm/include/hip
+                                     // (HipKittens' Makefiles do); searched last, so it shadows nothing
+                                     "-idirafter", (hip_include_dir() / "hip").string(), "-include", "__kernsim_hip_prelude.h",
                                      // the compilation unit's id names a symbol in the code object;
                                      // clang's default hashes the arguments, temporary paths and
                                      // all, so the same source gave other bytes in every process

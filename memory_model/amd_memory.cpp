@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <bit>
 #include <functional>
+#include <unordered_map>
 
 #include "base/error.h"
 
@@ -85,20 +86,22 @@ bool AmdMemorySystem::warm_workgroup_done() {
 }
 
 void AmdMemorySystem::replay(const std::uint64_t* addrs, std::uint64_t mask, std::uint32_t bytes, bool load) {
-  const std::uint64_t line_mask = ~static_cast<std::uint64_t>(line_ - 1);
-  for (std::uint64_t m = mask; m; m &= m - 1) {
-    const std::uint64_t a = addrs[std::countr_zero(m)];
-    for (std::uint64_t l = a & line_mask; l < a + std::max<std::uint32_t>(bytes, 1); l += line_)
-      if (replay_lines_.empty() || replay_lines_.back() != std::make_pair(l, load)) replay_lines_.emplace_back(l, load);
-  }
+  coalesce(addrs, mask, bytes);
+  for (const LineReq& e : scratch_) replay_lines_.push_back({e.line, load ? full_words_ : e.words, load});
 }
 
+// A line the previous launch only wrote in part holds only those words after its write-back, and
+// a read of it misses (LineCache): only lines it read, or wrote whole, are backfilled into the L2.
 bool AmdMemorySystem::replay_workgroup_done(int xcd) {
   l2_full_.resize(l2c_.size(), 0);
   const auto x = static_cast<std::size_t>(xcd);
+  std::unordered_map<std::uint64_t, std::uint32_t> written;
+  for (const ReplayLine& r : replay_lines_)
+    if (!r.load) written[r.line] |= r.words;
   for (auto it = replay_lines_.rbegin(); it != replay_lines_.rend(); ++it) {
-    if (x < l2c_.size() && !l2_full_[x]) l2_full_[x] = l2c_[x].backfill(it->first);
-    if (it->second) mall_.backfill(it->first, 0.0);
+    const bool whole = it->load || (written[it->line] & full_words_) == full_words_;
+    if (whole && x < l2c_.size() && !l2_full_[x]) l2_full_[x] = l2c_[x].backfill(it->line);
+    if (it->load) mall_.backfill(it->line, 0.0);
   }
   replay_lines_.clear();
   return mall_.backfill_full() && std::all_of(l2_full_.begin(), l2_full_.end(), [](std::uint8_t f) { return f != 0; });

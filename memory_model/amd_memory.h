@@ -67,7 +67,8 @@ class AmdMemorySystem {
   // cache: warm. What a previous run of the launch left: call replay() with each workgroup's
   // global loads and stores in program order, its last workgroup first, and
   // replay_workgroup_done() with the workgroup's XCD after each. Its lines go into that XCD's L2,
-  // clean (the previous kernel's end wrote them back), and what it loaded into the MALL, present;
+  // clean (the previous kernel's end wrote them back; a line it only wrote in part is left out),
+  // and what it loaded into the MALL, present;
   // both as older than every line already there (a line the slice's warm-up left pending becomes
   // present). Returns true once every L2 and the MALL are full: earlier workgroups could change
   // nothing.
@@ -122,7 +123,12 @@ class AmdMemorySystem {
 
   const device::DeviceSpec& dev_;
   std::vector<std::uint64_t> warm_lines_;  // the current warm-up workgroup's lines, in access order
-  std::vector<std::pair<std::uint64_t, bool>> replay_lines_;  // replay(): line, loaded
+  struct ReplayLine {
+    std::uint64_t line;
+    std::uint32_t words;  // the 4-byte words it touched (all, for a load)
+    bool load;
+  };
+  std::vector<ReplayLine> replay_lines_;  // replay(): the workgroup's lines in access order
   std::vector<std::uint8_t> l2_full_;                         // per XCD: the replay filled its L2
   int cus_per_xcd_ = 1, xcds_ = 1, channels_ = 1;
   std::uint32_t line_ = 128, full_words_ = 0xffffffffu;

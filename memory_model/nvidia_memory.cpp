@@ -121,6 +121,25 @@ double NvMemorySystem::dram_queue_wait(double t) const {
   return std::min(dev_.dram.queue_max_cycles, s * rho / (2.0 * (1.0 - rho)));
 }
 
+// The HBM latency of the line's aligned block: latency_cycles (the mean) through the quantile
+// function at a fixed hash of the block, so every run and every line of a block sees the same.
+double NvMemorySystem::dram_latency(std::uint64_t line) const {
+  const auto& q = dev_.dram.latency_quantiles_permille;
+  if (q.size() != 5) return dram_lat_;
+  std::uint64_t x = line / static_cast<std::uint64_t>(dev_.dram.latency_granule_bytes) + 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  x ^= x >> 31;
+  const double u = static_cast<double>(x >> 11) * 0x1.0p-53;
+  constexpr double kAt[5] = {0.0, 0.1, 0.5, 0.9, 1.0};
+  int i = 0;
+  while (i < 3 && u > kAt[i + 1]) ++i;
+  const double f = (u - kAt[i]) / (kAt[i + 1] - kAt[i]);
+  const double permille = static_cast<double>(q[static_cast<std::size_t>(i)]) +
+                          f * static_cast<double>(q[static_cast<std::size_t>(i) + 1] - q[static_cast<std::size_t>(i)]);
+  return dram_lat_ * permille / 1000.0;
+}
+
 double NvMemorySystem::evictions(double t, const CacheResult& r) {
   // The L2 is write-back: a dirty line goes to HBM when it is evicted, in whole bursts; a
   // sector written only in part must first be read there (read-modify-write).
@@ -181,7 +200,7 @@ double NvMemorySystem::l2_read(int sm, double t, std::uint64_t line, std::uint32
     c_.bytes[static_cast<int>(Level::Dram)] += static_cast<std::uint64_t>(miss_bytes);
     c_.requests[static_cast<int>(Level::Dram)] += static_cast<std::uint64_t>(std::popcount(r.miss_sectors));
     // unloaded: t + HBM latency; under load the queueing at L2 and HBM adds on
-    done = std::max(done, t + dram_lat_ + (at_l2 - t) + (d - at_l2) + dram_queue_wait(at_l2));
+    done = std::max(done, t + dram_latency(line) + (at_l2 - t) + (d - at_l2) + dram_queue_wait(at_l2));
     l2c_.set_ready(line, r.miss_sectors, done);
   }
   return done;

@@ -109,6 +109,7 @@ class NvMemorySystem {
   }
   double l1_lat_, l2_lat_, dram_lat_, smem_lat_;
   double dram_queue_wait(double t) const;  // latency under load: the banks' queue (M/D/1)
+  double dram_latency(std::uint64_t line) const;  // dram_lat_ spread by the line's block (dram.latency_quantiles_permille)
   HbmCost hbm_cost_;  // peak-bandwidth bytes a transfer costs HBM (read/write efficiencies and their mix)
   double conflict_lat_ = 0;
   double same_addr_cycles_ = 0;

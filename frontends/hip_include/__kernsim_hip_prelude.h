@@ -11,3 +11,7 @@
 #define __managed__ __attribute__((managed))
 #define __forceinline__ inline __attribute__((always_inline))
 #define __noinline__ __attribute__((noinline))
+
+// <stdlib.h> before any standard header, as clang's HIP runtime wrapper includes it: clang's
+// cuda_wrappers/new (reached from <memory>, <vector>, ...) calls ::malloc and ::free
+#include <stdlib.h>

@@ -4,6 +4,9 @@
 #include <llvm/BinaryFormat/ELF.h>
 #include <llvm/BinaryFormat/MsgPackDocument.h>
 #include <llvm/BinaryFormat/MsgPackReader.h>
+#include <llvm/DebugInfo/DWARF/DWARFContext.h>
+#include <llvm/DebugInfo/DWARF/DWARFDebugLine.h>
+#include <llvm/Object/ObjectFile.h>
 #include <llvm/Object/ELF.h>
 #include <llvm/Support/Error.h>
 
@@ -198,6 +201,44 @@ void read_metadata(CodeObject& co, llvm::ArrayRef<std::uint8_t> desc, const std:
 
 }  // namespace
 
+namespace {
+
+// The .debug_line rows of every compile unit as address ranges (the rows of a sequence, each up to
+// the next; line-0 rows kept so that they end the range before them), sorted by address. A code
+// object without DWARF, or one LLVM cannot read as an object file, has none.
+std::vector<LineRange> read_line_ranges(const std::vector<std::uint8_t>& elf) {
+  std::vector<LineRange> out;
+  llvm::MemoryBufferRef buf(llvm::StringRef(reinterpret_cast<const char*>(elf.data()), elf.size()), "code object");
+  auto obj = llvm::object::ObjectFile::createObjectFile(buf);
+  if (!obj) {
+    llvm::consumeError(obj.takeError());
+    return out;
+  }
+  auto ctx = llvm::DWARFContext::create(**obj, llvm::DWARFContext::ProcessDebugRelocations::Ignore, nullptr, "",
+                                        [](llvm::Error e) { llvm::consumeError(std::move(e)); },
+                                        [](llvm::Error e) { llvm::consumeError(std::move(e)); });
+  for (const auto& cu : ctx->compile_units()) {
+    const llvm::DWARFDebugLine::LineTable* lt = ctx->getLineTableForUnit(cu.get());
+    if (!lt) continue;
+    const char* dir = cu->getCompilationDir();
+    for (std::size_t i = 0; i + 1 < lt->Rows.size(); ++i) {
+      const auto& r = lt->Rows[i];
+      if (r.EndSequence) continue;
+      LineRange lr;
+      lr.begin = r.Address.Address;
+      lr.end = lt->Rows[i + 1].Address.Address;
+      lr.line = r.Line;
+      if (lr.end <= lr.begin) continue;
+      if (r.Line) lt->getFileNameByIndex(r.File, dir ? dir : "", llvm::DILineInfoSpecifier::FileLineInfoKind::AbsoluteFilePath, lr.file);
+      out.push_back(std::move(lr));
+    }
+  }
+  std::stable_sort(out.begin(), out.end(), [](const LineRange& a, const LineRange& b) { return a.begin < b.begin; });
+  return out;
+}
+
+}  // namespace
+
 CodeObject read_code_object_llvm(const std::vector<std::uint8_t>& elf, const std::string& origin) {
   if (elf.size() < 64 || std::memcmp(elf.data(), "\x7f" "ELF", 4) != 0) fail(origin, "no ELF header");
   llvm::StringRef bytes(reinterpret_cast<const char*>(elf.data()), elf.size());
@@ -341,6 +382,7 @@ CodeObject read_code_object_llvm(const std::vector<std::uint8_t>& elf, const std
       co.relocations.push_back(rel);
     }
   }
+  co.lines = read_line_ranges(elf);
   return co;
 }
 

@@ -92,6 +92,14 @@ struct Relocation {
   bool relative = true;  // R_AMDGPU_RELATIVE64 (no symbol) or R_AMDGPU_ABS64 against a defined symbol
 };
 
+// A run of code addresses [begin, end) that the DWARF line table (.debug_line, clang's
+// -gline-tables-only) gives one source position.
+struct LineRange {
+  std::uint64_t begin = 0, end = 0;
+  std::string file;  // as the line table names it, with the compilation directory when relative
+  std::uint32_t line = 0;
+};
+
 struct CodeObject {
   std::string target;           // processor: gfx942, gfx950, ...
   std::string target_id;        // full target id, e.g. amdgcn-amd-amdhsa--gfx942:sramecc+:xnack-
@@ -102,8 +110,11 @@ struct CodeObject {
   std::vector<Relocation> relocations;
   std::vector<Kernel> kernels;
   std::vector<Symbol> symbols;  // functions and objects, sorted by address
+  std::vector<LineRange> lines; // source positions by address, sorted, not overlapping; empty without .debug_line
 
   const Kernel* find(const std::string& name) const;
+  // The source position of the instruction at `addr`, or nullptr (no line info, line 0).
+  const LineRange* line_at(std::uint64_t addr) const;
   // "kern+0x1c" for a code address (or the hex address when no function contains it).
   std::string describe_address(std::uint64_t addr) const;
 };

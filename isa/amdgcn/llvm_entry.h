@@ -24,7 +24,7 @@ struct LlvmEntry {
   CodeObject (*read)(const std::vector<std::uint8_t>&, const std::string&) = nullptr;
   Program (*decode)(std::shared_ptr<const CodeObject>, const std::string&) = nullptr;
 };
-inline constexpr int kLlvmEntryAbi = 1;
+inline constexpr int kLlvmEntryAbi = 2;  // 2: CodeObject::lines
 
 }  // namespace kernsim::isa::amdgcn
 

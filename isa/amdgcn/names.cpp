@@ -2,6 +2,7 @@
 // a decoded program or a code object. They link into every kernsim binary; reading a code object
 // and disassembling it (code_object.cpp, decode.cpp) live in libkernsim_amdgcn_llvm, loaded on
 // first use (loader.cpp).
+#include <algorithm>
 #include <cstdio>
 #include <string>
 
@@ -86,6 +87,14 @@ const Kernel* CodeObject::find(const std::string& name) const {
   for (const auto& k : kernels)
     if (k.name == name) return &k;
   return nullptr;
+}
+
+const LineRange* CodeObject::line_at(std::uint64_t addr) const {
+  auto it = std::upper_bound(lines.begin(), lines.end(), addr,
+                             [](std::uint64_t a, const LineRange& r) { return a < r.begin; });
+  if (it == lines.begin()) return nullptr;
+  --it;
+  return addr < it->end && it->line ? &*it : nullptr;
 }
 
 std::string CodeObject::describe_address(std::uint64_t addr) const {

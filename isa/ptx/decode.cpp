@@ -709,6 +709,9 @@ class Decoder {
       case Op::Match:
         inst.sub = P.has("all") ? 1 : 0;
         break;
+      case Op::Movmatrix:
+        if (!P.has("m8n8") || !P.has("trans") || inst.type != Ty::B16) return "movmatrix other than .m8n8.trans.b16";
+        break;
       case Op::Redux: {
         static const std::pair<const char*, AtomOp> ops[] = {{"add", AtomOp::Add}, {"min", AtomOp::Min}, {"max", AtomOp::Max},
                                                             {"and", AtomOp::And}, {"or", AtomOp::Or}, {"xor", AtomOp::Xor}};

@@ -203,6 +203,13 @@ TimingDesc timing_desc(const Inst& in) {
   d.async = r.async;
   d.weight = in.weight;
   d.range_reduced = (in.flags & kRangeReduced) != 0;
+  if (in.flags & kDenormGuarded) {
+    // read off ptxas 13.0's SASS for sm_90a (docs/timing.md): ex2/lg2/rsqrt/sqrt are FSETP, a
+    // predicated FMUL, the MUFU, a predicated FMUL (FADD for lg2), all in one chain; rcp is
+    // IMAD.MOV, two FSETP, two FSEL, FMUL, MUFU.RCP, FMUL with FSETP-FSEL-FSEL-FMUL ahead of it
+    d.guard_chain = in.op == Op::Rcp ? 5 : 3;
+    d.guard_issued = in.op == Op::Rcp ? 7 : 3;
+  }
   d.folded = (in.flags & kFoldedModifier) != 0;
   d.warp_aggregated = (in.flags & kWarpAggregated) != 0;
   return d;

@@ -193,6 +193,11 @@ struct TimingDesc {
   Async async = Async::None;
   int weight = 1;                     // Inst::weight
   bool range_reduced = false;         // kRangeReduced: an FMUL.RZ on the FMA pipe first
+  // kDenormGuarded: FP32-pipe instructions ptxas puts around the MUFU (denormal inputs scaled
+  // into range and the result scaled back): how many are in the value's dependency chain, and
+  // how many issue in all (denorm_guard_ops())
+  int guard_chain = 0;
+  int guard_issued = 0;
   bool folded = false;                // kFoldedModifier: no machine instruction
   bool warp_aggregated = false;       // kWarpAggregated: one atomic per warp
 };

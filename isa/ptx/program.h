@@ -75,6 +75,7 @@ enum : std::uint32_t {
   kRangeReduced = 1u << 27,     // sin/cos: ptxas puts an FMUL.RZ (x / 2 pi) ahead of the MUFU, in its dependency chain
   kClusterSpace = 1u << 28,     // the address (Inst::addr; for bulk copies the destination) is a .shared::cluster one
   kRelaxed = 1u << 29,          // .relaxed: no release fence (barrier.cluster.arrive.relaxed)
+  kDenormGuarded = 1u << 30,    // ex2/lg2/rsqrt/sqrt/rcp.approx.f32 without .ftz: ptxas wraps the MUFU in FP32 range fixes
 };
 
 // wgmma.mma_async's immediate operands, in Inst::imm.

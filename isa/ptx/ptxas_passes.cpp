@@ -327,6 +327,17 @@ void mark_range_reduction(Program& p) {
     if ((in.op == Op::Sin || in.op == Op::Cos) && in.type == Ty::F32) in.flags |= kRangeReduced;
 }
 
+// Denormal guards: ex2/lg2/rsqrt/sqrt/rcp.approx.f32 without .ftz must handle denormal inputs
+// and results, which MUFU flushes; ptxas compares the input with the range limit (FSETP), scales
+// it (a predicated FMUL), and scales the MUFU's result back (FMUL or FADD) — FP32 instructions in
+// the value's dependency chain (Triton's exp is ex2.approx.f32; clang's __expf with -ftz not).
+void mark_denormal_guards(Program& p) {
+  for (Inst& in : p.insts) {
+    const bool sfu = in.op == Op::Ex2 || in.op == Op::Lg2 || in.op == Op::Rsqrt || in.op == Op::Sqrt || in.op == Op::Rcp;
+    if (sfu && in.type == Ty::F32 && (in.flags & kApprox) && !(in.flags & kFtz)) in.flags |= kDenormGuarded;
+  }
+}
+
 // The order: hoisting first, because it is the only pass that moves instructions (the others
 // mark them, and the marks travel with them; unrolled loads are numbered in their final order).
 // Folding and the uniform datapath look at whole functions, range reduction at single
@@ -338,6 +349,7 @@ void apply_ptxas_passes(Program& p, const SassLoops& sass) {
   fold_operand_modifiers(p);
   mark_uniform_addresses(p);
   mark_range_reduction(p);
+  mark_denormal_guards(p);
   if (!sass.loads.empty()) mark_unrolled_loads(p, sass.loads, sass.load_bytes);
 }
 

@@ -19,7 +19,7 @@ struct SassLoops {
 
 // Runs every pass below on `program`, in the order (and for the reasons) given at its definition
 // in ptxas_passes.cpp: hoist_loads, fold_operand_modifiers, mark_uniform_addresses,
-// mark_range_reduction, then mark_unrolled_loads when `sass` has loops.
+// mark_range_reduction, mark_denormal_guards, then mark_unrolled_loads when `sass` has loops.
 void apply_ptxas_passes(Program& program, const SassLoops& sass);
 
 // Moves each load up within its basic block past instructions it does not depend on (never
@@ -38,6 +38,10 @@ void mark_uniform_addresses(Program& program);
 
 // Marks sin/cos.f32 (kRangeReduced): ptxas precedes the MUFU with an FMUL.RZ in its chain.
 void mark_range_reduction(Program& program);
+
+// Marks ex2/lg2/rsqrt/sqrt/rcp.approx.f32 without .ftz (kDenormGuarded): ptxas surrounds the
+// MUFU with FP32 instructions that scale denormal inputs and results (TimingDesc::guard_chain).
+void mark_denormal_guards(Program& program);
 
 // ptxas unrolls small loops (typically by 4) and issues the unrolled iterations' loads back
 // to back, so a warp has several of them in flight where the PTX has one. Given the number of

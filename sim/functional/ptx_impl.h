@@ -297,6 +297,7 @@ struct PtxCta::Impl {
   void tmem_ld_st(Warp& w, const Inst& in);
   void tc_mma_lane(Warp& w, const Inst& in, int l);
   void tc_cp_lane(Warp& w, const Inst& in, int l);
+  void tc_cp_into(Warp& w, const Inst& in, int l, Impl& c);
   void tc_a_from_tmem(Warp& w, const Inst& in, int l, const TcDesc& d, const Impl& c, std::uint32_t ta, int M, int nb,
                       double* f, std::int32_t* iv);
   void tc_zero_columns(Warp& w, const Inst& in, int l, int M, int N, std::vector<char>& zero, int& shift);
@@ -307,7 +308,8 @@ struct PtxCta::Impl {
                        std::int32_t* iv);
   TcDesc tc_idesc(Warp& w, const Inst& in, int l, std::uint32_t v);
   TcDesc tc_idesc_scaled(Warp& w, const Inst& in, int l, std::uint32_t v);
-  std::vector<double> tc_scales(Warp& w, const Inst& in, int l, const TcDesc& d, int src, int rows, int id);
+  std::vector<double> tc_scales(Warp& w, const Inst& in, int l, const TcDesc& d, int src, int rows, int id,
+                                const Impl& c);
 
   // The shared memory of the CTA that a .shared::cluster address names, `bytes` from it: the own
   // CTA's window (a .shared::cta address is a .shared::cluster address of its own CTA). Other

@@ -123,8 +123,6 @@ Space PtxCta::Impl::exec_tcgen05(Warp& w, const Inst& in, std::uint32_t mask) {
             ".cta_group::2 needs a launch with clusters of an even number of CTAs (CTA pairs); this launch has "
             "clusters of " +
                 std::to_string(cluster_size()));
-    if (in.op == Op::Tcgen05Cp)
-      unsupported(in, "tcgen05.cp .cta_group::2 (which CTA's shared memory feeds which CTA's tensor memory)");
   }
   if (!mask) return Space::Shared;
   const bool collective =
@@ -396,8 +394,16 @@ TcDesc PtxCta::Impl::tc_idesc_scaled(Warp& w, const Inst& in, int l, std::uint32
   if (d.sf_a_id % step || d.sf_b_id % step)
     bad("scale factor IDs A " + std::to_string(d.sf_a_id) + ", B " + std::to_string(d.sf_b_id) +
         " with .scale_vec::" + std::to_string(d.scales) + "X (which takes multiples of " + std::to_string(step) + ")");
-  if (in.shape[0] == 2)
-    unsupported(in, "tcgen05.mma.cta_group::2 with .block_scale (how the pair splits the scale factors)");
+  if (in.shape[0] == 2) {  // a CTA pair: M = 256 (the 4x1 datapath); each CTA's factors in its own TMEM
+    if (d.m == 128)
+      unsupported(in,
+                  "tcgen05.mma.cta_group::2 with .block_scale and M = 128 (the scale factors of the 2x2 datapath: the "
+                  "ISA gives their layout only as a figure)");
+    if (d.m != 256) bad("M = " + std::to_string(d.m) + ": the block-scaled kinds with .cta_group::2 take 128 or 256");
+    if (d.n < 32 || d.n > 256 || d.n % 16)
+      bad("N = " + std::to_string(d.n) + " is not legal with .cta_group::2 (32..256 in steps of 16)");
+    return d;
+  }
   if (d.m != 128) bad("M = " + std::to_string(d.m) + ": the block-scaled kinds with .cta_group::1 take 128");
   if (d.n < 8 || d.n > 256 || d.n % 8) bad("N = " + std::to_string(d.n) + " is not legal (8..256 in steps of 8)");
   return d;
@@ -408,8 +414,9 @@ TcDesc PtxCta::Impl::tc_idesc_scaled(Warp& w, const Inst& in, int l, std::uint32
 // (PTX ISA "Block Scaling": the scales duplicated in all four 32-lane partitions): row r's
 // factors are in lane r % 128, column r / 32 from the address's, bytes id .. id + d.scales - 1
 // (the lower K block in the lower byte).
-std::vector<double> PtxCta::Impl::tc_scales(Warp& w, const Inst& in, int l, const TcDesc& d, int src, int rows,
-                                            int id) {
+std::vector<double> PtxCta::Impl::tc_scales(Warp& w, const Inst& in, int l, const TcDesc& d, int src, int rows, int id,
+                                            const Impl& c) {
+  const TensorMemory& tmem = c.tmem;
   const auto taddr = static_cast<std::uint32_t>(get(w, p.src(in, src), l) + get(w, p.src(in, src + 1), l));
   const char* what = src == 8 ? "scale-A" : "scale-B";
   if (taddr >> 16)
@@ -417,7 +424,7 @@ std::vector<double> PtxCta::Impl::tc_scales(Warp& w, const Inst& in, int l, cons
           std::string("tcgen05.mma: the ") + what + " address names TMEM lane " + std::to_string(taddr >> 16) +
               "; scale factors start at lane 0");
   const std::uint32_t col = taddr & 0xffff, cols = (static_cast<std::uint32_t>(rows) + 31) / 32;
-  tmem_check(w, in, l, col, cols, what);
+  tmem_check(w, in, l, col, cols, what, &c);
   std::vector<double> v(static_cast<std::size_t>(rows * d.scales));
   for (int r = 0; r < rows; ++r)
     for (int s = 0; s < d.scales; ++s) {
@@ -542,16 +549,24 @@ void PtxCta::Impl::tc_mma_lane(Warp& w, const Inst& in, int l) {
     tc_smem_operand(w, in, l, d, c.shared, b_desc, "B", d.mn_b, d.b, Nc + shift, d.neg_b, bf.data() + bo,
                     bi.data() + bo);
   }
-  if (scaled) {  // each K block of K / scales elements times its factor (exact: the factors are 2^e or 4-bit)
-    const std::vector<double> sa = tc_scales(w, in, l, d, 8, M, d.sf_a_id),
-                              sb = tc_scales(w, in, l, d, 10, N, d.sf_b_id);
+  // block scaling: each K block of K / scales elements times its factor (exact: the factors are 2^e
+  // or 4-bit). A pair (M = 256, the 4x1 datapath): CTA h scales its own 128 rows of A and, for
+  // them, all N columns of B with the factors in its own TMEM (CUTLASS's 2-SM block-scaled traits
+  // lay the factors out per SM as a one-SM M = 128 mma's over the whole N)
+  std::vector<std::vector<double>> bs(static_cast<std::size_t>(scaled ? pair : 0));
+  for (int h = 0; h < static_cast<int>(bs.size()); ++h) {
+    const Impl& c = pair_cta(w, in, l, h);
+    const std::vector<double> sa = tc_scales(w, in, l, d, 8, Mc, d.sf_a_id, c),
+                              sb = tc_scales(w, in, l, d, 10, N, d.sf_b_id, c);
     const int blk = K / d.scales;
-    for (int r = 0; r < M; ++r)
+    for (int r = 0; r < Mc; ++r)
       for (int k = 0; k < K; ++k)
-        af[static_cast<std::size_t>(r * K + k)] *= sa[static_cast<std::size_t>(r * d.scales + k / blk)];
+        af[static_cast<std::size_t>((h * Mc + r) * K + k)] *= sa[static_cast<std::size_t>(r * d.scales + k / blk)];
+    bs[static_cast<std::size_t>(h)] = bf;
     for (int n = 0; n < N; ++n)
       for (int k = 0; k < K; ++k)
-        bf[static_cast<std::size_t>(n * K + k)] *= sb[static_cast<std::size_t>(n * d.scales + k / blk)];
+        bs[static_cast<std::size_t>(h)][static_cast<std::size_t>(n * K + k)] *=
+            sb[static_cast<std::size_t>(n * d.scales + k / blk)];
   }
   // disable-output-lane: sources 8.. (one bit per TMEM lane)
   // (.cta_group::2: words 0-3 the even CTA's lanes, 4-7 the odd one's)
@@ -570,9 +585,9 @@ void PtxCta::Impl::tc_mma_lane(Warp& w, const Inst& in, int l) {
         for (int c = 0; c < Nb; ++c) {
           const int n = j * Nb + c;
           const auto br = static_cast<std::size_t>((n + shift) * K);
-          row[c] =
-              tc_dot(d, af.data() + ar, ai.data() + ar, zero[static_cast<std::size_t>(n)] ? nullptr : bf.data() + br,
-                     bi.data() + br, enable_d, scale, scaled, row[c]);
+          const double* b = (scaled ? bs[static_cast<std::size_t>(h)] : bf).data() + br;
+          row[c] = tc_dot(d, af.data() + ar, ai.data() + ar, zero[static_cast<std::size_t>(n)] ? nullptr : b,
+                          bi.data() + br, enable_d, scale, scaled, row[c]);
         }
       }
   }
@@ -656,9 +671,26 @@ void PtxCta::Impl::tc_smem_operand(Warp& w, const Inst& in, int l, const TcDesc&
 // next 16 bytes of a row, SBO to the next 8 rows, or a swizzled layout), to R TMEM lanes from the
 // address's, byte b of a row to column b / 4, byte b % 4. .32x128b.warpx4 writes its 32 rows to
 // each of the four lane quarters. The copy is performed at issue, as tcgen05.mma is; tcgen05.commit
-// tracks it the same way.
+// tracks it the same way. .cta_group::2 copies "into the Tensor Memory of both the current and the
+// peer CTAs" (PTX ISA): each CTA of the pair from its own shared memory at the descriptor's address
+// into its own TMEM at taddr, as a pair's mma takes each CTA's operands at the same addresses (the
+// ISA does not name the source CTA; CUTLASS's 2-SM block-scaled kernels load each CTA's scale
+// factors into its own shared memory before the leader's 2-CTA copy, which this reading serves).
 void PtxCta::Impl::tc_cp_lane(Warp& w, const Inst& in, int l) {
-  TensorMemory& t = tmem_state(w, in);
+  tmem_state(w, in);
+  for (int h = 0; h < in.shape[0]; ++h) tc_cp_into(w, in, l, pair_cta(w, in, l, h));
+  TcMma work;  // no FLOP: its shared-memory bytes on the tensor engine (sim/timing), each SM's own
+  const auto shape = static_cast<P::TcCpShape>(in.shape[1]);
+  const int rows = shape == P::TcCpShape::S4x256b ? 4 : shape == P::TcCpShape::S32x128b ? 32 : 128;
+  const int bytes = shape == P::TcCpShape::S128x128b || shape == P::TcCpShape::S32x128b ? 16 : 32;
+  work.smem_bytes = static_cast<std::uint32_t>(rows * bytes);
+  work.pair = in.shape[0] == 2;
+  w.async.tc_mma.push_back(work);
+}
+
+void PtxCta::Impl::tc_cp_into(Warp& w, const Inst& in, int l, Impl& c) {
+  TensorMemory& t = c.tmem_state(w, in);
+  const std::vector<std::uint8_t>& shared = c.shared;
   const auto shape = static_cast<P::TcCpShape>(in.shape[1]);
   const auto taddr = static_cast<std::uint32_t>(get(w, p.src(in, 0), l) + get(w, p.src(in, 1), l));
   const std::uint64_t desc = get(w, p.src(in, 2), l);
@@ -670,7 +702,7 @@ void PtxCta::Impl::tc_cp_lane(Warp& w, const Inst& in, int l) {
     fault(w, in, l,
           "tcgen05.cp: " + std::to_string(rows) + " rows from TMEM lane " + std::to_string(lane0) +
               (copies > 1 ? " (.warpx4 needs lane 0)" : " pass lane 127"));
-  tmem_check(w, in, l, col0, static_cast<std::uint32_t>(bytes / 4), "the copy");
+  tmem_check(w, in, l, col0, static_cast<std::uint32_t>(bytes / 4), "the copy", &c);
   SmemMatrix sm;
   bool unsup = false;
   const std::string why = decode_desc100(desc, sm, unsup);
@@ -692,9 +724,6 @@ void PtxCta::Impl::tc_cp_lane(Warp& w, const Inst& in, int l) {
         cell = (cell & ~(0xffu << sh)) | std::uint32_t{shared[a]} << sh;
       }
     }
-  TcMma work;  // no FLOP: its shared-memory bytes on the tensor engine (sim/timing)
-  work.smem_bytes = static_cast<std::uint32_t>(rows * bytes);
-  w.async.tc_mma.push_back(work);
 }
 
 // tcgen05.ld / tcgen05.st: the warp's registers and its quarter of the TMEM lanes, as the header says.

@@ -1,4 +1,4 @@
-// Warp-wide PTX instructions: shfl.sync, vote.sync, match.sync, redux.sync, elect.sync, activemask
+// Warp-wide PTX instructions: shfl.sync, vote.sync, match.sync, redux.sync, elect.sync, movmatrix, activemask
 // and the warp-level fences and waits (which have no functional effect in a lock-step warp).
 #include "sim/functional/ptx_impl.h"
 
@@ -108,6 +108,18 @@ void PtxCta::Impl::exec_warp(Warp& w, const Inst& in, std::uint32_t m) {
       if (sgn && (op == P::AtomOp::Min || op == P::AtomOp::Max)) acc = static_cast<std::uint32_t>(sacc);
       const Reg d = p.dst(in, 0);
       for_lanes(m, [&](int l) { put(w, d, l, acc); });
+      return;
+    }
+    case Op::Movmatrix: {
+      // movmatrix.sync.aligned.m8n8.trans.b16: lane t holds row t/4, columns 2(t%4) and 2(t%4)+1
+      // of an 8x8 matrix of b16 (low half first); afterwards it holds the same places of the
+      // transpose, so its halves come from rows 2(t%4) and 2(t%4)+1, column t/4, of the original
+      const std::uint32_t* A = row32(w, p.src(in, 0));
+      std::array<std::uint32_t, 32> a{};
+      for (int l = 0; l < 32; ++l) a[l] = A[l];  // snapshot: d may alias a
+      auto elem = [&](int r, int c) { return (a[4 * r + c / 2] >> (16 * (c % 2))) & 0xffffu; };
+      const Reg d = p.dst(in, 0);
+      for_lanes(m, [&](int t) { put(w, d, t, elem(2 * (t % 4), t / 4) | elem(2 * (t % 4) + 1, t / 4) << 16); });
       return;
     }
     case Op::ElectSync: {

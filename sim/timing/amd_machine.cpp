@@ -203,7 +203,7 @@ class AmdMachine final : public SampledMachine {
   void stop() override { stop_ = true; }
   void hold() override { hold_ = true; }
   std::vector<std::pair<std::uint64_t, std::uint64_t>> in_flight() const override;
-  std::vector<std::pair<std::uint64_t, std::uint64_t>> run_in_flight(std::uint64_t max_insts) override;
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> run_in_flight(const std::vector<std::uint64_t>& ids, std::uint64_t max_insts) override;
   void abandon_in_flight(double now) override;
   // closing
   double last_cta_end() const override { return std::max(last_end_, drain_); }
@@ -1110,12 +1110,12 @@ std::vector<std::pair<std::uint64_t, std::uint64_t>> AmdMachine::in_flight() con
   return v;
 }
 
-std::vector<std::pair<std::uint64_t, std::uint64_t>> AmdMachine::run_in_flight(std::uint64_t max_insts) {
+std::vector<std::pair<std::uint64_t, std::uint64_t>> AmdMachine::run_in_flight(const std::vector<std::uint64_t>& ids, std::uint64_t max_insts) {
   std::vector<std::pair<std::uint64_t, std::uint64_t>> v;
   const std::uint64_t first = k_.wave_instructions();
   for (auto& cu : cus_)
     for (auto& g : cu.wgs) {
-      if (!g.active || !g.wg) continue;
+      if (!g.active || !g.wg || std::find(ids.begin(), ids.end(), g.id) == ids.end()) continue;
       const std::uint64_t before = k_.wave_instructions(), used = before - first;
       if (used >= max_insts) return v;
       const bool ended = probe_alone(k_, max_insts - used, [&] { g.wg->run(); });

@@ -63,6 +63,7 @@ struct InstTiming {
   double latency[2] = {1, 1};    // issue to dependent issue on unit / on alt
   double flops_per_lane = 0, flops_per_inst = 0;
   double engine_cycles = 0;      // wgmma.mma_async: its service on the SM's tensor engine
+  int guard_issued = 0;          // FP32 instructions ptxas adds around a non-ftz MUFU (TimingDesc::guard_issued)
 };
 
 struct Warp {
@@ -276,7 +277,7 @@ class NvidiaMachine final : public SampledMachine {
   void stop() override { stop_ = true; }
   void hold() override { hold_ = true; }
   std::vector<std::pair<std::uint64_t, std::uint64_t>> in_flight() const override;
-  std::vector<std::pair<std::uint64_t, std::uint64_t>> run_in_flight(std::uint64_t max_insts) override;
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> run_in_flight(const std::vector<std::uint64_t>& ids, std::uint64_t max_insts) override;
   void abandon_in_flight(double now) override;
   // closing
   double last_cta_end() const override { return last_end_; }
@@ -294,6 +295,12 @@ class NvidiaMachine final : public SampledMachine {
   // with clusters: the CTA's whole cluster, once, within `max_insts` per CTA
   bool probe_untimed(std::uint64_t id, std::uint64_t max_insts) override;
   double core_mhz() const override { return d_.clocks.core_mhz; }
+  double tensor_busy_cycles() const override {
+    double b = 0;
+    for (const Sm& sm : sms_)
+      if (sm.tensor) b += sm.tensor->busy_cycles();
+    return b;
+  }
   double launch_overhead_us() const override { return d_.launch.overhead_us; }
   const char* inst_noun() const override { return "warp"; }
   const char* cta_noun() const override { return "CTA"; }
@@ -480,9 +487,11 @@ void NvidiaMachine::describe_instructions() {
       t.busy[k] = pt.issue * n;
       t.latency[k] = pt.latency + pt.issue * std::max(0.0, n - 1);
       if (desc.range_reduced) t.latency[k] += pipe_[static_cast<int>(Unit::Fp32)].latency;  // FMUL.RZ ahead, in the chain
+      t.latency[k] += desc.guard_chain * pipe_[static_cast<int>(Unit::Fp32)].latency;       // denormal guards, in the chain
     }
     t.flops_per_lane = desc.flops_per_lane;
     t.flops_per_inst = desc.flops_per_inst;
+    t.guard_issued = desc.guard_issued;
     if (in.op == P::Op::WgmmaMma) {  // one issue slot; the math is the tensor engine's
       t.busy[0] = t.latency[0] = 1;
       t.engine_cycles = wgmma_service(in);
@@ -841,12 +850,12 @@ std::vector<std::pair<std::uint64_t, std::uint64_t>> NvidiaMachine::in_flight() 
   return v;
 }
 
-std::vector<std::pair<std::uint64_t, std::uint64_t>> NvidiaMachine::run_in_flight(std::uint64_t max_insts) {
+std::vector<std::pair<std::uint64_t, std::uint64_t>> NvidiaMachine::run_in_flight(const std::vector<std::uint64_t>& ids, std::uint64_t max_insts) {
   std::vector<std::pair<std::uint64_t, std::uint64_t>> v;
   const std::uint64_t first = k_.warp_instructions();
   for (auto& sm : sms_)
     for (auto& c : sm.ctas) {
-      if (!c.active || !c.cta) continue;
+      if (!c.active || !c.cta || std::find(ids.begin(), ids.end(), c.id) == ids.end()) continue;
       const std::uint64_t before = k_.warp_instructions(), used = before - first;
       if (used >= max_insts) return v;
       const bool ended = probe_alone(k_, max_insts - used, [&] { c.cta->run(); });
@@ -999,6 +1008,7 @@ void NvidiaMachine::issue(int s, Sm& sm, Sub& sub, int wi, double now) {
   const int k = it.alt >= 0 && sub.pipes.free_at(it.alt) <= sub.pipes.free_at(it.unit) ? 1 : 0;
   const Unit u = k ? static_cast<Unit>(it.alt) : it.unit;
   if (in.flags & P::kRangeReduced) sub.pipes.hold(Unit::Fp32, now + pipe_[static_cast<int>(Unit::Fp32)].issue);  // FMUL.RZ first
+  if (it.guard_issued) sub.pipes.hold(Unit::Fp32, now + it.guard_issued * pipe_[static_cast<int>(Unit::Fp32)].issue);  // denormal guards
   sub.pipes.occupy(u, now, it.busy[k]);
   w.ready = now + 1;
   w.ready_is_async = false;
@@ -1367,7 +1377,7 @@ double NvidiaMachine::tma_copy(Sm& sm, Warp& w, const AsyncStep& a, double now) 
   r.warp = w.cta * wpb_ + w.widx;
   if (to_global) r.target = &w.bulk.open_group();
   const AsyncAccepted acc = sm.tma->accept(r);
-  w.ready = std::max(w.ready, acc.accepted + 1);
+  w.ready = std::max(w.ready, acc.accepted + std::max(1.0, d_.tma.warp_issue_cycles));
   w.drain = std::max(w.drain, acc.done);  // the CTA ends after its copies land (stores too)
   return acc.done;
 }
@@ -1466,7 +1476,23 @@ TimingResult time_ptx_kernel(const device::DeviceSpec& dev, PtxKernel& kernel, c
   if (dev.vendor != device::Vendor::Nvidia)
     throw Error(ErrorKind::Unsupported, "PTX kernels run on NVIDIA devices; " + dev.name + " is an AMD part");
   NvidiaMachine machine(dev, kernel, res, listener);
-  return Sampler(machine, opts, listener).run();
+  TimingResult r = Sampler(machine, opts, listener).run();
+  at_load_clock(r, dev);
+  return r;
+}
+
+// The launch was timed at clocks.core_mhz (the wgmma clock, at_tensor_clock); the part's clock
+// under its tensor load (the engines' busy share of every SM of the part) is wgmma_load_mhz(load).
+// The share b of its SMs' time the engines were busy moves with the SM clock, the rest (memory,
+// whose clocks do not follow the SM's) stays: T' = T (1 - b + b c / c').
+void at_load_clock(TimingResult& r, const device::DeviceSpec& dev) {
+  const double c2 = r.tensor_busy_fraction >= 0 ? device::wgmma_load_mhz(dev, r.tensor_busy_fraction) : 0.0;
+  if (c2 <= 0) return;
+  const double b = r.tensor_busy_sm_fraction, c1 = dev.clocks.core_mhz;
+  r.kernel_us *= 1.0 - b + b * c1 / c2;
+  r.cycles = r.kernel_us * c2;
+  r.time_us = r.kernel_us + r.launch_us;
+  r.clock_mhz = c2;
 }
 
 }  // namespace kernsim::sim

@@ -256,18 +256,23 @@ double Sampler::drain_floor(double& now) {
 }
 
 // The end of the CTAs in flight that hold far more work than the rest: each CTA's instructions
-// left (run functionally) at its own rate over the second half of the drain (a CTA left with one
-// slow warp: that warp's rate). Only CTAs with more than twice a mean CTA's work left count: in a
-// grid of like CTAs none has, and a CTA the scheduler held back in the drain would otherwise
-// project far beyond its end.
+// left at its own rate over the second half of the drain (a CTA left with one slow warp: that
+// warp's rate). Only CTAs that have already timed more than a mean CTA's work are run on
+// (functionally) to count what they have left, and only those with more than twice a mean CTA's
+// work left count: in a grid of like CTAs none has (and running them all would cost a functional
+// pass over the rest of a one-wave grid), and a CTA the scheduler held back in the drain would
+// otherwise project far beyond its end.
 double Sampler::project_in_flight(const std::vector<std::pair<std::uint64_t, std::uint64_t>>& mid, double t_mid,
                                   double now) {
   if (now <= t_mid) return now;
-  const double outlier = 2.0 * work_per_cta();
+  const double mean = work_per_cta();
   const auto at_end = m_.in_flight();
+  std::vector<std::uint64_t> long_ones;
+  for (const auto& [id, insts] : at_end)
+    if (static_cast<double>(insts) > mean) long_ones.push_back(id);
   double end = now;
-  for (const auto& [id, left] : m_.run_in_flight(kProbeBudgets * opts_.detail_budget)) {
-    if (static_cast<double>(left) <= outlier) continue;
+  for (const auto& [id, left] : m_.run_in_flight(long_ones, kProbeBudgets * opts_.detail_budget)) {
+    if (static_cast<double>(left) <= 2.0 * mean) continue;
     const auto a = std::find_if(mid.begin(), mid.end(), [&](const auto& p) { return p.first == id; });
     const auto b = std::find_if(at_end.begin(), at_end.end(), [&](const auto& p) { return p.first == id; });
     if (a == mid.end() || b == at_end.end() || b->second <= a->second) continue;
@@ -372,6 +377,13 @@ TimingResult Sampler::run() {
   finish_slice(r);
   probe_corners(r);
   if (!warm.empty()) r.sampling_note += "; " + warm;
+  if (const double busy = m_.tensor_busy_cycles(); busy > 0 && r.warp_insts_timed > 0 && r.cycles > 0) {
+    const double launch_busy = busy / static_cast<double>(r.warp_insts_timed) * r.warp_insts_estimated;
+    const double sms = static_cast<double>(m_.part_units());
+    r.tensor_busy_fraction = std::min(1.0, launch_busy / (sms * r.cycles));
+    r.tensor_busy_sm_fraction =
+        std::min(1.0, launch_busy / (std::min(sms, static_cast<double>(r.ctas_total)) * r.cycles));
+  }
   r.kernel_us = r.cycles / m_.core_mhz();
   r.launch_us = m_.launch_overhead_us();
   r.time_us = r.kernel_us + r.launch_us;

@@ -118,11 +118,12 @@ class SampledMachine {
   virtual void hold() = 0;
   // The CTAs in flight: (linear id, instructions timed so far), in the machine's order.
   virtual std::vector<std::pair<std::uint64_t, std::uint64_t>> in_flight() const = 0;
-  // Runs the CTAs in flight to their ends functionally (untimed; they are done for a later
-  // complete_started), within `max_insts` instructions in all: (linear id, the instructions it had
-  // left), at least that many when the bound stopped it or it spun on CTAs that never ran (the
-  // CTAs after one the bound stopped are left out).
-  virtual std::vector<std::pair<std::uint64_t, std::uint64_t>> run_in_flight(std::uint64_t max_insts) = 0;
+  // Runs the CTAs in flight whose ids are in `ids` to their ends functionally (untimed; they are
+  // done for a later complete_started), within `max_insts` instructions in all: (linear id, the
+  // instructions it had left), at least that many when the bound stopped it or it spun on CTAs
+  // that never ran (the CTAs after one the bound stopped are left out).
+  virtual std::vector<std::pair<std::uint64_t, std::uint64_t>> run_in_flight(const std::vector<std::uint64_t>& ids,
+                                                                             std::uint64_t max_insts) = 0;
   // Stops every CTA in flight (kept for a later functional completion) and clears the units'
   // timing state, so that window B starts from fresh CTAs.
   virtual void abandon_in_flight(double now) = 0;
@@ -150,6 +151,8 @@ class SampledMachine {
   virtual bool probe_untimed(std::uint64_t id, std::uint64_t max_insts) = 0;
   virtual double core_mhz() const = 0;
   virtual double launch_overhead_us() const = 0;
+  // Cycles the units' wgmma tensor engines were busy over the timed run (0: none, or no engine).
+  virtual double tensor_busy_cycles() const { return 0; }
   virtual const char* inst_noun() const = 0;  // "warp" / "wave"
   virtual const char* cta_noun() const = 0;   // "CTA" / "workgroup"
   virtual const char* unit_noun() const = 0;  // "SMs" / "CUs"

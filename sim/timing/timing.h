@@ -51,10 +51,19 @@ struct TimingResult {
   double warp_insts_estimated = 0;
   std::string sampling_note;
   Occupancy occupancy;
+  // The wgmma tensor engines' busy share of the launch (every SM of the part, the whole time:
+  // their busy cycles per timed instruction x the launch's instructions / (SMs x cycles)); -1
+  // when nothing issued wgmma.
+  double tensor_busy_fraction = -1;
+  double tensor_busy_sm_fraction = -1;  // the same over the SMs that had CTAs (at most one per CTA)
+  double clock_mhz = 0;  // the SM clock `cycles` count (0: the device's clocks.core_mhz)
 };
 
 TimingResult time_ptx_kernel(const device::DeviceSpec& dev, PtxKernel& kernel, const KernelResources& res,
                              const TimingOptions& opts, Listener& listener);
+// A wgmma launch timed on `dev` at clocks.core_mhz, moved to the clock its tensor load gives
+// (device::wgmma_load_mhz; nothing when the part gives no such line or nothing issued wgmma).
+void at_load_clock(TimingResult& r, const device::DeviceSpec& dev);
 
 class AmdKernel;
 

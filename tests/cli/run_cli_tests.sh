@@ -23,6 +23,7 @@ check unknown_opt    2 "unknown option"  -- run x.json --fast
 check devices        0 "mi300x"          -- devices
 check schema         0 "l2.hit_latency_cycles" -- devices --schema
 check device_prov    0 "confidence:"     -- device h200
+check device_values  0 "dram.channels                            96             estimated" -- device h200
 check missing_spec   3 "no_such.json"    -- run "$DATA/specs/no_such.json" --arch h200
 check bad_grid       3 "\`grid\`"        -- run "$DATA/specs/bad_grid.json" --arch h200
 check big_block      3 "4096"            -- run "$DATA/specs/big_block.json" --arch h200

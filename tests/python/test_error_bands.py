@@ -126,3 +126,18 @@ def test_shipped_band_files_were_learned_by_the_script():
             (ROOT / t["provenance"]["measured"]).resolve(strict=True)
             for cls, c in t["classes"].items():
                 assert 0 < c["lo"] <= c["hi"] and c["n"] >= 0, (f, tier, cls)
+
+
+def test_kernelbench_launches_carry_their_bands_and_the_forward_their_sum(data_dir_with_bands):
+    pytest.importorskip("torch")
+    pytest.importorskip("triton")
+    from kernsim.kernelbench import evaluate
+    d = ROOT / "tests" / "python" / "data" / "kernelbench"
+    r = evaluate(str(d / "relu_ref.py"), str(d / "relu_triton_ok.py"), trials=1, time_limit_s=900)
+    assert r["correct"], r["error"]
+    (la,) = r["launches"]
+    # the hand-written file: [0.5, 2.0] for dram-bound launches, [0.25, 4.0] for any other class
+    ratio = la["error_band"][1] / la["error_band"][0]
+    assert ratio == pytest.approx(4.0) or ratio == pytest.approx(16.0)
+    assert la["error_band"][0] == pytest.approx(la["time_us"] * (0.5 if ratio == pytest.approx(4.0) else 0.25))
+    assert r["runtime_error_band_us"] == pytest.approx(la["error_band"])

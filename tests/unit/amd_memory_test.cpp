@@ -48,6 +48,26 @@ TEST(AmdMemory, ColdLoadTakesHbmLatencyAndTheRepeatHitsTheVl1d) {
   EXPECT_EQ(m.counters().hits[static_cast<int>(Level::L1)], 2u);  // 256 bytes = two 128-byte lines
 }
 
+// cache: warm. A previous launch's workgroup loaded one line and wrote another whole and a third
+// in part: the first two are L2 hits for the next launch on the workgroup's XCD, the partly
+// written one is not (after its write-back the L2 holds only the written words); only the loaded
+// line is in the MALL, present (another XCD reads it at the MALL's latency, not HBM's).
+TEST(AmdMemory, AReplayedLaunchLeavesItsReadAndWholeWrittenLinesInItsXcdsL2) {
+  AmdMemorySystem m = make();
+  const auto& d = mi300x();
+  const auto loaded = lanes(kBase, 2), whole = lanes(kBase + 0x1000, 2), part = lanes(kBase + 0x2000, 1);
+  m.replay(loaded.data(), kAll, 2, true);
+  m.replay(whole.data(), kAll, 2, false);  // 64 lanes x 2 bytes: the whole 128-byte line
+  m.replay(part.data(), kAll, 1, false);   // 64 bytes of it
+  m.replay_workgroup_done(0);
+  const double t = 1000;
+  EXPECT_NEAR(m.vector(0, t, loaded.data(), kAll, 2, AmdAccess::Load).done - t, d.l2.hit_latency_cycles, 10.0);
+  EXPECT_NEAR(m.vector(1, t, whole.data(), kAll, 2, AmdAccess::Load).done - t, d.l2.hit_latency_cycles, 10.0);
+  EXPECT_GT(m.vector(2, t, part.data(), kAll, 1, AmdAccess::Load).done - t, d.dram.latency_cycles - 10.0);
+  const int other_xcd = static_cast<int>(d.topology.units_per_die);
+  EXPECT_NEAR(m.vector(other_xcd, t, loaded.data(), kAll, 2, AmdAccess::Load).done - t, d.mall.hit_latency_cycles, 10.0);
+}
+
 TEST(AmdMemory, EachXcdHasItsOwnL2AndTheMallServesTheOthers) {
   AmdMemorySystem m = make();
   const auto& d = mi300x();

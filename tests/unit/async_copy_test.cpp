@@ -21,11 +21,12 @@ using test::expect_error;
 
 const std::string kData = KERNSIM_TEST_DATA;
 
-api::RunResult run_spec(const std::string& json, api::RunOptions opts = {}) {
+api::RunResult run_spec(const std::string& json, api::RunOptions opts = {},
+                        const device::DeviceSpec& dev = device::load_builtin_device("h200")) {
   auto spec = api::parse_launch_spec_text(json, kData + "/kernels", "test spec");
   opts.full = true;
   opts.keep_outputs = true;
-  return api::run_launch(spec, device::load_builtin_device("h200"), opts);
+  return api::run_launch(spec, dev, opts);
 }
 
 template <class T>
@@ -302,7 +303,7 @@ namespace kernsim {
 namespace {
 
 // Cycles of tma_time over a 256 x 1024 f32 tensor: two boxes of `rows` x 64 loaded one after the other.
-double tma_cycles(int rows, int x1, int y1) {
+double tma_cycles(int rows, int x1, int y1, const device::DeviceSpec& dev = device::load_builtin_device("h200")) {
   const std::string spec =
       R"({"spec_version": 2, "source": "tma.ptx", "kernel": "tma_time", "grid": 1, "block": 1, "args": [
       {"tensor_map": {"buffer": 1, "dtype": "f32", "dims": [256, 1024], "strides_bytes": [1024], "box": [32, )" +
@@ -312,7 +313,20 @@ double tma_cycles(int rows, int x1, int y1) {
       std::to_string(x1) + R"(}, {"type": "u32", "value": )" + std::to_string(y1) + R"(},
       {"type": "u32", "value": )" +
       std::to_string(rows * 32 * 4) + "}]}";
-  return run_spec(spec).cycles;
+  return run_spec(spec, {}, dev).cycles;
+}
+
+// The warp that issues a cp.async.bulk.tensor spends tma.warp_issue_cycles on it (134 measured
+// on the H100, tma_engine.cu): with 5000 each of tma_time's two loads holds its warp past the
+// load's own completion, so the launch takes at least twice that; with none, far less.
+TEST(TmaTiming, TheIssuingWarpSpendsItsIssueCycles) {
+  auto dev = device::load_builtin_device("h200");
+  dev.tma.warp_issue_cycles = 0;
+  const double none = tma_cycles(32, 0, 512, dev);
+  dev.tma.warp_issue_cycles = 5000;
+  const double slow = tma_cycles(32, 0, 512, dev);
+  EXPECT_GT(slow, 2 * 5000);
+  EXPECT_LT(none, 5000);
 }
 
 TEST(TmaTiming, MoreBytesTakeLongerAndAnL2HitBeatsHbm) {

@@ -154,5 +154,35 @@ extern "C" __global__ void k(unsigned* out) {
   EXPECT_THAT(ptx, ::testing::Not(::testing::HasSubstr("%%")));
 }
 
+// nvcc leniency: an asm template naming an operand its statement does not have (`%2` of two), in
+// an `if constexpr` branch no instantiation takes, compiles as nvcc compiles it; the statement
+// that is used keeps its instructions, and one that reached the PTX would stop by name.
+TEST(CompileSettings, AsmWithAnOperandBeyondItsOperandsCompilesWhereNeverInstantiated) {
+  TempDir dir;
+  const auto src = dir.write("k.cu", R"(template <bool hint> __device__ unsigned add(unsigned a, unsigned b) {
+  unsigned d;
+  if constexpr (hint) {
+    asm volatile("add.u32 %0, %1, %2;" : "=r"(d) : "r"(a));  // %2: no such operand
+  } else {
+    asm volatile("add.u32 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
+  }
+  return d;
+}
+extern "C" __global__ void k(unsigned* out) { out[threadIdx.x] = add<false>(threadIdx.x, 7u); }
+)");
+  const device::DeviceSpec h200 = device::load_builtin_device("h200");
+  const std::string ptx = compile_source(src, h200, CompileOutput::Object).bytes;
+  EXPECT_THAT(ptx, ::testing::HasSubstr("add.u32"));
+  EXPECT_THAT(ptx, ::testing::Not(::testing::HasSubstr("kernsim_invalid_asm_operand")));
+  // instantiated, the replaced statement is in the PTX under its name
+  const auto used = dir.write(
+      "u.cu",
+      R"(__device__ unsigned f(unsigned a) { unsigned d; asm volatile("mov.u32 %0, %3;" : "=r"(d) : "r"(a)); return d; }
+extern "C" __global__ void k(unsigned* out) { out[threadIdx.x] = f(threadIdx.x); }
+)");
+  EXPECT_THAT(compile_source(used, h200, CompileOutput::Object).bytes,
+              ::testing::HasSubstr("kernsim_invalid_asm_operand_3_of_2;"));
+}
+
 }  // namespace
 }  // namespace kernsim::api

@@ -57,6 +57,37 @@ TEST(CudaPortScan, FindsEach32LaneAssumptionOnItsLine) {
   }
 }
 
+// What a line alone does not show: values that flow from a lane index, a ballot, a 32-lane mask or
+// the constant 16 through variables, and shared arrays of 32 (docs/cuda_on_amd.md's former misses).
+TEST(CudaPortScan, FollowsLaneBallotMaskAndSixteenThroughVariables) {
+  const auto s =
+      frontends::scan_cuda_port(pre("__global__ void k(float* x, int* out) {\n"
+                                    "  int i = threadIdx.x;\n"
+                                    "  int j = i + 1;\n"
+                                    "  int l = j & 31;\n"  // lane math on a variable two steps from threadIdx
+                                    "  auto b = __ballot_sync(__activemask(), x[0] > 0);\n"
+                                    "  if (b == 0xffffffff) out[0] = 1;\n"  // a 64-bit ballot against 32 lanes
+                                    "  unsigned full = 0xffffffffu;\n"
+                                    "  float v = __shfl_xor_sync(full, x[0], 1);\n"  // a mask variable not named mask
+                                    "  const int half = 16;\n"
+                                    "  for (int o = half; o > 0; o /= 2)\n"
+                                    "    v += __shfl_down_sync(__activemask(), v, o);\n"
+                                    "  __shared__ float partial[32];\n"
+                                    "  int n = out[1];\n"
+                                    "  out[2] = n / 32;\n"  // n is no lane index: not warned
+                                    "}\n"),
+                                "/nonexistent/kernsim/headers");
+  std::map<int, std::string> at;
+  for (const auto& w : s.warnings) at[w.line] = w.name;
+  EXPECT_EQ(at[4], "warp32-lane-math");
+  EXPECT_EQ(at[6], "warp32-mask");
+  EXPECT_EQ(at[8], "warp32-mask");
+  EXPECT_EQ(at[10], "warp32-shuffle");
+  EXPECT_EQ(at[12], "warp32-shared-array");
+  EXPECT_EQ(at.count(14), 0u) << at[14];
+  EXPECT_EQ(s.warnings.size(), 5u);
+}
+
 TEST(CudaPortScan, WarpSizeAgnosticSpellingsAreNotWarned) {
   const auto s = frontends::scan_cuda_port(
       pre("__global__ void k(float* x, int n) {\n"

@@ -8,6 +8,7 @@
 #include "api/launch_spec.h"
 #include "api/run.h"
 #include "device/loader.h"
+#include "sim/functional/tensor_map.h"
 #include "test_util.h"
 
 namespace kernsim::api {
@@ -194,6 +195,140 @@ TEST(LaunchArgs, StarterSpecRunsAndTypesArgumentsFromTheSignature) {
   // on AMD an 8-byte struct is an 8-byte by-value argument in the metadata: the signature says it is a struct
   EXPECT_THAT(starter_spec(d.path() / "k.cu", device::load_builtin_device("mi300x"), "scale_h", {1, 1, 1}, {64, 1, 1}),
               ::testing::HasSubstr(R"x({"bytes":"0000000000000000","name":"arg1 (Params)"})x"));
+}
+
+// ---------------------------------------------------------------------------------------------
+// structs that hold pointers and tensor maps (ThunderKittens' `gl`, CUTLASS's argument structs),
+// and spec-level buffers that no parameter takes
+
+LaunchSpec parse_with_buffers(const std::string& args, const std::string& buffers,
+                              const std::filesystem::path& dir = "/base", const std::string& kernel = "k",
+                              const std::string& source = "k.cu") {
+  return parse_launch_spec_text(R"({"spec_version": 2, "source": ")" + source + R"(", "kernel": ")" + kernel +
+                                    R"(", "grid": [1], "block": [64], "buffers": {)" + buffers + R"(}, "args": [)" +
+                                    args + "]}",
+                                dir, "spec.json");
+}
+
+TEST(LaunchArgs, PointerAndTensorMapMembersAreHolesAtTheirCAlignment) {
+  // struct { float* p; char c; struct { CUtensorMap m; char e; } d; int n; }: p@0, c@8, d@128
+  // (CUtensorMap aligns to 128 in CUDA 13: m@128, e@256, d is 256 bytes), n@384; 512 bytes, align 128
+  const LaunchSpec s = parse_with_buffers(
+      R"({"struct": [{"pointer": "A", "offset_bytes": 16}, {"type": "i8", "value": 1},
+                     {"struct": [{"tensor_map": {"buffer": "A", "dtype": "f32", "dims": [64], "box": [16]}}, {"bytes": "00"}]},
+                     {"type": "i32", "value": 5}]})",
+      R"("A": {"buffer": "f32", "count": 64})");
+  ASSERT_EQ(s.args.size(), 2u);
+  EXPECT_EQ(s.num_params(), 1u);
+  EXPECT_EQ(s.args[1].extra_name, "A");
+  EXPECT_EQ(s.arg_label(1), "buffers.A");
+  const AggregateArg& g = s.args[0].aggregate;
+  EXPECT_EQ(g.bytes.size(), 512u);
+  EXPECT_EQ(g.align, 128u);
+  EXPECT_EQ(g.bytes[8], 1);
+  EXPECT_EQ(g.bytes[384], 5);
+  ASSERT_EQ(g.holes.size(), 2u);
+  EXPECT_EQ(g.holes[0].offset, 0u);
+  EXPECT_EQ(g.holes[0].target, 1u);
+  EXPECT_EQ(g.holes[0].offset_bytes, 16);
+  EXPECT_TRUE(g.holes[1].is_tensor_map);
+  EXPECT_EQ(g.holes[1].offset, 128u);
+  EXPECT_EQ(g.holes[1].tensor_map.buffer, 1u);
+  // a CUDA 12 map aligns to 64
+  EXPECT_EQ(
+      parse_with_buffers(
+          R"({"struct": [{"type": "i8", "value": 1}, {"tensor_map": {"buffer": "A", "dtype": "f32", "dims": [64], "box": [16]}, "align": 64}]})",
+          R"("A": {"buffer": "f32", "count": 64})")
+          .args[0]
+          .aggregate.holes[0]
+          .offset,
+      64u);
+}
+
+TEST(LaunchArgs, BadBufferReferencesNameTheField) {
+  const std::string a = R"("A": {"buffer": "f32", "count": 64})";
+  expect_error([&] { parse_with_buffers(R"({"struct": [{"pointer": "B"}]})", a); }, ErrorKind::LaunchSpec,
+               {"args[0].struct[0].pointer", "no buffer named `B`"});
+  expect_error([&] { parse_with_buffers(R"({"struct": [{"pointer": "A", "offset_bytes": 257}]})", a); },
+               ErrorKind::LaunchSpec, {"args[0].struct[0].offset_bytes", "buffers.A"});
+  expect_error([&] { parse_with_buffers(R"({"type": "i32", "value": 1}, {"struct": [{"pointer": 0}]})", a); },
+               ErrorKind::LaunchSpec, {"args[1].struct[0].pointer", "args[0] is not a buffer"});
+  expect_error(
+      [&] {
+        parse_with_buffers(
+            R"({"struct": [{"tensor_map": {"buffer": "A", "dtype": "f32", "dims": [64], "box": [16]}, "align": 32}]})",
+            a);
+      },
+      ErrorKind::LaunchSpec, {"args[0].struct[0].align", "64 (CUDA 12) or 128"});
+  expect_error(
+      [&] { parse_with_buffers(R"({"struct": [{"pointer": "A"}]})", R"("arg1": {"buffer": "f32", "count": 4})"); },
+      ErrorKind::LaunchSpec, {"buffers.arg1", "dumps"});
+  expect_error([&] { parse_with_buffers(R"({"struct": [{"pointer": "A"}]})", R"("A": {"type": "f32", "value": 4})"); },
+               ErrorKind::LaunchSpec, {"buffers.A", "must be a buffer"});
+}
+
+const char* kHolesKernel = R"(struct View { const float* in; int n; float* out; };
+// out[i] = 2 in[i] for i < n, through pointers the struct holds
+__global__ void twice_view(View v) { int i = threadIdx.x; if (i < v.n) v.out[i] = 2.0f * v.in[i]; }
+)";
+const char* kMapKernel = R"(#include <cuda.h>
+struct WithMap { float* out; CUtensorMap map; };
+// copies the map's 128 bytes out, as the kernel received them
+__global__ void map_bytes(const __grid_constant__ WithMap w) {
+  const unsigned* m = reinterpret_cast<const unsigned*>(&w.map);
+  if (threadIdx.x < 32) w.out[threadIdx.x] = __uint_as_float(m[threadIdx.x]);
+}
+)";
+
+TEST(LaunchArgs, PointersInAStructReachSpecLevelBuffersOnH200AndMi300x) {
+  TempDir d;
+  d.write("k.cu", kHolesKernel);
+  for (const char* arch : {"h200", "mi300x"}) {
+    RunOptions o;
+    o.full = true;
+    o.keep_outputs = true;
+    const LaunchSpec s = parse_with_buffers(
+        R"({"struct": [{"pointer": "in", "offset_bytes": 8}, {"type": "i32", "value": 40}, {"pointer": "out"}]})",
+        R"("in": {"buffer": "f32", "count": 64, "init": "iota"}, "out": {"buffer": "f32", "count": 64})", d.path(),
+        "twice_view");
+    const RunResult r = run_launch(s, device::load_builtin_device(arch), o);
+    ASSERT_EQ(r.outputs.size(), 2u) << arch;  // in (args index 1) and out (2), in name order
+    EXPECT_EQ(r.outputs[1].arg_index, 2u);
+    std::vector<float> out(64);
+    std::memcpy(out.data(), r.outputs[1].bytes.data(), 256);
+    // in = 0, 1, 2, ...; the pointer starts 8 bytes (two floats) in
+    for (int i = 0; i < 64; ++i) EXPECT_EQ(out[i], i < 40 ? 2.0f * (i + 2) : 0.0f) << arch << " " << i;
+  }
+}
+
+TEST(LaunchArgs, TensorMapInAStructIsTheEncodedMapOfItsBuffer) {
+  TempDir d;
+  d.write("m.cu", kMapKernel);
+  RunOptions o;
+  o.full = true;
+  o.keep_outputs = true;
+  const LaunchSpec s = parse_with_buffers(
+      R"({"struct": [{"pointer": "out"}, {"tensor_map": {"buffer": "t", "dtype": "bf16", "dims": [64, 32, 2], "strides_bytes": [256, 128],
+                                                        "box": [64, 16, 1], "swizzle": "128B"}}]})",
+      R"("out": {"buffer": "f32", "count": 32}, "t": {"buffer": "bf16", "count": 8192})", d.path(), "map_bytes",
+      "m.cu");
+  const RunResult r = run_launch(s, device::load_builtin_device("h200"), o);
+  // the strides are not ordered (ThunderKittens' swizzled maps): 128 < 256 is accepted
+  const auto m = sim::decode_tensor_map(r.outputs.at(0).bytes.data());
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(m->rank, 3);
+  EXPECT_EQ(m->dims[1], 32u);
+  EXPECT_EQ(m->strides[2], 128u);
+  EXPECT_EQ(m->box[1], 16u);
+  EXPECT_EQ(m->swizzle, sim::TmapSwizzle::B128);
+  EXPECT_NE(m->address, 0u);
+  // on AMD a tensor map is refused by name (a kernel the port compiles: the map never reaches it)
+  d.write("k.cu", kHolesKernel);
+  const LaunchSpec amd =
+      parse_with_buffers(R"({"struct": [{"tensor_map": {"buffer": "t", "dtype": "f32", "dims": [64], "box": [16]}}]})",
+                         R"("t": {"buffer": "f32", "count": 64})", d.path(), "twice_view");
+  expect_error([&] { run_launch(amd, device::load_builtin_device("mi300x"), o); }, ErrorKind::LaunchSpec,
+               {"args[0].struct[0].tensor_map", "NVIDIA sm_90+"});
 }
 
 }  // namespace

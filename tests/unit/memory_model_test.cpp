@@ -262,9 +262,11 @@ TEST_F(NvMemory, SliceWritesBackWhatTheChipsLruWouldEvict) {
 // it, as on the chip; a buffer that fits the L2 hits the second time in both. (Before the use
 // window, the slice kept the whole capacity and hit on every re-read.)
 TEST_F(NvMemory, ASliceRereadsWhatTheChipsL2WouldStillHold) {
+  device::DeviceSpec small = dev;
+  small.l2.bytes = 4 << 20;  // a what-if L2 of 4 MiB, so that the chip's passes are short
   auto second_pass_hits = [&](double share, double of_l2) {
-    mem::NvMemorySystem sys{dev, 2, 128 * 1024, share};
-    const auto bytes = static_cast<std::uint64_t>(of_l2 * share * static_cast<double>(dev.l2.bytes));
+    mem::NvMemorySystem sys{small, 2, 128 * 1024, share};
+    const auto bytes = static_cast<std::uint64_t>(of_l2 * share * static_cast<double>(small.l2.bytes));
     std::uint64_t hits = 0;
     for (int pass = 0; pass < 2; ++pass) {
       const std::uint64_t before = sys.counters().hits[static_cast<int>(mem::Level::L2)];
@@ -453,6 +455,36 @@ TEST_F(NvMemory, TpcPartnersReadingTheSameSectorsReachTheL2Once) {
   EXPECT_EQ(self.l2, 2u * 256u) << "an SM reading again is not a partner";
   EXPECT_EQ(late.l2, 2u * 256u) << "7000 cycles late is beyond the window";
   EXPECT_EQ(late.merged + apart.merged + self.merged + off.merged, 0u);
+}
+
+// dram.latency_quantiles_permille: an HBM access's latency is spread around dram.latency_cycles
+// (its mean) by a fixed hash of its aligned dram.latency_granule_bytes block. One-line misses keep
+// the mean; a warp whose 32 lines lie in 32 blocks waits for the slowest of 32 draws (the H100's
+// 64-row TMA tile and ld.global.cg gather: +30-60% over one line); 4 lines of one block share a
+// draw; without the keys every miss takes latency_cycles.
+TEST_F(NvMemory, HbmLatencySpreadsByBlockAndAGatherWaitsForItsSlowestBlock) {
+  auto d = dev;
+  d.dram.latency_quantiles_permille = {766, 791, 1002, 1151, 1507};
+  d.dram.latency_granule_bytes = 512;
+  d.dram.queue_service_cycles = 0;  // no queueing: latency alone
+  auto mean_latency = [&](const device::DeviceSpec& dd, int lanes, std::uint64_t stride) {
+    double sum = 0;
+    const int reps = 400;
+    for (int rep = 0; rep < reps; ++rep) {
+      mem::NvMemorySystem s(dd, 1, 128 * 1024);
+      std::uint64_t a[32];
+      const std::uint64_t base = 0x7000'0000'0000 + static_cast<std::uint64_t>(rep) * (1u << 20);
+      for (int l = 0; l < 32; ++l) a[l] = base + static_cast<std::uint64_t>(l % lanes) * stride;
+      sum += s.global(0, 0, a, lanes == 32 ? ~0u : (1u << lanes) - 1, 4, Access::LoadBypassL1).done;
+    }
+    return sum / reps;
+  };
+  const double flat = mean_latency(dev, 1, 0), one = mean_latency(d, 1, 0);
+  EXPECT_NEAR(one, flat, 0.03 * flat) << "one line: the mean stays dram.latency_cycles";
+  const double gather = mean_latency(d, 32, 8192), block = mean_latency(d, 4, 128);
+  EXPECT_GT(gather - flat, 0.25 * dev.dram.latency_cycles) << "32 blocks: the slowest of 32 draws";
+  EXPECT_NEAR(block, one, 0.05 * one) << "4 lines of one block: one draw";
+  EXPECT_NEAR(mean_latency(dev, 32, 8192), flat, 0.02 * flat) << "without the keys a gather takes one latency";
 }
 
 // The bank count comes from the device file, not from an array in the model: with 128 banks a

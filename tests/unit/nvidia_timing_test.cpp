@@ -65,6 +65,16 @@ TEST(NvidiaTiming, FoldedNegationCostsNothingAndSinPaysItsRangeReduction) {
   EXPECT_NEAR(per_iteration("sin_loop", 32, d), sfu + fma, 1.0);
 }
 
+// ex2/rsqrt.approx.f32 without .ftz: ptxas's SASS is FSETP, @!P FMUL, MUFU, @!P FMUL, one chain
+// (sfu_rsqrt_log of the grown validation set ran at half its speed with the MUFU alone).
+TEST(NvidiaTiming, NonFtzSfuChainsPayTheirDenormalGuards) {
+  const auto d = device::load_builtin_device("h200");
+  const double sfu = d.pipes.sfu.latency_cycles, fma = d.pipes.fp32.latency_cycles;
+  EXPECT_NEAR(per_iteration("ex2_ftz_loop", 32, d), sfu, 1.0);
+  EXPECT_NEAR(per_iteration("ex2_loop", 32, d), sfu + 3 * fma, 1.0);
+  EXPECT_NEAR(per_iteration("rsqrt_loop", 32, d), sfu + 3 * fma, 1.0);
+}
+
 // ptxas loads a 16x16 f16 wmma fragment with four LDG.E of 4 bytes per lane in the mma.sync
 // layout, each covering 8 rows: with rows a line apart that is 32 L1 line lookups per fragment
 // (Nsight Compute on the H200: 8 sectors per load instruction), against 16 lines if the fragment

@@ -279,6 +279,29 @@ TEST(PtxTable, SetmaxnregKeepsTheRegistersAndChecksItsCount) {
   EXPECT_THROW(run("setmaxnreg.dec.sync.aligned.u32 16;", 128), Error);
 }
 
+// movmatrix.sync.aligned.m8n8.trans.b16 transposes the 8x8 b16 matrix a warp holds as mma
+// fragments (lane t: row t/4, columns 2(t%4) and 2(t%4)+1, low half first). Each element here is
+// 16 row + column, so the transpose's element (r, c) must read 16 c + r.
+TEST(PtxTable, MovmatrixTransposesTheWarpsEightByEightMatrix) {
+  const P::Inst e = one("movmatrix.sync.aligned.m8n8.trans.b16 %r1, %r2;");
+  EXPECT_EQ(e.op, P::Op::Movmatrix);
+  EXPECT_EQ(e.unit, Unit::Sync);
+  const auto out = run(R"(
+    shr.u32 %r1, %r14, 2;
+    and.b32 %r2, %r14, 3;
+    shl.b32 %r2, %r2, 1;
+    shl.b32 %r3, %r1, 4;
+    add.u32 %r3, %r3, %r2;
+    add.u32 %r4, %r3, 1;
+    shl.b32 %r4, %r4, 16;
+    or.b32 %r5, %r3, %r4;
+    movmatrix.sync.aligned.m8n8.trans.b16 %r9, %r5;)", 32);
+  for (int t = 0; t < 32; ++t) {
+    const std::uint32_t r = static_cast<std::uint32_t>(t / 4), c = static_cast<std::uint32_t>(2 * (t % 4));
+    EXPECT_EQ(out[static_cast<std::size_t>(t)], (16 * c + r) | (16 * (c + 1) + r) << 16) << "lane " << t;
+  }
+}
+
 TEST(PtxTable, ElectSyncElectsTheLowestActiveLaneOfTheMask) {
   const P::Inst e = one("elect.sync %r1|%p1, 0xffffffff;");
   EXPECT_EQ(e.op, P::Op::ElectSync);

@@ -640,14 +640,16 @@ std::string wgmma_loop_ptx(int n, int reps, bool rs) {
   return s.str();
 }
 
-api::RunResult run_loop(int n, int reps, bool rs, const device::DeviceSpec& dev) {
-  const auto dir = case_dir() / ("loop_" + std::to_string(n) + "_" + std::to_string(reps) + (rs ? "_rs" : "_ss"));
+api::RunResult run_loop(int n, int reps, bool rs, const device::DeviceSpec& dev, int grid = 1) {
+  const auto dir = case_dir() / ("loop_" + std::to_string(n) + "_" + std::to_string(reps) + (rs ? "_rs" : "_ss") +
+                                 "_g" + std::to_string(grid));
   std::filesystem::create_directories(dir);
   std::ofstream(dir / "k.ptx") << wgmma_loop_ptx(n, reps, rs);
-  auto spec = api::parse_launch_spec_text(
-      R"({"source": "k.ptx", "kernel": "k", "grid": 1, "block": 128, "dynamic_shared_bytes": 4096,
-                                              "args": [{"buffer": "f32", "count": 128}]})",
-      dir, "test");
+  auto spec = api::parse_launch_spec_text(R"({"source": "k.ptx", "kernel": "k", "grid": )" + std::to_string(grid) +
+                                              R"(, "block": 128, "dynamic_shared_bytes": 4096,
+                                              "args": [{"buffer": "f32", "count": )" +
+                                              std::to_string(128 * grid) + "}]}",
+                                          dir, "test");
   api::RunOptions o;
   o.full = true;
   return api::run_launch(spec, dev, o);
@@ -661,6 +663,7 @@ double loop_cycles(int n, int reps, bool rs) {
 // load, measured on the H200), not at clocks.tensor_mhz (mma.sync's); without the key, at the latter.
 TEST(WgmmaTiming, AWgmmaKernelRunsAtTheWgmmaClock) {
   auto dev = device::load_builtin_device("h200");
+  dev.clocks.wgmma_idle_mhz = dev.clocks.wgmma_full_mhz = 0;  // no load line: the constant clock
   ASSERT_GT(dev.clocks.wgmma_mhz, 0);
   ASSERT_NE(dev.clocks.wgmma_mhz, dev.clocks.tensor_mhz);
   const api::RunResult r = run_loop(64, 16, false, dev);
@@ -671,6 +674,33 @@ TEST(WgmmaTiming, AWgmmaKernelRunsAtTheWgmmaClock) {
   EXPECT_DOUBLE_EQ(nlohmann::json::parse(old.report_json)["clock_mhz"].get<double>(), dev.clocks.tensor_mhz);
   EXPECT_NEAR(old.cycles, r.cycles,
               0.01 * r.cycles);  // the same work in cycles (HBM's latency, fixed in ns, moves a little)
+}
+
+// With clocks.wgmma_idle_mhz/wgmma_full_mhz the clock falls with the launch's tensor load: the
+// engines' busy share of every SM of the part. One CTA of a wgmma loop keeps 131 SMs idle and runs
+// near the idle end; 132 CTAs load the whole part about 132 times as much and run near the full
+// end. The loop's engine-bound time moves with the clock: its cycles stay what the constant clock
+// gives, its time is those cycles at the new clock.
+TEST(WgmmaTiming, TheClockFallsWithTheTensorLoad) {
+  auto dev = device::load_builtin_device("h200");
+  dev.clocks.wgmma_idle_mhz = 1900;
+  dev.clocks.wgmma_full_mhz = 1500;
+  auto report = [](const api::RunResult& r) { return nlohmann::json::parse(r.report_json); };
+  const api::RunResult one = run_loop(256, 32, false, dev, 1), all = run_loop(256, 32, false, dev, 132);
+  const double b1 = report(one)["tensor_busy_fraction"].get<double>(),
+               b132 = report(all)["tensor_busy_fraction"].get<double>();
+  EXPECT_GT(b132, 0.5);
+  EXPECT_NEAR(b132 / b1, 132.0, 132.0 * 0.2) << "the load counts every SM of the part";
+  const double c1 = report(one)["clock_mhz"].get<double>(), c132 = report(all)["clock_mhz"].get<double>();
+  EXPECT_NEAR(c1, 1900 - 400 * b1, 1e-6);
+  EXPECT_NEAR(c132, 1900 - 400 * b132, 1e-6);
+  EXPECT_LT(c132, c1 - 200);
+  EXPECT_NEAR(one.time_us, one.cycles / c1 + dev.launch.overhead_us, 1e-6);
+  auto flat = dev;
+  flat.clocks.wgmma_idle_mhz = flat.clocks.wgmma_full_mhz = 0;
+  const api::RunResult same = run_loop(256, 32, false, flat, 1);
+  EXPECT_NEAR(one.cycles, same.cycles, 0.03 * same.cycles) << "an engine-bound loop keeps its cycles";
+  EXPECT_LT(one.time_us, same.time_us) << "and runs them at the faster clock of a part that is hardly loaded";
 }
 
 TEST(WgmmaTiming, EachWgmmaCostsItsFlopsAtTheEnginesRateAndScalesWithN) {

@@ -77,6 +77,35 @@ TEST(LineInfo, FileAndLocPlaceEachInstructionAtTheLastLocOfItsFunction) {
   EXPECT_EQ(sources.at(11).second, 7u);
 }
 
+// AMDGCN: the code object's DWARF line table (HIP compiled with -gline-tables-only) gives each
+// instruction its source line; by_line has the PTX path's shape and the loop body comes first.
+TEST(LineInfo, AHipKernelsHotLoopBodyIsTheFirstLineOfItsCodeObjectsLineTable) {
+  for (const char* source : {"report.hip", "report.cu"}) {  // a .cu on an AMD part is ported: the same path
+    const std::string spec_json =
+        R"({"source": ")" + std::string(source) + R"(", "kernel": "hot_line", "grid": 1, "block": 64,
+        "args": [{"buffer": "f32", "count": 64, "init": "uniform"}, {"buffer": "f32", "count": 64}, {"type": "i32", "value": 200}]})";
+    const auto spec = api::parse_launch_spec_text(spec_json, kData + "/kernels", "report test");
+    api::RunOptions o;
+    o.full = true;
+    const auto r = api::run_launch(spec, device::load_builtin_device("mi300x"), o);
+    const json j = json::parse(r.report_json);
+    ASSERT_TRUE(j["by_line"].is_array()) << source;
+    ASSERT_GE(j["by_line"].size(), 2u) << source;
+    const json& top = j["by_line"][0];
+    EXPECT_THAT(top["file"].get<std::string>(), testing::EndsWith(std::string("tests/data/kernels/") + source));
+    EXPECT_EQ(top["line"], 9) << source;                      // the line marked HOT in both files
+    EXPECT_GE(top["issued"].get<double>(), 200.0) << source;  // one wave, 200 iterations
+    for (const char* key : {"pcs", "issued", "threads", "stall_cycles", "stall_cycles_total", "cycles"})
+      EXPECT_TRUE(top.contains(key)) << source << " " << key;
+    double by_line = 0, by_pc = 0;
+    for (const auto& row : j["by_line"]) by_line += row["issued"].get<double>();
+    for (const auto& row : j["by_pc"]) by_pc += row["issued"].get<double>();
+    EXPECT_LE(by_line, by_pc) << source;
+    EXPECT_GT(by_line, 0.9 * by_pc) << source;
+    EXPECT_THAT(r.report_text, testing::HasSubstr(std::string(source) + ":9"));
+  }
+}
+
 TEST(LineInfo, ACudaKernelsHotLoopBodyIsTheFirstLineWithItsFileAndText) {
   std::string text;
   const json j =

@@ -640,13 +640,17 @@ TEST(Tcgen05, BlockScaledKindsScaleEveryKBlock) {
 // with garbage first; every lane's 8 columns are read back and compared byte by byte: copied rows
 // (in every lane quarter for .warpx4) hold the image's bytes, byte b of a row in column b / 4 at
 // bits 8 (b % 4); everything else keeps the garbage.
-void run_cp_case(const std::string& shape, int swz) {
-  const std::string name = "cp_" + shape + "_swz" + std::to_string(swz);
+// pair: a cluster of two; each CTA holds its own image, rank 0's thread 0 issues
+// tcgen05.cp.cta_group::2, which copies each CTA's shared memory into its own TMEM, and a
+// multicast commit completes both CTAs' barriers.
+void run_cp_case(const std::string& shape, int swz, bool pair = false) {
+  const std::string name = "cp_" + shape + "_swz" + std::to_string(swz) + (pair ? "_pair" : "");
   SCOPED_TRACE(name);
   const int rows = shape.rfind("4x", 0) == 0 ? 4 : shape.rfind("32x", 0) == 0 ? 32 : 128;
   const int bytes = shape.find("128b") != std::string::npos ? 16 : 32, copies = rows == 32 ? 4 : 1;
   const Layout la{rows, bytes, 1, swz, false};
-  std::vector<std::uint8_t> img(la.bytes());
+  const int ctas = pair ? 2 : 1;
+  std::vector<std::uint8_t> img(la.bytes() * static_cast<std::size_t>(ctas));  // CTA h's at h * la.bytes()
   std::mt19937 rng(static_cast<std::uint32_t>(std::hash<std::string>{}(name)));
   for (auto& b : img) b = static_cast<std::uint8_t>(rng());
   const auto dir = case_dir() / name;
@@ -673,25 +677,48 @@ void run_cp_case(const std::string& shape, int swz) {
   for (int j = 0; j < 8; ++j) s << "  st.global.u32 [%rd11+" << 4 * j << "], %r" << 100 + j << ";\n";
   s << "  tcgen05.fence::before_thread_sync;\n  bar.sync 0;\n  @%p2 bra DONE;\n"
     << "  tcgen05.dealloc.cta_group::1.sync.aligned.b32 %r11, 32;\nDONE:\n  ret;\n}\n";
-  std::ofstream(dir / "k.ptx") << s.str();
+  std::string text = s.str();
+  if (pair) {  // each CTA its own image and output rows; the pair's instructions; cluster barriers
+    auto sub = [&](const std::string& from, const std::string& to) {
+      for (std::size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
+        text.replace(at, from.size(), to);
+    };
+    sub("  cvta.to.global.u64 %rd1, %rd1;\n",
+        "  cvta.to.global.u64 %rd1, %rd1;\n  mov.u32 %r30, %cluster_ctarank;\n"
+        "  mul.wide.u32 %rd30, %r30, " +
+            std::to_string(la.bytes()) + ";\n  add.s64 %rd1, %rd1, %rd30;\n");
+    sub("cta_group::1", "cta_group::2");
+    sub("bar.sync 0;", "barrier.cluster.arrive;\n  barrier.cluster.wait;");
+    sub("  @%p3 bra ISSUED;\n", "  or.b32 %r31, %r1, %r30;\n  setp.ne.u32 %p7, %r31, 0;\n  @%p7 bra ISSUED;\n");
+    sub(".shared::cluster.b64 [%r8];", ".shared::cluster.multicast::cluster.b64 [%r8], %rs1;");
+    sub("  ld.param.u64 %rd4, [desc];", "  mov.b16 %rs1, 3;\n  ld.param.u64 %rd4, [desc];");
+    sub("  mul.wide.u32 %rd12, %r1, 32;", "  mad.lo.u32 %r32, %r30, 128, %r1;\n  mul.wide.u32 %rd12, %r32, 32;");
+    sub(".reg .b64 %rd<40>;", ".reg .b64 %rd<40>;\n  .reg .b16 %rs<4>;");
+  }
+  std::ofstream(dir / "k.ptx") << text;
   const std::string args = R"({"buffer": "u8", "count": )" + std::to_string(img.size()) +
-                           R"(, "init": "file:img.bin"}, {"type": "u32", "value": )" + std::to_string(img.size() / 4) +
-                           R"(}, {"buffer": "u32", "count": 1024}, {"type": "u64", "value": )" +
-                           std::to_string(la.desc()) + "}";
-  const api::RunResult r = run_ptx(dir, args, static_cast<int>(img.size()));
+                           R"(, "init": "file:img.bin"}, {"type": "u32", "value": )" + std::to_string(la.bytes() / 4) +
+                           R"(}, {"buffer": "u32", "count": )" + std::to_string(1024 * ctas) +
+                           R"(}, {"type": "u64", "value": )" + std::to_string(la.desc()) + "}";
+  const api::RunResult r =
+      run_ptx(dir, args, static_cast<int>(la.bytes()), 128, pair ? R"(, "grid": 2, "cluster": 2)" : R"(, "grid": 1)");
   const auto* got = reinterpret_cast<const std::uint32_t*>(r.outputs.at(1).bytes.data());
   int bad = 0;
-  for (int lane = 0; lane < 128; ++lane)
-    for (int col = 0; col < 8; ++col) {
-      std::uint32_t want = 0x40490fdbu + static_cast<std::uint32_t>(col);
-      const int row = lane % 32 + (copies > 1 ? 0 : lane / 32 * 32);
-      if (row < rows && col < bytes / 4) {
-        want = 0;
-        for (int b = 0; b < 4; ++b) want |= std::uint32_t{img[la.offset(row, 4 * col + b)]} << (8 * b);
+  for (int h = 0; h < ctas; ++h)
+    for (int lane = 0; lane < 128; ++lane)
+      for (int col = 0; col < 8; ++col) {
+        std::uint32_t want = 0x40490fdbu + static_cast<std::uint32_t>(col);
+        const int row = lane % 32 + (copies > 1 ? 0 : lane / 32 * 32);
+        if (row < rows && col < bytes / 4) {
+          want = 0;
+          for (int b = 0; b < 4; ++b)
+            want |= std::uint32_t{img[static_cast<std::size_t>(h) * la.bytes() + la.offset(row, 4 * col + b)]}
+                    << (8 * b);
+        }
+        const std::uint32_t g = got[(h * 128 + lane) * 8 + col];
+        if (g != want && bad++ < 5)
+          ADD_FAILURE() << "CTA " << h << " lane " << lane << " column " << col << ": " << g << ", expected " << want;
       }
-      if (got[lane * 8 + col] != want && bad++ < 5)
-        ADD_FAILURE() << "lane " << lane << " column " << col << ": " << got[lane * 8 + col] << ", expected " << want;
-    }
   EXPECT_EQ(bad, 0);
 }
 
@@ -701,6 +728,8 @@ TEST(Tcgen05, CpCopiesSharedMemoryRowsIntoTensorMemoryLanes) {
   run_cp_case("128x128b", 4);
   run_cp_case("4x256b", 0);
   run_cp_case("32x128b", 6);
+  run_cp_case("128x256b", 2, true);  // .cta_group::2: each CTA's own shared memory into its own TMEM
+  run_cp_case("32x128b", 0, true);
 }
 
 // ---- tcgen05.ld / tcgen05.st fragments --------------------------------------------------------
@@ -891,18 +920,12 @@ TEST(Tcgen05, CtaPairsNeedAClusterOfTwoAndOtherwiseStopWithTheirName) {
   expect_stop("pair_no_cluster", pair, ErrorKind::KernelFault,
               {".cta_group::2 needs a launch with clusters", "clusters of 1"});
   expect_stop("pair_cluster_of_3", pair, ErrorKind::KernelFault, {"clusters of 3"}, R"(, "grid": 3, "cluster": 3)");
-  // what the pair does not build yet: block scaling, tcgen05.cp
-  const std::string alloc2 = "  tcgen05.alloc.cta_group::2.sync.aligned.shared::cta.b32 [%r4], 512;\n";
-  std::string scaled = mma_body("mxf8f6f4.block_scale", 1u << 23 | 2u << 17 | 2u << 27);
+  // what the pair does not build yet: block scaling with M = 128 (the 2x2 datapath)
+  std::string scaled = mma_body("mxf8f6f4.block_scale", 1u << 23 | 2u << 17 | 1u << 27);
   scaled.replace(scaled.find("cta_group::1.sync"), 12, "cta_group::2");
   scaled.replace(scaled.find("mma.cta_group::1"), 16, "mma.cta_group::2");
   expect_stop("pair_scaled", scaled, ErrorKind::Unsupported, {"cta_group::2 with .block_scale"},
               R"(, "grid": 2, "cluster": 2)");
-  expect_stop("pair_cp",
-              alloc2 +
-                  "  ld.shared.u32 %r6, [%r4];\n  mov.b64 %rd1, 0x0000400000000000;\n"
-                  "  tcgen05.cp.cta_group::2.128x256b [%r6], %rd1;\n",
-              ErrorKind::Unsupported, {"tcgen05.cp .cta_group::2"}, R"(, "grid": 2, "cluster": 2)");
 }
 
 // A CTA pair (.cta_group::2) in a cluster of two: rank 0's thread 0 issues M256 x N x K16 k-steps
@@ -910,16 +933,21 @@ TEST(Tcgen05, CtaPairsNeedAClusterOfTwoAndOtherwiseStopWithTheirName) {
 // halves, at the same offsets), and D rows 128h.. land in CTA h's TMEM lanes 0..127; the commit is
 // multicast to both CTAs' barriers, and each CTA reads its own D back. D must equal the product of
 // the whole A and B, bit for bit (the values are exact in f32, as run_case's).
-void run_pair_case(const std::string& name, int n, int ksteps, int swz, const std::string& disable = "", int m = 256) {
+// scaled: .kind::mxf8f6f4.block_scale with e4m3 A and B (K 32) and ue8m0 factors 2^-2..2^2 that
+// differ between the CTAs: CTA h's TMEM holds the factors of its own 128 rows of A (columns N..N+3)
+// and of all N columns of B (from column N + 4), in the one-CTA layout (row r in lane r % 32 of
+// every quarter, column r / 32), k-step st's in byte st.
+void run_pair_case(const std::string& name, int n, int ksteps, int swz, const std::string& disable = "", int m = 256,
+                   bool scaled = false) {
   SCOPED_TRACE(name);
   std::mt19937 rng(7u + static_cast<std::uint32_t>(n * 31 + ksteps + m));
-  const int M = m, N = n, K = 16, Kt = K * ksteps, eb = 2;
+  const int M = m, N = n, K = scaled ? 32 : 16, Kt = K * ksteps, eb = scaled ? 1 : 2;
   const int dcols = M == 128 ? N / 2 : N;  // M 128 (Layout B): each CTA's 64 rows in two lane blocks of N/2 columns
   const Layout la{M / 2, Kt, eb, swz, false}, lb{N / 2, Kt, eb, swz, false};
   const std::uint32_t b_off = (la.bytes() + 1023) / 1024 * 1024, bytes = b_off + lb.bytes();
   std::vector<std::uint8_t> img(2 * bytes, 0);  // CTA h's image at h * bytes
   std::vector<double> A(static_cast<std::size_t>(M * Kt)), B(static_cast<std::size_t>(N * Kt));
-  const Enc* e = enc("bf16");
+  const Enc* e = enc(scaled ? "e4m3" : "bf16");
   auto fill = [&](std::vector<double>& X, int rows, const Layout& l, std::uint32_t off) {
     for (int r = 0; r < rows; ++r)
       for (int k = 0; k < Kt; ++k) {
@@ -928,18 +956,43 @@ void run_pair_case(const std::string& name, int n, int ksteps, int swz, const st
         X[static_cast<std::size_t>(r * Kt + k)] = neg ? -kVals[i] : kVals[i];
         const std::uint32_t bits = e->bits[i] | (neg ? e->sign : 0);
         const int h = r / l.R;
-        std::memcpy(img.data() + static_cast<std::size_t>(h) * bytes + off + l.offset(r % l.R, k), &bits, 2);
+        std::memcpy(img.data() + static_cast<std::size_t>(h) * bytes + off + l.offset(r % l.R, k), &bits,
+                    static_cast<std::size_t>(eb));
       }
   };
   fill(A, M, la, 0);
   fill(B, N, lb, b_off);
+  // scale factors: sfa[(h * 128 + r) * ksteps + st], sfb[(h * N + c) * ksteps + st]; cells of CTA h's lanes
+  int scols = scaled ? 4 + N / 32 : 0, sx = 1;
+  while (sx < scols) sx *= 2;
+  std::vector<double> sfa(static_cast<std::size_t>(256 * ksteps), 1.0),
+      sfb(static_cast<std::size_t>(2 * N * ksteps), 1.0);
+  std::vector<std::uint32_t> cells(static_cast<std::size_t>(256 * std::max(sx, 1)), 0);
+  for (int h = 0; h < (scaled ? 2 : 0); ++h)
+    for (int st = 0; st < ksteps; ++st) {
+      auto put = [&](double& v, int col, int r) {
+        const int x = static_cast<int>(rng() % 5);
+        v = std::ldexp(1.0, x - 2);
+        for (int q = 0; q < 4; ++q)
+          cells[static_cast<std::size_t>((h * 128 + 32 * q + r % 32) * sx + col + r / 32)] |=
+              static_cast<std::uint32_t>(125 + x) << (8 * st);
+      };
+      for (int r = 0; r < 128; ++r) put(sfa[static_cast<std::size_t>((h * 128 + r) * ksteps + st)], 0, r);
+      for (int c = 0; c < N; ++c) put(sfb[static_cast<std::size_t>((h * N + c) * ksteps + st)], 4, c);
+    }
   std::uint32_t ncols = 32;
-  while (ncols < static_cast<std::uint32_t>(N)) ncols *= 2;
-  const std::uint32_t id = 1u << 4 | 1u << 7 | 1u << 10 | static_cast<std::uint32_t>(N >> 3) << 17 |
-                           static_cast<std::uint32_t>(M >> 4) << 24;
+  while (ncols < static_cast<std::uint32_t>(N + sx)) ncols *= 2;
+  auto idesc_of = [&](int st) {
+    if (!scaled)
+      return 1u << 4 | 1u << 7 | 1u << 10 | static_cast<std::uint32_t>(N >> 3) << 17 |
+             static_cast<std::uint32_t>(M >> 4) << 24;
+    const auto id = static_cast<std::uint32_t>(st);  // the scale factors' byte: A bits 29-30, B 4-5; e4m3 0
+    return id << 4 | static_cast<std::uint32_t>(N >> 3) << 17 | 1u << 23 | static_cast<std::uint32_t>(M >> 7) << 27 |
+           id << 29;
+  };
   std::ostringstream s;
   s << ".version 8.7\n.target sm_100a\n.address_size 64\n.extern .shared .align 1024 .b8 smem[];\n"
-    << ".visible .entry k(.param .u64 img, .param .u32 nwords, .param .u64 out)\n{\n"
+    << ".visible .entry k(.param .u64 img, .param .u32 nwords, .param .u64 out, .param .u64 simg)\n{\n"
     << "  .reg .pred %p<10>;\n  .reg .b32 %r<200>;\n  .reg .b64 %rd<40>;\n"
     << "  .shared .align 8 .b64 bar;\n  .shared .align 4 .b32 slot;\n"
     << "  mov.u32 %r1, %tid.x;\n  mov.u32 %r30, %cluster_ctarank;\n  ld.param.u64 %rd1, [img];\n"
@@ -959,15 +1012,23 @@ void run_pair_case(const std::string& name, int n, int ksteps, int swz, const st
   for (int i = 0; i < 8; ++i) s << "  mov.b32 %r" << 20 + i << ", " << 0x40490fdbu + static_cast<unsigned>(i) << ";\n";
   for (int col = 0; col < N; col += 8)
     s << "  tcgen05.st.sync.aligned.32x32b.x8.b32 [%r13+" << col << "], " << regs(20, 8) << ";\n";
+  if (scaled) {  // this thread's lane of the scale-factor cells, after D
+    s << "  ld.param.u64 %rd13, [simg];\n  cvta.to.global.u64 %rd13, %rd13;\n  mad.lo.u32 %r33, %r30, 128, %r1;\n"
+      << "  mul.wide.u32 %rd14, %r33, " << sx * 4 << ";\n  add.s64 %rd13, %rd13, %rd14;\n";
+    for (int j = 0; j < sx; ++j) s << "  ld.global.u32 %r" << 120 + j << ", [%rd13+" << 4 * j << "];\n";
+    s << "  tcgen05.st.sync.aligned.32x32b.x" << sx << ".b32 [%r13+" << N << "], " << regs(120, sx) << ";\n"
+      << "  add.u32 %r16, %r11, " << N << ";\n  add.u32 %r17, %r11, " << N + 4 << ";\n";
+  }
   s << "  tcgen05.wait::st.sync.aligned;\n  tcgen05.fence::before_thread_sync;\n  barrier.cluster.arrive;\n"
     << "  barrier.cluster.wait;\n  tcgen05.fence::after_thread_sync;\n  @%p7 bra ISSUED;\n"
-    << "  cvt.u64.u32 %rd6, %r3;\n  shr.u64 %rd6, %rd6, 4;\n  mov.b32 %r14, " << id << ";\n";
+    << "  cvt.u64.u32 %rd6, %r3;\n  shr.u64 %rd6, %rd6, 4;\n";
   if (!disable.empty())
     for (int i = 0; i < 8; ++i) s << "  mov.b32 %r" << 60 + i << ", " << (i == 5 ? disable : "0") << ";\n";
   for (int st = 0; st < ksteps; ++st)
-    s << "  add.s64 %rd9, %rd6, " << (la.desc() + la.start(st * K) / 16) << ";\n  add.s64 %rd10, %rd6, "
-      << (lb.desc() + (b_off + lb.start(st * K)) / 16)
-      << ";\n  tcgen05.mma.cta_group::2.kind::f16 [%r11], %rd9, %rd10, %r14, "
+    s << "  mov.b32 %r14, " << idesc_of(st) << ";\n  add.s64 %rd9, %rd6, " << (la.desc() + la.start(st * K) / 16)
+      << ";\n  add.s64 %rd10, %rd6, " << (lb.desc() + (b_off + lb.start(st * K)) / 16)
+      << ";\n  tcgen05.mma.cta_group::2." << (scaled ? "kind::mxf8f6f4.block_scale" : "kind::f16")
+      << " [%r11], %rd9, %rd10, %r14, " << (scaled ? "[%r16], [%r17], " : "")
       << (disable.empty() ? "" : regs(60, 8) + ", ") << (st == 0 ? "%p4" : "%p5") << ";\n";
   s << "  mov.b16 %rs1, 3;\n"
     << "  tcgen05.commit.cta_group::2.mbarrier::arrive::one.shared::cluster.multicast::cluster.b64 [%r8], %rs1;\n"
@@ -984,10 +1045,13 @@ void run_pair_case(const std::string& name, int n, int ksteps, int swz, const st
   const auto dir = case_dir() / name;
   std::filesystem::create_directories(dir);
   write_file(dir / "img.bin", img);
+  write_file(dir / "s.bin", cells);
   std::ofstream(dir / "k.ptx") << text;
   const std::string args = R"({"buffer": "u8", "count": )" + std::to_string(img.size()) +
                            R"(, "init": "file:img.bin"}, {"type": "u32", "value": )" + std::to_string(bytes / 4) +
-                           R"(}, {"buffer": "u32", "count": )" + std::to_string(256 * dcols) + "}";
+                           R"(}, {"buffer": "u32", "count": )" + std::to_string(256 * dcols) +
+                           R"(}, {"buffer": "u32", "count": )" + std::to_string(cells.size()) +
+                           R"(, "init": "file:s.bin"})";
   const api::RunResult r = run_ptx(dir, args, static_cast<int>(bytes), 128, R"(, "grid": 2, "cluster": 2)");
   std::vector<std::uint32_t> d(static_cast<std::size_t>(256 * dcols));
   ASSERT_EQ(r.outputs.at(1).bytes.size(), d.size() * 4);
@@ -997,8 +1061,14 @@ void run_pair_case(const std::string& name, int n, int ksteps, int swz, const st
   for (int row = 0; row < M; ++row)
     for (int c = 0; c < N; ++c) {
       double ref = 0;
-      for (int k = 0; k < Kt; ++k)
-        ref += A[static_cast<std::size_t>(row * Kt + k)] * B[static_cast<std::size_t>(c * Kt + k)];
+      const int hh = row / (M / 2);  // the CTA whose factors scale this row (its own B factors too)
+      for (int k = 0; k < Kt; ++k) {
+        const int st = k / K;
+        const double sc = scaled ? sfa[static_cast<std::size_t>(row * ksteps + st)] *
+                                       sfb[static_cast<std::size_t>((hh * N + c) * ksteps + st)]
+                                 : 1.0;
+        ref += A[static_cast<std::size_t>(row * Kt + k)] * B[static_cast<std::size_t>(c * Kt + k)] * sc;
+      }
       // CTA h's TMEM lane and column of D[row][c]: Layout A row r in lane r; Layout B (CUTLASS's
       // 2-SM "2x2" TMEM atom) row r in lane r + 64 j for column block j = c / (N/2)
       const int h = row / (M / 2), rr = row % (M / 2), lane = M == 256 ? rr : rr + 64 * (c / dcols);
@@ -1028,6 +1098,13 @@ TEST(Tcgen05, CtaPairWithM128PutsEachCtasSixtyFourRowsInTwoLaneBlocks) {
   run_pair_case("pair_m128_n64", 64, 2, 0, "", 128);
   run_pair_case("pair_m128_n256_sw128", 256, 3, 2, "", 128);
   run_pair_case("pair_m128_n32_disable", 32, 1, 6, "1431655765", 128);  // 0x55555555: even lanes of word 5
+}
+
+// Block-scaled pairs (M = 256, the 4x1 datapath): each CTA scales its 128 rows of A, and all N
+// columns of B for those rows, with the factors in its own TMEM (they differ between the CTAs).
+TEST(Tcgen05, BlockScaledCtaPairReadsEachCtasOwnScaleFactors) {
+  run_pair_case("pair_mxf8f6f4_n64", 64, 2, 2, "", 256, true);
+  run_pair_case("pair_mxf8f6f4_n256", 256, 1, 0, "", 256, true);
 }
 
 TEST(Tcgen05, InstructionsNotBuiltStopWithTheirNames) {

@@ -39,7 +39,7 @@ using api::ErrorKind;
 const char* kUsage =
     "usage:\n"
     "  kernsim run SPEC.json [--arch NAME | --device FILE] [--json] [--full] [--check-all] [--dump-buffers DIR]\n"
-    "                        [--max-instructions N] [--time-limit SECONDS] [--trace FILE] [--tier detailed|fast]\n"
+    "                        [--max-instructions N] [--time-limit SECONDS] [--trace FILE] [--plot FILE.svg] [--tier detailed|fast]\n"
     "                        [--cache cold|cold-dirty|warm]\n"
     "                                  --cache warm: the L2 (AMD: the L2s and MALL) starts as a previous\n"
     "                                  run of the launch left it (back-to-back trials without a flush;\n"
@@ -55,6 +55,8 @@ const char* kUsage =
     "                                  (default 120, 0 for none; docs/limits.md)\n"
     "                                  --json adds `by_pc` (issues and stall cycles per instruction);\n"
     "                                  --trace writes a Chrome/Perfetto trace of the timed window\n"
+    "                                  --plot roofline.svg | timeline.svg (or KIND=PATH, repeatable): the launch on the\n"
+    "                                  part's roofline, CTAs over time (docs/report.md)\n"
     "                                  (open it in ui.perfetto.dev)\n"
     "  compile options (run, compile, list; added to the spec's `compile`):\n"
     "    -I DIR  -D NAME[=VALUE]  --std c++20  --flag X\n"
@@ -85,6 +87,7 @@ struct Args {
   std::optional<std::string> base, params, specs, name;  // calibrate
   std::optional<std::string> kernel, grid, block;        // spec
   std::vector<std::pair<std::string, std::string>> fit_sets;  // fit-fast: --specs DIR --measured CSV pairs
+  std::vector<std::string> plots;  // --plot roofline.svg / timeline.svg / KIND=PATH
   std::optional<double> range;
   std::optional<int> max_iterations;
   int threads = 0;
@@ -139,6 +142,7 @@ Args parse_args(int argc, char** argv, int first) {
     else if (s == "--device") a.device_file = value("--device");
     else if (s == "--dump-buffers") a.dump_dir = value("--dump-buffers");
     else if (s == "--trace") a.trace = value("--trace");
+    else if (s == "--plot") a.plots.push_back(value("--plot"));
     else if (s == "--tier") a.tier = value("--tier");
     else if (s == "--cache") a.cache = value("--cache");
     else if (s == "--measured") {
@@ -190,7 +194,7 @@ Args parse_args(int argc, char** argv, int first) {
 void refuse_source(const std::string& path) {
   std::string ext = std::filesystem::path(path).extension().string();
   for (auto& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  for (const char* src : {".cu", ".hip", ".ptx", ".ll", ".bc", ".s", ".hsaco", ".co", ".py", ".cuh", ".h"})
+  for (const char* src : {".cu", ".hip", ".cpp", ".ptx", ".ll", ".bc", ".s", ".hsaco", ".co", ".py", ".cuh", ".h"})
     if (ext == src)
       throw Error(ErrorKind::Usage, "run takes a launch spec (JSON: the source, kernel, grid, block and arguments; docs/launch_spec.md), not a "
                                     "kernel source: `" + path + "`. Write a starter spec with\n  kernsim spec " + path +
@@ -245,9 +249,20 @@ int cmd_run(const Args& a) {
   opts.check_all = a.check_all;
   if (a.dump_dir) opts.dump_dir = *a.dump_dir;
   if (a.trace) opts.trace_path = *a.trace;
+  for (const std::string& p : a.plots) {
+    // KIND=PATH, or a path whose file name starts with the kind (roofline.svg, timeline_k.svg)
+    const std::size_t eq = p.find('=');
+    const std::string path = eq == std::string::npos ? p : p.substr(eq + 1);
+    const std::string kind = eq == std::string::npos ? std::filesystem::path(p).filename().string() : p.substr(0, eq);
+    if (kind.rfind("roofline", 0) == 0) opts.roofline_path = path;
+    else if (kind.rfind("timeline", 0) == 0) opts.timeline_path = path;
+    else
+      throw Error(ErrorKind::Usage, "--plot " + p + ": which plot? name the file roofline*.svg or timeline*.svg, or write roofline=PATH / timeline=PATH");
+  }
   opts.max_instructions = a.max_instructions;
   if (a.time_limit) opts.wall_time_limit_s = *a.time_limit;
   if (a.tier) opts.tier = api::parse_tier(*a.tier, "--tier");
+  if (!a.plots.empty() && opts.tier == api::Tier::Fast) throw Error(ErrorKind::Usage, "--plot needs the detailed tier (the fast tier times no CTAs)");
   if (a.cache) opts.cache = api::parse_cache(*a.cache, "--cache");
   auto r = api::run_launch(spec, dev, opts);
   if (a.json) std::cout << r.report_json << "\n";
@@ -398,7 +413,8 @@ int cmd_device(const Args& a) {
   for (const auto& [key, p] : d.provenance) {
     std::string src = p.source;
     if (auto it = d.sources.find(src); it != d.sources.end()) src += " = " + it->second;
-    std::printf("  %-40s %-10s %s%s%s\n", key.c_str(), to_string(p.confidence), src.c_str(),
+    // the value beside its provenance (issue 18, item 4), as the file would write it
+    std::printf("  %-40s %-14s %-10s %s%s%s\n", key.c_str(), api::value_as_yaml(d, key).c_str(), to_string(p.confidence), src.c_str(),
                 p.note.empty() ? "" : "  -- ", p.note.c_str());
   }
   auto h = d.confidence_histogram();

@@ -333,7 +333,7 @@ def time_conv(p: dict, arch: str, device_file: str | None = None, cache: str = "
         try:
             r = kernsim.launch(m[kernel], grid(p, bm, bn), (wm * wn * 32,),
                                [x, w, y, b, tab, _struct(p), kernsim.i32(kg)], arch=arch, device_file=device_file,
-                               cache=cache, keep_outputs=False)
+                               cache=cache, keep_outputs=False, wall_time_limit_s=0)
         except kernsim.KernsimError as e:
             raise NoModel(f"kernsim's convolution kernel {kernel} did not run: {e}") from e
         times[kernel] = float(r.time_us)

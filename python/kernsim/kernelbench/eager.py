@@ -273,7 +273,8 @@ def time_eager(kind: str, p: dict, arch: str, device_file: str | None = None, ca
     m = _module(arch, device_file)
     name, grid, block, args = _launch_plan(kind, p, {})
     try:
-        r = kernsim.launch(m[name], grid, block, args, arch=arch, device_file=device_file, cache=cache)
+        r = kernsim.launch(m[name], grid, block, args, arch=arch, device_file=device_file, cache=cache,
+                           wall_time_limit_s=0)
     except kernsim.KernsimError as e:
         raise NoModel(f"kernsim's eager model {name} did not run: {e}") from e
     out = {"time_us": float(r.time_us), "kernel": name}

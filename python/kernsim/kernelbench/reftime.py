@@ -218,7 +218,7 @@ def _stream_time_us(rt, read_bytes: int, write_bytes: int) -> float:
                      {"buffer": "f32", "count": 4 * n_out, "init": "zeros"}, {"type": "i64", "value": n_out}]}
     job = {"spec_json": json.dumps(spec), "base_dir": "/", "origin": "reference op model", "arch": rt.opts.arch,
            "device_file": rt.opts.device_file or "", "full": False, "keep_outputs": False, "max_instructions": 0,
-           "wall_time_limit_s": -1.0, "cache": rt.opts.cache}
+           "wall_time_limit_s": 0.0, "cache": rt.opts.cache}
     r = _core.run_jobs([job], 1)[0]
     if not r.get("ok", True) and "time_us" not in r:
         raise RuntimeError(r.get("error", "stream kernel failed"))

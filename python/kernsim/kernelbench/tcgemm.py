@@ -278,7 +278,7 @@ def time_product(p: dict, arch: str, device_file: str | None = None, cache: str 
     for kernel, bm, bn, _, _ in CONFIGS:
         job = {"spec_json": json.dumps(_spec(m, kernel, bm, bn, p)), "base_dir": "/",
                "origin": "reference tensor-core GEMM model", "arch": arch, "device_file": device_file or "",
-               "full": False, "keep_outputs": False, "max_instructions": 0, "wall_time_limit_s": -1.0, "cache": cache}
+               "full": False, "keep_outputs": False, "max_instructions": 0, "wall_time_limit_s": 0.0, "cache": cache}
         r = _core.run_jobs([job], 1)[0]
         if "time_us" not in r:
             raise NoModel(f"kernsim's tensor-core GEMM {kernel} did not run: {r.get('error', r)}")

@@ -39,13 +39,16 @@ class TensorEngine final : public AsyncEngine {
   AsyncAccepted accept(const AsyncRequest& r) override {
     const double start = std::max(r.issue, free_);
     free_ = start + r.work_cycles;
+    busy_ += r.work_cycles;
     const double done = free_ + latency_;
     complete(r, done);
     return {r.issue, done};
   }
   void reset(double t) { free_ = t; }
+  double busy_cycles() const { return busy_; }  // service cycles of every request accepted
 
  private:
+  double busy_ = 0;
   double latency_ = 0;
   double free_ = 0;
 };

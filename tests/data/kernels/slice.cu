@@ -11,13 +11,14 @@ extern "C" __global__ void fma_loop(float* out, int iters) {
   out[blockIdx.x * blockDim.x + threadIdx.x] = v;
 }
 
-// Reads x twice, each pass a grid-stride loop over all of it: on the chip the second pass hits
-// in L2 only when the whole buffer fits there; a slice reads only its share of each pass.
+// Reads x twice, each pass a grid-stride loop over all of it, past L1 (ld.global.cg: a thread's
+// few elements would otherwise hit there the second time): on the chip the second pass hits in
+// L2 only when the whole buffer fits there; a slice reads only its share of each pass.
 extern "C" __global__ void read_twice(const float* x, float* out, int n) {
   const int stride = gridDim.x * blockDim.x, t = blockIdx.x * blockDim.x + threadIdx.x;
   float s = 0.0f;
-  for (int i = t; i < n; i += stride) s += x[i];
-  for (int i = t; i < n; i += stride) s = s * 0.5f + x[i];
+  for (int i = t; i < n; i += stride) s += __ldcg(&x[i]);
+  for (int i = t; i < n; i += stride) s = s * 0.5f + __ldcg(&x[i]);
   out[t] = s;
 }
 

@@ -43,6 +43,26 @@ extern "C" __global__ void sin_loop(unsigned* out, int iters) {
   out[threadIdx.x] = __float_as_uint(v);
 }
 
+// The same SFU chains without .ftz: ptxas wraps each MUFU in FP32 denormal fixes (FSETP, FMUL,
+// MUFU, FMUL), all in the chain.
+extern "C" __global__ void ex2_loop(unsigned* out, int iters) {
+  float v = threadIdx.x * 1e-3f;
+  for (int i = 0; i < iters; ++i) asm volatile("ex2.approx.f32 %0, %0;" : "+f"(v));
+  out[threadIdx.x] = __float_as_uint(v);
+}
+
+extern "C" __global__ void ex2_ftz_loop(unsigned* out, int iters) {
+  float v = threadIdx.x * 1e-3f;
+  for (int i = 0; i < iters; ++i) asm volatile("ex2.approx.ftz.f32 %0, %0;" : "+f"(v));
+  out[threadIdx.x] = __float_as_uint(v);
+}
+
+extern "C" __global__ void rsqrt_loop(unsigned* out, int iters) {
+  float v = 1.0f + threadIdx.x * 1e-3f;
+  for (int i = 0; i < iters; ++i) asm volatile("rsqrt.approx.f32 %0, %0;" : "+f"(v));
+  out[threadIdx.x] = __float_as_uint(v);
+}
+
 // Four independent mma.sync m16n8k16 accumulators per warp, each mma followed by four
 // independent FFMAs: on the H200 the two do not overlap (tensor_copy_paths.json).
 extern "C" __global__ void mma_ffma_loop(unsigned* out, int iters) {

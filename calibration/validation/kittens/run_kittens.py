@@ -1,0 +1,175 @@
+#!/usr/bin/env python3
+"""ThunderKittens' H100 GEMM levels and a HipKittens gfx950 BF16 GEMM, compiled and run in kernsim.
+
+    python3 calibration/validation/kittens/run_kittens.py --fetch            # git clone both into a temp dir
+    python3 calibration/validation/kittens/run_kittens.py --tk ~/ThunderKittens --hk ~/HipKittens
+
+For each ThunderKittens level (kernels/gemm/educational_h100/level_NN.cu) the script writes a launch
+spec (tk_specs.py: the kernel's `matmul_globals` struct with its pointers and tensor maps, the
+matrices as spec-level buffers), runs it on h200 at --check-n with every CTA (--full
+--dump-buffers) and compares C with a numpy matrix product of the same A and B, then times it at
+--n. The HipKittens kernel (kernels/gemm/bf16fp32/mi350x/256_256_64_32_with16x32.cpp, an 8192^3
+bf16 GEMM: its sizes are #defines) is run on mi355x, sampled, and its sampled output tiles are
+checked the same way. Nothing of either project is written into this repository: the specs and
+dumps go to a temporary directory (--out keeps them).
+
+Exit status: 0 when every launch ran and every checked output matched, 1 otherwise.
+"""
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import tk_specs  # noqa: E402
+
+TK_URL = "https://github.com/HazyResearch/ThunderKittens"
+HK_URL = "https://github.com/HazyResearch/HipKittens"
+HK_GEMM = "kernels/gemm/bf16fp32/mi350x/256_256_64_32_with16x32.cpp"
+
+
+def bf16_to_f32(raw):
+    return (np.frombuffer(raw, np.uint16).astype(np.uint32) << 16).view(np.float32)
+
+
+def kernsim_bin(args):
+    if args.kernsim:
+        return args.kernsim
+    built = os.path.join(HERE, "..", "..", "..", "build", "kernsim")
+    return built if os.path.exists(built) else "kernsim"
+
+
+def run(cmd):
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    return p.returncode, p.stdout, p.stderr
+
+
+def write_spec(out, name, spec):
+    path = os.path.join(out, name + ".json")
+    with open(path, "w") as f:
+        json.dump(spec, f, indent=1)
+    return path
+
+
+def absolute(spec, root):
+    """Paths in the spec made absolute against the checkout, so the spec can live anywhere."""
+    spec["source"] = os.path.join(root, spec["source"])
+    spec["compile"]["include_dirs"] = [os.path.join(root, d) for d in spec["compile"]["include_dirs"]]
+    return spec
+
+
+def check_tk(ks, out, tk, level, n):
+    spec = absolute(tk_specs.spec(level, f"kernels/gemm/educational_h100/level_{level}.cu", n), tk)
+    path = write_spec(out, f"tk_level_{level}_{n}", spec)
+    dump = os.path.join(out, f"tk_level_{level}_{n}_dump")
+    rc, so, se = run([ks, "run", path, "--arch", "h200", "--full", "--dump-buffers", dump, "--json"])
+    if rc != 0:
+        return False, (se or so).strip().splitlines()[-1] if (se or so).strip() else f"exit {rc}"
+    names = ("A", "B", "C") if "buffers" in spec else ("arg0", "arg1", "arg2")
+    f32 = spec.get("buffers") is None and spec["args"][0]["buffer"] == "f32"
+
+    def load(stem, when):
+        raw = open(os.path.join(dump, f"{stem}.{when}.bin"), "rb").read()
+        return (np.frombuffer(raw, np.float32) if f32 else bf16_to_f32(raw)).reshape(n, n)
+    a, b, c = load(names[0], "in"), load(names[1], "in"), load(names[2], "out")
+    ref = a.astype(np.float64) @ b.astype(np.float64)
+    err = float(np.max(np.abs(c - ref)))
+    tol = 1e-3 * np.sqrt(n) if f32 else 0.02 * np.sqrt(n)  # bf16 output: 8 bits of mantissa
+    return err <= tol, f"max |C - A B| = {err:.4g} (tolerance {tol:.3g})"
+
+
+def time_tk(ks, out, tk, level, n):
+    spec = absolute(tk_specs.spec(level, f"kernels/gemm/educational_h100/level_{level}.cu", n), tk)
+    path = write_spec(out, f"tk_level_{level}_{n}", spec)
+    # the scalar levels (01-03) execute ~10^8 warp instructions at 4096^3: no wall-time limit
+    rc, so, se = run([ks, "run", path, "--arch", "h200", "--json", "--time-limit", "0"])
+    if rc != 0:
+        return None, (se or so).strip().splitlines()[-1] if (se or so).strip() else f"exit {rc}"
+    r = json.loads(so)
+    return r["time_us"], r.get("bottleneck", "")
+
+
+def hk_spec(hk, m=8192):
+    """HipKittens' micro_tk: `micro_globals {gl a, b, c; hipStream_t stream;}` with
+    gl<bf16, -1, -1, -1, -1> = {bf16* raw_ptr; size_t batch, depth, rows, cols; descriptor_dict<> (an
+    empty struct, 1 byte)} (48 bytes: no tensor maps on AMD); the stream pointer is never read by
+    the kernel. C = A B^T (mma_ABt)."""
+    def gl(name, rows, cols):
+        return {"struct": [{"pointer": name}, {"type": "u64", "value": 1}, {"type": "u64", "value": 1},
+                           {"type": "u64", "value": rows}, {"type": "u64", "value": cols}, {"bytes": "00"}]}
+    return {"spec_version": 2, "source": os.path.join(hk, HK_GEMM), "kernel": "micro_tk",
+            "grid": [(m // 256) * (m // 256)], "block": [512], "dynamic_shared_bytes": 160000,
+            "buffers": {"A": {"buffer": "bf16", "count": m * m, "init": "uniform"},
+                        "B": {"buffer": "bf16", "count": m * m, "init": "uniform"},
+                        "C": {"buffer": "bf16", "count": m * m, "init": "zeros"}},
+            "args": [{"struct": [gl("A", m, m), gl("B", m, m), gl("C", m, m), {"type": "u64", "value": 0}]}],
+            "compile": {"include_dirs": [os.path.join(hk, "include")], "defines": {"KITTENS_CDNA4": None},
+                        "std": "c++20"},
+            "flops": 2 * m ** 3, "id": "hk_bf16_gemm_mi350x_8192", "family": "hipkittens"}
+
+
+def fetch(url, into):
+    subprocess.run(["git", "clone", "--depth", "1", url, into], check=True)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--tk", help="a ThunderKittens checkout")
+    ap.add_argument("--hk", help="a HipKittens checkout")
+    ap.add_argument("--fetch", action="store_true", help="git clone the repositories not given into a temp dir")
+    ap.add_argument("--levels", default="01,02,03,04,05,06,07,08")
+    ap.add_argument("--check-n", type=int, default=256, help="matrix size of the checked (every-CTA) runs")
+    ap.add_argument("--n", type=int, default=4096, help="matrix size of the timed runs (0: none)")
+    ap.add_argument("--kernsim", help="the kernsim binary (default: build/kernsim, else PATH)")
+    ap.add_argument("--out", help="keep specs and dumps here")
+    ap.add_argument("--hk-include", action="append", default=[],
+                    help="more include directories for HipKittens (pybind11's and Python's: its kernels include pybind11)")
+    args = ap.parse_args()
+    tmp = tempfile.mkdtemp(prefix="kernsim_kittens_")
+    out = args.out or tmp
+    os.makedirs(out, exist_ok=True)
+    ks = kernsim_bin(args)
+    tk, hk = args.tk, args.hk
+    if args.fetch and not tk:
+        tk = os.path.join(tmp, "ThunderKittens")
+        fetch(TK_URL, tk)
+    if args.fetch and not hk:
+        hk = os.path.join(tmp, "HipKittens")
+        fetch(HK_URL, hk)
+    ok = True
+    if tk:
+        print(f"ThunderKittens {tk} (educational H100 GEMM levels, h200)")
+        for level in args.levels.split(","):
+            good, msg = check_tk(ks, out, tk, level, args.check_n)
+            ok &= good
+            line = f"  level {level}  {args.check_n}^3 every CTA: {'ok' if good else 'FAILED'}  {msg}"
+            if good and args.n:
+                t, why = time_tk(ks, out, tk, level, args.n)
+                line += f"; {args.n}^3: " + (f"{t:.1f} us, {2 * args.n ** 3 / t / 1e6:.1f} TFLOP/s, {why}" if t else f"FAILED {why}")
+                ok &= t is not None
+            print(line, flush=True)
+    if hk:
+        print(f"HipKittens {hk} ({HK_GEMM}, mi355x)")
+        spec = hk_spec(hk)
+        spec["compile"]["include_dirs"] += args.hk_include
+        path = write_spec(out, "hk_bf16_gemm_8192", spec)
+        rc, so, se = run([ks, "run", path, "--arch", "mi355x", "--json", "--time-limit", "0"])
+        if rc != 0:
+            ok = False
+            print("  FAILED:", (se or so).strip()[-2000:])
+        else:
+            r = json.loads(so)
+            print(f"  8192^3 sampled: {r['time_us']:.1f} us, {2 * 8192 ** 3 / r['time_us'] / 1e6:.1f} TFLOP/s, {r.get('bottleneck', '')}")
+    if not args.out:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
