@@ -399,6 +399,9 @@ void NvidiaMachine::assemble(int sms, double share, std::uint64_t ctas) {
   // L1 gets what the shared-memory carveout leaves of the unified array.
   const std::int64_t l1_bytes = std::max<std::int64_t>(0, d_.l1.bytes - occ_.shared_used_per_unit);
   mem_ = std::make_unique<mem::NvMemorySystem>(d_, nsms_, static_cast<std::uint64_t>(l1_bytes), share);
+  // the CTAs the chip runs at once: a slice's L2 keeps lines CTAs of one chip wave share
+  const double slots = static_cast<double>(nsms_) * static_cast<double>(occ_.blocks_per_unit);
+  mem_->set_cta_layout(wpb_, static_cast<std::uint64_t>(std::llround(slots / std::max(share, 1e-9))));
   // the slice gets its share of the chip-wide dispatcher
   dispatch_ = DispatchClock(1, nsms_, d_.launch.cta_dispatch_cycles / share, d_.sm.block_launch_cycles);
   queue_ = RoundRobinToUnits(nsms_, ctas);
@@ -736,6 +739,7 @@ void NvidiaMachine::start_cta(int s, int slot, std::uint64_t id, std::unique_ptr
   Sm& sm = sms_[static_cast<std::size_t>(s)];
   CtaSlot& c = sm.ctas[static_cast<std::size_t>(slot)];
   t = dispatch_.start(0, s, t);
+  mem_->cta_started(s, slot, id);
   c.cta = std::move(cta);
   c.group = std::move(group);
   c.cta->set_smid(static_cast<std::uint32_t>(s));
