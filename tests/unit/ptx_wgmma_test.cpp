@@ -760,6 +760,29 @@ TEST(WgmmaTiming, AReadOfTheAccumulatorWithoutAWaitWaitsForTheWgmma) {
   EXPECT_LT(read, service + dev.sm.wgmma_latency_cycles + 40) << "and little more (the loop's own instructions)";
 }
 
+// Two warpgroups issue one wgmma each, their warps' quarters arriving interleaved: the engine
+// serves each wgmma whole when its first quarter arrives, and its four warps complete together.
+TEST(WgmmaTiming, TheEngineServesAWarpgroupsWgmmaWholeAndItsWarpsCompleteTogether) {
+  TensorEngine e(10, 4);
+  std::vector<CompletionObject> done(8);
+  std::vector<double> at(8);
+  for (int k = 0; k < 8; ++k) {
+    const int wg = k % 2, warp = 4 * wg + k / 2;  // wg0 q0, wg1 q0, wg0 q1, ...
+    done[static_cast<std::size_t>(warp)].expect(0, 0);
+    AsyncRequest r;
+    r.issue = 100 + k;
+    r.work_cycles = 8;
+    r.target = &done[static_cast<std::size_t>(warp)];
+    r.warp = warp;
+    r.op_key = static_cast<std::uint64_t>(wg) + 1;
+    at[static_cast<std::size_t>(warp)] = e.accept(r).done;
+  }
+  for (int w = 0; w < 4; ++w) EXPECT_DOUBLE_EQ(at[static_cast<std::size_t>(w)], 100 + 32 + 10) << "warpgroup 0, warp " << w;
+  for (int w = 4; w < 8; ++w) EXPECT_DOUBLE_EQ(at[static_cast<std::size_t>(w)], 100 + 64 + 10) << "warpgroup 1, warp " << w;
+  EXPECT_DOUBLE_EQ(done[5].ready_at(), 174);
+  EXPECT_DOUBLE_EQ(e.busy_cycles(), 64);
+}
+
 TEST(WgmmaTiming, TheEngineServesInOrderAndCompletesOntoItsTarget) {
   TensorEngine e(10);
   CompletionObject a, b;
