@@ -1482,7 +1482,7 @@ class Decoder {
   // tcgen05.alloc.cta_group.sync.aligned{.shared::cta}.b32 [dst], nCols; .dealloc ... taddr, nCols;
   // .relinquish_alloc_permit; .mma (tcgen05_mma); .commit.cta_group.mbarrier::arrive::one
   // {.shared::cluster}{.multicast::cluster}.b64 [mbar]{, ctaMask}; .ld/.st (tcgen05_ld_st);
-  // .wait::ld/st; .fence::before/after_thread_sync.
+  // .cp (tcgen05_cp); .shift.cta_group.down [taddr]; .wait::ld/st; .fence::before/after_thread_sync.
   void decode_tcgen05(Inst& inst, const ast::Instr& in, const Parts& P) {
     const int L = in.line;
     const std::string& t = p_.target;
@@ -1518,6 +1518,12 @@ class Decoder {
       case Op::Tcgen05Mma: return decode_tcgen05_mma(inst, in, P);
       case Op::Tcgen05Ld: case Op::Tcgen05St: return decode_tcgen05_ld_st(inst, in, P);
       case Op::Tcgen05Cp: return decode_tcgen05_cp(inst, in, P);
+      case Op::Tcgen05Shift: {  // tcgen05.shift.cta_group.down [taddr] (either order of the qualifiers)
+        if (!P.has("down")) fail(L, "`" + in.opcode + "`: expects .down (the only direction of tcgen05.shift)");
+        need(in, 1, 1);
+        const auto [base, off] = tmem_operand(o[0], L);
+        return push_ops(inst, {}, {base, off});
+      }
       default: break;
     }
     fail(L, "kernsim bug: `" + in.opcode + "` reached the tcgen05 decoder");

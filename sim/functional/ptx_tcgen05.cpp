@@ -125,8 +125,8 @@ Space PtxCta::Impl::exec_tcgen05(Warp& w, const Inst& in, std::uint32_t mask) {
                 std::to_string(cluster_size()));
   }
   if (!mask) return Space::Shared;
-  const bool collective =
-      in.op != Op::Tcgen05Mma && in.op != Op::Tcgen05Commit && in.op != Op::Tcgen05Cp && in.op != Op::Tcgen05Fence;
+  const bool collective = in.op != Op::Tcgen05Mma && in.op != Op::Tcgen05Commit && in.op != Op::Tcgen05Cp &&
+                          in.op != Op::Tcgen05Shift && in.op != Op::Tcgen05Fence;
   if (collective && (mask != kFullMask || w.valid != kFullMask))
     fault(w, in, std::countr_zero(~mask | 1u),
           std::string(to_string(in.op)) + " .sync.aligned needs all 32 lanes of the warp active");
@@ -148,6 +148,9 @@ Space PtxCta::Impl::exec_tcgen05(Warp& w, const Inst& in, std::uint32_t mask) {
       break;
     case Op::Tcgen05Cp:
       for_lanes(mask, [&](int l) { tc_cp_lane(w, in, l); });
+      break;
+    case Op::Tcgen05Shift:
+      for_lanes(mask, [&](int l) { tc_shift_lane(w, in, l); });
       break;
     case Op::Tcgen05Ld:
     case Op::Tcgen05St:
@@ -724,6 +727,36 @@ void PtxCta::Impl::tc_cp_into(Warp& w, const Inst& in, int l, Impl& c) {
         cell = (cell & ~(0xffu << sh)) | std::uint32_t{shared[a]} << sh;
       }
     }
+}
+
+// One lane's tcgen05.shift.down: "the shifting of 32-byte elements downwards across all the rows,
+// except the last, by one row" of the matrix at taddr, "for a warp", whose lane "must be aligned to
+// 32" (PTX ISA "tcgen05.shift"). The ISA does not give the matrix's extent; kernsim reads it as the
+// 32 lanes of one warp's quarter from taddr's lane, one 32-byte element (8 columns) wide from its
+// column, and "downwards" as towards higher lanes: after the shift lane r + 1 holds what lane r held
+// (r = 0 .. 30), the old last row is gone and the first row keeps its value. .cta_group::2 shifts
+// the same lanes and columns in both CTAs of the pair ("the Tensor Memory of both the current and
+// the peer CTAs"). Performed at issue and tracked by tcgen05.commit, as tcgen05.mma and .cp are.
+void PtxCta::Impl::tc_shift_lane(Warp& w, const Inst& in, int l) {
+  constexpr std::uint32_t kCols = 8;  // one 32-byte element of a row
+  const auto taddr = static_cast<std::uint32_t>(get(w, p.src(in, 0), l) + get(w, p.src(in, 1), l));
+  const std::uint32_t lane0 = taddr >> 16, col0 = taddr & 0xffff;
+  if (lane0 % kWarpLanes != 0 || lane0 >= kLanes)
+    fault(w, in, l,
+          "tcgen05.shift at TMEM lane " + std::to_string(lane0) + ": the lane must be a multiple of 32 below 128");
+  for (int h = 0; h < in.shape[0]; ++h) {
+    Impl& c = pair_cta(w, in, l, h);
+    TensorMemory& t = c.tmem_state(w, in);
+    tmem_check(w, in, l, col0, kCols, "the shift", &c);
+    for (std::uint32_t r = kWarpLanes - 1; r > 0; --r)
+      std::copy_n(t.cells.data() + std::size_t{lane0 + r - 1} * t.columns + col0, kCols,
+                  t.cells.data() + std::size_t{lane0 + r} * t.columns + col0);
+  }
+  TcMma work;  // no FLOP: the rows it reads and writes within each SM's tensor memory (sim/timing)
+  work.a_tmem = true;
+  work.tmem_bytes = 2 * (kWarpLanes - 1) * kCols * 4;
+  work.pair = in.shape[0] == 2;
+  w.async.tc_mma.push_back(work);
 }
 
 // tcgen05.ld / tcgen05.st: the warp's registers and its quarter of the TMEM lanes, as the header says.

@@ -1299,7 +1299,8 @@ double NvidiaMachine::tcgen05_op(Sm& sm, Warp& w, const P::Inst& in, const Async
   };
   switch (in.op) {
     case P::Op::Tcgen05Mma:
-    case P::Op::Tcgen05Cp:  // a copy: no FLOP, its shared-memory bytes on the engine, as an SS mma's
+    case P::Op::Tcgen05Cp:     // a copy: no FLOP, its shared-memory bytes on the engine, as an SS mma's
+    case P::Op::Tcgen05Shift:  // a shift: no FLOP, its tensor-memory bytes on the engine, as a TS mma's
       for (const TcMma& m : a.tc_mma) {
         AsyncRequest r;
         r.issue = now;
@@ -1362,7 +1363,8 @@ double NvidiaMachine::tc_service(const TcMma& m) const {
                       : f4                      ? t.mma_flops_per_cycle_f4
                                                 : t.mma_flops_per_cycle_f8f6f4;
   w.smem_bytes_per_cycle = static_cast<double>(d_.shared.banks) * d_.shared.bank_width_bytes;
-  return wgmma_service_cycles(w);
+  // tcgen05.shift moves rows within tensor memory: its bytes (read and written) over the TMEM path
+  return std::max(wgmma_service_cycles(w), static_cast<double>(m.tmem_bytes) / t.tmem_bytes_per_cycle);
 }
 
 // A bulk or tensor copy through the TMA engine; stores and reductions complete onto the warp's

@@ -732,6 +732,74 @@ TEST(Tcgen05, CpCopiesSharedMemoryRowsIntoTensorMemoryLanes) {
   run_cp_case("32x128b", 0, true);
 }
 
+// ---- tcgen05.shift ------------------------------------------------------------------------------
+
+// tcgen05.shift.down of the 32 lanes x 8 columns at (lane0, col0) of 32 allocated columns (kernsim's
+// reading of the ISA's "32-byte elements ... of the matrix ... for a warp", docs/tcgen05.md): every
+// cell first holds rank << 24 | lane << 8 | column (written by the four warps with tcgen05.st),
+// thread 0 (of rank 0 in a pair) shifts and commits, and the four warps read all 32 columns back.
+// The reference moves lane r's 8 cells to lane r + 1 for r = lane0 .. lane0 + 30 (lane0 keeps its
+// own) and leaves every other cell, in each CTA of a pair.
+void run_shift_case(std::uint32_t lane0, std::uint32_t col0, bool pair) {
+  const std::string name = "shift_l" + std::to_string(lane0) + "_c" + std::to_string(col0) + (pair ? "_pair" : "");
+  SCOPED_TRACE(name);
+  std::ostringstream s;
+  s << ".version 8.7\n.target sm_100a\n.address_size 64\n.visible .entry k(.param .u64 out)\n{\n"
+    << "  .reg .pred %p<8>;\n  .reg .b32 %r<300>;\n  .reg .b64 %rd<8>;\n  .reg .b16 %rs<4>;\n"
+    << "  .shared .align 8 .b64 bar;\n  .shared .align 4 .b32 slot;\n"
+    << "  mov.u32 %r1, %tid.x;\n  shr.u32 %r2, %r1, 5;\n  mov.u32 %r4, slot;\n  mov.u32 %r9, bar;\n"
+    << "  mov.u32 %r30, " << (pair ? "%cluster_ctarank" : "0") << ";\n"
+    << "  setp.ne.u32 %p1, %r2, 0;\n  or.b32 %r31, %r1, %r30;\n  setp.ne.u32 %p2, %r1, 0;\n"
+    << "  setp.ne.u32 %p5, %r31, 0;\n  @%p1 bra A;\n"
+    << "  tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%r4], 32;\nA:\n  @%p2 bra B;\n"
+    << "  mbarrier.init.shared::cta.b64 [%r9], 1;\nB:\n"
+    << "  tcgen05.fence::before_thread_sync;\n  bar.sync 0;\n  tcgen05.fence::after_thread_sync;\n"
+    << "  ld.shared.u32 %r5, [%r4];\n  shl.b32 %r6, %r2, 21;\n  add.u32 %r7, %r5, %r6;\n"
+    << "  shl.b32 %r10, %r1, 8;\n  shl.b32 %r11, %r30, 24;\n  or.b32 %r10, %r10, %r11;\n";
+  for (int c = 0; c < 32; ++c) s << "  or.b32 %r" << 200 + c << ", %r10, " << c << ";\n";
+  s << "  tcgen05.st.sync.aligned.32x32b.x32.b32 [%r7], " << regs(200, 32) << ";\n  tcgen05.wait::st.sync.aligned;\n"
+    << "  tcgen05.fence::before_thread_sync;\n  bar.sync 0;\n  tcgen05.fence::after_thread_sync;\n  @%p5 bra ISSUED;\n"
+    << "  add.u32 %r12, %r5, " << (lane0 << 16 | col0) << ";\n  mov.b16 %rs1, 3;\n"
+    << "  tcgen05.shift.cta_group::1.down [%r12];\n"
+    << "  tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [%r9];\nISSUED:\n"
+    << "WAIT:\n  mbarrier.try_wait.parity.shared::cta.b64 %p3, [%r9], 0;\n  @!%p3 bra WAIT;\n"
+    << "  tcgen05.fence::after_thread_sync;\n  tcgen05.ld.sync.aligned.32x32b.x32.b32 " << regs(200, 32)
+    << ", [%r7];\n  tcgen05.wait::ld.sync.aligned;\n  ld.param.u64 %rd1, [out];\n  cvta.to.global.u64 %rd1, %rd1;\n"
+    << "  mad.lo.u32 %r13, %r30, 128, %r1;\n  mul.wide.u32 %rd2, %r13, 128;\n  add.s64 %rd1, %rd1, %rd2;\n";
+  for (int c = 0; c < 32; ++c) s << "  st.global.u32 [%rd1+" << 4 * c << "], %r" << 200 + c << ";\n";
+  s << "  tcgen05.fence::before_thread_sync;\n  bar.sync 0;\n  @%p1 bra D;\n"
+    << "  tcgen05.dealloc.cta_group::1.sync.aligned.b32 %r5, 32;\nD:\n  ret;\n}\n";
+  std::string text = s.str();
+  if (pair) {  // the pair's instructions, cluster barriers, a commit onto both CTAs' barriers
+    auto sub = [&](const std::string& from, const std::string& to) {
+      for (std::size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
+        text.replace(at, from.size(), to);
+    };
+    sub("cta_group::1", "cta_group::2");
+    sub("bar.sync 0;", "barrier.cluster.arrive;\n  barrier.cluster.wait;");
+    sub(".shared::cluster.b64 [%r9];", ".shared::cluster.multicast::cluster.b64 [%r9], %rs1;");
+  }
+  const auto dir = case_dir() / name;
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "k.ptx") << text;
+  const int ctas = pair ? 2 : 1;
+  const api::RunResult r = run_ptx(dir, R"({"buffer": "u32", "count": )" + std::to_string(4096 * ctas) + "}", 0, 128,
+                                   pair ? R"(, "grid": 2, "cluster": 2)" : R"(, "grid": 1)");
+  const auto* got = reinterpret_cast<const std::uint32_t*>(r.outputs.at(0).bytes.data());
+  int bad = 0;
+  for (std::uint32_t h = 0; h < static_cast<std::uint32_t>(ctas); ++h)
+    for (std::uint32_t lane = 0; lane < 128; ++lane)
+      for (std::uint32_t col = 0; col < 32; ++col) {
+        const bool moved = lane > lane0 && lane < lane0 + 32 && col >= col0 && col < col0 + 8;
+        const std::uint32_t want = h << 24 | (moved ? lane - 1 : lane) << 8 | col;
+        const std::uint32_t g = got[(h * 128 + lane) * 32 + col];
+        if (g != want && bad++ < 5)
+          ADD_FAILURE() << "CTA " << h << " lane " << lane << " column " << col << ": " << std::hex << g
+                        << ", expected " << want;
+      }
+  EXPECT_EQ(bad, 0);
+}
+
 // ---- tcgen05.ld / tcgen05.st fragments --------------------------------------------------------
 
 struct ShapeDef {
@@ -1107,13 +1175,28 @@ TEST(Tcgen05, BlockScaledCtaPairReadsEachCtasOwnScaleFactors) {
   run_pair_case("pair_mxf8f6f4_n256", 256, 1, 0, "", 256, true);
 }
 
+TEST(Tcgen05, ShiftMovesAWarpsThirtyTwoLanesOfOneElementDownByOneLane) {
+  run_shift_case(0, 0, false);
+  run_shift_case(64, 8, false);
+  run_shift_case(96, 24, false);
+  run_shift_case(32, 16, true);  // .cta_group::2: the same lanes and columns in both CTAs
+  // the lane must be a multiple of 32; the columns must be allocated
+  expect_stop("shift_lane16",
+              "  tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%r4], 32;\n  ld.shared.u32 %r6, [%r4];\n"
+              "  add.u32 %r6, %r6, 0x100000;\n  tcgen05.shift.cta_group::1.down [%r6];\n",
+              ErrorKind::KernelFault, {"tcgen05.shift", "lane 16", "multiple of 32"});
+  expect_stop("shift_cols",
+              "  tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%r4], 32;\n  ld.shared.u32 %r6, [%r4];\n"
+              "  add.u32 %r6, %r6, 28;\n  tcgen05.shift.down.cta_group::1 [%r6];\n",
+              ErrorKind::KernelFault, {"the shift", "columns 28..35"});
+}
+
 TEST(Tcgen05, InstructionsNotBuiltStopWithTheirNames) {
   const std::pair<const char*, const char*> cases[] = {
       {"tcgen05.mma.ws.sp.cta_group::1.kind::f16 [%r4], %rd1, %rd2, [%r4], %r6, %p1;\n", "tcgen05.mma.ws.sp"},
       {"tcgen05.mma.sp.cta_group::1.kind::f16 [%r4], %rd1, %rd2, [%r4], %r6, %p1;\n", "tcgen05.mma.sp"},
       {"tcgen05.cp.cta_group::1.128x256b.b8x16.b4x16_p64 [%r4], %rd1;\n", "tcgen05.cp with decompression"},
       {"tcgen05.cp.cta_group::1.64x128b.warpx2::02_13 [%r4], %rd1;\n", "tcgen05.cp .64x128b"},
-      {"tcgen05.shift.cta_group::1.down [%r4];\n", "tcgen05.shift"},
   };
   int i = 0;
   for (const auto& [inst, needle] : cases)
@@ -1324,6 +1407,8 @@ std::string mma_loop_kernel(const std::string& kind, int n, int count, int fmt, 
   for (int i = 0; i < count; ++i)
     if (kind == "cp")  // tcgen05.cp of 128 rows x 32 bytes into column 256
       s << "  tcgen05.cp.cta_group::1.128x256b [%r8], %rd1;\n";
+    else if (kind == "shift")  // tcgen05.shift of lanes 0-31, columns 256-263
+      s << "  tcgen05.shift.cta_group::1.down [%r8];\n";
     else
       s << "  tcgen05.mma.cta_group::1.kind::" << kind << (scaled ? ".block_scale" : "") << " [%r6], "
         << (a_tmem ? "[%r8]" : "%rd1") << ", %rd1, %r7, " << (scaled ? "[%r8], [%r8], " : "") << "%p3;\n";
@@ -1361,6 +1446,8 @@ TEST(Tcgen05Timing, AnMmaCostsItsFlopAtTheKindsRateOrItsSharedMemoryBytes) {
               std::max(2.0 * 128 * 256 * 32 / d.tcgen05.mma_flops_per_cycle_f8f6f4, 384.0 * 32 / port), 1.0);
   // tcgen05.cp .128x256b: no FLOP, its 4096 bytes over the shared-memory port, on the same engine
   EXPECT_NEAR(per_mma("cp", 8, 0), 128.0 * 32 / port, 1.0);
+  // tcgen05.shift: no FLOP, 31 rows x 32 bytes read and written over the TMEM path, on the same engine
+  EXPECT_NEAR(per_mma("shift", 8, 0), 2.0 * 31 * 32 / d.tcgen05.tmem_bytes_per_cycle, 0.5);
   // M128 N64 K16 f16 reads (128+64)*32 bytes: bound by the shared-memory port, unless A is in TMEM
   EXPECT_NEAR(per_mma("f16", 64, 0),
               std::max(2.0 * 128 * 64 * 16 / d.tcgen05.mma_flops_per_cycle_f16, 192.0 * 32 / port), 1.0);
