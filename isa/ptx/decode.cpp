@@ -1721,11 +1721,14 @@ class Decoder {
   }
 
   // tcgen05.ld.sync.aligned.shape.num{.pack::16b}.b32 r, [taddr]{, immHalfSplitoff};
-  // tcgen05.st.sync.aligned.shape.num{.unpack::16b}.b32 [taddr]{, immHalfSplitoff}, r.
-  // Sources: taddr base, taddr offset (then, for st, the data registers); destinations: ld's registers.
+  // tcgen05.st.sync.aligned.shape.num{.unpack::16b}.b32 [taddr]{, immHalfSplitoff}, r;
+  // tcgen05.ld.red.sync.aligned.{32x32b,16x32bx2}.num.{min,max}{.abs}{.NaN}.{f32,u32,s32} r, redval, [taddr]{, imm}.
+  // Sources: taddr base, taddr offset (then, for st, the data registers); destinations: ld's registers
+  // (then, for ld.red, redval).
   void decode_tcgen05_ld_st(Inst& inst, const ast::Instr& in, const Parts& P) {
     const int L = in.line;
-    const bool ld = inst.op == Op::Tcgen05Ld;
+    const bool ld = inst.op == Op::Tcgen05Ld, red = ld && P.has("red");
+    if (red) decode_tcgen05_ld_red(inst, in, P);
     static const char* kShapes[] = {"32x32b", "16x64b", "16x128b", "16x256b", "16x32bx2"};
     static const int kRegs[] = {1, 1, 2, 4, 1};  // registers per .x1 (the PTX ISA's table of .num and .shape)
     int sh = -1, num = 0;
@@ -1740,16 +1743,19 @@ class Decoder {
     if (num < 1 || num > max_num || (num & (num - 1)))
       fail(L, "`" + in.opcode + "`: .x" + std::to_string(num) + " is not legal for ." + kShapes[sh] + " (.x1 .. .x" +
                   std::to_string(max_num) + ", powers of two)");
+    if (red && ((sh != 0 && sh != 4) || num < 2))
+      fail(L, "`" + in.opcode + "`: tcgen05.ld.red takes .32x32b or .16x32bx2 with .x2 or more");
     inst.shape[1] = static_cast<std::int16_t>(sh);
     inst.shape[2] = static_cast<std::int16_t>(num);
-    inst.type = Ty::B32;
+    if (!red) inst.type = Ty::B32;
     const bool split = sh == 4;
     const auto& o = in.operands;
-    need(in, split ? 3 : 2, split ? 3 : 2);
+    const std::size_t nops = (split ? 3u : 2u) + (red ? 1u : 0u);
+    need(in, static_cast<int>(nops), static_cast<int>(nops));
     const ast::Operand& data = ld ? o[0] : o.back();
-    const auto [base, off] = tmem_operand(ld ? o[1] : o[0], L);
+    const auto [base, off] = tmem_operand(ld ? o[red ? 2 : 1] : o[0], L);
     if (split) {
-      const ast::Operand& imm = ld ? o[2] : o[1];
+      const ast::Operand& imm = ld ? o[red ? 3 : 2] : o[1];
       if (imm.kind != ast::Operand::Kind::Imm) fail(L, "`" + in.opcode + "`: immHalfSplitoff must be an immediate");
       inst.imm = static_cast<std::uint32_t>(imm.ival);
     }
@@ -1759,9 +1765,32 @@ class Decoder {
       fail(L, "`" + in.opcode + "`: has " + std::to_string(regs.size()) + " registers, ." + kShapes[sh] + ".x" +
                   std::to_string(num) + " takes " + std::to_string(want));
     std::vector<Reg> s{base, off};
+    if (red) regs.push_back(dst(o[1], L));
     if (ld) return push_ops(inst, regs, s);
     s.insert(s.end(), regs.begin(), regs.end());
     push_ops(inst, {}, s);
+  }
+
+  // The qualifiers of tcgen05.ld.red (PTX ISA "tcgen05.ld", PTX ISA 8.8): .min or .max, .f32 (with
+  // .abs and .NaN) or .u32/.s32, no .pack::16b; the targets that have it (sm_101a/sm_110a, sm_103f
+  // and later in the family; not the B200's sm_100a, where ptxas refuses it).
+  void decode_tcgen05_ld_red(Inst& inst, const ast::Instr& in, const Parts& P) {
+    const int L = in.line;
+    const std::string& t = p_.target;
+    if (t.find("sm_101a") == std::string::npos && t.find("sm_103") == std::string::npos &&
+        t.find("sm_110") == std::string::npos)
+      fail(L, "`" + in.opcode + "`: tcgen05.ld.red needs .target sm_101a, sm_103a/f or sm_110a/f (not sm_100a); the module targets " +
+                  (t.empty() ? std::string("none") : t));
+    if (P.has("min") == P.has("max")) fail(L, "`" + in.opcode + "`: tcgen05.ld.red needs one of .min and .max");
+    inst.sub |= P.has("min") ? kTcRedMin : kTcRedMax;
+    inst.type = P.type(0);
+    if (P.types.size() != 1 || (inst.type != Ty::F32 && inst.type != Ty::U32 && inst.type != Ty::S32))
+      fail(L, "`" + in.opcode + "`: tcgen05.ld.red needs one type, .f32, .u32 or .s32");
+    if (P.has("abs")) inst.sub |= kTcRedAbs;
+    if (P.has("NaN")) inst.sub |= kTcRedNaN;
+    if ((P.has("abs") || P.has("NaN")) && inst.type != Ty::F32)
+      fail(L, "`" + in.opcode + "`: .abs and .NaN are for .f32 only");
+    if (P.has("pack::16b")) fail(L, "`" + in.opcode + "`: tcgen05.ld.red takes no .pack::16b");
   }
 
   // ---- functions ---------------------------------------------------------------------------

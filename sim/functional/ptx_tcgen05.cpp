@@ -824,7 +824,46 @@ void PtxCta::Impl::tmem_ld_st(Warp& w, const Inst& in) {
       }
     }
   }
+  if (in.sub & (P::kTcRedMin | P::kTcRedMax)) tmem_ld_red(w, in, nregs);
   w.async.tmem_bytes = std::uint64_t{32} * static_cast<std::uint64_t>(nregs) * 4;
+}
+
+// tcgen05.ld.red: each thread's last destination (redval) gets the minimum or maximum of the
+// `n` values it loaded ("the reduction operation ... performed on the data that is loaded across
+// columns in each lane", PTX ISA "tcgen05.ld"); the loaded registers keep the data. .f32 follows
+// min/max.f32: -0 below +0, a NaN input ignored unless all are NaN (then the canonical NaN), with
+// .NaN any NaN input gives the canonical NaN; .abs reduces the absolute values.
+void PtxCta::Impl::tmem_ld_red(Warp& w, const Inst& in, int n) {
+  const bool mx = in.sub & P::kTcRedMax, abs = in.sub & P::kTcRedAbs, nan = in.sub & P::kTcRedNaN;
+  constexpr std::uint32_t kNaN = 0x7fffffffu;  // the canonical NaN of min/max.f32
+  for (int th = 0; th < 32; ++th) {
+    std::uint32_t acc = 0;
+    bool have = false, saw_nan = false;
+    for (int reg = 0; reg < n; ++reg) {
+      auto v = static_cast<std::uint32_t>(get(w, p.dst(in, reg), th));
+      if (in.type == Ty::F32) {
+        if (abs) v &= 0x7fffffffu;
+        const float f = from32<float>(v);
+        if (std::isnan(f)) {
+          saw_nan = true;
+          continue;
+        }
+        // order -0 below +0: compare (value, sign) so that equal zeros pick by sign
+        const float a = from32<float>(acc);
+        const bool better = !have || (mx ? (f > a || (f == a && !(v >> 31))) : (f < a || (f == a && (v >> 31))));
+        if (better) acc = v;
+      } else {
+        const bool s = in.type == Ty::S32;
+        const bool better = !have || (s ? (mx ? static_cast<std::int32_t>(v) > static_cast<std::int32_t>(acc)
+                                              : static_cast<std::int32_t>(v) < static_cast<std::int32_t>(acc))
+                                        : (mx ? v > acc : v < acc));
+        if (better) acc = v;
+      }
+      have = true;
+    }
+    if (in.type == Ty::F32 && (!have || (nan && saw_nan))) acc = kNaN;
+    put(w, p.dst(in, n), th, acc);
+  }
 }
 
 }  // namespace kernsim::sim
