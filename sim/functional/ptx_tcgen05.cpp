@@ -36,8 +36,9 @@
 // Narrow types: fp6 (e2m3, e3m2) and fp4 (e2m1) operands of .kind::f8f6f4 and ::mxf8f6f4 take one
 // byte position each, as fp8 does, and sit 16 to a 16-byte unit of shared memory, packed at its
 // start (matrix_smem.h: padded_subbyte); .kind::mxf4/mxf4nvf4 pack two e2m1 to a byte (the lower k
-// in the low nibble), K = 64. They are K-major only, and not read from TMEM here (the ISA gives
-// their TMEM containers only as figures).
+// in the low nibble), K = 64, in shared memory and in TMEM (eight to a cell). They are K-major
+// only; fp6/fp4 A of ::f8f6f4/mxf8f6f4 is not read from TMEM here (the ISA gives their 8-bit
+// containers only as figures).
 //
 // Block scaling (.block_scale, kinds mxf8f6f4/mxf4/mxf4nvf4, M = 128): every K block of 32 (16 for
 // .scale_vec::4X) elements of a row of A and a column of B is multiplied by its ue8m0 or ue4m3
@@ -444,10 +445,16 @@ std::vector<double> PtxCta::Impl::tc_scales(Warp& w, const Inst& in, int l, cons
 void PtxCta::Impl::tc_a_from_tmem(Warp& w, const Inst& in, int l, const TcDesc& d, const Impl& c, std::uint32_t ta,
                                   int M, int nb, double* f, std::int32_t* iv) {
   const int K = d.k, eba = elem_bytes(d.a);
-  if (P::ty_bits(d.a) < 8)
+  // .kind::mxf4/mxf4nvf4: "two 4-bit floating point type elements ... packed in an 8-bit container"
+  // and the containers "contiguously packed in a 32-bit Tensor Memory word" (PTX ISA "Packing format
+  // used for matrix A by .kind::mxf4 and .kind::mxf4nvf4 in Tensor Memory"): eight e2m1 to a cell,
+  // the lower k in the lower nibble, as in shared memory. fp6/fp4 of the other kinds take an 8-bit
+  // container each whose bit positions the ISA gives only as figures.
+  if (P::ty_bits(d.a) < 8 && !d.packed)
     unsupported(in, std::string("tcgen05.mma with ") + P::to_string(d.a) +
-                        " A in tensor memory (the ISA gives its container layout only as figures)");
-  const std::uint32_t a_lane = ta >> 16, a_col = ta & 0xffff, per = 4 / static_cast<std::uint32_t>(eba);
+                        " A of .kind::f8f6f4/mxf8f6f4 in tensor memory (the ISA gives its 8-bit container only as "
+                        "figures)");
+  const std::uint32_t a_lane = ta >> 16, a_col = ta & 0xffff, per = d.packed ? 8 : 4 / static_cast<std::uint32_t>(eba);
   if (M == 128 || nb > 1 ? a_lane != 0 : a_lane != 0 && a_lane != 16)
     fault(w, in, l,
           "tcgen05.mma: A's address names TMEM lane " + std::to_string(a_lane) + "; M = " + std::to_string(M) +

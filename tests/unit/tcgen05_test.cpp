@@ -66,6 +66,7 @@ struct Case {
   int eb() const { return kind == "f16" ? 2 : kind == "tf32" ? 4 : 1; }
   bool integer() const { return kind == "i8"; }
   bool packed() const { return kind == "mxf4" || kind == "mxf4nvf4"; }  // fp4 two to a byte
+  int a_cols() const { return packed() ? k() / 8 : k() * eb() / 4; }    // TMEM columns of A per k-step
   // element bits of an operand type: fp6/fp4 outside the packed kinds take a padded byte position
   static int bits(const std::string& t) { return t == "e2m1" ? 4 : t == "e2m3" || t == "e3m2" ? 6 : 8; }
   // scale-factor column groups (4 K blocks each) the k-steps use; the group and byte of step st
@@ -273,7 +274,7 @@ std::string kernel_source(const Case& c, int ncols, int dcols, int acols, const 
       en = "[%r16], [%r17], " + en;
     }
     if (c.a_tmem) {
-      s << "  add.u32 %r15, %r11, " << dcols + st * (c.k() * c.eb() / 4) << ";\n"
+      s << "  add.u32 %r15, %r11, " << dcols + st * c.a_cols() << ";\n"
         << "  " << mn << " [%r11], [%r15], %rd10, %r14, " << en << sc << ";\n";
     } else {
       s << "  add.s64 %rd9, %rd4, " << a_start[static_cast<std::size_t>(st)] / 16 << ";\n"
@@ -306,7 +307,8 @@ void run_case(const Case& c) {
   SCOPED_TRACE(c.name);
   std::mt19937 rng(static_cast<std::uint32_t>(std::hash<std::string>{}(c.name)));
   const int M = c.m, N = c.n, K = c.k(), Kt = K * c.ksteps, eb = c.eb();
-  const int dcols = N / c.blocks(), acols = c.a_tmem ? Kt * eb / 4 : 0, nb = (N + 31) / 32, NB = N + c.shift();
+  const int dcols = N / c.blocks(), acols = c.a_tmem ? c.a_cols() * c.ksteps : 0, nb = (N + 31) / 32,
+            NB = N + c.shift();
   int scols = c.nsf ? 1 : 0;
   while (c.nsf && scols < (4 + nb) * c.groups()) scols *= 2;
   int ncols = 32;
@@ -375,9 +377,9 @@ void run_case(const Case& c) {
       const std::uint32_t bits = value(c.ta, v);
       A[static_cast<std::size_t>(r * Kt + k)] = v;
       if (c.a_tmem) {  // packed into the row's lane (a copy in each lane block), the lower k in the lower bits
-        const int per = 4 / eb;
+        const int per = c.packed() ? 8 : 4 / eb, w = 32 / per;  // fp4 of ::mxf4 kinds: eight nibbles a cell
         for (int j = 0; j < c.blocks(); ++j)
-          a_cells[static_cast<std::size_t>(row_lane(M, r, c.ws, j) * acols + k / per)] |= bits << (8 * eb * (k % per));
+          a_cells[static_cast<std::size_t>(row_lane(M, r, c.ws, j) * acols + k / per)] |= bits << (w * (k % per));
       } else {
         put(img.data(), la.offset(r, c.packed() ? k / 2 : k), k, bits, c.ta);
       }
@@ -613,6 +615,12 @@ TEST(Tcgen05, BlockScaledKindsScaleEveryKBlock) {
   Case t = mk("mxf8f6f4_e2m3_a_tmem", "mxf8f6f4", "e5m2", "e2m3", "f32", 128, 40);
   t.nsf = 1, t.vec = ".scale_vec::1X", t.a_tmem = true, t.swz_b = 0;
   run_case(t);
+  Case fa = mk("mxf4_a_tmem_2steps", "mxf4", "e2m1", "e2m1", "f32", 128, 24);  // A's fp4 eight to a TMEM cell
+  fa.nsf = 2, fa.a_tmem = true, fa.swz_b = 0;
+  run_case(fa);
+  Case na = mk("mxf4nvf4_4x_a_tmem", "mxf4nvf4", "e2m1", "e2m1", "f32", 128, 64);
+  na.nsf = 4, na.vec = ".scale_vec::4X", na.ue4m3 = true, na.a_tmem = true, na.ksteps = 1;
+  run_case(na);
   Case mn = mk("mxf8f6f4_e5m2_e4m3_mn_major", "mxf8f6f4", "e5m2", "e4m3", "f32", 128, 32);
   mn.nsf = 1, mn.mn_a = mn.mn_b = true, mn.swz_b = 4;  // 8-bit operands may be MN-major
   run_case(mn);
@@ -1302,7 +1310,7 @@ TEST(Tcgen05, InstructionsNotBuiltStopWithTheirNames) {
     expect_stop("unsupported_" + std::to_string(i++), std::string("  ") + inst, ErrorKind::Unsupported, {needle});
   // fp4 A in tensor memory (its container layout is only a figure) and the K = 96 fp4 form
   expect_stop("fp4_a_tmem", mma_body("f8f6f4", 1u << 4 | 5u << 7 | 5u << 10 | 2u << 17 | 8u << 24, true),
-              ErrorKind::Unsupported, {"e2m1 A in tensor memory"});
+              ErrorKind::Unsupported, {"e2m1 A of .kind::f8f6f4/mxf8f6f4 in tensor memory"});
   expect_stop("mxf4_k96",
               mma_body("mxf4.block_scale.block32", 1u << 7 | 1u << 10 | 2u << 17 | 1u << 23 | 1u << 27 | 1u << 31),
               ErrorKind::Unsupported, {"K = 96"});
