@@ -1711,8 +1711,6 @@ class Decoder {
                              : " takes no multicast qualifier"));
     if (P.has("b8x16") || P.has("b6x16_p32") || P.has("b4x16_p64"))
       return unsupported(inst, in, "tcgen05.cp with decompression (.b8x16.b6x16_p32/.b4x16_p64: the ISA gives the 8-bit containers only as figures)");
-    if (sh == 3)
-      return unsupported(inst, in, "tcgen05.cp .64x128b with .warpx2 (the ISA gives which half each warp of a pair receives only as a figure)");
     inst.shape[1] = static_cast<std::int16_t>(sh);
     inst.shape[2] = static_cast<std::int16_t>(mc);
     need(in, 2, 2);

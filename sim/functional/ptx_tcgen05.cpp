@@ -676,11 +676,22 @@ void PtxCta::Impl::tc_smem_operand(Warp& w, const Inst& in, int l, const TcDesc&
     }
 }
 
+namespace {
+// Rows and bytes a row of a tcgen05.cp shape (PTX ISA "Data Movement Shape")
+int cp_rows(P::TcCpShape s) {
+  return s == P::TcCpShape::S4x256b ? 4 : s == P::TcCpShape::S32x128b ? 32 : s == P::TcCpShape::S64x128b ? 64 : 128;
+}
+int cp_row_bytes(P::TcCpShape s) {
+  return s == P::TcCpShape::S128x256b || s == P::TcCpShape::S4x256b ? 32 : 16;
+}
+}  // namespace
+
 // One lane's tcgen05.cp: a matrix of R rows x 128 or 256 bits from shared memory, described by
 // s-desc as a K-major operand of 8-bit elements is (core matrices of 8 rows x 16 bytes, LBO to the
 // next 16 bytes of a row, SBO to the next 8 rows, or a swizzled layout), to R TMEM lanes from the
 // address's, byte b of a row to column b / 4, byte b % 4. .32x128b.warpx4 writes its 32 rows to
-// each of the four lane quarters. The copy is performed at issue, as tcgen05.mma is; tcgen05.commit
+// each of the four lane quarters, .64x128b.warpx2 each half of its 64 rows to a pair of quarters
+// (tc_cp_into). The copy is performed at issue, as tcgen05.mma is; tcgen05.commit
 // tracks it the same way. .cta_group::2 copies "into the Tensor Memory of both the current and the
 // peer CTAs" (PTX ISA): each CTA of the pair from its own shared memory at the descriptor's address
 // into its own TMEM at taddr, as a pair's mma takes each CTA's operands at the same addresses (the
@@ -691,9 +702,7 @@ void PtxCta::Impl::tc_cp_lane(Warp& w, const Inst& in, int l) {
   for (int h = 0; h < in.shape[0]; ++h) tc_cp_into(w, in, l, pair_cta(w, in, l, h));
   TcMma work;  // no FLOP: its shared-memory bytes on the tensor engine (sim/timing), each SM's own
   const auto shape = static_cast<P::TcCpShape>(in.shape[1]);
-  const int rows = shape == P::TcCpShape::S4x256b ? 4 : shape == P::TcCpShape::S32x128b ? 32 : 128;
-  const int bytes = shape == P::TcCpShape::S128x128b || shape == P::TcCpShape::S32x128b ? 16 : 32;
-  work.smem_bytes = static_cast<std::uint32_t>(rows * bytes);
+  work.smem_bytes = static_cast<std::uint32_t>(cp_rows(shape) * cp_row_bytes(shape));
   work.pair = in.shape[0] == 2;
   w.async.tc_mma.push_back(work);
 }
@@ -704,14 +713,31 @@ void PtxCta::Impl::tc_cp_into(Warp& w, const Inst& in, int l, Impl& c) {
   const auto shape = static_cast<P::TcCpShape>(in.shape[1]);
   const auto taddr = static_cast<std::uint32_t>(get(w, p.src(in, 0), l) + get(w, p.src(in, 1), l));
   const std::uint64_t desc = get(w, p.src(in, 2), l);
-  const int rows = shape == P::TcCpShape::S4x256b ? 4 : shape == P::TcCpShape::S32x128b ? 32 : 128;
-  const int bytes = shape == P::TcCpShape::S128x128b || shape == P::TcCpShape::S32x128b ? 16 : 32;
-  const int copies = shape == P::TcCpShape::S32x128b ? 4 : 1;
+  const int rows = cp_rows(shape), bytes = cp_row_bytes(shape);
+  const auto mc = static_cast<P::TcCpMulticast>(in.shape[2]);
+  const int copies = mc == P::TcCpMulticast::Warpx4 ? 4 : mc == P::TcCpMulticast::None ? 1 : 2;
   const std::uint32_t lane0 = taddr >> 16, col0 = taddr & 0xffff;
   if (lane0 + static_cast<std::uint32_t>(rows) > kLanes || (copies > 1 && lane0 != 0))
     fault(w, in, l,
           "tcgen05.cp: " + std::to_string(rows) + " rows from TMEM lane " + std::to_string(lane0) +
-              (copies > 1 ? " (.warpx4 needs lane 0)" : " pass lane 127"));
+              (copies > 1 ? " (a multicast copy needs lane 0)" : " pass lane 127"));
+  // the lane copy q of row r goes to (relative to lane0): .warpx4 32q + r; .warpx2::02_13 (warps 0
+  // and 2, and 1 and 3, pair up) 64q + r, so rows 0..31 reach warps 0 and 2 and rows 32..63 warps 1
+  // and 3; .warpx2::01_23 32q + r % 32 + 64 (r / 32), so rows 0..31 reach warps 0 and 1 and rows
+  // 32..63 warps 2 and 3. The ISA says only that "each warp in the warp pair receive half of the
+  // data"; the halves are those of CUTLASS's UTCCP copy traits (SM100_UTCCP_2x64dp128bitlw0213 and
+  // lw0123: bit index -> TMEM address).
+  auto dest = [&](int r, int q) {
+    const auto ur = static_cast<std::uint32_t>(r), uq = static_cast<std::uint32_t>(q);
+    switch (mc) {
+      case P::TcCpMulticast::Warpx2_02_13:
+        return 64 * uq + ur;
+      case P::TcCpMulticast::Warpx2_01_23:
+        return 32 * uq + ur % 32 + 64 * (ur / 32);
+      default:
+        return 32 * uq + ur;
+    }
+  };
   tmem_check(w, in, l, col0, static_cast<std::uint32_t>(bytes / 4), "the copy", &c);
   SmemMatrix sm;
   bool unsup = false;
@@ -728,8 +754,8 @@ void PtxCta::Impl::tc_cp_into(Warp& w, const Inst& in, int l, Impl& c) {
               "tcgen05.cp reads shared address " + std::to_string(a) + ", outside the block's " +
                   std::to_string(shared.size()) + " bytes");
       for (int q = 0; q < copies; ++q) {
-        std::uint32_t& cell = t.cells[std::size_t{lane0 + static_cast<std::uint32_t>(r + 32 * q)} * t.columns + col0 +
-                                      static_cast<std::uint32_t>(b / 4)];
+        std::uint32_t& cell =
+            t.cells[std::size_t{lane0 + dest(r, q)} * t.columns + col0 + static_cast<std::uint32_t>(b / 4)];
         const int sh = 8 * (b % 4);
         cell = (cell & ~(0xffu << sh)) | std::uint32_t{shared[a]} << sh;
       }

@@ -651,11 +651,20 @@ TEST(Tcgen05, BlockScaledKindsScaleEveryKBlock) {
 // pair: a cluster of two; each CTA holds its own image, rank 0's thread 0 issues
 // tcgen05.cp.cta_group::2, which copies each CTA's shared memory into its own TMEM, and a
 // multicast commit completes both CTAs' barriers.
-void run_cp_case(const std::string& shape, int swz, bool pair = false) {
-  const std::string name = "cp_" + shape + "_swz" + std::to_string(swz) + (pair ? "_pair" : "");
+// .64x128b.warpx2 (mc "02_13" or "01_23"): rows 0..31 reach warps 0 and 2 (0 and 1), rows 32..63
+// warps 1 and 3 (2 and 3), as CUTLASS's UTCCP copy traits lay them out.
+void run_cp_case(const std::string& shape, int swz, bool pair = false, const std::string& mc = "") {
+  const std::string name = "cp_" + shape + mc + "_swz" + std::to_string(swz) + (pair ? "_pair" : "");
   SCOPED_TRACE(name);
-  const int rows = shape.rfind("4x", 0) == 0 ? 4 : shape.rfind("32x", 0) == 0 ? 32 : 128;
-  const int bytes = shape.find("128b") != std::string::npos ? 16 : 32, copies = rows == 32 ? 4 : 1;
+  const int rows = shape.rfind("4x", 0) == 0    ? 4
+                   : shape.rfind("32x", 0) == 0 ? 32
+                   : shape.rfind("64x", 0) == 0 ? 64
+                                                : 128;
+  const int bytes = shape.find("128b") != std::string::npos ? 16 : 32, copies = rows == 32 ? 4 : rows == 64 ? 2 : 1;
+  // the row of the image a TMEM lane receives (its own row without multicast)
+  const auto row_of = [&](int lane) {
+    return copies == 4 ? lane % 32 : mc == "02_13" ? lane % 64 : mc == "01_23" ? lane % 32 + 32 * (lane / 64) : lane;
+  };
   const Layout la{rows, bytes, 1, swz, false};
   const int ctas = pair ? 2 : 1;
   std::vector<std::uint8_t> img(la.bytes() * static_cast<std::size_t>(ctas));  // CTA h's at h * la.bytes()
@@ -676,7 +685,11 @@ void run_cp_case(const std::string& shape, int swz, bool pair = false) {
   s << "  tcgen05.st.sync.aligned.32x32b.x8.b32 [%r13], " << regs(20, 8) << ";\n  tcgen05.wait::st.sync.aligned;\n"
     << "  tcgen05.fence::before_thread_sync;\n  bar.sync 0;\n  tcgen05.fence::after_thread_sync;\n  @%p3 bra ISSUED;\n"
     << "  ld.param.u64 %rd4, [desc];\n  cvt.u64.u32 %rd6, %r3;\n  shr.u64 %rd6, %rd6, 4;\n  add.s64 %rd4, %rd4, %rd6;\n"
-    << "  tcgen05.cp.cta_group::1." << shape << (copies > 1 ? ".warpx4" : "") << " [%r11], %rd4;\n"
+    << "  tcgen05.cp.cta_group::1." << shape
+    << (copies == 4   ? ".warpx4"
+        : copies == 2 ? ".warpx2::" + mc
+                      : "")
+    << " [%r11], %rd4;\n"
     << "  tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [%r8];\nISSUED:\n"
     << "WAIT:\n  mbarrier.try_wait.parity.shared::cta.b64 %p6, [%r8], 0;\n  @!%p6 bra WAIT;\n"
     << "  tcgen05.fence::after_thread_sync;\n  ld.param.u64 %rd11, [out];\n  cvta.to.global.u64 %rd11, %rd11;\n"
@@ -716,7 +729,7 @@ void run_cp_case(const std::string& shape, int swz, bool pair = false) {
     for (int lane = 0; lane < 128; ++lane)
       for (int col = 0; col < 8; ++col) {
         std::uint32_t want = 0x40490fdbu + static_cast<std::uint32_t>(col);
-        const int row = lane % 32 + (copies > 1 ? 0 : lane / 32 * 32);
+        const int row = row_of(lane);
         if (row < rows && col < bytes / 4) {
           want = 0;
           for (int b = 0; b < 4; ++b)
@@ -738,6 +751,9 @@ TEST(Tcgen05, CpCopiesSharedMemoryRowsIntoTensorMemoryLanes) {
   run_cp_case("32x128b", 6);
   run_cp_case("128x256b", 2, true);  // .cta_group::2: each CTA's own shared memory into its own TMEM
   run_cp_case("32x128b", 0, true);
+  run_cp_case("64x128b", 2, false, "02_13");  // .warpx2: each half of the 64 rows into a pair of lane quarters
+  run_cp_case("64x128b", 0, false, "01_23");
+  run_cp_case("64x128b", 6, true, "01_23");
 }
 
 // ---- tcgen05.shift ------------------------------------------------------------------------------
@@ -1303,7 +1319,6 @@ TEST(Tcgen05, InstructionsNotBuiltStopWithTheirNames) {
       {"tcgen05.mma.ws.sp.cta_group::1.kind::f16 [%r4], %rd1, %rd2, [%r4], %r6, %p1;\n", "tcgen05.mma.ws.sp"},
       {"tcgen05.mma.sp.cta_group::1.kind::f16 [%r4], %rd1, %rd2, [%r4], %r6, %p1;\n", "tcgen05.mma.sp"},
       {"tcgen05.cp.cta_group::1.128x256b.b8x16.b4x16_p64 [%r4], %rd1;\n", "tcgen05.cp with decompression"},
-      {"tcgen05.cp.cta_group::1.64x128b.warpx2::02_13 [%r4], %rd1;\n", "tcgen05.cp .64x128b"},
   };
   int i = 0;
   for (const auto& [inst, needle] : cases)
