@@ -1691,7 +1691,7 @@ class Decoder {
 
   // tcgen05.cp.cta_group.shape{.multicast}{.dst_fmt.src_fmt} [taddr], s-desc. Sources: taddr base,
   // taddr offset, s-desc. .64x128b needs .warpx2::02_13 or ::01_23 and .32x128b needs .warpx4
-  // (PTX ISA "tcgen05.cp"); the decompressing forms stop with their name.
+  // (PTX ISA "tcgen05.cp"); shape[3] the source bits of the decompressing forms (6 or 4), else 0.
   void decode_tcgen05_cp(Inst& inst, const ast::Instr& in, const Parts& P) {
     const int L = in.line;
     static const char* kShapes[] = {"128x256b", "4x256b", "128x128b", "64x128b", "32x128b"};
@@ -1709,8 +1709,10 @@ class Decoder {
                   (sh == 3   ? " needs .warpx2::02_13 or .warpx2::01_23"
                    : sh == 4 ? " needs .warpx4"
                              : " takes no multicast qualifier"));
-    if (P.has("b8x16") || P.has("b6x16_p32") || P.has("b4x16_p64"))
-      return unsupported(inst, in, "tcgen05.cp with decompression (.b8x16.b6x16_p32/.b4x16_p64: the ISA gives the 8-bit containers only as figures)");
+    const bool b6 = P.has("b6x16_p32"), b4 = P.has("b4x16_p64");
+    if (P.has("b8x16") != (b6 || b4) || (b6 && b4))
+      fail(L, "`" + in.opcode + "`: decompression takes .b8x16 with one of .b6x16_p32 and .b4x16_p64");
+    inst.shape[3] = static_cast<std::int16_t>(b6 ? 6 : b4 ? 4 : 0);
     inst.shape[1] = static_cast<std::int16_t>(sh);
     inst.shape[2] = static_cast<std::int16_t>(mc);
     need(in, 2, 2);

@@ -96,7 +96,7 @@ enum : std::uint8_t {
 // shape[1] the TcShape, shape[2] the .num repeat, sub kTcPack (kTcRed* for tcgen05.ld.red, type its
 // .f32/.u32/.s32, B32 otherwise), imm the immHalfSplitoff of .16x32bx2;
 // tcgen05.commit: sub kTcMulticast, imm the mbarrier operand's byte offset; tcgen05.cp: shape[1] the
-// TcCpShape, shape[2] the TcCpMulticast; tcgen05.shift: sources the taddr base and offset.
+// TcCpShape, shape[2] the TcCpMulticast, shape[3] 6 or 4 for .b8x16.b6x16_p32/.b4x16_p64 (else 0); tcgen05.shift: sources the taddr base and offset.
 enum class TcKind : std::uint8_t { F16, Tf32, F8f6f4, I8, Mxf8f6f4, Mxf4, Mxf4nvf4 };
 enum class TcShape : std::uint8_t { S32x32b, S16x64b, S16x128b, S16x256b, S16x32bx2 };
 enum class TcCpShape : std::uint8_t { S128x256b, S4x256b, S128x128b, S64x128b, S32x128b };

@@ -450,10 +450,16 @@ void PtxCta::Impl::tc_a_from_tmem(Warp& w, const Inst& in, int l, const TcDesc& 
   // used for matrix A by .kind::mxf4 and .kind::mxf4nvf4 in Tensor Memory"): eight e2m1 to a cell,
   // the lower k in the lower nibble, as in shared memory. fp6/fp4 of the other kinds take an 8-bit
   // container each whose bit positions the ISA gives only as figures.
-  if (P::ty_bits(d.a) < 8 && !d.packed)
-    unsupported(in, std::string("tcgen05.mma with ") + P::to_string(d.a) +
-                        " A of .kind::f8f6f4/mxf8f6f4 in tensor memory (the ISA gives its 8-bit container only as "
-                        "figures)");
+  // fp6 of ::f8f6f4/mxf8f6f4 sits in the lower 6 bits of its 8-bit container (the container the
+  // ISA's text defines for mma .kind::f8f6f4, "Packing format ... of the sub-byte types", and where
+  // tcgen05.cp's .b8x16.b6x16_p32 decompression puts it). fp4 e2m1 is "in the central 4 bits" for
+  // mma.sync, while the decompression of .b4x16_p64 (ldmatrix's, which tcgen05.cp shares) leaves it
+  // in the lower 4 (CUTLASS's SM120 traits shift it by two for that reason): which one tcgen05.mma
+  // reads from TMEM the ISA gives only as a figure, so e2m1 A in TMEM stops by name.
+  if (d.a == Ty::E2M1 && !d.packed)
+    unsupported(in,
+                std::string("tcgen05.mma with e2m1 A of .kind::f8f6f4/mxf8f6f4 in tensor memory (whether its 8-bit "
+                            "container holds it in the central or the lower 4 bits the ISA gives only as a figure)"));
   const std::uint32_t a_lane = ta >> 16, a_col = ta & 0xffff, per = d.packed ? 8 : 4 / static_cast<std::uint32_t>(eba);
   if (M == 128 || nb > 1 ? a_lane != 0 : a_lane != 0 && a_lane != 16)
     fault(w, in, l,
@@ -468,7 +474,7 @@ void PtxCta::Impl::tc_a_from_tmem(Warp& w, const Inst& in, int l, const TcDesc& 
                                            static_cast<std::uint32_t>(k) / per];
         const std::uint32_t bits =
             per == 1 ? cell : (cell >> (32 / per * (static_cast<std::uint32_t>(k) % per))) & ((1u << (32 / per)) - 1);
-        const double v = elem_value(bits, d.a);
+        const double v = elem_value(P::ty_bits(d.a) == 6 ? bits & 0x3fu : bits, d.a);
         f[(j * M + r) * K + k] = d.neg_a ? -v : v;
         iv[(j * M + r) * K + k] = static_cast<std::int32_t>(v);
       }
@@ -746,18 +752,22 @@ void PtxCta::Impl::tc_cp_into(Warp& w, const Inst& in, int l, Impl& c) {
     if (unsup) unsupported(in, "a tcgen05 shared memory descriptor with " + why + " (tcgen05.cp)");
     fault(w, in, l, "tcgen05.cp: the descriptor " + hex(desc) + ": " + why);
   }
+  const int src_bits = in.shape[3];  // decompression: 6 (.b6x16_p32) or 4 (.b4x16_p64), else 0
   for (int r = 0; r < rows; ++r)
     for (int b = 0; b < bytes; ++b) {
       const std::uint32_t a = element_address(sm, false, r, b, 1);
-      if (a >= shared.size())
+      if (a >= shared.size() || (src_bits && a - a % 16 + 16 > shared.size()))
         fault(w, in, l,
               "tcgen05.cp reads shared address " + std::to_string(a) + ", outside the block's " +
                   std::to_string(shared.size()) + " bytes");
+      // .b8x16.bNx16_pP: the 16-byte unit of byte b holds 16 packed N-bit elements and padding;
+      // byte b of the row becomes element b % 16, in the lower N bits of its byte (zeros above)
+      const std::uint32_t byte = src_bits ? padded_subbyte(shared.data(), a, src_bits) : shared[a];
       for (int q = 0; q < copies; ++q) {
         std::uint32_t& cell =
             t.cells[std::size_t{lane0 + dest(r, q)} * t.columns + col0 + static_cast<std::uint32_t>(b / 4)];
         const int sh = 8 * (b % 4);
-        cell = (cell & ~(0xffu << sh)) | std::uint32_t{shared[a]} << sh;
+        cell = (cell & ~(0xffu << sh)) | byte << sh;
       }
     }
 }

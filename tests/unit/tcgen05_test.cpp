@@ -538,6 +538,14 @@ TEST(Tcgen05, Fp6AndFp4OperandsOfKindF8f6f4) {
   Case h = mk("e4m3_e2m1_f16_m128_n16_swz32", "f8f6f4", "e4m3", "e2m1", "f16", 128, 16);
   h.swz_a = 6, h.swz_b = 4, h.ksteps = 1, h.neg_b = true;
   run_case(h);
+  // fp6 A in TMEM: one element per 8-bit container, in its lower 6 bits (the container of mma
+  // .kind::f8f6f4 and of tcgen05.cp's .b6x16_p32 decompression)
+  Case e = mk("e3m2_a_tmem_e4m3_f32_m128_n32", "f8f6f4", "e3m2", "e4m3", "f32", 128, 32);
+  e.a_tmem = true, e.swz_b = 0;
+  run_case(e);
+  Case m = mk("e2m3_a_tmem_e2m1_m64_n16", "f8f6f4", "e2m3", "e2m1", "f16", 64, 16);
+  m.a_tmem = true, m.neg_a = true;
+  run_case(m);
 }
 
 // tcgen05.mma.ws (weight-stationary): M 32, 64 and 128 with N 64..256; D of M = 64 in two lane
@@ -653,8 +661,12 @@ TEST(Tcgen05, BlockScaledKindsScaleEveryKBlock) {
 // multicast commit completes both CTAs' barriers.
 // .64x128b.warpx2 (mc "02_13" or "01_23"): rows 0..31 reach warps 0 and 2 (0 and 1), rows 32..63
 // warps 1 and 3 (2 and 3), as CUTLASS's UTCCP copy traits lay them out.
-void run_cp_case(const std::string& shape, int swz, bool pair = false, const std::string& mc = "") {
-  const std::string name = "cp_" + shape + mc + "_swz" + std::to_string(swz) + (pair ? "_pair" : "");
+// decomp 6 or 4: .b8x16.b6x16_p32 / .b4x16_p64: each 16-byte unit of the image holds 16 packed 6- or
+// 4-bit elements (then padding), and byte b of a row in TMEM is element b % 16 of its unit,
+// zero-extended (bits taken here from the unit's bytes as one little-endian bit string).
+void run_cp_case(const std::string& shape, int swz, bool pair = false, const std::string& mc = "", int decomp = 0) {
+  const std::string name = "cp_" + shape + mc + "_swz" + std::to_string(swz) + (pair ? "_pair" : "") +
+                           (decomp ? "_b" + std::to_string(decomp) : "");
   SCOPED_TRACE(name);
   const int rows = shape.rfind("4x", 0) == 0    ? 4
                    : shape.rfind("32x", 0) == 0 ? 32
@@ -688,6 +700,9 @@ void run_cp_case(const std::string& shape, int swz, bool pair = false, const std
     << "  tcgen05.cp.cta_group::1." << shape
     << (copies == 4   ? ".warpx4"
         : copies == 2 ? ".warpx2::" + mc
+                      : "")
+    << (decomp == 6   ? ".b8x16.b6x16_p32"
+        : decomp == 4 ? ".b8x16.b4x16_p64"
                       : "")
     << " [%r11], %rd4;\n"
     << "  tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [%r8];\nISSUED:\n"
@@ -732,9 +747,19 @@ void run_cp_case(const std::string& shape, int swz, bool pair = false, const std
         const int row = row_of(lane);
         if (row < rows && col < bytes / 4) {
           want = 0;
-          for (int b = 0; b < 4; ++b)
-            want |= std::uint32_t{img[static_cast<std::size_t>(h) * la.bytes() + la.offset(row, 4 * col + b)]}
-                    << (8 * b);
+          for (int b = 0; b < 4; ++b) {
+            const std::size_t at = static_cast<std::size_t>(h) * la.bytes() + la.offset(row, 4 * col + b);
+            std::uint32_t v = img[at];
+            if (decomp) {  // element i of the unit at `at - at % 16`: bits i*N .. i*N+N-1
+              const std::size_t unit = at - at % 16, i = at % 16;
+              v = 0;
+              for (int k = 0; k < decomp; ++k) {
+                const std::size_t bit = i * static_cast<std::size_t>(decomp) + static_cast<std::size_t>(k);
+                v |= static_cast<std::uint32_t>((img[unit + bit / 8] >> (bit % 8)) & 1u) << k;
+              }
+            }
+            want |= v << (8 * b);
+          }
         }
         const std::uint32_t g = got[(h * 128 + lane) * 8 + col];
         if (g != want && bad++ < 5)
@@ -754,6 +779,11 @@ TEST(Tcgen05, CpCopiesSharedMemoryRowsIntoTensorMemoryLanes) {
   run_cp_case("64x128b", 2, false, "02_13");  // .warpx2: each half of the 64 rows into a pair of lane quarters
   run_cp_case("64x128b", 0, false, "01_23");
   run_cp_case("64x128b", 6, true, "01_23");
+  // decompression: 16 packed fp6 / fp4 elements of a 16-byte unit into 16 bytes (the lower bits)
+  run_cp_case("128x128b", 2, false, "", 6);
+  run_cp_case("128x256b", 0, false, "", 4);
+  run_cp_case("32x128b", 4, false, "", 4);
+  run_cp_case("128x128b", 6, true, "", 6);
 }
 
 // ---- tcgen05.shift ------------------------------------------------------------------------------
@@ -1318,7 +1348,6 @@ TEST(Tcgen05, InstructionsNotBuiltStopWithTheirNames) {
   const std::pair<const char*, const char*> cases[] = {
       {"tcgen05.mma.ws.sp.cta_group::1.kind::f16 [%r4], %rd1, %rd2, [%r4], %r6, %p1;\n", "tcgen05.mma.ws.sp"},
       {"tcgen05.mma.sp.cta_group::1.kind::f16 [%r4], %rd1, %rd2, [%r4], %r6, %p1;\n", "tcgen05.mma.sp"},
-      {"tcgen05.cp.cta_group::1.128x256b.b8x16.b4x16_p64 [%r4], %rd1;\n", "tcgen05.cp with decompression"},
   };
   int i = 0;
   for (const auto& [inst, needle] : cases)
@@ -1326,6 +1355,8 @@ TEST(Tcgen05, InstructionsNotBuiltStopWithTheirNames) {
   // fp4 A in tensor memory (its container layout is only a figure) and the K = 96 fp4 form
   expect_stop("fp4_a_tmem", mma_body("f8f6f4", 1u << 4 | 5u << 7 | 5u << 10 | 2u << 17 | 8u << 24, true),
               ErrorKind::Unsupported, {"e2m1 A of .kind::f8f6f4/mxf8f6f4 in tensor memory"});
+  expect_stop("cp_half_decompression", "  tcgen05.cp.cta_group::1.128x256b.b4x16_p64 [%r4], %rd1;\n", ErrorKind::Parse,
+              {".b8x16 with one of"});
   expect_stop("mxf4_k96",
               mma_body("mxf4.block_scale.block32", 1u << 7 | 1u << 10 | 2u << 17 | 1u << 23 | 1u << 27 | 1u << 31),
               ErrorKind::Unsupported, {"K = 96"});
