@@ -311,7 +311,7 @@ struct PtxCta::Impl {
   TcDesc tc_idesc(Warp& w, const Inst& in, int l, std::uint32_t v);
   TcDesc tc_idesc_scaled(Warp& w, const Inst& in, int l, std::uint32_t v);
   std::vector<double> tc_scales(Warp& w, const Inst& in, int l, const TcDesc& d, int src, int rows, int id,
-                                const Impl& c);
+                                const Impl& c, int half = 0);
 
   // The shared memory of the CTA that a .shared::cluster address names, `bytes` from it: the own
   // CTA's window (a .shared::cta address is a .shared::cluster address of its own CTA). Other

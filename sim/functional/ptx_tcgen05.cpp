@@ -399,11 +399,8 @@ TcDesc PtxCta::Impl::tc_idesc_scaled(Warp& w, const Inst& in, int l, std::uint32
     bad("scale factor IDs A " + std::to_string(d.sf_a_id) + ", B " + std::to_string(d.sf_b_id) +
         " with .scale_vec::" + std::to_string(d.scales) + "X (which takes multiples of " + std::to_string(step) + ")");
   if (in.shape[0] == 2) {  // a CTA pair: M = 256 (the 4x1 datapath); each CTA's factors in its own TMEM
-    if (d.m == 128)
-      unsupported(in,
-                  "tcgen05.mma.cta_group::2 with .block_scale and M = 128 (the scale factors of the 2x2 datapath: the "
-                  "ISA gives their layout only as a figure)");
-    if (d.m != 256) bad("M = " + std::to_string(d.m) + ": the block-scaled kinds with .cta_group::2 take 128 or 256");
+    if (d.m != 128 && d.m != 256)
+      bad("M = " + std::to_string(d.m) + ": the block-scaled kinds with .cta_group::2 take 128 or 256");
     if (d.n < 32 || d.n > 256 || d.n % 16)
       bad("N = " + std::to_string(d.n) + " is not legal with .cta_group::2 (32..256 in steps of 16)");
     return d;
@@ -417,9 +414,13 @@ TcDesc PtxCta::Impl::tc_idesc_scaled(Warp& w, const Inst& in, int l, std::uint32
 // `src`, `src`+1: d.scales per row, as doubles, row-major. The layout Triton and CUTLASS write
 // (PTX ISA "Block Scaling": the scales duplicated in all four 32-lane partitions): row r's
 // factors are in lane r % 128, column r / 32 from the address's, bytes id .. id + d.scales - 1
-// (the lower K block in the lower byte).
+// (the lower K block in the lower byte). `half` (the 2x2 datapath's B: M = 128 CTA pairs): the
+// columns 0 .. half - 1 as rows 0 .. half - 1 are in lanes 0..63, the columns half .. 2 half - 1
+// in lanes 64..127 (column n: lane 64 (n / half) + (n % half) % 32, column (n % half) / 32, each
+// duplicated in the next 32 lanes), the lane blocks of D's columns they scale: the layout of
+// CUTLASS's ScaleFactorDuplicated2by2 TMEM fragment for SFB (mma_traits_sm100_frag.hpp).
 std::vector<double> PtxCta::Impl::tc_scales(Warp& w, const Inst& in, int l, const TcDesc& d, int src, int rows, int id,
-                                            const Impl& c) {
+                                            const Impl& c, int half) {
   const TensorMemory& tmem = c.tmem;
   const auto taddr = static_cast<std::uint32_t>(get(w, p.src(in, src), l) + get(w, p.src(in, src + 1), l));
   const char* what = src == 8 ? "scale-A" : "scale-B";
@@ -427,13 +428,15 @@ std::vector<double> PtxCta::Impl::tc_scales(Warp& w, const Inst& in, int l, cons
     fault(w, in, l,
           std::string("tcgen05.mma: the ") + what + " address names TMEM lane " + std::to_string(taddr >> 16) +
               "; scale factors start at lane 0");
-  const std::uint32_t col = taddr & 0xffff, cols = (static_cast<std::uint32_t>(rows) + 31) / 32;
+  const std::uint32_t col = taddr & 0xffff, cols = (static_cast<std::uint32_t>(half ? half : rows) + 31) / 32;
   tmem_check(w, in, l, col, cols, what, &c);
   std::vector<double> v(static_cast<std::size_t>(rows * d.scales));
   for (int r = 0; r < rows; ++r)
     for (int s = 0; s < d.scales; ++s) {
-      const auto ur = static_cast<std::uint32_t>(r);
-      const std::uint32_t cell = tmem.cells[std::size_t{ur % kLanes} * tmem.columns + col + ur / 32];
+      const auto ur = static_cast<std::uint32_t>(half ? r % half : r),
+                 blk = half ? static_cast<std::uint32_t>(r / half) : 0;
+      const std::uint32_t lane = half ? 64 * blk + ur % 32 : ur % kLanes;
+      const std::uint32_t cell = tmem.cells[std::size_t{lane} * tmem.columns + col + ur / 32];
       const std::uint32_t byte = (cell >> (8 * (id + s))) & 0xff;
       v[static_cast<std::size_t>(r * d.scales + s)] = decode_mx(byte, d.ue4m3 ? MxFormat::UE4M3 : MxFormat::UE8M0);
     }
@@ -568,16 +571,20 @@ void PtxCta::Impl::tc_mma_lane(Warp& w, const Inst& in, int l) {
   // block scaling: each K block of K / scales elements times its factor (exact: the factors are 2^e
   // or 4-bit). A pair (M = 256, the 4x1 datapath): CTA h scales its own 128 rows of A and, for
   // them, all N columns of B with the factors in its own TMEM (CUTLASS's 2-SM block-scaled traits
-  // lay the factors out per SM as a one-SM M = 128 mma's over the whole N)
+  // lay the factors out per SM as a one-SM M = 128 mma's over the whole N); M = 128 (the 2x2
+  // datapath): its 64 rows of A likewise (each lane block's copy), and B's factors per lane block
+  // of D's columns (tc_scales' `half`)
   std::vector<std::vector<double>> bs(static_cast<std::size_t>(scaled ? pair : 0));
   for (int h = 0; h < static_cast<int>(bs.size()); ++h) {
     const Impl& c = pair_cta(w, in, l, h);
     const std::vector<double> sa = tc_scales(w, in, l, d, 8, Mc, d.sf_a_id, c),
-                              sb = tc_scales(w, in, l, d, 10, N, d.sf_b_id, c);
+                              sb = tc_scales(w, in, l, d, 10, N, d.sf_b_id, c, nb == 2 ? N / 2 : 0);
     const int blk = K / d.scales;
-    for (int r = 0; r < Mc; ++r)
-      for (int k = 0; k < K; ++k)
-        af[static_cast<std::size_t>((h * Mc + r) * K + k)] *= sa[static_cast<std::size_t>(r * d.scales + k / blk)];
+    for (int j = 0; j < nb; ++j)
+      for (int r = 0; r < Mc; ++r)
+        for (int k = 0; k < K; ++k)
+          af[static_cast<std::size_t>(((h * nb + j) * Mc + r) * K + k)] *=
+              sa[static_cast<std::size_t>(r * d.scales + k / blk)];
     bs[static_cast<std::size_t>(h)] = bf;
     for (int n = 0; n < N; ++n)
       for (int k = 0; k < K; ++k)

@@ -1042,12 +1042,6 @@ TEST(Tcgen05, CtaPairsNeedAClusterOfTwoAndOtherwiseStopWithTheirName) {
   expect_stop("pair_no_cluster", pair, ErrorKind::KernelFault,
               {".cta_group::2 needs a launch with clusters", "clusters of 1"});
   expect_stop("pair_cluster_of_3", pair, ErrorKind::KernelFault, {"clusters of 3"}, R"(, "grid": 3, "cluster": 3)");
-  // what the pair does not build yet: block scaling with M = 128 (the 2x2 datapath)
-  std::string scaled = mma_body("mxf8f6f4.block_scale", 1u << 23 | 2u << 17 | 1u << 27);
-  scaled.replace(scaled.find("cta_group::1.sync"), 12, "cta_group::2");
-  scaled.replace(scaled.find("mma.cta_group::1"), 16, "mma.cta_group::2");
-  expect_stop("pair_scaled", scaled, ErrorKind::Unsupported, {"cta_group::2 with .block_scale"},
-              R"(, "grid": 2, "cluster": 2)");
 }
 
 // A CTA pair (.cta_group::2) in a cluster of two: rank 0's thread 0 issues M256 x N x K16 k-steps
@@ -1092,15 +1086,26 @@ void run_pair_case(const std::string& name, int n, int ksteps, int swz, const st
   std::vector<std::uint32_t> cells(static_cast<std::size_t>(256 * std::max(sx, 1)), 0);
   for (int h = 0; h < (scaled ? 2 : 0); ++h)
     for (int st = 0; st < ksteps; ++st) {
-      auto put = [&](double& v, int col, int r) {
+      // quarters: the lane quarters that hold a copy (every one, or for M = 128's B the two of its half)
+      auto put = [&](double& v, int col, int r, std::initializer_list<int> quarters) {
         const int x = static_cast<int>(rng() % 5);
         v = std::ldexp(1.0, x - 2);
-        for (int q = 0; q < 4; ++q)
+        for (int q : quarters)
           cells[static_cast<std::size_t>((h * 128 + 32 * q + r % 32) * sx + col + r / 32)] |=
               static_cast<std::uint32_t>(125 + x) << (8 * st);
       };
-      for (int r = 0; r < 128; ++r) put(sfa[static_cast<std::size_t>((h * 128 + r) * ksteps + st)], 0, r);
-      for (int c = 0; c < N; ++c) put(sfb[static_cast<std::size_t>((h * N + c) * ksteps + st)], 4, c);
+      for (int r = 0; r < 128; ++r) put(sfa[static_cast<std::size_t>((h * 128 + r) * ksteps + st)], 0, r, {0, 1, 2, 3});
+      // B: M 256 (4x1 datapath) column c as row c of the one-CTA layout; M 128 (2x2 datapath,
+      // CUTLASS's ScaleFactorDuplicated2by2) columns of half j = c / (N/2) in lane quarters 2j, 2j + 1
+      for (int c = 0; c < N; ++c) {
+        double& v = sfb[static_cast<std::size_t>((h * N + c) * ksteps + st)];
+        if (M == 256)
+          put(v, 4, c, {0, 1, 2, 3});
+        else if (c < N / 2)
+          put(v, 4, c, {0, 1});
+        else
+          put(v, 4, c - N / 2, {2, 3});
+      }
     }
   std::uint32_t ncols = 32;
   while (ncols < static_cast<std::uint32_t>(N + sx)) ncols *= 2;
@@ -1186,7 +1191,7 @@ void run_pair_case(const std::string& name, int n, int ksteps, int swz, const st
       const int hh = row / (M / 2);  // the CTA whose factors scale this row (its own B factors too)
       for (int k = 0; k < Kt; ++k) {
         const int st = k / K;
-        const double sc = scaled ? sfa[static_cast<std::size_t>(row * ksteps + st)] *
+        const double sc = scaled ? sfa[static_cast<std::size_t>((hh * 128 + row % (M / 2)) * ksteps + st)] *
                                        sfb[static_cast<std::size_t>((hh * N + c) * ksteps + st)]
                                  : 1.0;
         ref += A[static_cast<std::size_t>(row * Kt + k)] * B[static_cast<std::size_t>(c * Kt + k)] * sc;
@@ -1227,6 +1232,9 @@ TEST(Tcgen05, CtaPairWithM128PutsEachCtasSixtyFourRowsInTwoLaneBlocks) {
 TEST(Tcgen05, BlockScaledCtaPairReadsEachCtasOwnScaleFactors) {
   run_pair_case("pair_mxf8f6f4_n64", 64, 2, 2, "", 256, true);
   run_pair_case("pair_mxf8f6f4_n256", 256, 1, 0, "", 256, true);
+  // M = 128 (the 2x2 datapath): B's factors per lane block of D's columns
+  run_pair_case("pair_mxf8f6f4_m128_n64", 64, 2, 2, "", 128, true);
+  run_pair_case("pair_mxf8f6f4_m128_n256", 256, 1, 0, "", 128, true);
 }
 
 TEST(Tcgen05, ShiftMovesAWarpsThirtyTwoLanesOfOneElementDownByOneLane) {
