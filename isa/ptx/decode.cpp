@@ -1590,8 +1590,9 @@ class Decoder {
   // tcgen05.mma.cta_group.kind{.collector::a::op} [d], a-desc|[a], b-desc, idesc, {mask}, enable-input-d{, scale-input-d};
   // tcgen05.mma.cta_group.kind.block_scale{.scale_vectorsize} [d], a-desc|[a], b-desc, idesc, [scale-A], [scale-B],
   // enable-input-d. Sources: d base, d offset, A (descriptor, or tensor-memory base), A offset, B descriptor, idesc,
-  // enable-input-d, scale-input-d (constant 0 when absent), then the 4 disable-output-lane words if given, or
-  // (.block_scale) the scale-A base and offset and the scale-B base and offset.
+  // enable-input-d, scale-input-d (constant 0 when absent), then (.sp: tcgen05.mma.sp [d], a, b-desc,
+  // [sp-meta-tmem], idesc, ...) the metadata's base and offset, then the 4 (8) disable-output-lane words if
+  // given, or (.block_scale) the scale-A base and offset and the scale-B base and offset.
   void decode_tcgen05_mma(Inst& inst, const ast::Instr& in, const Parts& P) {
     const int L = in.line;
     if (P.has("ashift")) return unsupported(inst, in, "tcgen05.mma .ashift (convolution A shift)");
@@ -1613,9 +1614,19 @@ class Decoder {
       if (scaled || P.has("block_scale")) fail(L, "`" + in.opcode + "`: tcgen05.mma.ws takes .kind::f16, ::tf32, ::f8f6f4 or ::i8");
       return decode_tcgen05_mma_ws(inst, in, P);
     }
+    if (P.has("sp") && scaled)
+      return unsupported(inst, in, "tcgen05.mma.sp with a block-scaled kind (sparse A with block scaling)");
     if (scaled) return decode_tcgen05_mma_block_scale(inst, in, P, kind);
-    const auto& o = in.operands;
-    need(in, 5, 7);
+    auto o = in.operands;
+    ast::Operand meta;  // tcgen05.mma.sp: [sp-meta-tmem] follows b-desc
+    if (P.has("sp")) {
+      if (o.size() < 5 || o[3].kind != ast::Operand::Kind::Addr)
+        fail(L, "`" + in.opcode + "`: tcgen05.mma.sp takes [d], a-desc|[a], b-desc, [sp-meta-tmem], idesc, ...");
+      meta = o[3];
+      o.erase(o.begin() + 3);
+      inst.sub |= kTcSparse;
+    }
+    if (o.size() < 5 || o.size() > 7) fail(L, "`" + in.opcode + "`: takes 5 to 7 operands (8 with .sp)");
     const bool mask = o.size() >= 6 && o[4].kind == ast::Operand::Kind::Vec;
     const std::size_t en = mask ? 5 : 4;
     if (o.size() > en + 2) fail(L, "`" + in.opcode + "`: too many operands");
@@ -1627,6 +1638,11 @@ class Decoder {
     s.push_back(src(o[en], 1, L));
     s.push_back(scale ? src(o[en + 1], 32, L) : const32(0));
     if (scale) inst.sub |= kTcScaleD;
+    if (inst.sub & kTcSparse) {
+      const auto [mb, moff] = tmem_operand(meta, L);
+      s.push_back(mb);
+      s.push_back(moff);
+    }
     if (mask) {
       std::vector<Reg> m = vec_regs(o[4], 32, L, false);
       if (m.size() != 4u * static_cast<unsigned>(inst.shape[0]))

@@ -107,6 +107,7 @@ enum : std::uint8_t {
   kTcBlockScale = 1u << 2, // tcgen05.mma .block_scale: sources 8-11 are the scale-A and scale-B TMEM addresses
   kTcWs = 1u << 3,         // tcgen05.mma.ws: source 8, if present, is the zero-column mask descriptor
   kTcBReuse = 1u << 4,     // tcgen05.mma.ws .collector::bN::use/lastuse: B comes from a collector buffer
+  kTcSparse = 1u << 5,     // tcgen05.mma.sp: sources 8-9 are the sparsity metadata's TMEM address (then the mask)
   kTcPack = 1u << 0,       // tcgen05.ld .pack::16b / tcgen05.st .unpack::16b
   kTcRedMin = 1u << 1,     // tcgen05.ld.red .min: the last destination is the minimum of the loaded values
   kTcRedMax = 1u << 2,     // tcgen05.ld.red .max

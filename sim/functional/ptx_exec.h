@@ -78,6 +78,7 @@ struct TcMma {
                                  // whole datapath busy for M < 128 rows per SM), else 1
   std::uint32_t smem_bytes = 0;  // bytes it reads from shared memory (A unless in TMEM, and B)
   std::uint32_t tmem_bytes = 0;  // bytes it moves within tensor memory, read and written (tcgen05.shift)
+  bool sparse = false;           // tcgen05.mma.sp: 2 m n k FLOP of the dense product in the time of half of them
 };
 struct AsyncStep {
   std::vector<MbarEvent> mbar;

@@ -298,7 +298,10 @@ TcDesc PtxCta::Impl::tc_idesc(Warp& w, const Inst& in, int l, std::uint32_t v) {
   if (in.sub & P::kTcBlockScale) return tc_idesc_scaled(w, in, l, v);
   TcDesc d;
   const unsigned dt = (v >> 4) & 3, at = (v >> 7) & 7, bt = (v >> 10) & 7;
-  if (v & (1u << 2)) bad("the sparsity bit is set (sparse A needs tcgen05.mma.sp, which kernsim does not implement)");
+  d.sparse = in.sub & P::kTcSparse, d.selector = static_cast<int>(v & 3);
+  if (static_cast<bool>(v & (1u << 2)) != d.sparse)
+    bad(d.sparse ? "tcgen05.mma.sp needs the sparsity bit (bit 2) set"
+                 : "the sparsity bit is set (sparse A needs tcgen05.mma.sp)");
   d.ws = in.sub & P::kTcWs;
   if ((v >> 30) && !d.ws) bad("bits 30-31 (the B-reuse shift of .ws) must be 0 without .ws");
   d.sat = (v >> 3) & 1;
@@ -339,6 +342,20 @@ TcDesc PtxCta::Impl::tc_idesc(Warp& w, const Inst& in, int l, std::uint32_t v) {
       break;
   }
   if (kind != TcKind::I8 && d.sat) bad("the saturate bit is for .kind::i8");
+  if (d.sparse) {  // tcgen05.mma.sp: the logical K doubles (A holds half of each row's elements)
+    if (kind == TcKind::Tf32)
+      unsupported(
+          in, "tcgen05.mma.sp .kind::tf32 (the TMEM layout of its 1:2 metadata: the ISA gives it only as a figure)");
+    if (kind != TcKind::F16 && d.selector != 0) bad("the sparsity selector must be 0 for .kind::f8f6f4 and .kind::i8");
+    if (d.selector != 0)
+      unsupported(in, "tcgen05.mma.sp .kind::f16 with sparsity selector " + std::to_string(d.selector) +
+                          " (which metadata sub-columns it selects the ISA gives only as a figure)");
+    if (in.shape[0] != 1 || d.m != 128)
+      unsupported(in,
+                  "tcgen05.mma.sp with .cta_group::2 or M = 64 (the metadata layouts of data path Layouts A, C and F)");
+    if (in.sub & P::kTcATmem) unsupported(in, "tcgen05.mma.sp with A in tensor memory");
+    d.k *= 2;
+  }
   if (d.ws) {  // PTX ISA table "Various combinations of .kind and shapes", rows with .ws
     if (d.m != 32 && d.m != 64 && d.m != 128) bad("M = " + std::to_string(d.m) + ": .ws takes 32, 64 or 128");
     if (d.n != 64 && d.n != 128 && d.n != 256) bad("N = " + std::to_string(d.n) + ": .ws takes 64, 128 or 256");
@@ -483,6 +500,49 @@ void PtxCta::Impl::tc_a_from_tmem(Warp& w, const Inst& in, int l, const TcDesc& 
       }
 }
 
+// tcgen05.mma.sp (PTX ISA "Sparse Matrices"): row r of A holds K / 2 of its K elements; chunk q of
+// four (f16, f8f6f4, i8: 2:4) has two, compressed elements 2q and 2q + 1, at the positions its
+// metadata nibble names (two 2-bit indices, the first in the low bits; the ISA lists the 7
+// meaningful nibbles, any other is a named fault: "undefined behavior"). The metadata is in TMEM
+// at sources 8-9, as CUTLASS's tmem_e_frg lays it out (the ISA draws it only as figures): 8-bit
+// kinds (K 64) row r in lane r, 64 bits from the address's column, chunk q at bit 4q; .kind::f16
+// (K 32) rows r and r + 8 (r % 16 < 8) share lanes: chunk q of row 16 i + 8 j + r0 is at lane
+// 16 i + r0 + 8 (q / 4), bit 16 j + 4 (q % 4) of one column.
+void PtxCta::Impl::tc_sparse_expand(Warp& w, const Inst& in, int l, const TcDesc& d, const Impl& c, int M,
+                                    const std::vector<double>& cf, const std::vector<std::int32_t>& ci, double* f,
+                                    std::int32_t* iv) {
+  const auto taddr = static_cast<std::uint32_t>(get(w, p.src(in, 8), l) + get(w, p.src(in, 9), l));
+  if (taddr >> 16)
+    fault(w, in, l,
+          "tcgen05.mma.sp: the metadata address names TMEM lane " + std::to_string(taddr >> 16) +
+              "; M = 128 needs lane 0");
+  const std::uint32_t col0 = taddr & 0xffff;
+  const bool f16 = static_cast<TcKind>(in.shape[1]) == TcKind::F16;
+  tmem_check(w, in, l, col0, f16 ? 1 : 2, "the sparsity metadata", &c);
+  const int K = d.k, chunks = K / 4;
+  for (int r = 0; r < M; ++r)
+    for (int q = 0; q < chunks; ++q) {
+      const auto ur = static_cast<std::uint32_t>(r), uq = static_cast<std::uint32_t>(q);
+      const std::uint32_t lane = f16 ? 16 * (ur / 16) + ur % 8 + 8 * (uq / 4) : ur;
+      const std::uint32_t bit = f16 ? 16 * ((ur / 8) % 2) + 4 * (uq % 4) : 4 * uq;
+      const std::uint32_t nib =
+          (c.tmem.cells[std::size_t{lane} * c.tmem.columns + col0 + bit / 32] >> (bit % 32)) & 0xf;
+      const std::uint32_t i0 = nib & 3, i1 = nib >> 2;
+      if (i0 == i1 || nib == 0b0001 || nib == 0b0010 || nib == 0b0011 || nib == 0b0111 || nib == 0b1011)
+        fault(w, in, l,
+              "tcgen05.mma.sp: metadata nibble " + std::to_string(nib) + " of row " + std::to_string(r) + ", chunk " +
+                  std::to_string(q) +
+                  " is not one of the ISA's meaningful values (0b0100, 0b1000, 0b1100, 0b1001, "
+                  "0b1101, 0b0110, 0b1110)");
+      for (int e = 0; e < 4; ++e) f[r * K + 4 * q + e] = 0.0, iv[r * K + 4 * q + e] = 0;
+      for (int e = 0; e < 2; ++e) {
+        const int pos = 4 * q + static_cast<int>(e == 0 ? i0 : i1);
+        f[r * K + pos] = cf[static_cast<std::size_t>(r * K / 2 + 2 * q + e)];
+        iv[r * K + pos] = ci[static_cast<std::size_t>(r * K / 2 + 2 * q + e)];
+      }
+    }
+}
+
 // The zero-column mask descriptor of tcgen05.mma.ws (source 8; PTX ISA "Zero-Column Mask
 // Descriptor"): zero[n] for each of D's N columns whose B column is taken as zeros, and the column
 // shift (D's column n uses B's column n + shift). The mask is 128 / M sub-masks of N M / 128 bits;
@@ -555,6 +615,13 @@ void PtxCta::Impl::tc_mma_lane(Warp& w, const Inst& in, int l) {
     const auto ao = static_cast<std::size_t>(h * nb * Mc * K), bo = static_cast<std::size_t>(h * Nc * K);
     if (a_tmem) {
       tc_a_from_tmem(w, in, l, d, c, static_cast<std::uint32_t>(a_op), Mc, nb, af.data() + ao, ai.data() + ao);
+    } else if (d.sparse) {  // .sp: K / 2 elements a row in shared memory, placed by the metadata
+      TcDesc dc = d;
+      dc.k = K / 2;
+      std::vector<double> cf(static_cast<std::size_t>(Mc * K / 2));
+      std::vector<std::int32_t> ci(cf.size());
+      tc_smem_operand(w, in, l, dc, c.shared, a_op, "A", d.mn_a, d.a, Mc, d.neg_a, cf.data(), ci.data());
+      tc_sparse_expand(w, in, l, d, c, Mc, cf, ci, af.data() + ao, ai.data() + ao);
     } else {  // one copy from shared memory serves every lane block
       tc_smem_operand(w, in, l, d, c.shared, a_op, "A", d.mn_a, d.a, Mc, d.neg_a, af.data() + ao, ai.data() + ao);
       const auto blk = static_cast<std::ptrdiff_t>(Mc * K);
@@ -594,8 +661,9 @@ void PtxCta::Impl::tc_mma_lane(Warp& w, const Inst& in, int l) {
   // disable-output-lane: sources 8.. (one bit per TMEM lane)
   // (.cta_group::2: words 0-3 the even CTA's lanes, 4-7 the odd one's)
   auto disabled = [&](int h, std::uint32_t lane) {
-    return !scaled && !ws && in.nsrc > 8 &&
-           (get(w, p.src(in, 8 + 4 * h + static_cast<int>(lane / 32)), l) >> (lane % 32) & 1u);
+    const int first = d.sparse ? 10 : 8;  // .sp: the metadata address comes first
+    return !scaled && !ws && in.nsrc > first &&
+           (get(w, p.src(in, first + 4 * h + static_cast<int>(lane / 32)), l) >> (lane % 32) & 1u);
   };
   for (int h = 0; h < pair; ++h) {
     TensorMemory& dt = pair_cta(w, in, l, h).tmem;
@@ -622,7 +690,12 @@ void PtxCta::Impl::tc_mma_lane(Warp& w, const Inst& in, int l) {
   work.pair = pair == 2;  // each CTA's SM reads its own halves of A and B
   work.lane_blocks = static_cast<std::uint8_t>(nb);
   const int b_rows = in.sub & P::kTcBReuse ? 0 : Nc + shift;  // .ws ::use/::lastuse: B from a collector buffer
-  work.smem_bytes = static_cast<std::uint32_t>(((a_tmem ? 0 : Mc) + b_rows) * K * eba / (d.packed ? 2 : 1));
+  work.smem_bytes = static_cast<std::uint32_t>(((a_tmem     ? 0
+                                                 : d.sparse ? Mc / 2
+                                                            : Mc) +
+                                                b_rows) *
+                                               K * eba / (d.packed ? 2 : 1));  // .sp: A's K / 2 elements a row
+  work.sparse = d.sparse;
   w.async.tc_mma.push_back(work);
 }
 

@@ -1355,6 +1355,7 @@ double NvidiaMachine::tc_service(const TcMma& m) const {
   // pairs; Layouts E and G: .ws with M = 64 and 32) fill every lane with a block of D's columns
   const double rows = (m.pair ? m.m / 2.0 : m.m) * m.lane_blocks;
   w.flops = 2.0 * std::max<double>(rows, static_cast<double>(t.mma_datapath_rows)) * m.n / m.lane_blocks * m.k;
+  if (m.sparse) w.flops /= 2;  // .sp: the datasheet's sparse rates are twice the dense ones (B200: 4.5 PF FP16)
   w.smem_bytes = m.smem_bytes;
   const bool f4 = kind == P::TcKind::Mxf4 || kind == P::TcKind::Mxf4nvf4;  // ::f8f6f4/mxf8f6f4: the fp8 rate
   w.flops_per_cycle = kind == P::TcKind::F16    ? t.mma_flops_per_cycle_f16

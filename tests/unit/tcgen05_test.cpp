@@ -649,6 +649,128 @@ TEST(Tcgen05, BlockScaledKindsScaleEveryKBlock) {
   run_case(n2);
 }
 
+// tcgen05.mma.sp (sparse A, M = 128, one CTA): each row of A keeps two of every four K elements at
+// positions a random meaningful metadata nibble names (the test's own table of the ISA's seven);
+// shared memory holds the compressed K / 2 elements a row (compressed element 2q at the nibble's
+// low index, 2q + 1 at its high one), the metadata sits in TMEM columns after D, laid out as
+// CUTLASS's tmem_e_frg (8-bit kinds: row r in lane r, chunk q at bit 4q of 64 bits; f16: rows r and
+// r + 8 share lanes 16i + r0 (+8 for chunks 4..7), row r + 8's nibbles in the upper 16 bits), and D
+// must equal the dense product of the expanded A and B bit for bit.
+void run_sparse_case(const std::string& name, const std::string& kind, const std::string& ta, const std::string& tb,
+                     int N, int ksteps, int swz) {
+  SCOPED_TRACE(name);
+  std::mt19937 rng(static_cast<std::uint32_t>(std::hash<std::string>{}(name)));
+  const bool f16 = kind == "f16", i8 = kind == "i8";
+  const int M = 128, K = f16 ? 32 : 64, Kt = K * ksteps, eb = f16 ? 2 : 1,
+            mper = f16 ? 1 : 2;  // metadata columns a step
+  int mcols = 1;
+  while (mcols < mper * ksteps) mcols *= 2;
+  const Layout la{M, Kt / 2, eb, swz, false}, lb{N, Kt, eb, swz, false};
+  const std::uint32_t b_off = (la.bytes() + 1023) / 1024 * 1024;
+  std::vector<std::uint8_t> img(b_off + lb.bytes(), 0);
+  std::vector<double> A(static_cast<std::size_t>(M * Kt), 0.0), B(static_cast<std::size_t>(N * Kt));
+  std::vector<std::uint32_t> meta(static_cast<std::size_t>(128 * mcols), 0);
+  auto value = [&](const std::string& t, double& v) -> std::uint32_t {
+    if (t == "s8" || t == "u8") {
+      const int x = t == "s8" ? static_cast<int>(rng() % 9) - 4 : static_cast<int>(rng() % 9);
+      v = x;
+      return static_cast<std::uint32_t>(x) & 0xff;
+    }
+    const Enc* e = enc(t);
+    const int i = 1 + static_cast<int>(rng() % 5);
+    const bool neg = rng() % 2;
+    v = neg ? -kVals[i] : kVals[i];
+    return e->bits[i] | (neg ? e->sign : 0);
+  };
+  static const std::uint32_t kNibbles[] = {0b0100, 0b1000, 0b1100, 0b1001, 0b1101, 0b0110, 0b1110};
+  for (int r = 0; r < M; ++r)
+    for (int q = 0; q < Kt / 4; ++q) {
+      const std::uint32_t nib = kNibbles[rng() % 7];
+      const int st = q / (K / 4), qs = q % (K / 4);
+      for (int e = 0; e < 2; ++e) {
+        double v;
+        const std::uint32_t bits = value(ta, v);
+        A[static_cast<std::size_t>(r * Kt + 4 * q + static_cast<int>(e ? nib >> 2 : nib & 3))] = v;
+        std::memcpy(img.data() + la.offset(r, 2 * q + e), &bits, static_cast<std::size_t>(eb));
+      }
+      // the nibble's lane and bit in this step's metadata columns
+      const int lane = f16 ? 16 * (r / 16) + r % 8 + 8 * (qs / 4) : r;
+      const int bit = f16 ? 16 * ((r / 8) % 2) + 4 * (qs % 4) : 4 * qs;
+      meta[static_cast<std::size_t>(lane * mcols + st * mper + bit / 32)] |= nib << (bit % 32);
+    }
+  for (int n = 0; n < N; ++n)
+    for (int k = 0; k < Kt; ++k) {
+      double v;
+      const std::uint32_t bits = value(tb, v);
+      B[static_cast<std::size_t>(n * Kt + k)] = v;
+      std::memcpy(img.data() + b_off + lb.offset(n, k), &bits, static_cast<std::size_t>(eb));
+    }
+  auto fmt = [](const std::string& t) -> std::uint32_t { return t == "f16" || t == "e4m3" || t == "u8" ? 0 : 1; };
+  const std::uint32_t idesc = 1u << 2 | (i8 ? 2u : 1u) << 4 | fmt(ta) << 7 | fmt(tb) << 10 |
+                              static_cast<std::uint32_t>(N >> 3) << 17 | static_cast<std::uint32_t>(M >> 4) << 24;
+  int ncols = 32;
+  while (ncols < N + mcols) ncols *= 2;
+  std::ostringstream s;
+  s << ".version 8.7\n.target sm_100a\n.address_size 64\n.extern .shared .align 1024 .b8 smem[];\n"
+    << ".visible .entry k(.param .u64 img, .param .u32 nwords, .param .u64 out, .param .u64 mimg)\n{\n"
+    << kCopyPrologue << "  setp.ne.u32 %p4, %r1, %r1;\n  setp.eq.u32 %p5, %r1, %r1;\n"
+    << "  @%p2 bra ALLOCATED;\n  tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%r9], " << ncols << ";\n"
+    << "ALLOCATED:\n  @%p3 bra INITED;\n  mbarrier.init.shared::cta.b64 [%r8], 1;\nINITED:\n"
+    << "  tcgen05.fence::before_thread_sync;\n  bar.sync 0;\n  tcgen05.fence::after_thread_sync;\n"
+    << "  ld.shared.u32 %r11, [%r9];\n  shl.b32 %r12, %r10, 21;\n  add.u32 %r13, %r11, %r12;\n"
+    << "  ld.param.u64 %rd13, [mimg];\n  cvta.to.global.u64 %rd13, %rd13;\n  mul.wide.u32 %rd14, %r1, " << mcols * 4
+    << ";\n  add.s64 %rd13, %rd13, %rd14;\n";
+  for (int j = 0; j < mcols; ++j) s << "  ld.global.u32 %r" << 120 + j << ", [%rd13+" << 4 * j << "];\n";
+  s << "  tcgen05.st.sync.aligned.32x32b.x" << mcols << ".b32 [%r13+" << N << "], " << regs(120, mcols) << ";\n"
+    << "  tcgen05.wait::st.sync.aligned;\n  tcgen05.fence::before_thread_sync;\n  bar.sync 0;\n"
+    << "  tcgen05.fence::after_thread_sync;\n  @%p3 bra ISSUED;\n  mov.b32 %r14, " << idesc << ";\n"
+    << "  cvt.u64.u32 %rd6, %r3;\n  shr.u64 %rd6, %rd6, 4;\n";
+  for (int st = 0; st < ksteps; ++st)
+    s << "  add.s64 %rd9, %rd6, " << la.desc() + la.start(st * K / 2) / 16 << ";\n  add.s64 %rd10, %rd6, "
+      << lb.desc() + (b_off + lb.start(st * K)) / 16 << ";\n  add.u32 %r16, %r11, " << N + st * mper << ";\n"
+      << "  tcgen05.mma.sp.cta_group::1.kind::" << kind << " [%r11], %rd9, %rd10, [%r16], %r14, "
+      << (st == 0 ? "%p4" : "%p5") << ";\n";
+  s << "  tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [%r8];\nISSUED:\n"
+    << "WAIT:\n  mbarrier.try_wait.parity.shared::cta.b64 %p6, [%r8], 0;\n  @!%p6 bra WAIT;\n"
+    << "  tcgen05.fence::after_thread_sync;\n  ld.param.u64 %rd11, [out];\n  cvta.to.global.u64 %rd11, %rd11;\n"
+    << "  mul.wide.u32 %rd12, %r1, " << N * 4 << ";\n  add.s64 %rd11, %rd11, %rd12;\n";
+  read_d_back(s, N);
+  s << "  tcgen05.fence::before_thread_sync;\n  bar.sync 0;\n  @%p2 bra DONE;\n"
+    << "  tcgen05.dealloc.cta_group::1.sync.aligned.b32 %r11, " << ncols << ";\nDONE:\n  ret;\n}\n";
+  const auto dir = case_dir() / name;
+  std::filesystem::create_directories(dir);
+  write_file(dir / "img.bin", img);
+  write_file(dir / "m.bin", meta);
+  std::ofstream(dir / "k.ptx") << s.str();
+  const std::string args = R"({"buffer": "u8", "count": )" + std::to_string(img.size()) +
+                           R"(, "init": "file:img.bin"}, {"type": "u32", "value": )" + std::to_string(img.size() / 4) +
+                           R"(}, {"buffer": "u32", "count": )" + std::to_string(128 * N) +
+                           R"(}, {"buffer": "u32", "count": )" + std::to_string(meta.size()) +
+                           R"(, "init": "file:m.bin"})";
+  const api::RunResult r = run_ptx(dir, args, static_cast<int>(img.size()));
+  const auto* d = reinterpret_cast<const std::uint32_t*>(r.outputs.at(1).bytes.data());
+  int bad = 0;
+  for (int row = 0; row < M; ++row)
+    for (int n = 0; n < N; ++n) {
+      double ref = 0;
+      for (int k = 0; k < Kt; ++k)
+        ref += A[static_cast<std::size_t>(row * Kt + k)] * B[static_cast<std::size_t>(n * Kt + k)];
+      const std::uint32_t got = d[row * N + n];
+      float f;
+      std::memcpy(&f, &got, 4);
+      const double g = i8 ? static_cast<double>(static_cast<std::int32_t>(got)) : f;
+      if (g != ref && bad++ < 5) ADD_FAILURE() << "D[" << row << "][" << n << "] = " << g << ", expected " << ref;
+    }
+  EXPECT_EQ(bad, 0);
+}
+
+TEST(Tcgen05, SparseMmaPlacesEachRowsKeptElementsByItsMetadata) {
+  run_sparse_case("sp_f16_n64_2steps", "f16", "f16", "f16", 64, 2, 2);
+  run_sparse_case("sp_bf16_n32_noswz", "f16", "bf16", "bf16", 32, 1, 0);
+  run_sparse_case("sp_e4m3_e5m2_n48", "f8f6f4", "e4m3", "e5m2", 48, 2, 2);
+  run_sparse_case("sp_s8_u8_n32_swz64", "i8", "s8", "u8", 32, 1, 4);
+}
+
 // ---- tcgen05.cp ---------------------------------------------------------------------------------
 
 // tcgen05.cp of `shape` from a shared-memory image laid out here in the canonical K-major layout of
@@ -1355,7 +1477,6 @@ TEST(Tcgen05, LoadWithReductionGivesEachThreadTheMinOrMaxOfItsCells) {
 TEST(Tcgen05, InstructionsNotBuiltStopWithTheirNames) {
   const std::pair<const char*, const char*> cases[] = {
       {"tcgen05.mma.ws.sp.cta_group::1.kind::f16 [%r4], %rd1, %rd2, [%r4], %r6, %p1;\n", "tcgen05.mma.ws.sp"},
-      {"tcgen05.mma.sp.cta_group::1.kind::f16 [%r4], %rd1, %rd2, [%r4], %r6, %p1;\n", "tcgen05.mma.sp"},
   };
   int i = 0;
   for (const auto& [inst, needle] : cases)
@@ -1363,6 +1484,20 @@ TEST(Tcgen05, InstructionsNotBuiltStopWithTheirNames) {
   // fp4 A in tensor memory (its container layout is only a figure) and the K = 96 fp4 form
   expect_stop("fp4_a_tmem", mma_body("f8f6f4", 1u << 4 | 5u << 7 | 5u << 10 | 2u << 17 | 8u << 24, true),
               ErrorKind::Unsupported, {"e2m1 A of .kind::f8f6f4/mxf8f6f4 in tensor memory"});
+  // tcgen05.mma.sp: a metadata nibble outside the ISA's seven, .kind::tf32, M = 64, no sparsity bit
+  const auto sp = [](const std::string& kind, std::uint32_t id) {
+    return "  .shared .align 16 .b8 pad[4096];\n"  // room for the zero descriptors' A and B
+           "  tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%r4], 512;\n  ld.shared.u32 %r6, [%r4];\n"
+           "  mov.b64 %rd1, 0x0000400000000000;\n  setp.eq.u32 %p1, %r6, %r6;\n  mov.b32 %r7, " +
+           std::to_string(id) + ";\n  add.u32 %r8, %r6, 256;\n  tcgen05.mma.sp.cta_group::1.kind::" + kind +
+           " [%r6], %rd1, %rd1, [%r8], %r7, %p1;\n";
+  };
+  expect_stop("sp_zero_metadata", sp("f16", 1u << 2 | 1u << 4 | 2u << 17 | 8u << 24), ErrorKind::KernelFault,
+              {"tcgen05.mma.sp", "metadata nibble 0", "meaningful"});
+  expect_stop("sp_tf32", sp("tf32", 1u << 2 | 1u << 4 | 2u << 7 | 2u << 10 | 2u << 17 | 8u << 24),
+              ErrorKind::Unsupported, {"tcgen05.mma.sp .kind::tf32"});
+  expect_stop("sp_m64", sp("f16", 1u << 2 | 1u << 4 | 2u << 17 | 4u << 24), ErrorKind::Unsupported, {"M = 64"});
+  expect_stop("sp_no_bit", sp("f16", 1u << 4 | 2u << 17 | 8u << 24), ErrorKind::KernelFault, {"sparsity bit (bit 2)"});
   expect_stop("cp_half_decompression", "  tcgen05.cp.cta_group::1.128x256b.b4x16_p64 [%r4], %rd1;\n", ErrorKind::Parse,
               {".b8x16 with one of"});
   expect_stop("mxf4_k96",
@@ -1547,11 +1682,13 @@ TEST(ClusterLaunchControl, AFailedRequestAndMisuse) {
 // swizzle) back to back, commits once, and every thread waits for the commit's arrival.
 std::string mma_loop_kernel(const std::string& kind, int n, int count, int fmt, bool a_tmem, int m) {
   const bool scaled = kind.rfind("mx", 0) == 0;  // block-scaled: its descriptor table, scales at column 256
+  const bool sparse = kind == "f16.sp";          // tcgen05.mma.sp .kind::f16: metadata 0b0100 at column 256
   const std::uint32_t id =
       scaled ? static_cast<std::uint32_t>(fmt) << 7 | static_cast<std::uint32_t>(fmt) << 10 |
                    static_cast<std::uint32_t>(n >> 3) << 17 | 1u << 23 | static_cast<std::uint32_t>(m >> 7) << 27
-             : 1u << 4 | static_cast<std::uint32_t>(fmt) << 7 | static_cast<std::uint32_t>(fmt) << 10 |
-                   static_cast<std::uint32_t>(n >> 3) << 17 | static_cast<std::uint32_t>(m >> 4) << 24;
+             : (sparse ? 1u << 2 : 0u) | 1u << 4 | static_cast<std::uint32_t>(fmt) << 7 |
+                   static_cast<std::uint32_t>(fmt) << 10 | static_cast<std::uint32_t>(n >> 3) << 17 |
+                   static_cast<std::uint32_t>(m >> 4) << 24;
   const std::uint64_t desc = (128ull >> 4) << 16 | (256ull >> 4) << 32 | 1ull << 46;  // LBO 128, SBO 256, no swizzle
   std::ostringstream s;
   s << ".version 8.7\n.target sm_100a\n.address_size 64\n.extern .shared .align 1024 .b8 smem[];\n"
@@ -1561,13 +1698,22 @@ std::string mma_loop_kernel(const std::string& kind, int n, int count, int fmt, 
        "smem;\n"
     << "  setp.ne.u32 %p1, %r2, 0;\n  setp.ne.u32 %p2, %r1, 0;\n  @%p1 bra A;\n"
     << "  tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%r4], 512;\nA:\n  @%p2 bra B;\n"
-    << "  mbarrier.init.shared::cta.b64 [%r5], 1;\nB:\n  bar.sync 0;\n  ld.shared.u32 %r6, [%r4];\n  @%p2 bra ISSUED;\n"
+    << "  mbarrier.init.shared::cta.b64 [%r5], 1;\nB:\n  bar.sync 0;\n  ld.shared.u32 %r6, [%r4];\n";
+  if (sparse)  // every warp writes nibbles 0b0100 into its lanes of column 256, then all meet
+    s << "  shl.b32 %r10, %r2, 21;\n  add.u32 %r11, %r6, %r10;\n  add.u32 %r11, %r11, 256;\n"
+      << "  mov.b32 %r9, 0x44444444;\n  tcgen05.st.sync.aligned.32x32b.x1.b32 [%r11], {%r9};\n"
+      << "  tcgen05.wait::st.sync.aligned;\n  tcgen05.fence::before_thread_sync;\n  bar.sync 0;\n"
+      << "  tcgen05.fence::after_thread_sync;\n";
+  s << "  @%p2 bra ISSUED;\n"
     << "  cvt.u64.u32 %rd1, %r3;\n  shr.u64 %rd1, %rd1, 4;\n  add.s64 %rd1, %rd1, " << desc << ";\n  mov.b32 %r7, "
     << id << ";\n"
     << "  setp.eq.u32 %p3, %r1, %r1;\n  add.u32 %r8, %r6, 256;\n";
+
   for (int i = 0; i < count; ++i)
     if (kind == "cp")  // tcgen05.cp of 128 rows x 32 bytes into column 256
       s << "  tcgen05.cp.cta_group::1.128x256b [%r8], %rd1;\n";
+    else if (sparse)
+      s << "  tcgen05.mma.sp.cta_group::1.kind::f16 [%r6], %rd1, %rd1, [%r8], %r7, %p3;\n";
     else if (kind == "shift")  // tcgen05.shift of lanes 0-31, columns 256-263
       s << "  tcgen05.shift.cta_group::1.down [%r8];\n";
     else
@@ -1607,6 +1753,11 @@ TEST(Tcgen05Timing, AnMmaCostsItsFlopAtTheKindsRateOrItsSharedMemoryBytes) {
               std::max(2.0 * 128 * 256 * 32 / d.tcgen05.mma_flops_per_cycle_f8f6f4, 384.0 * 32 / port), 1.0);
   // tcgen05.cp .128x256b: no FLOP, its 4096 bytes over the shared-memory port, on the same engine
   EXPECT_NEAR(per_mma("cp", 8, 0), 128.0 * 32 / port, 1.0);
+  // tcgen05.mma.sp .kind::f16 M128 N256 K32: half the FLOP of its dense product at the f16 rate, or
+  // its A (K/2 = 16 elements a row) and B (K = 32) bytes over the port, whichever is longer
+  EXPECT_NEAR(per_mma("f16.sp", 256, 0),
+              std::max(2.0 * 128 * 256 * 32 / 2 / d.tcgen05.mma_flops_per_cycle_f16, (128.0 * 32 + 256.0 * 64) / port),
+              1.0);
   // tcgen05.shift: no FLOP, 31 rows x 32 bytes read and written over the TMEM path, on the same engine
   EXPECT_NEAR(per_mma("shift", 8, 0), 2.0 * 31 * 32 / d.tcgen05.tmem_bytes_per_cycle, 0.5);
   // M128 N64 K16 f16 reads (128+64)*32 bytes: bound by the shared-memory port, unless A is in TMEM
