@@ -303,6 +303,21 @@ api::RunResult run_ptx(const std::filesystem::path& dir, const std::string& args
                          opts);
 }
 
+// A random operand value of type t (s8/u8: small integers; floats: +-kVals, non-zero when asked) as
+// v and as its encoding.
+std::uint32_t random_value(std::mt19937& rng, const std::string& t, double& v, bool nonzero = false) {
+  if (t == "s8" || t == "u8") {
+    const int x = t == "s8" ? static_cast<int>(rng() % 9) - 4 : static_cast<int>(rng() % 9);
+    v = x;
+    return static_cast<std::uint32_t>(x) & 0xff;
+  }
+  const Enc* e = enc(t);
+  const int i = nonzero ? 1 + static_cast<int>(rng() % 5) : static_cast<int>(rng() % 6);
+  const bool neg = rng() % 2;
+  v = neg ? -kVals[i] : kVals[i];
+  return e->bits[i] | (neg ? e->sign : 0);
+}
+
 void run_case(const Case& c) {
   SCOPED_TRACE(c.name);
   std::mt19937 rng(static_cast<std::uint32_t>(std::hash<std::string>{}(c.name)));
@@ -319,18 +334,7 @@ void run_case(const Case& c) {
   std::vector<std::uint8_t> img(b_off + lb.bytes(), 0);
   std::vector<double> A(static_cast<std::size_t>(M * Kt)), B(static_cast<std::size_t>(NB * Kt));
   std::vector<std::uint32_t> a_cells(static_cast<std::size_t>(128 * std::max(acols, 1)), 0);
-  auto value = [&](const std::string& t, double& v) -> std::uint32_t {
-    if (t == "s8" || t == "u8") {
-      const int x = t == "s8" ? static_cast<int>(rng() % 9) - 4 : static_cast<int>(rng() % 9);
-      v = x;
-      return static_cast<std::uint32_t>(x) & 0xff;
-    }
-    const Enc* e = enc(t);
-    const int i = static_cast<int>(rng() % 6);
-    const bool neg = rng() % 2;
-    v = neg ? -kVals[i] : kVals[i];
-    return e->bits[i] | (neg ? e->sign : 0);
-  };
+  auto value = [&](const std::string& t, double& v) { return random_value(rng, t, v); };
   // element k of a row whose byte position `pos` the layout gives for k (k / 2 when packed): fp4 of
   // the packed kinds in the nibble k % 2 (low first); other fp6/fp4 packed at the start of their
   // 16-byte unit, element i at bits 6i / 4i, the unit's last 4 / 8 bytes left as padding
@@ -670,18 +674,7 @@ void run_sparse_case(const std::string& name, const std::string& kind, const std
   std::vector<std::uint8_t> img(b_off + lb.bytes(), 0);
   std::vector<double> A(static_cast<std::size_t>(M * Kt), 0.0), B(static_cast<std::size_t>(N * Kt));
   std::vector<std::uint32_t> meta(static_cast<std::size_t>(128 * mcols), 0);
-  auto value = [&](const std::string& t, double& v) -> std::uint32_t {
-    if (t == "s8" || t == "u8") {
-      const int x = t == "s8" ? static_cast<int>(rng() % 9) - 4 : static_cast<int>(rng() % 9);
-      v = x;
-      return static_cast<std::uint32_t>(x) & 0xff;
-    }
-    const Enc* e = enc(t);
-    const int i = 1 + static_cast<int>(rng() % 5);
-    const bool neg = rng() % 2;
-    v = neg ? -kVals[i] : kVals[i];
-    return e->bits[i] | (neg ? e->sign : 0);
-  };
+  auto value = [&](const std::string& t, double& v) { return random_value(rng, t, v, true); };
   static const std::uint32_t kNibbles[] = {0b0100, 0b1000, 0b1100, 0b1001, 0b1101, 0b0110, 0b1110};
   for (int r = 0; r < M; ++r)
     for (int q = 0; q < Kt / 4; ++q) {
