@@ -663,8 +663,15 @@ bool parse_vmem(const std::string& base, const std::string& mcname, Inst& in, co
     else if (mcname.find("_IDXEN") != std::string::npos) in.idxen = true;
     else if (mcname.find("_OFFEN") != std::string::npos) in.offen = true;
     if (mcname.find("_LDS_") != std::string::npos || in.lds_dma) {
-      problem = base + " with lds (loads straight into LDS)";
-      return false;
+      // LDS DMA: the loaded bytes go to LDS at M0 + offset + lane * (4, or 16 above 4 bytes), not
+      // to registers (sim/functional/amd_mem.cpp); M0 is an implicit use of the encoding
+      if (m.kind != MemKind::Load || m.d16 || m.bytes == 8) {
+        problem = base + " with lds (loads straight into LDS; kernsim implements the 1/2/4/12/16-byte loads)";
+        return false;
+      }
+      in.lds_dma = true;
+      in.ndst = 0;
+      while (k < u.size() && u[k].kind == Kind::Sgpr && u[k].reg == kSgprM0) ++k;
     }
   } else {
     bool vaddr = true, saddr = false;

@@ -366,6 +366,30 @@ void AmdWorkgroup::Impl::ds(Wave& w, const Inst& in) {
 // ---------------------------------------------------------------------------------------------
 // FLAT / GLOBAL / SCRATCH / MUBUF
 
+// A MUBUF load with `lds` (LDS DMA): each active lane's bytes go to LDS, not to its registers, at
+// M0 + the instruction offset + lane * 4 (loads of up to 4 bytes) or lane * 16 (gfx950's 12- and
+// 16-byte forms), as LLVM's AMDGPU documentation (AMDGPUDMAOperations, AMDGPUUsage) describes the
+// buffer/global load-to-LDS operations. A lane out of the buffer's range writes zeros, as its
+// ordinary load would return. Every lane's LDS range is checked before any lane writes.
+void AmdWorkgroup::Impl::lds_dma(Wave& w, const Inst& in, std::uint8_t* const* ptr) {
+  const U64 exec = w.exec();
+  const U64 n = in.mem.bytes;
+  const U64 stride = n <= 4 ? 4 : 16;
+  const U64 base = U64{w.s[kM0]} + static_cast<U64>(static_cast<std::int64_t>(in.offset));
+  for_lanes(exec, [&](int l) {
+    const U64 a = base + static_cast<U64>(l) * stride;
+    if (a + n > lds.size())
+      fault(w, in, l, "LDS DMA load of " + std::to_string(n) + " bytes to LDS offset " + std::to_string(a) + " (M0 " +
+                          std::to_string(w.s[kM0]) + ") is outside the workgroup's " + std::to_string(lds.size()) +
+                          " bytes of LDS");
+  });
+  w.lds_dma_base = base;
+  static const std::uint8_t zeros[16] = {};
+  for_lanes(exec, [&](int l) {
+    std::memcpy(lds.data() + base + static_cast<U64>(l) * stride, ptr[l] ? ptr[l] : zeros, static_cast<std::size_t>(n));
+  });
+}
+
 void AmdWorkgroup::Impl::vmem(Wave& w, const Inst& in) {
   if (in.op != Op::vmem) return;  // buffer_wbl2, buffer_inv and other cache controls
   const MemOp& m = in.mem;
@@ -501,6 +525,10 @@ perform:
              (w.lanes_global ? AmdStepInfo::kGlobal : 0);
   switch (m.kind) {
     case MemKind::Load:
+      if (in.lds_dma) {
+        lds_dma(w, in, ptr);
+        return;
+      }
       for_lanes(exec, [&](int l) {
         if (ptr[l]) {
           put_load(w, in, l, ptr[l]);

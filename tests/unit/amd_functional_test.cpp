@@ -366,6 +366,38 @@ TEST(AmdSemantics, Fp8ConversionsFollowEachPartsFormat) {
   }
 }
 
+TEST(AmdSemantics, BufferLoadToLdsWritesEachLanesBytesAtM0PlusOffsetPlusLaneSlot) {
+  // src holds 0, 1, 2, ... (iota); lane t loads SIZE bytes at byte t * SIZE (+ offset) into LDS at
+  // byte 256 (M0) + offset + t * (SIZE <= 4 ? 4 : 16); lanes past num_records write zeros; every
+  // other LDS word keeps the pattern 0xa5a50000 + word index
+  struct Case {
+    const char* arch;
+    const char* kernel;
+    std::uint32_t size, offset, src_bytes;
+  };
+  for (const Case& c : {Case{"mi300x", "dma_dword", 4, 0, 200}, Case{"mi355x", "dma_dword", 4, 0, 200},
+                        Case{"mi355x", "dma_dword_offset", 4, 32, 200}, Case{"mi355x", "dma_dwordx4", 16, 0, 1000}}) {
+    char json[512];
+    std::snprintf(json, sizeof json, R"({"source": "lds_dma.hip", "kernel": "%s", "grid": 1, "block": 128, "args": [
+        {"buffer": "u32", "count": 1024, "init": "iota"}, {"type": "u32", "value": %u},
+        {"buffer": "u32", "count": 2048}]})",
+                  c.kernel, c.src_bytes);
+    auto out = as<std::uint32_t>(run_amd(json, kAmd, c.arch)[2]);
+    ASSERT_EQ(out.size(), 2048u) << c.kernel;
+    std::vector<std::uint32_t> want(2048);
+    for (std::uint32_t i = 0; i < 2048; ++i) want[i] = 0xa5a50000u + i;
+    const std::uint32_t slot = c.size <= 4 ? 4 : 16;
+    for (std::uint32_t t = 0; t < 64; ++t) {
+      const std::uint32_t g = t * c.size + c.offset;  // byte in src
+      const bool in_range = g + c.size <= c.src_bytes;
+      for (std::uint32_t k = 0; k < c.size / 4; ++k)
+        want[(256 + c.offset + t * slot) / 4 + k] = in_range ? g / 4 + k : 0u;
+    }
+    for (std::uint32_t i = 0; i < 2048; ++i)
+      ASSERT_EQ(out[i], want[i]) << c.arch << " " << c.kernel << " LDS word " << i;
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // MFMA shapes: every dense shape and input type, single- and multi-block, against a plain matrix
 // product (small integers: exact in f16, bf16, fp8, bf8, i8)
