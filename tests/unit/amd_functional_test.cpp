@@ -366,6 +366,42 @@ TEST(AmdSemantics, Fp8ConversionsFollowEachPartsFormat) {
   }
 }
 
+TEST(AmdInputs, RocmVectorClassesHalfMathAndFp8PairsCompute) {
+  // tests/data/amd/rocm_types.hip: each lane writes 16 floats; every value is recomputed here
+  auto bf16 = [](float f) {  // round to nearest even
+    std::uint32_t b;
+    std::memcpy(&b, &f, 4);
+    b = (b + 0x7fffu + ((b >> 16) & 1u)) & 0xffff0000u;
+    std::memcpy(&f, &b, 4);
+    return f;
+  };
+  for (const char* arch : {"mi300x", "mi355x"}) {
+    auto out = run_amd(R"({"source": "rocm_types.hip", "kernel": "rocm_types", "grid": 1, "block": 64,
+                           "args": [{"buffer": "f32", "count": 64, "init": "uniform"}, {"buffer": "f32", "count": 1024}]})",
+                       kAmd, arch);
+    const auto in = as<float>(out[0]), r = as<float>(out[1]);
+    ASSERT_EQ(r.size(), 1024u);
+    for (int l = 0; l < 64; ++l) {
+      const float x = in[l], *o = &r[16 * l];
+      EXPECT_EQ(o[0], 2.0f * l + 3) << "int4(a, b, c, d) lane " << l;
+      EXPECT_EQ(o[1], 7.0f * l) << "int2 from a braced argument lane " << l;
+      EXPECT_NEAR(o[2], 2 * x + 1 - 1 / x, 1e-5 * (1 + std::fabs(1 / x))) << "float4 operators lane " << l;
+      EXPECT_NEAR(o[3], 7.0f - 1.0f / 3, 1e-6) << l;
+      EXPECT_EQ(o[4], 1.0f) << "Native_vec_ through .data and back, lane " << l;
+      EXPECT_EQ(o[5], 1.0f) << "operator== lane " << l;
+      EXPECT_EQ(o[6], bf16(std::exp2(bf16(x)))) << "h2exp2 on __hip_bfloat162 lane " << l;
+      EXPECT_EQ(o[7], bf16(std::fabs(x))) << "__habs2 lane " << l;
+      EXPECT_EQ(o[8], std::max(bf16(-x), 0.0f)) << "__hmax2 lane " << l;
+      EXPECT_NEAR(o[9], std::log2(x + 2.0f), 2e-3) << "hlog2 on __half lane " << l;
+      EXPECT_NEAR(o[10], x, std::max(std::fabs(x) / 16, 1.0f / 1024)) << "__hip_fp8x4_e4m3 element 0 lane " << l;
+      EXPECT_EQ(o[11], 448.0f) << "e4m3's largest finite value, lane " << l;
+      EXPECT_EQ(o[12], 448.0f) << "1000 saturates, lane " << l;
+      EXPECT_EQ(o[14], float(0x28bc)) << "__hip_fp8x2_e4m3 bytes: -1.5 (0xbc) low, 0.25 (0x28) high, lane " << l;
+      EXPECT_EQ(o[15], -1.5f) << l;
+    }
+  }
+}
+
 TEST(AmdSemantics, BufferLoadToLdsWritesEachLanesBytesAtM0PlusOffsetPlusLaneSlot) {
   // src holds 0, 1, 2, ... (iota); lane t loads SIZE bytes at byte t * SIZE (+ offset) into LDS at
   // byte 256 (M0) + offset + t * (SIZE <= 4 ? 4 : 16); lanes past num_records write zeros; every
