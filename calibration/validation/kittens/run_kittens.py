@@ -9,8 +9,9 @@ spec (tk_specs.py: the kernel's `matmul_globals` struct with its pointers and te
 matrices as spec-level buffers), runs it on h200 at --check-n with every CTA (--full
 --dump-buffers) and compares C with a numpy matrix product of the same A and B, then times it at
 --n. The HipKittens kernel (kernels/gemm/bf16fp32/mi350x/256_256_64_32_with16x32.cpp, an 8192^3
-bf16 GEMM: its sizes are #defines) is run on mi355x, sampled, and its sampled output tiles are
-checked the same way. Nothing of either project is written into this repository: the specs and
+bf16 GEMM: its sizes are #defines) is run on mi355x at --hk-check-n with every workgroup (a copy of
+the source with the #defines set, in the output directory) and C compared with numpy's A B^T, then
+timed as written (8192^3, sampled). Nothing of either project is written into this repository: the specs and
 dumps go to a temporary directory (--out keeps them).
 
 Exit status: 0 when every launch ran and every checked output matched, 1 otherwise.
@@ -18,6 +19,7 @@ Exit status: 0 when every launch ran and every checked output matched, 1 otherwi
 import argparse
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -114,6 +116,42 @@ def hk_spec(hk, m=8192):
             "flops": 2 * m ** 3, "id": "hk_bf16_gemm_mi350x_8192", "family": "hipkittens"}
 
 
+def hk_small_source(hk, out, m):
+    """HipKittens' GEMM fixes its sizes with `#define M 8192` (and K, N): for a check at a size
+    kernsim runs with every workgroup, a copy of the source with the three #defines set to `m` is
+    written to `out` (outside this repository; the copy includes its headers through the spec's
+    include directories, as the original does)."""
+    text = open(os.path.join(hk, HK_GEMM)).read()
+    for d in ("M", "K", "N"):
+        text, k = re.subn(rf"^#define {d} \d+\s*$", f"#define {d} {m}", text, count=1, flags=re.M)
+        if k != 1:
+            raise SystemExit(f"{HK_GEMM}: no `#define {d} <size>` line to set (the kernel changed?)")
+    path = os.path.join(out, f"hk_gemm_{m}.cpp")
+    open(path, "w").write(text)
+    return path
+
+
+def check_hk(ks, out, hk, extra_includes, m):
+    """The GEMM at m^3 with every workgroup: C (bf16) against numpy's A B^T (mma_ABt) of the A and
+    B kernsim generated."""
+    spec = hk_spec(hk, m)
+    spec["source"] = hk_small_source(hk, out, m)
+    spec["compile"]["include_dirs"] += extra_includes
+    path = write_spec(out, f"hk_bf16_gemm_{m}", spec)
+    dump = os.path.join(out, f"hk_bf16_gemm_{m}_dump")
+    rc, so, se = run([ks, "run", path, "--arch", "mi355x", "--full", "--dump-buffers", dump, "--json"])
+    if rc != 0:
+        return False, (se or so).strip()[-2000:] or f"exit {rc}"
+
+    def load(stem, when):
+        return bf16_to_f32(open(os.path.join(dump, f"{stem}.{when}.bin"), "rb").read()).reshape(m, m)
+    a, b, c = load("A", "in"), load("B", "in"), load("C", "out")
+    err = float(np.max(np.abs(c - a.astype(np.float64) @ b.astype(np.float64).T)))
+    tol = 0.02 * np.sqrt(m)
+    t = json.loads(so)["time_us"]
+    return err <= tol, f"max |C - A B^T| = {err:.4g} (tolerance {tol:.3g}); {t:.2f} us"
+
+
 def fetch(url, into):
     subprocess.run(["git", "clone", "--depth", "1", url, into], check=True)
 
@@ -128,8 +166,12 @@ def main():
     ap.add_argument("--n", type=int, default=4096, help="matrix size of the timed runs (0: none)")
     ap.add_argument("--kernsim", help="the kernsim binary (default: build/kernsim, else PATH)")
     ap.add_argument("--out", help="keep specs and dumps here")
+    ap.add_argument("--hk-check-n", type=int, default=512,
+                    help="HipKittens: matrix size of the checked (every-workgroup) run, a copy of the source with "
+                         "its M/K/N #defines set (a multiple of 256; 0: none)")
     ap.add_argument("--hk-include", action="append", default=[],
-                    help="more include directories for HipKittens (pybind11's and Python's: its kernels include pybind11)")
+                    help="more include directories for HipKittens (pybind11's and Python's: its kernels include pybind11; "
+                         "default: both, found through an installed pybind11)")
     args = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="kernsim_kittens_")
     out = args.out or tmp
@@ -154,8 +196,19 @@ def main():
                 line += f"; {args.n}^3: " + (f"{t:.1f} us, {2 * args.n ** 3 / t / 1e6:.1f} TFLOP/s, {why}" if t else f"FAILED {why}")
                 ok &= t is not None
             print(line, flush=True)
+    if hk and not args.hk_include:  # pybind11's and Python's headers, when pybind11 is installed
+        try:
+            import pybind11
+            import sysconfig
+            args.hk_include = [pybind11.get_include(), sysconfig.get_path("include")]
+        except ImportError:
+            pass
     if hk:
         print(f"HipKittens {hk} ({HK_GEMM}, mi355x)")
+        if args.hk_check_n:
+            good, msg = check_hk(ks, out, hk, args.hk_include, args.hk_check_n)
+            ok &= good
+            print(f"  {args.hk_check_n}^3 every workgroup: {'ok' if good else 'FAILED'}  {msg}", flush=True)
         spec = hk_spec(hk)
         spec["compile"]["include_dirs"] += args.hk_include
         path = write_spec(out, "hk_bf16_gemm_8192", spec)
