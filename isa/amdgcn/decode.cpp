@@ -547,6 +547,10 @@ bool parse_ds(const std::string& base, Inst& in, const Split& s, std::string& pr
     m.bytes = 4;
     in.unit = Unit::Sync;
     if (!s.fields.empty()) in.offset = static_cast<std::int32_t>(s.fields[0]);
+  } else if (r == "read_b64_tr_b16") {  // gfx950's transposing read (sim/functional/amd_mem.cpp)
+    m.kind = MemKind::Load;
+    m.bytes = 8;
+    m.tr_bits = 16;
   } else if (starts(r, "read2") || starts(r, "write2")) {
     bool rd = starts(r, "read2");
     std::string w = r.substr(rd ? 5 : 6);

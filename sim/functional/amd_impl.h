@@ -176,6 +176,7 @@ struct AmdWorkgroup::Impl {
   void ds(amd::Wave& w, const amd::Inst& in);
   void vmem(amd::Wave& w, const amd::Inst& in);
   void lds_dma(amd::Wave& w, const amd::Inst& in, std::uint8_t* const* ptr);  // a MUBUF load with lds
+  void lds_read_transposed(amd::Wave& w, const amd::Inst& in, const std::uint32_t* a0);  // ds_read_b64_tr_b16
   void mfma(amd::Wave& w, const amd::Inst& in);
 
   // endless loops (see WaveSpin)

@@ -434,6 +434,30 @@ TEST(AmdSemantics, BufferLoadToLdsWritesEachLanesBytesAtM0PlusOffsetPlusLaneSlot
   }
 }
 
+TEST(AmdSemantics, Gfx950TransposingLdsReadAndPermlaneSwapsMoveLanesAsDocumented) {
+  // tests/data/amd/gfx950_lanes.hip. ds_read_b64_tr_b16: lane k reads the 4 values at element
+  // 4 * src(k), src(k) = 5k mod 64; in each 16-lane row, lane j gets element j mod 4 of lane
+  // 4e + j / 4's read as its element e. permlane16_swap: odd rows of vdst trade with even rows of
+  // vsrc; permlane32_swap: lanes 32-63 of vdst with lanes 0-31 of vsrc.
+  auto out = as<std::uint32_t>(run_amd(R"({"source": "gfx950_lanes.hip", "kernel": "gfx950_lanes", "grid": 1, "block": 64,
+                                           "args": [{"buffer": "u32", "count": 512}]})",
+                                       kAmd, "mi355x")[0]);
+  ASSERT_EQ(out.size(), 512u);
+  for (std::uint32_t l = 0; l < 64; ++l) {
+    const std::uint32_t* o = &out[8 * l];
+    const std::uint32_t row = l & ~15u, j = l & 15u;
+    for (std::uint32_t e = 0; e < 4; ++e) {
+      const std::uint32_t k = row + 4 * e + j / 4;  // the lane whose read it is
+      EXPECT_EQ(o[e], 4 * ((5 * k) & 63) + j % 4) << "ds_read_b64_tr_b16 lane " << l << " element " << e;
+    }
+    const bool odd_row = (l >> 4) & 1;
+    EXPECT_EQ(o[4], odd_row ? 2000 + l - 16 : 1000 + l) << "permlane16_swap vdst lane " << l;
+    EXPECT_EQ(o[5], odd_row ? 2000 + l : 1000 + l + 16) << "permlane16_swap vsrc lane " << l;
+    EXPECT_EQ(o[6], l >= 32 ? 2000 + l - 32 : 1000 + l) << "permlane32_swap vdst lane " << l;
+    EXPECT_EQ(o[7], l >= 32 ? 2000 + l : 1000 + l + 32) << "permlane32_swap vsrc lane " << l;
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // MFMA shapes: every dense shape and input type, single- and multi-block, against a plain matrix
 // product (small integers: exact in f16, bf16, fp8, bf8, i8)
