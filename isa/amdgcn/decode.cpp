@@ -607,11 +607,20 @@ bool parse_vmem(const std::string& base, const std::string& mcname, Inst& in, co
   in.op = Op::vmem;
   in.unit = Unit::Mem;
   bool sign, d16, hi;
-  if (starts(r, "load_lds_")) {
-    problem = base + " (loads straight into LDS)";
-    return false;
-  }
-  if (starts(r, "load_") || starts(r, "store_")) {
+  if (starts(r, "load_lds_")) {  // global_load_lds_*: LDS DMA through a FLAT-global address (as buffer_load_* lds)
+    if (m.space != Space::Global) {
+      problem = base + " (loads straight into LDS)";
+      return false;
+    }
+    m.kind = MemKind::Load;
+    m.bytes = static_cast<std::uint8_t>(width_bytes(r.substr(9), sign, d16, hi));
+    m.sign_ext = sign;
+    if (m.bytes == 0 || m.bytes == 8 || d16) {
+      problem = base + " (loads straight into LDS; kernsim implements the 1/2/4/12/16-byte loads)";
+      return false;
+    }
+    in.lds_dma = true;
+  } else if (starts(r, "load_") || starts(r, "store_")) {
     bool ld = starts(r, "load_");
     m.kind = ld ? MemKind::Load : MemKind::Store;
     std::string w = r.substr(ld ? 5 : 6);
@@ -651,6 +660,11 @@ bool parse_vmem(const std::string& base, const std::string& mcname, Inst& in, co
   // Operand roles: dst[0] = vdst; src[0] = vaddr, src[1] = vdata, src[2] = saddr / srsrc, src[3] = soffset.
   set_dst(in, s.defs);
   std::vector<Operand> u = s.uses;
+  if (in.lds_dma && m.space == Space::Global) {  // no vdst; M0 (the LDS base) is an implicit use
+    in.ndst = 0;
+    u.erase(std::remove_if(u.begin(), u.end(), [](const Operand& o) { return o.kind == Kind::Sgpr && o.reg == kSgprM0; }),
+            u.end());
+  }
   Operand none;
   in.nsrc = 4;
   for (auto& o : in.src) o = none;

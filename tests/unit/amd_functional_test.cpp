@@ -403,6 +403,7 @@ TEST(AmdInputs, RocmVectorClassesHalfMathAndFp8PairsCompute) {
 }
 
 TEST(AmdSemantics, BufferLoadToLdsWritesEachLanesBytesAtM0PlusOffsetPlusLaneSlot) {
+  // buffer_load_* lds and global_load_lds_* (tests/data/amd/lds_dma.hip).
   // src holds 0, 1, 2, ... (iota); lane t loads SIZE bytes at byte t * SIZE (+ offset) into LDS at
   // byte 256 (M0) + offset + t * (SIZE <= 4 ? 4 : 16); lanes past num_records write zeros; every
   // other LDS word keeps the pattern 0xa5a50000 + word index
@@ -412,7 +413,9 @@ TEST(AmdSemantics, BufferLoadToLdsWritesEachLanesBytesAtM0PlusOffsetPlusLaneSlot
     std::uint32_t size, offset, src_bytes;
   };
   for (const Case& c : {Case{"mi300x", "dma_dword", 4, 0, 200}, Case{"mi355x", "dma_dword", 4, 0, 200},
-                        Case{"mi355x", "dma_dword_offset", 4, 32, 200}, Case{"mi355x", "dma_dwordx4", 16, 0, 1000}}) {
+                        Case{"mi355x", "dma_dword_offset", 4, 32, 200}, Case{"mi355x", "dma_dwordx4", 16, 0, 1000},
+                        // global_load_lds_*: every lane in range (the test's src_bytes covers them all)
+                        Case{"mi300x", "global_dma_dword", 4, 0, 4096}, Case{"mi355x", "global_dma_dwordx4", 16, 0, 4096}}) {
     char json[512];
     std::snprintf(json, sizeof json, R"({"source": "lds_dma.hip", "kernel": "%s", "grid": 1, "block": 128, "args": [
         {"buffer": "u32", "count": 1024, "init": "iota"}, {"type": "u32", "value": %u},

@@ -116,7 +116,7 @@ struct HIP_vector_type : __ks_vec_base<T, N> {
     const T c[N] = {static_cast<T>(u)...};
     for (unsigned i = 0; i < N; ++i) (*this)[i] = c[i];
   }
-  template <class U, typename __ks_vec_if<(N > 1 && sizeof(U) > 0 && !__is_class(U)), int>::type = 0>
+  template <class U, typename __ks_vec_if<(N > 1 && !__is_class(U)), int>::type = 0>
   __host__ __device__ constexpr explicit HIP_vector_type(U u) : __ks_vec_base<T, N>{} {
     for (unsigned i = 0; i < N; ++i) (*this)[i] = static_cast<T>(u);
   }

@@ -50,3 +50,24 @@ extern "C" __global__ void dma_dwordx4(const unsigned* src, unsigned src_bytes, 
   dma_kernel<16, 0>(src, src_bytes, out);
 }
 #endif
+
+// the FLAT-global form (global_load_lds_dword, gfx950's global_load_lds_dwordx4): lane t's own
+// pointer src + t * SIZE / 4 words, the LDS base in M0 (a macro: the builtin wants a literal size)
+#define KS_GLOBAL_DMA(name, SIZE)                                                                                    \
+  extern "C" __global__ void name(const unsigned* src, unsigned src_bytes, unsigned* out) {                           \
+    __shared__ unsigned lds[kWords];                                                                                  \
+    const int t = threadIdx.x;                                                                                        \
+    for (int i = t; i < kWords; i += blockDim.x) lds[i] = 0xa5a50000u + i;                                           \
+    __syncthreads();                                                                                                  \
+    if (t < 64) {                                                                                                     \
+      __builtin_amdgcn_global_load_lds((__attribute__((address_space(1))) void*)(src + t * (SIZE / 4)),              \
+                                       (__attribute__((address_space(3))) void*)(lds + 64), SIZE, 0, 0);             \
+      __builtin_amdgcn_s_waitcnt(0);                                                                                  \
+    }                                                                                                                 \
+    __syncthreads();                                                                                                  \
+    for (int i = t; i < kWords; i += blockDim.x) out[i] = lds[i];                                                    \
+  }
+KS_GLOBAL_DMA(global_dma_dword, 4)
+#if defined(__gfx950__)
+KS_GLOBAL_DMA(global_dma_dwordx4, 16)
+#endif
