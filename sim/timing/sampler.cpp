@@ -352,6 +352,10 @@ TimingResult Sampler::run() {
                                          m_.unit_noun() + " had anything left to do");
   window_end_ = m_.checkpoint(now);
   const double floor = finished_ ? 0.0 : drain_floor(now);
+  // the drain ran the slice's last CTAs to their ends (none was left to start): every CTA of it was
+  // timed, and its end is the kernel's, not an extrapolation of a work estimate (8 CTAs' mean: one
+  // long CTA among them doubles it)
+  if (!finished_ && !two_windows_ && m_.ctas_done() >= ctas_) finished_ = true;
   if (!finished_) m_.stop();
   const double end = finished_ ? m_.last_cta_end() : now;
   m_.close_window(end, !finished_);

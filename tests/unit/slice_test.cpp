@@ -142,6 +142,23 @@ TEST(SmSlice, ALaunchEndsNoEarlierThanALongCtaThatTimedLessThanTheSampledMean) {
   EXPECT_NEAR(sampled.time_us / full.time_us, 1.0, 0.15);
 }
 
+// A slice whose drain runs its last CTAs to their ends has timed every CTA: its time is the
+// drain's end, not the windows' rate over an estimate of the work (8 CTAs' mean, here with CTA 0's
+// 20,000-step chase in it: twice the slice's real work). Every 16th CTA's thread 0 chases, the rest
+// run 256 FMAs; the slice (one SM, CTAs 0-15) holds one chase, as every SM of the chip does.
+TEST(SmSlice, ASliceTheDrainRanToItsEndIsTimedNotExtrapolated) {
+  const char* spec = R"({"source": "slice.cu", "kernel": "long_rows", "grid": 2048, "block": 256,
+    "args": [{"buffer": "i32", "count": 256, "init": "randint:0:255"}, {"buffer": "f32", "count": 524288},
+             {"type": "i32", "value": 255}, {"type": "i32", "value": 20000}, {"type": "i32", "value": 4096},
+             {"type": "i32", "value": 256}]})";
+  const api::RunResult sampled = run(spec, false, 100000), full = run(spec, true, 0);
+  const std::string note = nlohmann::json::parse(sampled.report_json)["sampling"]["note"].get<std::string>();
+  std::printf("sampled %.2f us (%s), full %.2f us\n", sampled.time_us, note.c_str(), full.time_us);
+  ASSERT_NE(note.find("SM slice"), std::string::npos) << note;
+  EXPECT_EQ(note.find("extrapolated at"), std::string::npos) << note;
+  EXPECT_NEAR(sampled.time_us / full.time_us, 1.0, 0.1);
+}
+
 // ---------------------------------------------------------------------------------------------
 // the SM slice of a launch with thread-block clusters: whole GPCs (H200: 18, 18, 16, ... SMs),
 // whole clusters
