@@ -80,11 +80,11 @@ NvMemorySystem::NvMemorySystem(const device::DeviceSpec& d, int num_sms, std::ui
 std::uint32_t NvMemorySystem::tpc_merge(int sm, double t, std::uint64_t line, std::uint32_t need, double& done) {
   if (tpc_window_ <= 0) return 0;
   auto& reads = tpc_reads_[static_cast<std::size_t>(sm / tpc_sms_)];
-  const auto it = reads.find(line);
-  if (it == reads.end() || it->second.sm == sm || t - it->second.sent > tpc_window_ || t < it->second.sent) return 0;
-  const std::uint32_t merged = need & it->second.sectors;
+  const TpcRead* r = reads.find(line);
+  if (!r || r->sm == sm || t - r->sent > tpc_window_ || t < r->sent) return 0;
+  const std::uint32_t merged = need & r->sectors;
   // its data comes with the partner's, and no sooner than an L2 hit's
-  if (merged) done = std::max(it->second.done, t + l2_lat_);
+  if (merged) done = std::max(r->done, t + l2_lat_);
   return merged;
 }
 
@@ -99,10 +99,10 @@ void NvMemorySystem::tpc_record(int sm, double t, std::uint64_t line, std::uint3
   constexpr std::size_t kPruneAt = 8192;
   std::size_t& prune_at = tpc_prune_at_[tpc];
   if (reads.size() >= std::max(kPruneAt, prune_at)) {
-    std::erase_if(reads, [&](const auto& kv) { return t - kv.second.sent > tpc_window_; });
+    reads.retain([&](const TpcRead& r) { return t - r.sent <= tpc_window_; });
     prune_at = 2 * reads.size();
   }
-  reads[line] = TpcRead{t, done, sm, sectors};
+  reads.put(line, TpcRead{t, done, sm, sectors});
 }
 
 // HBM moves whole bursts: a lone 32-byte sector costs a full burst.
