@@ -67,12 +67,16 @@ struct InstTiming {
 };
 
 struct Warp {
+  // what the scheduler's scan reads of every warp first, in one cache line
   bool live = false;
   bool at_barrier = false;
+  Stall dep_why = Stall::ExecutionDependency;
+  std::uint32_t pc = 0;  // next instruction
+  double dep_ready = 0;  // cached for the scheduler: when the next instruction's operands are ready
+  std::uint64_t age = 0;
   int cta = -1;  // CTA slot
   int widx = 0;  // warp index inside its CTA
   int sub = 0;
-  std::uint64_t age = 0;
   double ready = 0;  // in-order issue: not before
   bool ready_is_async = false;
   Scoreboard sb;
@@ -90,10 +94,6 @@ struct Warp {
   // loads ptxas unrolled (Inst::batch > 1): executions so far and when the current group of
   // `batch` iterations began; the SASS issues a group's loads together
   std::vector<std::pair<std::uint32_t, double>> batch;
-  // cached for the scheduler: when the next instruction's operands are ready
-  double dep_ready = 0;
-  Stall dep_why = Stall::ExecutionDependency;
-  std::uint32_t pc = 0;  // next instruction
 };
 
 // The CTAs of one cluster in flight: where they run and what they share.
