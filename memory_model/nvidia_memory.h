@@ -19,6 +19,7 @@
 #include "device/device_spec.h"
 #include "memory_model/cache.h"
 #include "memory_model/events.h"
+#include "memory_model/line_table.h"
 #include "memory_model/server.h"
 #include "memory_model/units.h"
 
@@ -171,7 +172,8 @@ class NvMemorySystem {
   };
   double tpc_window_ = 0;
   int tpc_sms_ = 0;
-  std::vector<std::unordered_map<std::uint64_t, TpcRead>> tpc_reads_;  // per TPC, by line
+  std::vector<LineTable<TpcRead>> tpc_reads_;  // per TPC, by line
+  std::vector<std::size_t> tpc_prune_at_;                               // per TPC: tpc_record's pruning mark
   // the sectors of `need` the TPC partner's read covers (0: none), and when their data is back
   std::uint32_t tpc_merge(int sm, double t, std::uint64_t line, std::uint32_t need, double& done);
   void tpc_record(int sm, double t, std::uint64_t line, std::uint32_t sectors, double done);

@@ -68,12 +68,16 @@ struct InstTiming {
 };
 
 struct Warp {
+  // what the scheduler's scan reads of every warp first, in one cache line
   bool live = false;
   bool at_barrier = false;
+  Stall dep_why = Stall::ExecutionDependency;
+  std::uint32_t pc = 0;  // next instruction
+  double dep_ready = 0;  // cached for the scheduler: when the next instruction's operands are ready
+  std::uint64_t age = 0;
   int cta = -1;  // CTA slot
   int widx = 0;  // warp index inside its CTA
   int sub = 0;
-  std::uint64_t age = 0;
   double ready = 0;  // in-order issue: not before
   bool ready_is_async = false;
   Scoreboard sb;
@@ -92,10 +96,6 @@ struct Warp {
   // loads ptxas unrolled (Inst::batch > 1): executions so far and when the current group of
   // `batch` iterations began; the SASS issues a group's loads together
   std::vector<std::pair<std::uint32_t, double>> batch;
-  // cached for the scheduler: when the next instruction's operands are ready
-  double dep_ready = 0;
-  Stall dep_why = Stall::ExecutionDependency;
-  std::uint32_t pc = 0;  // next instruction
 };
 
 // The CTAs of one cluster in flight: where they run and what they share.
@@ -1318,7 +1318,8 @@ double NvidiaMachine::tcgen05_op(Sm& sm, Warp& w, const P::Inst& in, const Async
   };
   switch (in.op) {
     case P::Op::Tcgen05Mma:
-    case P::Op::Tcgen05Cp:  // a copy: no FLOP, its shared-memory bytes on the engine, as an SS mma's
+    case P::Op::Tcgen05Cp:     // a copy: no FLOP, its shared-memory bytes on the engine, as an SS mma's
+    case P::Op::Tcgen05Shift:  // a shift: no FLOP, its tensor-memory bytes on the engine, as a TS mma's
       for (const TcMma& m : a.tc_mma) {
         AsyncRequest r;
         r.issue = now;
@@ -1373,6 +1374,7 @@ double NvidiaMachine::tc_service(const TcMma& m) const {
   // pairs; Layouts E and G: .ws with M = 64 and 32) fill every lane with a block of D's columns
   const double rows = (m.pair ? m.m / 2.0 : m.m) * m.lane_blocks;
   w.flops = 2.0 * std::max<double>(rows, static_cast<double>(t.mma_datapath_rows)) * m.n / m.lane_blocks * m.k;
+  if (m.sparse) w.flops /= 2;  // .sp: the datasheet's sparse rates are twice the dense ones (B200: 4.5 PF FP16)
   w.smem_bytes = m.smem_bytes;
   const bool f4 = kind == P::TcKind::Mxf4 || kind == P::TcKind::Mxf4nvf4;  // ::f8f6f4/mxf8f6f4: the fp8 rate
   w.flops_per_cycle = kind == P::TcKind::F16    ? t.mma_flops_per_cycle_f16
@@ -1381,7 +1383,8 @@ double NvidiaMachine::tc_service(const TcMma& m) const {
                       : f4                      ? t.mma_flops_per_cycle_f4
                                                 : t.mma_flops_per_cycle_f8f6f4;
   w.smem_bytes_per_cycle = static_cast<double>(d_.shared.banks) * d_.shared.bank_width_bytes;
-  return wgmma_service_cycles(w);
+  // tcgen05.shift moves rows within tensor memory: its bytes (read and written) over the TMEM path
+  return std::max(wgmma_service_cycles(w), static_cast<double>(m.tmem_bytes) / t.tmem_bytes_per_cycle);
 }
 
 // A bulk or tensor copy through the TMA engine; stores and reductions complete onto the warp's

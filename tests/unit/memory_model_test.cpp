@@ -1,11 +1,13 @@
 // The memory model's parts, one behaviour each: caches, bandwidth servers, the NVIDIA
 // hierarchy's latencies, bandwidth limits, bank conflicts and atomics.
+#include <unordered_map>
 #include <vector>
 #include <numeric>
 #include <bit>
 
 #include "device/loader.h"
 #include "memory_model/cache.h"
+#include "memory_model/line_table.h"
 #include "memory_model/nvidia_memory.h"
 #include "memory_model/server.h"
 #include "sim/timing/occupancy.h"
@@ -15,6 +17,33 @@ namespace kernsim {
 namespace {
 
 using mem::Access;
+
+// LineTable (the TPC merge's table of recent reads) answers as a map does through growth,
+// overwrites and pruning, for lines that collide in its slots (multiples of a large power of two).
+TEST(LineTable, AnswersAsAMapThroughGrowthOverwritesAndPruning) {
+  kernsim::mem::LineTable<int> t;
+  std::unordered_map<std::uint64_t, int> ref;
+  std::uint64_t x = 12345;
+  for (int step = 0; step < 20000; ++step) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    const std::uint64_t line = (x >> 40) % 3000 * ((step % 3) ? 1 : (std::uint64_t{1} << 32));
+    t.put(line, step);
+    ref[line] = step;
+    if (step % 2500 == 2499) {
+      t.retain([&](int v) { return v > step - 1000; });
+      std::erase_if(ref, [&](const auto& kv) { return kv.second <= step - 1000; });
+    }
+    ASSERT_EQ(t.size(), ref.size());
+  }
+  for (std::uint64_t l = 0; l < 3000; ++l)
+    for (std::uint64_t m : {std::uint64_t{1}, std::uint64_t{1} << 32}) {
+      const auto it = ref.find(l * m);
+      const int* v = t.find(l * m);
+      ASSERT_EQ(v != nullptr, it != ref.end()) << l * m;
+      if (v) EXPECT_EQ(*v, it->second);
+    }
+  EXPECT_EQ(t.find(~std::uint64_t{0} - 1), nullptr);
+}
 
 TEST(SectorCache, MissFillsThenHits) {
   mem::SectorCache c(4096, 128, 32, 4);

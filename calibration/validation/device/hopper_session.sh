@@ -9,9 +9,11 @@
 #         "hopper": the wgmma/TMA validation set (measure_hopper.py), ~1-2 minutes;
 #         "none": nothing (a call meant for the H200 only);
 #         "hop12": only the microbenchmarks below.
-#   A second or third argument "hop12" first runs h200_hop12.sh (the SM clock under tensor load and
-#   the TMA engine, ~45 s) on either part, into OUT/hop12.
-#   bash calibration/validation/device/hopper_session.sh OUTDIR [WHAT]
+#   Further arguments name steps run first on either part: "hop12" runs h200_hop12.sh (the SM clock
+#   under tensor load and the TMA engine, ~45 s) into OUT/hop12; "march" builds and runs
+#   calibration/microbenchmarks/cuda/march_halo.cu (the marching stencil's halo and L1-hit shapes,
+#   ~20 s) into OUT/march.
+#   bash calibration/validation/device/hopper_session.sh OUTDIR [WHAT] [hop12] [march]
 set -u
 OUT=${1:?output directory}
 mkdir -p "$OUT"
@@ -25,10 +27,18 @@ NAME=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,memory.total --format=csv > "$OUT/smi.txt" 2>&1
 echo "GPU: $NAME"
 # the Hopper clock-under-load and TMA-engine microbenchmarks (~45 s) on either part, first
-if [ "${3:-}" = hop12 ] || [ "${2:-}" = hop12 ]; then
+has() { local a; for a in "${@:2}"; do [ "$a" = "$1" ] && return 0; done; return 1; }
+if has hop12 "${@:2}"; then
   mkdir -p "$OUT/hop12"
   timeout 150 bash calibration/validation/device/h200_hop12.sh "$OUT/hop12" > "$OUT/hop12/run.log" 2>&1
   echo "hop12 exit $? ($(left 0) s)"; tail -5 "$OUT/hop12/run.log"
+fi
+if has march "${@:2}"; then
+  mkdir -p "$OUT/march"
+  nvcc -O3 -arch=sm_90 -o /tmp/march_halo calibration/microbenchmarks/cuda/march_halo.cu > "$OUT/march/build.log" 2>&1 &&
+    timeout 90 /tmp/march_halo > "$OUT/march/march_halo.txt" 2> "$OUT/march/stderr.txt"
+  echo "march exit $? ($(left 0) s)"; tail -30 "$OUT/march/march_halo.txt"
+  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv > "$OUT/march/smi.txt" 2>&1
 fi
 case "$NAME" in
 *H200*)
@@ -41,7 +51,7 @@ case "$NAME" in
   echo "kb exit $? ($(left 0) s)"; tail -15 "$OUT/kb_measure.log"
   ;;
 *H100*)
-  if [ "${2:-base}" = none ] || [ "${2:-base}" = hop12 ]; then
+  if [ "${2:-base}" = none ] || [ "${2:-base}" = hop12 ] || [ "${2:-base}" = march ]; then
     echo "an H100: nothing to do here (WHAT=none)"
   elif [ "${2:-base}" = hopper ]; then
     timeout 400 $PY calibration/validation/measure_hopper.py --out "$OUT/hopper" --reps 50 --flush-mode read > "$OUT/hopper_run.log" 2>&1

@@ -28,13 +28,11 @@ than fp32/fp16/bf16, raise NoModel with the reason.
 
 from __future__ import annotations
 
-import hashlib
 import math
-from pathlib import Path
 
 import numpy as np
 
-from . import gemm, tcgemm
+from . import gemm, refcache, tcgemm
 
 NoModel = gemm.NoModel
 BK = 32
@@ -319,25 +317,19 @@ def time_conv(p: dict, arch: str, device_file: str | None = None, cache: str = "
     """{"time_us", "config", "configs"} of the fastest configuration for convolution ``p``; cached."""
     import kernsim
     src = conv_source(p["dtype"])
-    dev_tag = hashlib.sha256(Path(device_file).read_bytes()).hexdigest()[:16] if device_file else arch
-    src_tag = hashlib.sha256(src.encode()).hexdigest()[:12]
-    key = f"{dev_tag}|{cache}|conv {src_tag}|" + " ".join(f"{k}{v}" for k, v in sorted(p.items()))
-    hit = gemm._load_cache().get(key)
-    if hit:
-        return hit
-    m = tcgemm._module(src, arch, device_file)
-    x, w, y, b, tab = launch_args(p)
-    kg = tab.shape[0]
-    times = {}
-    for kernel, bm, bn, wm, wn in CONFIGS:
-        try:
-            r = kernsim.launch(m[kernel], grid(p, bm, bn), (wm * wn * 32,),
-                               [x, w, y, b, tab, _struct(p), kernsim.i32(kg)], arch=arch, device_file=device_file,
-                               cache=cache, keep_outputs=False, wall_time_limit_s=0)
-        except kernsim.KernsimError as e:
-            raise NoModel(f"kernsim's convolution kernel {kernel} did not run: {e}") from e
-        times[kernel] = float(r.time_us)
-    best = min(times, key=times.get)
-    out = {"time_us": times[best], "config": best, "configs": times}
-    gemm._store(key, out)
-    return out
+
+    def compute():
+        m = refcache.module(src, arch, device_file)
+        x, w, y, b, tab = launch_args(p)
+        times = {}
+        for kernel, bm, bn, wm, wn in CONFIGS:
+            try:
+                r = kernsim.launch(m[kernel], grid(p, bm, bn), (wm * wn * 32,),
+                                   [x, w, y, b, tab, _struct(p), kernsim.i32(tab.shape[0])], arch=arch,
+                                   device_file=device_file, cache=cache, keep_outputs=False, wall_time_limit_s=0)
+            except kernsim.KernsimError as e:
+                raise NoModel(f"kernsim's convolution kernel {kernel} did not run: {e}") from e
+            times[kernel] = float(r.time_us)
+        return refcache.fastest(times)
+
+    return refcache.cached(refcache.key("conv", src, arch, device_file, cache, p), compute)

@@ -26,12 +26,11 @@ Times are cached like the GEMM models' (gemm.py: ``sgemm_times.json``).
 
 from __future__ import annotations
 
-import hashlib
 import math
 
 import numpy as np
 
-from . import gemm
+from . import gemm, refcache
 
 NoModel = gemm.NoModel
 
@@ -218,17 +217,6 @@ def gemv_problem(op: dict) -> dict | None:
     return None
 
 
-_modules: dict = {}
-
-
-def _module(arch, device_file):
-    import kernsim
-    key = (arch, device_file)
-    if key not in _modules:
-        _modules[key] = kernsim.compile(EAGER_SRC, arch, device_file=device_file)
-    return _modules[key]
-
-
 def _launch_plan(kind: str, p: dict, dev: dict) -> tuple:
     """(kernel, grid, block, args) of model ``kind`` for problem ``p``."""
     import kernsim
@@ -263,20 +251,15 @@ def _launch_plan(kind: str, p: dict, dev: dict) -> tuple:
 def time_eager(kind: str, p: dict, arch: str, device_file: str | None = None, cache: str = "cold") -> dict:
     """{"time_us", "kernel"} of eager model ``kind`` (scan_inner, scan_outer, copy, gemv); cached."""
     import kernsim
-    from pathlib import Path
-    dev_tag = hashlib.sha256(Path(device_file).read_bytes()).hexdigest()[:16] if device_file else arch
-    src_tag = hashlib.sha256(EAGER_SRC.encode()).hexdigest()[:12]
-    key = f"{dev_tag}|{cache}|eager {src_tag}|{kind} " + " ".join(f"{k}{v}" for k, v in sorted(p.items()))
-    hit = gemm._load_cache().get(key)
-    if hit:
-        return hit
-    m = _module(arch, device_file)
-    name, grid, block, args = _launch_plan(kind, p, {})
-    try:
-        r = kernsim.launch(m[name], grid, block, args, arch=arch, device_file=device_file, cache=cache,
-                           wall_time_limit_s=0)
-    except kernsim.KernsimError as e:
-        raise NoModel(f"kernsim's eager model {name} did not run: {e}") from e
-    out = {"time_us": float(r.time_us), "kernel": name}
-    gemm._store(key, out)
-    return out
+
+    def compute():
+        m = refcache.module(EAGER_SRC, arch, device_file)
+        name, grid, block, args = _launch_plan(kind, p, {})
+        try:
+            r = kernsim.launch(m[name], grid, block, args, arch=arch, device_file=device_file, cache=cache,
+                               wall_time_limit_s=0)
+        except kernsim.KernsimError as e:
+            raise NoModel(f"kernsim's eager model {name} did not run: {e}") from e
+        return {"time_us": float(r.time_us), "kernel": name}
+
+    return refcache.cached(refcache.key(f"eager {kind}", EAGER_SRC, arch, device_file, cache, p), compute)

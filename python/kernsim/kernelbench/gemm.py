@@ -16,12 +16,9 @@ the reference time is then not given, never guessed.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import math
-import os
-import tempfile
-from pathlib import Path
+
+from . import refcache
 
 SGEMM_SRC = r'''
 // kernsim's reference SGEMM: C[b] = alpha * op(A[b]) x op(B[b]) (+ beta * D[b]) (+ bias[n]).
@@ -142,29 +139,6 @@ class NoModel(Exception):
     """A matrix product this model cannot time; the message says why."""
 
 
-def _cache_file() -> Path:
-    root = Path(os.environ.get("KERNSIM_CACHE_DIR", Path.home() / ".cache" / "kernsim"))
-    return root / "kernelbench" / "sgemm_times.json"
-
-
-def _load_cache() -> dict:
-    try:
-        return json.loads(_cache_file().read_text())
-    except (OSError, ValueError):
-        return {}
-
-
-def _store(key: str, value: dict) -> None:
-    f = _cache_file()
-    f.parent.mkdir(parents=True, exist_ok=True)
-    data = _load_cache()
-    data[key] = value
-    fd, tmp = tempfile.mkstemp(dir=f.parent, prefix=".sgemm_times.")
-    with os.fdopen(fd, "w") as out:
-        json.dump(data, out, indent=1, sort_keys=True)
-    os.replace(tmp, f)
-
-
 def _transposed(meta: dict) -> bool | None:
     """Whether a 2-D (or batched) operand is stored transposed (column-major in its last two
     dimensions), False when row-major, None when neither."""
@@ -218,55 +192,21 @@ def product(op: dict, dtypes: tuple = ("float32",)) -> dict:
 
 
 def _spec(module, kernel: str, bm: int, bn: int, p: dict) -> dict:
-    bsz, m, n, k = p["batch"], p["M"], p["N"], p["K"]
-
-    def buf(count):
-        return {"buffer": "f32", "count": int(count), "init": "zeros"}
-
-    null = {"type": "u64", "value": 0}
-    args = [buf(bsz * m * k), buf(bsz * k * n), buf(bsz * m * n), buf(bsz * m * n) if p["d"] else null,
-            buf(n) if p["bias"] else null, {"type": "i32", "value": m}, {"type": "i32", "value": n},
-            {"type": "i32", "value": k}, {"type": "i32", "value": int(p["trans_a"])},
-            {"type": "i32", "value": int(p["trans_b"])}, {"type": "i64", "value": m * k},
-            {"type": "i64", "value": k * n}, {"type": "i64", "value": m * n}, {"type": "i64", "value": m * n},
-            {"type": "f32", "value": 1.0}, {"type": "f32", "value": 1.0}]
-    return {"spec_version": 1, "source": module.source, "kernel": module.kernel(kernel).name,
-            "grid": [-(-n // bn), -(-m // bm), bsz], "block": [THREADS, 1, 1], "args": args}
-
-
-_modules: dict = {}
-
-
-def _module(arch: str, device_file: str | None):
-    import kernsim
-    key = (arch, device_file)
-    if key not in _modules:
-        _modules[key] = kernsim.compile(SGEMM_SRC, arch, device_file=device_file)
-    return _modules[key]
+    flags = [{"type": "i32", "value": int(p["trans_a"])}, {"type": "i32", "value": int(p["trans_b"])}]
+    return refcache.gemm_spec(module, kernel, (bm, bn), THREADS, "f32", p, flags, [])
 
 
 def time_product(p: dict, arch: str, device_file: str | None = None, cache: str = "cold") -> dict:
     """{"time_us", "config", "configs": {kernel: us}} of the fastest configuration for product
     ``p`` (see product()); cached."""
-    from .. import _core
-    dev_tag = hashlib.sha256(Path(device_file).read_bytes()).hexdigest()[:16] if device_file else arch
-    src_tag = hashlib.sha256(SGEMM_SRC.encode()).hexdigest()[:12]
-    key = (f"{dev_tag}|{cache}|{src_tag}|b{p['batch']} m{p['M']} n{p['N']} k{p['K']} ta{int(p['trans_a'])} "
-           f"tb{int(p['trans_b'])} d{int(p['d'])} bias{int(p['bias'])}")
-    hit = _load_cache().get(key)
-    if hit:
-        return hit
-    m = _module(arch, device_file)
-    times = {}
-    for kernel, bm, bn in CONFIGS:
-        job = {"spec_json": json.dumps(_spec(m, kernel, bm, bn, p)), "base_dir": "/", "origin": "reference GEMM model",
-               "arch": arch, "device_file": device_file or "", "full": False, "keep_outputs": False,
-               "max_instructions": 0, "wall_time_limit_s": 0.0, "cache": cache}
-        r = _core.run_jobs([job], 1)[0]
-        if "time_us" not in r:
-            raise NoModel(f"kernsim's SGEMM {kernel} did not run: {r.get('error', r)}")
-        times[kernel] = float(r["time_us"])
-    best = min(times, key=times.get)
-    out = {"time_us": times[best], "config": best, "configs": times}
-    _store(key, out)
-    return out
+    def compute():
+        m = refcache.module(SGEMM_SRC, arch, device_file)
+        times = {}
+        for kernel, bm, bn in CONFIGS:
+            r = refcache.run_spec(_spec(m, kernel, bm, bn, p), arch, device_file, cache, "reference GEMM model")
+            if "time_us" not in r:
+                raise NoModel(f"kernsim's SGEMM {kernel} did not run: {r.get('error', r)}")
+            times[kernel] = float(r["time_us"])
+        return refcache.fastest(times)
+
+    return refcache.cached(refcache.key("sgemm", SGEMM_SRC, arch, device_file, cache, p), compute)

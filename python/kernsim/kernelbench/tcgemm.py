@@ -21,11 +21,7 @@ kernel source's hash).
 
 from __future__ import annotations
 
-import hashlib
-import json
-from pathlib import Path
-
-from . import gemm
+from . import gemm, refcache
 
 NoModel = gemm.NoModel
 
@@ -231,59 +227,27 @@ def check_product(op: dict) -> dict:
 
 
 def _spec(module, kernel: str, bm: int, bn: int, p: dict) -> dict:
-    bsz, m, n, k = p["batch"], p["M"], p["N"], p["K"]
-
-    def buf(count):
-        return {"buffer": "f16", "count": int(count), "init": "zeros"}
-
-    null = {"type": "u64", "value": 0}
-    lead_a = m if p["trans_a"] else k
-    lead_b = k if p["trans_b"] else n
-    args = [buf(bsz * m * k), buf(bsz * k * n), buf(bsz * m * n), buf(bsz * m * n) if p["d"] else null,
-            buf(n) if p["bias"] else null, {"type": "i32", "value": m}, {"type": "i32", "value": n},
-            {"type": "i32", "value": k}, {"type": "i64", "value": m * k}, {"type": "i64", "value": k * n},
-            {"type": "i64", "value": m * n}, {"type": "i64", "value": m * n}, {"type": "f32", "value": 1.0},
-            {"type": "f32", "value": 1.0}, {"type": "i32", "value": int(lead_a % 8 == 0)},
-            {"type": "i32", "value": int(lead_b % 8 == 0)}]
-    return {"spec_version": 1, "source": module.source, "kernel": module.kernel(kernel).name,
-            "grid": [-(-n // bn), -(-m // bm), bsz], "block": [[c[3] * c[4] * 32 for c in CONFIGS if c[0] == kernel][0], 1, 1],
-            "args": args}
-
-
-_modules: dict = {}
-
-
-def _module(src: str, arch: str, device_file: str | None):
-    import kernsim
-    key = (hashlib.sha256(src.encode()).hexdigest(), arch, device_file)
-    if key not in _modules:
-        _modules[key] = kernsim.compile(src, arch, device_file=device_file)
-    return _modules[key]
+    lead_a = p["M"] if p["trans_a"] else p["K"]
+    lead_b = p["K"] if p["trans_b"] else p["N"]
+    aligned = [{"type": "i32", "value": int(lead_a % 8 == 0)}, {"type": "i32", "value": int(lead_b % 8 == 0)}]
+    threads = [c[3] * c[4] * 32 for c in CONFIGS if c[0] == kernel][0]
+    return refcache.gemm_spec(module, kernel, (bm, bn), threads, "f16", p, [], aligned)
 
 
 def time_product(p: dict, arch: str, device_file: str | None = None, cache: str = "cold") -> dict:
     """{"time_us", "config", "configs": {kernel: us}} of the fastest configuration for the
     half-precision product ``p`` (check_product()); cached."""
-    from .. import _core
     src = hgemm_source(p["dtype"], p["trans_a"], p["trans_b"])
-    dev_tag = hashlib.sha256(Path(device_file).read_bytes()).hexdigest()[:16] if device_file else arch
-    src_tag = hashlib.sha256(src.encode()).hexdigest()[:12]
-    key = (f"{dev_tag}|{cache}|hgemm {src_tag}|b{p['batch']} m{p['M']} n{p['N']} k{p['K']} "
-           f"d{int(p['d'])} bias{int(p['bias'])}")
-    hit = gemm._load_cache().get(key)
-    if hit:
-        return hit
-    m = _module(src, arch, device_file)
-    times = {}
-    for kernel, bm, bn, _, _ in CONFIGS:
-        job = {"spec_json": json.dumps(_spec(m, kernel, bm, bn, p)), "base_dir": "/",
-               "origin": "reference tensor-core GEMM model", "arch": arch, "device_file": device_file or "",
-               "full": False, "keep_outputs": False, "max_instructions": 0, "wall_time_limit_s": 0.0, "cache": cache}
-        r = _core.run_jobs([job], 1)[0]
-        if "time_us" not in r:
-            raise NoModel(f"kernsim's tensor-core GEMM {kernel} did not run: {r.get('error', r)}")
-        times[kernel] = float(r["time_us"])
-    best = min(times, key=times.get)
-    out = {"time_us": times[best], "config": best, "configs": times}
-    gemm._store(key, out)
-    return out
+
+    def compute():
+        m = refcache.module(src, arch, device_file)
+        times = {}
+        for kernel, bm, bn, _, _ in CONFIGS:
+            r = refcache.run_spec(_spec(m, kernel, bm, bn, p), arch, device_file, cache,
+                                  "reference tensor-core GEMM model")
+            if "time_us" not in r:
+                raise NoModel(f"kernsim's tensor-core GEMM {kernel} did not run: {r.get('error', r)}")
+            times[kernel] = float(r["time_us"])
+        return refcache.fastest(times)
+
+    return refcache.cached(refcache.key("hgemm", src, arch, device_file, cache, p), compute)
