@@ -343,12 +343,11 @@ TcDesc PtxCta::Impl::tc_idesc(Warp& w, const Inst& in, int l, std::uint32_t v) {
   }
   if (kind != TcKind::I8 && d.sat) bad("the saturate bit is for .kind::i8");
   if (d.sparse) {  // tcgen05.mma.sp: the logical K doubles (A holds half of each row's elements)
-    if (kind == TcKind::Tf32)
-      unsupported(
-          in, "tcgen05.mma.sp .kind::tf32 (the TMEM layout of its 1:2 metadata: the ISA gives it only as a figure)");
-    if (kind != TcKind::F16 && d.selector != 0) bad("the sparsity selector must be 0 for .kind::f8f6f4 and .kind::i8");
+    if ((kind == TcKind::F8f6f4 || kind == TcKind::I8) && d.selector != 0)
+      bad("the sparsity selector must be 0 for .kind::f8f6f4 and .kind::i8");
     if (d.selector != 0)
-      unsupported(in, "tcgen05.mma.sp .kind::f16 with sparsity selector " + std::to_string(d.selector) +
+      unsupported(in, std::string("tcgen05.mma.sp ") + (kind == TcKind::F16 ? ".kind::f16" : ".kind::tf32") +
+                          " with sparsity selector " + std::to_string(d.selector) +
                           " (which metadata sub-columns it selects the ISA gives only as a figure)");
     if (in.shape[0] != 1 || d.m != 128)
       unsupported(in,
@@ -503,11 +502,13 @@ void PtxCta::Impl::tc_a_from_tmem(Warp& w, const Inst& in, int l, const TcDesc& 
 // tcgen05.mma.sp (PTX ISA "Sparse Matrices"): row r of A holds K / 2 of its K elements; chunk q of
 // four (f16, f8f6f4, i8: 2:4) has two, compressed elements 2q and 2q + 1, at the positions its
 // metadata nibble names (two 2-bit indices, the first in the low bits; the ISA lists the 7
-// meaningful nibbles, any other is a named fault: "undefined behavior"). The metadata is in TMEM
-// at sources 8-9, as CUTLASS's tmem_e_frg lays it out (the ISA draws it only as figures): 8-bit
-// kinds (K 64) row r in lane r, 64 bits from the address's column, chunk q at bit 4q; .kind::f16
-// (K 32) rows r and r + 8 (r % 16 < 8) share lanes: chunk q of row 16 i + 8 j + r0 is at lane
-// 16 i + r0 + 8 (q / 4), bit 16 j + 4 (q % 4) of one column.
+// meaningful nibbles, any other is a named fault: "undefined behavior"); a chunk of two tf32 (1:2)
+// has one, compressed element q, first (nibble 0b0100) or second (0b1110: the ISA's only two
+// meaningful values, the indices of 16-bit halves). The metadata is in TMEM at sources 8-9, as
+// CUTLASS's tmem_e_frg lays it out (the ISA draws it only as figures): 8-bit kinds (K 64) row r in
+// lane r, 64 bits from the address's column, chunk q at bit 4q; .kind::f16 (K 32) and ::tf32 (K 16:
+// the same nibbles, two bits a tf32) rows r and r + 8 (r % 16 < 8) share lanes: chunk q of row
+// 16 i + 8 j + r0 is at lane 16 i + r0 + 8 (q / 4), bit 16 j + 4 (q % 4) of one column.
 void PtxCta::Impl::tc_sparse_expand(Warp& w, const Inst& in, int l, const TcDesc& d, const Impl& c, int M,
                                     const std::vector<double>& cf, const std::vector<std::int32_t>& ci, double* f,
                                     std::int32_t* iv) {
@@ -517,9 +518,10 @@ void PtxCta::Impl::tc_sparse_expand(Warp& w, const Inst& in, int l, const TcDesc
           "tcgen05.mma.sp: the metadata address names TMEM lane " + std::to_string(taddr >> 16) +
               "; M = 128 needs lane 0");
   const std::uint32_t col0 = taddr & 0xffff;
-  const bool f16 = static_cast<TcKind>(in.shape[1]) == TcKind::F16;
+  const auto kind = static_cast<TcKind>(in.shape[1]);
+  const bool f16 = kind == TcKind::F16 || kind == TcKind::Tf32, tf32 = kind == TcKind::Tf32;
   tmem_check(w, in, l, col0, f16 ? 1 : 2, "the sparsity metadata", &c);
-  const int K = d.k, chunks = K / 4;
+  const int K = d.k, cs = tf32 ? 2 : 4, chunks = K / cs;  // chunk size; half of each chunk is kept
   for (int r = 0; r < M; ++r)
     for (int q = 0; q < chunks; ++q) {
       const auto ur = static_cast<std::uint32_t>(r), uq = static_cast<std::uint32_t>(q);
@@ -528,17 +530,17 @@ void PtxCta::Impl::tc_sparse_expand(Warp& w, const Inst& in, int l, const TcDesc
       const std::uint32_t nib =
           (c.tmem.cells[std::size_t{lane} * c.tmem.columns + col0 + bit / 32] >> (bit % 32)) & 0xf;
       const std::uint32_t i0 = nib & 3, i1 = nib >> 2;
-      if (i0 == i1 || nib == 0b0001 || nib == 0b0010 || nib == 0b0011 || nib == 0b0111 || nib == 0b1011)
+      if (tf32 ? nib != 0b0100 && nib != 0b1110
+               : i0 == i1 || nib == 0b0001 || nib == 0b0010 || nib == 0b0011 || nib == 0b0111 || nib == 0b1011)
         fault(w, in, l,
               "tcgen05.mma.sp: metadata nibble " + std::to_string(nib) + " of row " + std::to_string(r) + ", chunk " +
-                  std::to_string(q) +
-                  " is not one of the ISA's meaningful values (0b0100, 0b1000, 0b1100, 0b1001, "
-                  "0b1101, 0b0110, 0b1110)");
-      for (int e = 0; e < 4; ++e) f[r * K + 4 * q + e] = 0.0, iv[r * K + 4 * q + e] = 0;
-      for (int e = 0; e < 2; ++e) {
-        const int pos = 4 * q + static_cast<int>(e == 0 ? i0 : i1);
-        f[r * K + pos] = cf[static_cast<std::size_t>(r * K / 2 + 2 * q + e)];
-        iv[r * K + pos] = ci[static_cast<std::size_t>(r * K / 2 + 2 * q + e)];
+                  std::to_string(q) + " is not one of the ISA's meaningful values (" +
+                  (tf32 ? "0b0100, 0b1110" : "0b0100, 0b1000, 0b1100, 0b1001, 0b1101, 0b0110, 0b1110") + ")");
+      for (int e = 0; e < cs; ++e) f[r * K + cs * q + e] = 0.0, iv[r * K + cs * q + e] = 0;
+      for (int e = 0; e < cs / 2; ++e) {
+        const int pos = cs * q + static_cast<int>(tf32 ? (nib == 0b1110 ? 1 : 0) : e == 0 ? i0 : i1);
+        f[r * K + pos] = cf[static_cast<std::size_t>(r * K / 2 + cs / 2 * q + e)];
+        iv[r * K + pos] = ci[static_cast<std::size_t>(r * K / 2 + cs / 2 * q + e)];
       }
     }
 }

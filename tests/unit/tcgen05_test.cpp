@@ -664,9 +664,9 @@ void run_sparse_case(const std::string& name, const std::string& kind, const std
                      int N, int ksteps, int swz) {
   SCOPED_TRACE(name);
   std::mt19937 rng(static_cast<std::uint32_t>(std::hash<std::string>{}(name)));
-  const bool f16 = kind == "f16", i8 = kind == "i8";
-  const int M = 128, K = f16 ? 32 : 64, Kt = K * ksteps, eb = f16 ? 2 : 1,
-            mper = f16 ? 1 : 2;  // metadata columns a step
+  const bool tf32 = kind == "tf32", f16 = kind == "f16" || tf32, i8 = kind == "i8";
+  const int M = 128, K = tf32 ? 16 : f16 ? 32 : 64, Kt = K * ksteps, eb = tf32 ? 4 : f16 ? 2 : 1;
+  const int mper = f16 ? 1 : 2, cs = tf32 ? 2 : 4;  // metadata columns a step; K elements a chunk
   int mcols = 1;
   while (mcols < mper * ksteps) mcols *= 2;
   const Layout la{M, Kt / 2, eb, swz, false}, lb{N, Kt, eb, swz, false};
@@ -677,14 +677,16 @@ void run_sparse_case(const std::string& name, const std::string& kind, const std
   auto value = [&](const std::string& t, double& v) { return random_value(rng, t, v, true); };
   static const std::uint32_t kNibbles[] = {0b0100, 0b1000, 0b1100, 0b1001, 0b1101, 0b0110, 0b1110};
   for (int r = 0; r < M; ++r)
-    for (int q = 0; q < Kt / 4; ++q) {
-      const std::uint32_t nib = kNibbles[rng() % 7];
-      const int st = q / (K / 4), qs = q % (K / 4);
-      for (int e = 0; e < 2; ++e) {
+    for (int q = 0; q < Kt / cs; ++q) {
+      // tf32 (1:2): one element a chunk of two, first (0b0100) or second (0b1110)
+      const std::uint32_t nib = tf32 ? (rng() % 2 ? 0b1110u : 0b0100u) : kNibbles[rng() % 7];
+      const int st = q / (K / cs), qs = q % (K / cs);
+      for (int e = 0; e < cs / 2; ++e) {
         double v;
         const std::uint32_t bits = value(ta, v);
-        A[static_cast<std::size_t>(r * Kt + 4 * q + static_cast<int>(e ? nib >> 2 : nib & 3))] = v;
-        std::memcpy(img.data() + la.offset(r, 2 * q + e), &bits, static_cast<std::size_t>(eb));
+        const int pos = tf32 ? (nib == 0b1110u ? 1 : 0) : static_cast<int>(e ? nib >> 2 : nib & 3);
+        A[static_cast<std::size_t>(r * Kt + cs * q + pos)] = v;
+        std::memcpy(img.data() + la.offset(r, cs / 2 * q + e), &bits, static_cast<std::size_t>(eb));
       }
       // the nibble's lane and bit in this step's metadata columns
       const int lane = f16 ? 16 * (r / 16) + r % 8 + 8 * (qs / 4) : r;
@@ -698,7 +700,9 @@ void run_sparse_case(const std::string& name, const std::string& kind, const std
       B[static_cast<std::size_t>(n * Kt + k)] = v;
       std::memcpy(img.data() + b_off + lb.offset(n, k), &bits, static_cast<std::size_t>(eb));
     }
-  auto fmt = [](const std::string& t) -> std::uint32_t { return t == "f16" || t == "e4m3" || t == "u8" ? 0 : 1; };
+  auto fmt = [](const std::string& t) -> std::uint32_t {
+    return t == "tf32" ? 2 : t == "f16" || t == "e4m3" || t == "u8" ? 0 : 1;
+  };
   const std::uint32_t idesc = 1u << 2 | (i8 ? 2u : 1u) << 4 | fmt(ta) << 7 | fmt(tb) << 10 |
                               static_cast<std::uint32_t>(N >> 3) << 17 | static_cast<std::uint32_t>(M >> 4) << 24;
   int ncols = 32;
@@ -762,6 +766,7 @@ TEST(Tcgen05, SparseMmaPlacesEachRowsKeptElementsByItsMetadata) {
   run_sparse_case("sp_bf16_n32_noswz", "f16", "bf16", "bf16", 32, 1, 0);
   run_sparse_case("sp_e4m3_e5m2_n48", "f8f6f4", "e4m3", "e5m2", 48, 2, 2);
   run_sparse_case("sp_s8_u8_n32_swz64", "i8", "s8", "u8", 32, 1, 4);
+  run_sparse_case("sp_tf32_n40_2steps", "tf32", "tf32", "tf32", 40, 2, 2);  // 1:2, the f16 nibble layout
 }
 
 // ---- tcgen05.cp ---------------------------------------------------------------------------------
@@ -1487,8 +1492,8 @@ TEST(Tcgen05, InstructionsNotBuiltStopWithTheirNames) {
   };
   expect_stop("sp_zero_metadata", sp("f16", 1u << 2 | 1u << 4 | 2u << 17 | 8u << 24), ErrorKind::KernelFault,
               {"tcgen05.mma.sp", "metadata nibble 0", "meaningful"});
-  expect_stop("sp_tf32", sp("tf32", 1u << 2 | 1u << 4 | 2u << 7 | 2u << 10 | 2u << 17 | 8u << 24),
-              ErrorKind::Unsupported, {"tcgen05.mma.sp .kind::tf32"});
+  expect_stop("sp_tf32_selector", sp("tf32", 1u | 1u << 2 | 1u << 4 | 2u << 7 | 2u << 10 | 2u << 17 | 8u << 24),
+              ErrorKind::Unsupported, {"tcgen05.mma.sp .kind::tf32 with sparsity selector 1"});
   expect_stop("sp_m64", sp("f16", 1u << 2 | 1u << 4 | 2u << 17 | 4u << 24), ErrorKind::Unsupported, {"M = 64"});
   expect_stop("sp_no_bit", sp("f16", 1u << 4 | 2u << 17 | 8u << 24), ErrorKind::KernelFault, {"sparsity bit (bit 2)"});
   expect_stop("cp_half_decompression", "  tcgen05.cp.cta_group::1.128x256b.b4x16_p64 [%r4], %rd1;\n", ErrorKind::Parse,
