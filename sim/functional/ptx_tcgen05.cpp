@@ -349,9 +349,10 @@ TcDesc PtxCta::Impl::tc_idesc(Warp& w, const Inst& in, int l, std::uint32_t v) {
       unsupported(in, std::string("tcgen05.mma.sp ") + (kind == TcKind::F16 ? ".kind::f16" : ".kind::tf32") +
                           " with sparsity selector " + std::to_string(d.selector) +
                           " (which metadata sub-columns it selects the ISA gives only as a figure)");
-    if (in.shape[0] != 1 || d.m != 128)
-      unsupported(in,
-                  "tcgen05.mma.sp with .cta_group::2 or M = 64 (the metadata layouts of data path Layouts A, C and F)");
+    if (d.m != 128 * in.shape[0])  // pairs: M = 256 (Layout A), each CTA's 128 rows as one CTA's
+      unsupported(in, "tcgen05.mma.sp with M = " + std::to_string(d.m) +
+                          " and .cta_group::" + std::to_string(in.shape[0]) +
+                          " (the metadata layouts of data path Layouts C and F: the ISA gives them only as figures)");
     if (in.sub & P::kTcATmem) unsupported(in, "tcgen05.mma.sp with A in tensor memory");
     d.k *= 2;
   }

@@ -1173,37 +1173,65 @@ TEST(Tcgen05, CtaPairsNeedAClusterOfTwoAndOtherwiseStopWithTheirName) {
 // differ between the CTAs: CTA h's TMEM holds the factors of its own 128 rows of A (columns N..N+3)
 // and of all N columns of B (from column N + 4), in the one-CTA layout (row r in lane r % 32 of
 // every quarter, column r / 32), k-step st's in byte st.
+// sparse: tcgen05.mma.sp .kind::f16 (M = 256, K 32): each CTA's image holds its 128 rows of A
+// compressed (K / 2 a row), its TMEM the metadata of those rows in the one-CTA layout (run_sparse_case).
 void run_pair_case(const std::string& name, int n, int ksteps, int swz, const std::string& disable = "", int m = 256,
-                   bool scaled = false) {
+                   bool scaled = false, bool sparse = false) {
   SCOPED_TRACE(name);
   std::mt19937 rng(7u + static_cast<std::uint32_t>(n * 31 + ksteps + m));
-  const int M = m, N = n, K = scaled ? 32 : 16, Kt = K * ksteps, eb = scaled ? 1 : 2;
+  const int M = m, N = n, K = scaled || sparse ? 32 : 16, Kt = K * ksteps, eb = scaled ? 1 : 2;
   const int dcols = M == 128 ? N / 2 : N;  // M 128 (Layout B): each CTA's 64 rows in two lane blocks of N/2 columns
-  const Layout la{M / 2, Kt, eb, swz, false}, lb{N / 2, Kt, eb, swz, false};
+  const Layout la{M / 2, sparse ? Kt / 2 : Kt, eb, swz, false}, lb{N / 2, Kt, eb, swz, false};
   const std::uint32_t b_off = (la.bytes() + 1023) / 1024 * 1024, bytes = b_off + lb.bytes();
   std::vector<std::uint8_t> img(2 * bytes, 0);  // CTA h's image at h * bytes
   std::vector<double> A(static_cast<std::size_t>(M * Kt)), B(static_cast<std::size_t>(N * Kt));
+  std::vector<std::uint32_t> sparse_nibbles;  // .sp: row r's chunk q at r * Kt / 4 + q
   const Enc* e = enc(scaled ? "e4m3" : "bf16");
-  auto fill = [&](std::vector<double>& X, int rows, const Layout& l, std::uint32_t off) {
+  auto fill = [&](std::vector<double>& X, int rows, int cols, const Layout& l, std::uint32_t off) {
     for (int r = 0; r < rows; ++r)
-      for (int k = 0; k < Kt; ++k) {
+      for (int k = 0; k < cols; ++k) {
         const int i = static_cast<int>(rng() % 6);
         const bool neg = rng() % 2;
-        X[static_cast<std::size_t>(r * Kt + k)] = neg ? -kVals[i] : kVals[i];
+        X[static_cast<std::size_t>(r * cols + k)] = neg ? -kVals[i] : kVals[i];
         const std::uint32_t bits = e->bits[i] | (neg ? e->sign : 0);
         const int h = r / l.R;
         std::memcpy(img.data() + static_cast<std::size_t>(h) * bytes + off + l.offset(r % l.R, k), &bits,
                     static_cast<std::size_t>(eb));
       }
   };
-  fill(A, M, la, 0);
-  fill(B, N, lb, b_off);
+  if (sparse) {  // two of every four: the kept values at a random meaningful nibble's indices
+    static const std::uint32_t kNib[] = {0b0100, 0b1000, 0b1100, 0b1001, 0b1101, 0b0110, 0b1110};
+    std::vector<double> Ac(static_cast<std::size_t>(M * Kt / 2));
+    fill(Ac, M, Kt / 2, la, 0);
+    std::fill(A.begin(), A.end(), 0.0);
+    sparse_nibbles.assign(static_cast<std::size_t>(M * Kt / 4), 0);
+    for (int r = 0; r < M; ++r)
+      for (int q = 0; q < Kt / 4; ++q) {
+        const std::uint32_t nib = kNib[rng() % 7];
+        sparse_nibbles[static_cast<std::size_t>(r * Kt / 4 + q)] = nib;
+        for (int e2 = 0; e2 < 2; ++e2)
+          A[static_cast<std::size_t>(r * Kt + 4 * q + static_cast<int>(e2 ? nib >> 2 : nib & 3))] =
+              Ac[static_cast<std::size_t>(r * Kt / 2 + 2 * q + e2)];
+      }
+  } else {
+    fill(A, M, Kt, la, 0);
+  }
+  fill(B, N, Kt, lb, b_off);
   // scale factors: sfa[(h * 128 + r) * ksteps + st], sfb[(h * N + c) * ksteps + st]; cells of CTA h's lanes
-  int scols = scaled ? 4 + N / 32 : 0, sx = 1;
+  int scols = scaled ? 4 + N / 32 : sparse ? ksteps : 0, sx = 1;
   while (sx < scols) sx *= 2;
   std::vector<double> sfa(static_cast<std::size_t>(256 * ksteps), 1.0),
       sfb(static_cast<std::size_t>(2 * N * ksteps), 1.0);
   std::vector<std::uint32_t> cells(static_cast<std::size_t>(256 * std::max(sx, 1)), 0);
+  // sparse: CTA h's rows' nibbles, step st in column st, f16's lane/bit layout (run_sparse_case)
+  for (int h = 0; h < (sparse ? 2 : 0); ++h)
+    for (int r = 0; r < 128; ++r)
+      for (int q = 0; q < Kt / 4; ++q) {
+        const int st = q / 8, qs = q % 8, lane = 16 * (r / 16) + r % 8 + 8 * (qs / 4);
+        const int bit = 16 * ((r / 8) % 2) + 4 * (qs % 4);
+        cells[static_cast<std::size_t>((h * 128 + lane) * sx + st)] |=
+            sparse_nibbles[static_cast<std::size_t>((h * 128 + r) * Kt / 4 + q)] << bit;
+      }
   for (int h = 0; h < (scaled ? 2 : 0); ++h)
     for (int st = 0; st < ksteps; ++st) {
       // quarters: the lane quarters that hold a copy (every one, or for M = 128's B the two of its half)
@@ -1231,7 +1259,7 @@ void run_pair_case(const std::string& name, int n, int ksteps, int swz, const st
   while (ncols < static_cast<std::uint32_t>(N + sx)) ncols *= 2;
   auto idesc_of = [&](int st) {
     if (!scaled)
-      return 1u << 4 | 1u << 7 | 1u << 10 | static_cast<std::uint32_t>(N >> 3) << 17 |
+      return (sparse ? 1u << 2 : 0u) | 1u << 4 | 1u << 7 | 1u << 10 | static_cast<std::uint32_t>(N >> 3) << 17 |
              static_cast<std::uint32_t>(M >> 4) << 24;
     const auto id = static_cast<std::uint32_t>(st);  // the scale factors' byte: A bits 29-30, B 4-5; e4m3 0
     return id << 4 | static_cast<std::uint32_t>(N >> 3) << 17 | 1u << 23 | static_cast<std::uint32_t>(M >> 7) << 27 |
@@ -1259,7 +1287,7 @@ void run_pair_case(const std::string& name, int n, int ksteps, int swz, const st
   for (int i = 0; i < 8; ++i) s << "  mov.b32 %r" << 20 + i << ", " << 0x40490fdbu + static_cast<unsigned>(i) << ";\n";
   for (int col = 0; col < N; col += 8)
     s << "  tcgen05.st.sync.aligned.32x32b.x8.b32 [%r13+" << col << "], " << regs(20, 8) << ";\n";
-  if (scaled) {  // this thread's lane of the scale-factor cells, after D
+  if (scaled || sparse) {  // this thread's lane of the scale-factor (metadata) cells, after D
     s << "  ld.param.u64 %rd13, [simg];\n  cvta.to.global.u64 %rd13, %rd13;\n  mad.lo.u32 %r33, %r30, 128, %r1;\n"
       << "  mul.wide.u32 %rd14, %r33, " << sx * 4 << ";\n  add.s64 %rd13, %rd13, %rd14;\n";
     for (int j = 0; j < sx; ++j) s << "  ld.global.u32 %r" << 120 + j << ", [%rd13+" << 4 * j << "];\n";
@@ -1272,10 +1300,11 @@ void run_pair_case(const std::string& name, int n, int ksteps, int swz, const st
   if (!disable.empty())
     for (int i = 0; i < 8; ++i) s << "  mov.b32 %r" << 60 + i << ", " << (i == 5 ? disable : "0") << ";\n";
   for (int st = 0; st < ksteps; ++st)
-    s << "  mov.b32 %r14, " << idesc_of(st) << ";\n  add.s64 %rd9, %rd6, " << (la.desc() + la.start(st * K) / 16)
-      << ";\n  add.s64 %rd10, %rd6, " << (lb.desc() + (b_off + lb.start(st * K)) / 16)
-      << ";\n  tcgen05.mma.cta_group::2." << (scaled ? "kind::mxf8f6f4.block_scale" : "kind::f16")
-      << " [%r11], %rd9, %rd10, %r14, " << (scaled ? "[%r16], [%r17], " : "")
+    s << "  mov.b32 %r14, " << idesc_of(st) << ";\n  add.s64 %rd9, %rd6, "
+      << (la.desc() + la.start(sparse ? st * K / 2 : st * K) / 16) << ";\n  add.s64 %rd10, %rd6, "
+      << (lb.desc() + (b_off + lb.start(st * K)) / 16) << ";\n  add.u32 %r15, %r11, " << N + st << ";\n  tcgen05.mma"
+      << (sparse ? ".sp" : "") << ".cta_group::2." << (scaled ? "kind::mxf8f6f4.block_scale" : "kind::f16")
+      << " [%r11], %rd9, %rd10, " << (sparse ? "[%r15], " : "") << "%r14, " << (scaled ? "[%r16], [%r17], " : "")
       << (disable.empty() ? "" : regs(60, 8) + ", ") << (st == 0 ? "%p4" : "%p5") << ";\n";
   s << "  mov.b16 %rs1, 3;\n"
     << "  tcgen05.commit.cta_group::2.mbarrier::arrive::one.shared::cluster.multicast::cluster.b64 [%r8], %rs1;\n"
@@ -1355,6 +1384,13 @@ TEST(Tcgen05, BlockScaledCtaPairReadsEachCtasOwnScaleFactors) {
   // M = 128 (the 2x2 datapath): B's factors per lane block of D's columns
   run_pair_case("pair_mxf8f6f4_m128_n64", 64, 2, 2, "", 128, true);
   run_pair_case("pair_mxf8f6f4_m128_n256", 256, 1, 0, "", 128, true);
+}
+
+// tcgen05.mma.sp with a CTA pair (M = 256, the 4x1 datapath): each CTA's 128 compressed rows of A
+// and their metadata in its own TMEM in the one-CTA layout; D against the dense product.
+TEST(Tcgen05, SparseCtaPairReadsEachCtasOwnMetadata) {
+  run_pair_case("pair_sp_n64", 64, 2, 2, "", 256, false, true);
+  run_pair_case("pair_sp_n32_disable", 32, 1, 0, "1431655765", 256, false, true);
 }
 
 TEST(Tcgen05, ShiftMovesAWarpsThirtyTwoLanesOfOneElementDownByOneLane) {
