@@ -353,7 +353,6 @@ TcDesc PtxCta::Impl::tc_idesc(Warp& w, const Inst& in, int l, std::uint32_t v) {
       unsupported(in, "tcgen05.mma.sp with M = " + std::to_string(d.m) +
                           " and .cta_group::" + std::to_string(in.shape[0]) +
                           " (the metadata layouts of data path Layouts C and F: the ISA gives them only as figures)");
-    if (in.sub & P::kTcATmem) unsupported(in, "tcgen05.mma.sp with A in tensor memory");
     d.k *= 2;
   }
   if (d.ws) {  // PTX ISA table "Various combinations of .kind and shapes", rows with .ws
@@ -616,15 +615,19 @@ void PtxCta::Impl::tc_mma_lane(Warp& w, const Inst& in, int l) {
   for (int h = 0; h < pair; ++h) {
     const Impl& c = pair_cta(w, in, l, h);
     const auto ao = static_cast<std::size_t>(h * nb * Mc * K), bo = static_cast<std::size_t>(h * Nc * K);
-    if (a_tmem) {
-      tc_a_from_tmem(w, in, l, d, c, static_cast<std::uint32_t>(a_op), Mc, nb, af.data() + ao, ai.data() + ao);
-    } else if (d.sparse) {  // .sp: K / 2 elements a row in shared memory, placed by the metadata
+    if (d.sparse) {  // .sp: K / 2 elements a row (in shared memory, or in TMEM packed as a dense A's),
+                     // placed by the metadata
       TcDesc dc = d;
       dc.k = K / 2;
       std::vector<double> cf(static_cast<std::size_t>(Mc * K / 2));
       std::vector<std::int32_t> ci(cf.size());
-      tc_smem_operand(w, in, l, dc, c.shared, a_op, "A", d.mn_a, d.a, Mc, d.neg_a, cf.data(), ci.data());
+      if (a_tmem)
+        tc_a_from_tmem(w, in, l, dc, c, static_cast<std::uint32_t>(a_op), Mc, nb, cf.data(), ci.data());
+      else
+        tc_smem_operand(w, in, l, dc, c.shared, a_op, "A", d.mn_a, d.a, Mc, d.neg_a, cf.data(), ci.data());
       tc_sparse_expand(w, in, l, d, c, Mc, cf, ci, af.data() + ao, ai.data() + ao);
+    } else if (a_tmem) {
+      tc_a_from_tmem(w, in, l, d, c, static_cast<std::uint32_t>(a_op), Mc, nb, af.data() + ao, ai.data() + ao);
     } else {  // one copy from shared memory serves every lane block
       tc_smem_operand(w, in, l, d, c.shared, a_op, "A", d.mn_a, d.a, Mc, d.neg_a, af.data() + ao, ai.data() + ao);
       const auto blk = static_cast<std::ptrdiff_t>(Mc * K);

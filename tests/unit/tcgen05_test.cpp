@@ -660,15 +660,18 @@ TEST(Tcgen05, BlockScaledKindsScaleEveryKBlock) {
 // CUTLASS's tmem_e_frg (8-bit kinds: row r in lane r, chunk q at bit 4q of 64 bits; f16: rows r and
 // r + 8 share lanes 16i + r0 (+8 for chunks 4..7), row r + 8's nibbles in the upper 16 bits), and D
 // must equal the dense product of the expanded A and B bit for bit.
+// a_tmem: the compressed rows in TMEM instead (row r in lane r, K / 2 elements a step packed into
+// cells as a dense A's are, lower k in the lower bits), after the metadata.
 void run_sparse_case(const std::string& name, const std::string& kind, const std::string& ta, const std::string& tb,
-                     int N, int ksteps, int swz) {
+                     int N, int ksteps, int swz, bool a_tmem = false) {
   SCOPED_TRACE(name);
   std::mt19937 rng(static_cast<std::uint32_t>(std::hash<std::string>{}(name)));
   const bool tf32 = kind == "tf32", f16 = kind == "f16" || tf32, i8 = kind == "i8";
   const int M = 128, K = tf32 ? 16 : f16 ? 32 : 64, Kt = K * ksteps, eb = tf32 ? 4 : f16 ? 2 : 1;
-  const int mper = f16 ? 1 : 2, cs = tf32 ? 2 : 4;  // metadata columns a step; K elements a chunk
+  const int mper = f16 ? 1 : 2, cs = tf32 ? 2 : 4;                    // metadata columns a step; K elements a chunk
+  const int acols = a_tmem ? K / 2 * eb / 4 : 0, a0 = mper * ksteps;  // A's cells a step, its first column
   int mcols = 1;
-  while (mcols < mper * ksteps) mcols *= 2;
+  while (mcols < a0 + acols * ksteps) mcols *= 2;
   const Layout la{M, Kt / 2, eb, swz, false}, lb{N, Kt, eb, swz, false};
   const std::uint32_t b_off = (la.bytes() + 1023) / 1024 * 1024;
   std::vector<std::uint8_t> img(b_off + lb.bytes(), 0);
@@ -686,7 +689,11 @@ void run_sparse_case(const std::string& name, const std::string& kind, const std
         const std::uint32_t bits = value(ta, v);
         const int pos = tf32 ? (nib == 0b1110u ? 1 : 0) : static_cast<int>(e ? nib >> 2 : nib & 3);
         A[static_cast<std::size_t>(r * Kt + cs * q + pos)] = v;
-        std::memcpy(img.data() + la.offset(r, cs / 2 * q + e), &bits, static_cast<std::size_t>(eb));
+        const int j = cs / 2 * q + e - st * K / 2, per = 4 / eb;  // compressed element j of this step's row
+        if (a_tmem)
+          meta[static_cast<std::size_t>(r * mcols + a0 + st * acols + j / per)] |= bits << (32 / per * (j % per));
+        else
+          std::memcpy(img.data() + la.offset(r, cs / 2 * q + e), &bits, static_cast<std::size_t>(eb));
       }
       // the nibble's lane and bit in this step's metadata columns
       const int lane = f16 ? 16 * (r / 16) + r % 8 + 8 * (qs / 4) : r;
@@ -725,8 +732,9 @@ void run_sparse_case(const std::string& name, const std::string& kind, const std
   for (int st = 0; st < ksteps; ++st)
     s << "  add.s64 %rd9, %rd6, " << la.desc() + la.start(st * K / 2) / 16 << ";\n  add.s64 %rd10, %rd6, "
       << lb.desc() + (b_off + lb.start(st * K)) / 16 << ";\n  add.u32 %r16, %r11, " << N + st * mper << ";\n"
-      << "  tcgen05.mma.sp.cta_group::1.kind::" << kind << " [%r11], %rd9, %rd10, [%r16], %r14, "
-      << (st == 0 ? "%p4" : "%p5") << ";\n";
+      << "  add.u32 %r17, %r11, " << N + a0 + st * acols << ";\n"
+      << "  tcgen05.mma.sp.cta_group::1.kind::" << kind << " [%r11], " << (a_tmem ? "[%r17]" : "%rd9")
+      << ", %rd10, [%r16], %r14, " << (st == 0 ? "%p4" : "%p5") << ";\n";
   s << "  tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [%r8];\nISSUED:\n"
     << "WAIT:\n  mbarrier.try_wait.parity.shared::cta.b64 %p6, [%r8], 0;\n  @!%p6 bra WAIT;\n"
     << "  tcgen05.fence::after_thread_sync;\n  ld.param.u64 %rd11, [out];\n  cvta.to.global.u64 %rd11, %rd11;\n"
@@ -766,7 +774,9 @@ TEST(Tcgen05, SparseMmaPlacesEachRowsKeptElementsByItsMetadata) {
   run_sparse_case("sp_bf16_n32_noswz", "f16", "bf16", "bf16", 32, 1, 0);
   run_sparse_case("sp_e4m3_e5m2_n48", "f8f6f4", "e4m3", "e5m2", 48, 2, 2);
   run_sparse_case("sp_s8_u8_n32_swz64", "i8", "s8", "u8", 32, 1, 4);
-  run_sparse_case("sp_tf32_n40_2steps", "tf32", "tf32", "tf32", 40, 2, 2);  // 1:2, the f16 nibble layout
+  run_sparse_case("sp_tf32_n40_2steps", "tf32", "tf32", "tf32", 40, 2, 2);    // 1:2, the f16 nibble layout
+  run_sparse_case("sp_f16_a_tmem_n32", "f16", "f16", "f16", 32, 2, 2, true);  // compressed A in TMEM
+  run_sparse_case("sp_e5m2_a_tmem_n16", "f8f6f4", "e5m2", "e4m3", 16, 1, 0, true);
 }
 
 // ---- tcgen05.cp ---------------------------------------------------------------------------------
