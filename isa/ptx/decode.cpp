@@ -1653,9 +1653,10 @@ class Decoder {
     push_ops(inst, {}, s);
   }
 
-  // tcgen05.mma.ws.cta_group::1.kind{.collector::bN::op} [d], a-desc|[a], b-desc, idesc, enable-input-d
-  // {, zero-column-mask-desc}: kinds f16, tf32, f8f6f4, i8 (PTX ISA "tcgen05.mma.ws"). Sources as
-  // tcgen05.mma's (scale-input-d the constant 0), then the 64-bit mask descriptor if given; sub kTcWs,
+  // tcgen05.mma.ws{.sp}.cta_group::1.kind{.collector::bN::op} [d], a-desc|[a], b-desc{, [sp-meta-tmem]}, idesc,
+  // enable-input-d{, zero-column-mask-desc}: kinds f16, tf32, f8f6f4, i8 (PTX ISA "tcgen05.mma.ws"). Sources as
+  // tcgen05.mma's (scale-input-d the constant 0), then (.sp) the metadata's base and offset, then the 64-bit
+  // mask descriptor if given; sub kTcWs,
   // and kTcBReuse when B comes from a collector buffer (::use, ::lastuse) rather than shared memory.
   void decode_tcgen05_mma_ws(Inst& inst, const ast::Instr& in, const Parts& P) {
     const int L = in.line;
@@ -1664,11 +1665,24 @@ class Decoder {
     for (const auto& m : P.ordered)
       if (m.rfind("collector::b", 0) == 0 && (m.find("::use") != std::string::npos || m.find("::lastuse") != std::string::npos))
         inst.sub |= kTcBReuse;
-    const auto& o = in.operands;
-    need(in, 5, 6);
+    auto o = in.operands;
+    ast::Operand meta;  // tcgen05.mma.ws.sp: [sp-meta-tmem] follows b-desc
+    if (P.has("sp")) {
+      if (o.size() < 6 || o[3].kind != ast::Operand::Kind::Addr)
+        fail(L, "`" + in.opcode + "`: tcgen05.mma.ws.sp takes [d], a-desc|[a], b-desc, [sp-meta-tmem], idesc, ...");
+      meta = o[3];
+      o.erase(o.begin() + 3);
+      inst.sub |= kTcSparse;
+    }
+    if (o.size() < 5 || o.size() > 6) fail(L, "`" + in.opcode + "`: takes 5 or 6 operands (6 or 7 with .sp)");
     std::vector<Reg> s = tcgen05_mma_operands(inst, o, L);
     s.push_back(src(o[4], 1, L));
     s.push_back(const32(0));
+    if (inst.sub & kTcSparse) {  // sources 8-9, before the zero-column mask
+      const auto [mb, moff] = tmem_operand(meta, L);
+      s.push_back(mb);
+      s.push_back(moff);
+    }
     if (o.size() == 6) s.push_back(src(o[5], 64, L));
     push_ops(inst, {}, s);
   }

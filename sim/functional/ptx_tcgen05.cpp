@@ -349,7 +349,9 @@ TcDesc PtxCta::Impl::tc_idesc(Warp& w, const Inst& in, int l, std::uint32_t v) {
       unsupported(in, std::string("tcgen05.mma.sp ") + (kind == TcKind::F16 ? ".kind::f16" : ".kind::tf32") +
                           " with sparsity selector " + std::to_string(d.selector) +
                           " (which metadata sub-columns it selects the ISA gives only as a figure)");
-    if (d.m != 128 * in.shape[0])  // pairs: M = 256 (Layout A), each CTA's 128 rows as one CTA's
+    if (d.ws) {  // .ws.sp (PTX ISA shape table): N 64 or 128; f16/tf32/f8f6f4/i8 as the dense .ws
+      if (d.n != 64 && d.n != 128) bad("N = " + std::to_string(d.n) + ": tcgen05.mma.ws.sp takes 64 or 128");
+    } else if (d.m != 128 * in.shape[0])  // pairs: M = 256 (Layout A), each CTA's 128 rows as one CTA's
       unsupported(in, "tcgen05.mma.sp with M = " + std::to_string(d.m) +
                           " and .cta_group::" + std::to_string(in.shape[0]) +
                           " (the metadata layouts of data path Layouts C and F: the ISA gives them only as figures)");
@@ -510,7 +512,7 @@ void PtxCta::Impl::tc_a_from_tmem(Warp& w, const Inst& in, int l, const TcDesc& 
 // the same nibbles, two bits a tf32) rows r and r + 8 (r % 16 < 8) share lanes: chunk q of row
 // 16 i + 8 j + r0 is at lane 16 i + r0 + 8 (q / 4), bit 16 j + 4 (q % 4) of one column.
 void PtxCta::Impl::tc_sparse_expand(Warp& w, const Inst& in, int l, const TcDesc& d, const Impl& c, int M,
-                                    const std::vector<double>& cf, const std::vector<std::int32_t>& ci, double* f,
+                                    std::uint32_t lane_base, const double* cf, const std::int32_t* ci, double* f,
                                     std::int32_t* iv) {
   const auto taddr = static_cast<std::uint32_t>(get(w, p.src(in, 8), l) + get(w, p.src(in, 9), l));
   if (taddr >> 16)
@@ -525,7 +527,7 @@ void PtxCta::Impl::tc_sparse_expand(Warp& w, const Inst& in, int l, const TcDesc
   for (int r = 0; r < M; ++r)
     for (int q = 0; q < chunks; ++q) {
       const auto ur = static_cast<std::uint32_t>(r), uq = static_cast<std::uint32_t>(q);
-      const std::uint32_t lane = f16 ? 16 * (ur / 16) + ur % 8 + 8 * (uq / 4) : ur;
+      const std::uint32_t lane = lane_base + (f16 ? 16 * (ur / 16) + ur % 8 + 8 * (uq / 4) : ur);
       const std::uint32_t bit = f16 ? 16 * ((ur / 8) % 2) + 4 * (uq % 4) : 4 * uq;
       const std::uint32_t nib =
           (c.tmem.cells[std::size_t{lane} * c.tmem.columns + col0 + bit / 32] >> (bit % 32)) & 0xf;
@@ -539,8 +541,8 @@ void PtxCta::Impl::tc_sparse_expand(Warp& w, const Inst& in, int l, const TcDesc
       for (int e = 0; e < cs; ++e) f[r * K + cs * q + e] = 0.0, iv[r * K + cs * q + e] = 0;
       for (int e = 0; e < cs / 2; ++e) {
         const int pos = cs * q + static_cast<int>(tf32 ? (nib == 0b1110 ? 1 : 0) : e == 0 ? i0 : i1);
-        f[r * K + pos] = cf[static_cast<std::size_t>(r * K / 2 + cs / 2 * q + e)];
-        iv[r * K + pos] = ci[static_cast<std::size_t>(r * K / 2 + cs / 2 * q + e)];
+        f[r * K + pos] = cf[r * K / 2 + cs / 2 * q + e];
+        iv[r * K + pos] = ci[r * K / 2 + cs / 2 * q + e];
       }
     }
 }
@@ -553,7 +555,7 @@ void PtxCta::Impl::tc_sparse_expand(Warp& w, const Inst& in, int l, const TcDesc
 // the ISA's field descriptions name the two spans the other way round, its four worked examples
 // this way, and kernsim follows the examples. Bits 36-38 are reserved.
 void PtxCta::Impl::tc_zero_columns(Warp& w, const Inst& in, int l, int M, int N, std::vector<char>& zero, int& shift) {
-  const std::uint64_t z = get(w, p.src(in, 8), l);
+  const std::uint64_t z = get(w, p.src(in, in.sub & P::kTcSparse ? 10 : 8), l);  // after .sp's metadata
   if ((z >> 36) & 7)
     fault(w, in, l, "tcgen05.mma.ws: zero-column mask descriptor " + hex(z) + " sets reserved bits 36-38");
   shift = static_cast<int>((z >> 56) & 0x3f);
@@ -600,7 +602,7 @@ void PtxCta::Impl::tc_mma_lane(Warp& w, const Inst& in, int l) {
   const int nb = ws || (pair == 2 && Mc == 64) ? static_cast<int>(kLanes) / Mc : 1, Nb = N / nb;
   std::vector<char> zero(static_cast<std::size_t>(N), 0);
   int shift = 0;  // .ws: D's column n uses B's column n + shift
-  if (ws && in.nsrc > 8) tc_zero_columns(w, in, l, M, N, zero, shift);
+  if (ws && in.nsrc > (d.sparse ? 10 : 8)) tc_zero_columns(w, in, l, M, N, zero, shift);
   const std::uint32_t d_lane = taddr_d >> 16, d_col = taddr_d & 0xffff;
   if (Mc == 128 || nb > 1 ? d_lane != 0 : d_lane != 0 && d_lane != 16)
     fault(w, in, l,
@@ -615,17 +617,26 @@ void PtxCta::Impl::tc_mma_lane(Warp& w, const Inst& in, int l) {
   for (int h = 0; h < pair; ++h) {
     const Impl& c = pair_cta(w, in, l, h);
     const auto ao = static_cast<std::size_t>(h * nb * Mc * K), bo = static_cast<std::size_t>(h * Nc * K);
-    if (d.sparse) {  // .sp: K / 2 elements a row (in shared memory, or in TMEM packed as a dense A's),
-                     // placed by the metadata
+    if (d.sparse) {  // .sp: K / 2 elements a row (in shared memory, or in TMEM packed as a dense A's, each
+                     // lane block its own copy), placed by the metadata of each lane block's own lanes
       TcDesc dc = d;
       dc.k = K / 2;
-      std::vector<double> cf(static_cast<std::size_t>(Mc * K / 2));
+      const std::size_t blk = static_cast<std::size_t>(Mc * K / 2);
+      std::vector<double> cf(blk * static_cast<std::size_t>(nb));
       std::vector<std::int32_t> ci(cf.size());
-      if (a_tmem)
+      if (a_tmem) {
         tc_a_from_tmem(w, in, l, dc, c, static_cast<std::uint32_t>(a_op), Mc, nb, cf.data(), ci.data());
-      else
+      } else {
         tc_smem_operand(w, in, l, dc, c.shared, a_op, "A", d.mn_a, d.a, Mc, d.neg_a, cf.data(), ci.data());
-      tc_sparse_expand(w, in, l, d, c, Mc, cf, ci, af.data() + ao, ai.data() + ao);
+        for (int j = 1; j < nb; ++j) {
+          std::copy_n(cf.begin(), blk, cf.begin() + static_cast<std::ptrdiff_t>(blk) * j);
+          std::copy_n(ci.begin(), blk, ci.begin() + static_cast<std::ptrdiff_t>(blk) * j);
+        }
+      }
+      for (int j = 0; j < nb; ++j)
+        tc_sparse_expand(w, in, l, d, c, Mc, static_cast<std::uint32_t>(Mc * j), cf.data() + blk * j,
+                         ci.data() + blk * j, af.data() + ao + static_cast<std::size_t>(j * Mc * K),
+                         ai.data() + ao + static_cast<std::size_t>(j * Mc * K));
     } else if (a_tmem) {
       tc_a_from_tmem(w, in, l, d, c, static_cast<std::uint32_t>(a_op), Mc, nb, af.data() + ao, ai.data() + ao);
     } else {  // one copy from shared memory serves every lane block

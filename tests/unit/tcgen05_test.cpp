@@ -663,11 +663,18 @@ TEST(Tcgen05, BlockScaledKindsScaleEveryKBlock) {
 // a_tmem: the compressed rows in TMEM instead (row r in lane r, K / 2 elements a step packed into
 // cells as a dense A's are, lower k in the lower bits), after the metadata.
 void run_sparse_case(const std::string& name, const std::string& kind, const std::string& ta, const std::string& tb,
-                     int N, int ksteps, int swz, bool a_tmem = false) {
+                     int N, int ksteps, int swz, bool a_tmem = false, int m = 128, bool ws = false) {
   SCOPED_TRACE(name);
   std::mt19937 rng(static_cast<std::uint32_t>(std::hash<std::string>{}(name)));
   const bool tf32 = kind == "tf32", f16 = kind == "f16" || tf32, i8 = kind == "i8";
-  const int M = 128, K = tf32 ? 16 : f16 ? 32 : 64, Kt = K * ksteps, eb = tf32 ? 4 : f16 ? 2 : 1;
+  const int M = m, blocks = ws ? 128 / m : 1, dcols = N / blocks,
+            K = tf32  ? 16
+                : f16 ? 32
+                      : 64,
+            Kt = K * ksteps,
+            eb = tf32  ? 4
+                 : f16 ? 2
+                       : 1;
   const int mper = f16 ? 1 : 2, cs = tf32 ? 2 : 4;                    // metadata columns a step; K elements a chunk
   const int acols = a_tmem ? K / 2 * eb / 4 : 0, a0 = mper * ksteps;  // A's cells a step, its first column
   int mcols = 1;
@@ -690,15 +697,18 @@ void run_sparse_case(const std::string& name, const std::string& kind, const std
         const int pos = tf32 ? (nib == 0b1110u ? 1 : 0) : static_cast<int>(e ? nib >> 2 : nib & 3);
         A[static_cast<std::size_t>(r * Kt + cs * q + pos)] = v;
         const int j = cs / 2 * q + e - st * K / 2, per = 4 / eb;  // compressed element j of this step's row
-        if (a_tmem)
-          meta[static_cast<std::size_t>(r * mcols + a0 + st * acols + j / per)] |= bits << (32 / per * (j % per));
+        if (a_tmem)                                               // a copy in each lane block (.ws)
+          for (int b = 0; b < blocks; ++b)
+            meta[static_cast<std::size_t>((M * b + r) * mcols + a0 + st * acols + j / per)] |=
+                bits << (32 / per * (j % per));
         else
           std::memcpy(img.data() + la.offset(r, cs / 2 * q + e), &bits, static_cast<std::size_t>(eb));
       }
       // the nibble's lane and bit in this step's metadata columns
       const int lane = f16 ? 16 * (r / 16) + r % 8 + 8 * (qs / 4) : r;
       const int bit = f16 ? 16 * ((r / 8) % 2) + 4 * (qs % 4) : 4 * qs;
-      meta[static_cast<std::size_t>(lane * mcols + st * mper + bit / 32)] |= nib << (bit % 32);
+      for (int b = 0; b < blocks; ++b)  // .ws: each lane block its own copy (CUTLASS's tmem_e_frg_ws)
+        meta[static_cast<std::size_t>((M * b + lane) * mcols + st * mper + bit / 32)] |= nib << (bit % 32);
     }
   for (int n = 0; n < N; ++n)
     for (int k = 0; k < Kt; ++k) {
@@ -733,13 +743,13 @@ void run_sparse_case(const std::string& name, const std::string& kind, const std
     s << "  add.s64 %rd9, %rd6, " << la.desc() + la.start(st * K / 2) / 16 << ";\n  add.s64 %rd10, %rd6, "
       << lb.desc() + (b_off + lb.start(st * K)) / 16 << ";\n  add.u32 %r16, %r11, " << N + st * mper << ";\n"
       << "  add.u32 %r17, %r11, " << N + a0 + st * acols << ";\n"
-      << "  tcgen05.mma.sp.cta_group::1.kind::" << kind << " [%r11], " << (a_tmem ? "[%r17]" : "%rd9")
-      << ", %rd10, [%r16], %r14, " << (st == 0 ? "%p4" : "%p5") << ";\n";
+      << "  tcgen05.mma" << (ws ? ".ws" : "") << ".sp.cta_group::1.kind::" << kind << " [%r11], "
+      << (a_tmem ? "[%r17]" : "%rd9") << ", %rd10, [%r16], %r14, " << (st == 0 ? "%p4" : "%p5") << ";\n";
   s << "  tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [%r8];\nISSUED:\n"
     << "WAIT:\n  mbarrier.try_wait.parity.shared::cta.b64 %p6, [%r8], 0;\n  @!%p6 bra WAIT;\n"
     << "  tcgen05.fence::after_thread_sync;\n  ld.param.u64 %rd11, [out];\n  cvta.to.global.u64 %rd11, %rd11;\n"
-    << "  mul.wide.u32 %rd12, %r1, " << N * 4 << ";\n  add.s64 %rd11, %rd11, %rd12;\n";
-  read_d_back(s, N);
+    << "  mul.wide.u32 %rd12, %r1, " << dcols * 4 << ";\n  add.s64 %rd11, %rd11, %rd12;\n";
+  read_d_back(s, dcols);
   s << "  tcgen05.fence::before_thread_sync;\n  bar.sync 0;\n  @%p2 bra DONE;\n"
     << "  tcgen05.dealloc.cta_group::1.sync.aligned.b32 %r11, " << ncols << ";\nDONE:\n  ret;\n}\n";
   const auto dir = case_dir() / name;
@@ -749,18 +759,19 @@ void run_sparse_case(const std::string& name, const std::string& kind, const std
   std::ofstream(dir / "k.ptx") << s.str();
   const std::string args = R"({"buffer": "u8", "count": )" + std::to_string(img.size()) +
                            R"(, "init": "file:img.bin"}, {"type": "u32", "value": )" + std::to_string(img.size() / 4) +
-                           R"(}, {"buffer": "u32", "count": )" + std::to_string(128 * N) +
+                           R"(}, {"buffer": "u32", "count": )" + std::to_string(128 * dcols) +
                            R"(}, {"buffer": "u32", "count": )" + std::to_string(meta.size()) +
                            R"(, "init": "file:m.bin"})";
   const api::RunResult r = run_ptx(dir, args, static_cast<int>(img.size()));
   const auto* d = reinterpret_cast<const std::uint32_t*>(r.outputs.at(1).bytes.data());
   int bad = 0;
-  for (int row = 0; row < M; ++row)
-    for (int n = 0; n < N; ++n) {
+  for (int lane = 0; lane < 128; ++lane)  // lane block j of D's columns (.ws) in lanes M j + row
+    for (int c = 0; c < dcols; ++c) {
+      const int row = lane % M, n = lane / M * dcols + c;
       double ref = 0;
       for (int k = 0; k < Kt; ++k)
         ref += A[static_cast<std::size_t>(row * Kt + k)] * B[static_cast<std::size_t>(n * Kt + k)];
-      const std::uint32_t got = d[row * N + n];
+      const std::uint32_t got = d[lane * dcols + c];
       float f;
       std::memcpy(&f, &got, 4);
       const double g = i8 ? static_cast<double>(static_cast<std::int32_t>(got)) : f;
@@ -777,6 +788,12 @@ TEST(Tcgen05, SparseMmaPlacesEachRowsKeptElementsByItsMetadata) {
   run_sparse_case("sp_tf32_n40_2steps", "tf32", "tf32", "tf32", 40, 2, 2);    // 1:2, the f16 nibble layout
   run_sparse_case("sp_f16_a_tmem_n32", "f16", "f16", "f16", 32, 2, 2, true);  // compressed A in TMEM
   run_sparse_case("sp_e5m2_a_tmem_n16", "f8f6f4", "e5m2", "e4m3", 16, 1, 0, true);
+  // tcgen05.mma.ws.sp: M 128/64/32 (D's columns in 1/2/4 lane blocks), N 64/128, the metadata (and A
+  // in TMEM) copied into each lane block as CUTLASS's tmem_e_frg_ws lays them out
+  run_sparse_case("ws_sp_f16_m64_n128", "f16", "f16", "f16", 128, 2, 2, false, 64, true);
+  run_sparse_case("ws_sp_s8_m32_n64", "i8", "s8", "s8", 64, 1, 0, false, 32, true);
+  run_sparse_case("ws_sp_bf16_m128_n64_a_tmem", "f16", "bf16", "bf16", 64, 1, 2, true, 128, true);
+  run_sparse_case("ws_sp_tf32_m32_n64_a_tmem", "tf32", "tf32", "tf32", 64, 2, 0, true, 32, true);
 }
 
 // ---- tcgen05.cp ---------------------------------------------------------------------------------
@@ -1520,7 +1537,7 @@ TEST(Tcgen05, LoadWithReductionGivesEachThreadTheMinOrMaxOfItsCells) {
 
 TEST(Tcgen05, InstructionsNotBuiltStopWithTheirNames) {
   const std::pair<const char*, const char*> cases[] = {
-      {"tcgen05.mma.ws.sp.cta_group::1.kind::f16 [%r4], %rd1, %rd2, [%r4], %r6, %p1;\n", "tcgen05.mma.ws.sp"},
+      {"tcgen05.mma.cta_group::1.kind::f16.ashift [%r4], [%r4], %rd2, %r6, %p1;\n", "tcgen05.mma .ashift"},
   };
   int i = 0;
   for (const auto& [inst, needle] : cases)
@@ -1541,6 +1558,9 @@ TEST(Tcgen05, InstructionsNotBuiltStopWithTheirNames) {
   expect_stop("sp_tf32_selector", sp("tf32", 1u | 1u << 2 | 1u << 4 | 2u << 7 | 2u << 10 | 2u << 17 | 8u << 24),
               ErrorKind::Unsupported, {"tcgen05.mma.sp .kind::tf32 with sparsity selector 1"});
   expect_stop("sp_m64", sp("f16", 1u << 2 | 1u << 4 | 2u << 17 | 4u << 24), ErrorKind::Unsupported, {"M = 64"});
+  std::string ws_sp = sp("f16", 1u << 2 | 1u << 4 | 32u << 17 | 8u << 24);
+  ws_sp.replace(ws_sp.find("mma.sp"), 6, "mma.ws.sp");
+  expect_stop("ws_sp_n256", ws_sp, ErrorKind::KernelFault, {"N = 256: tcgen05.mma.ws.sp takes 64 or 128"});
   expect_stop("sp_no_bit", sp("f16", 1u << 4 | 2u << 17 | 8u << 24), ErrorKind::KernelFault, {"sparsity bit (bit 2)"});
   expect_stop("cp_half_decompression", "  tcgen05.cp.cta_group::1.128x256b.b4x16_p64 [%r4], %rd1;\n", ErrorKind::Parse,
               {".b8x16 with one of"});
