@@ -1614,8 +1614,6 @@ class Decoder {
       if (scaled || P.has("block_scale")) fail(L, "`" + in.opcode + "`: tcgen05.mma.ws takes .kind::f16, ::tf32, ::f8f6f4 or ::i8");
       return decode_tcgen05_mma_ws(inst, in, P);
     }
-    if (P.has("sp") && scaled)
-      return unsupported(inst, in, "tcgen05.mma.sp with a block-scaled kind (sparse A with block scaling)");
     if (scaled) return decode_tcgen05_mma_block_scale(inst, in, P, kind);
     auto o = in.operands;
     ast::Operand meta;  // tcgen05.mma.sp: [sp-meta-tmem] follows b-desc
@@ -1705,11 +1703,24 @@ class Decoder {
                   "::mxf8f6f4 takes 1X, ::mxf4 2X, ::mxf4nvf4 2X or 4X)");
     inst.shape[2] = static_cast<std::int16_t>(vec);
     inst.sub |= kTcBlockScale;
-    const auto& o = in.operands;
-    need(in, 7, 7);
+    auto o = in.operands;
+    ast::Operand meta;  // tcgen05.mma.sp ... .block_scale: [sp-meta-tmem] follows b-desc
+    if (P.has("sp")) {
+      if (o.size() != 8 || o[3].kind != ast::Operand::Kind::Addr)
+        fail(L, "`" + in.opcode + "`: takes [d], a-desc|[a], b-desc, [sp-meta-tmem], idesc, [scale-A], [scale-B], enable-input-d");
+      meta = o[3];
+      o.erase(o.begin() + 3);
+      inst.sub |= kTcSparse;
+    }
+    if (o.size() != 7) fail(L, "`" + in.opcode + "`: takes 7 operands (8 with .sp)");
     std::vector<Reg> s = tcgen05_mma_operands(inst, o, L);
     s.push_back(src(o[6], 1, L));
     s.push_back(const32(0));
+    if (inst.sub & kTcSparse) {  // sources 8-9; the scale addresses follow at 10-13
+      const auto [mb, moff] = tmem_operand(meta, L);
+      s.push_back(mb);
+      s.push_back(moff);
+    }
     for (int i : {4, 5}) {
       if (o[i].kind != ast::Operand::Kind::Addr) fail(L, "`" + in.opcode + "`: the scale operands are tensor-memory addresses [taddr]");
       const auto [b, off] = tmem_operand(o[i], L);

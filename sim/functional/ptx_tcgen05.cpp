@@ -390,8 +390,11 @@ TcDesc PtxCta::Impl::tc_idesc_scaled(Warp& w, const Inst& in, int l, std::uint32
   const auto kind = static_cast<TcKind>(in.shape[1]);
   const bool fp4 = kind != TcKind::Mxf8f6f4;
   TcDesc d;
-  if (v & (1u << 2)) bad("the sparsity bit is set (sparse A needs tcgen05.mma.sp, which kernsim does not implement)");
-  if (v & (fp4 ? 0x0700104bu : 0x8700004bu)) bad("a reserved bit is set");
+  d.sparse = in.sub & P::kTcSparse;  // the sparsity selector (bits 0-1) is "assumed to be 0" for these kinds
+  if (static_cast<bool>(v & (1u << 2)) != d.sparse)
+    bad(d.sparse ? "tcgen05.mma.sp needs the sparsity bit (bit 2) set"
+                 : "the sparsity bit is set (sparse A needs tcgen05.mma.sp)");
+  if (v & (fp4 ? 0x07001048u : 0x87000048u) || (!d.sparse && (v & 3))) bad("a reserved bit is set");
   if (fp4 && (v >> 31))
     unsupported(in,
                 "tcgen05.mma .kind::mxf4/mxf4nvf4 with K = 96 (instruction descriptor bit 31; the PTX ISA allows it on "
@@ -416,6 +419,14 @@ TcDesc PtxCta::Impl::tc_idesc_scaled(Warp& w, const Inst& in, int l, std::uint32
   if (d.sf_a_id % step || d.sf_b_id % step)
     bad("scale factor IDs A " + std::to_string(d.sf_a_id) + ", B " + std::to_string(d.sf_b_id) +
         " with .scale_vec::" + std::to_string(d.scales) + "X (which takes multiples of " + std::to_string(step) + ")");
+  if (d.sparse) {  // .sp: the logical K doubles; the scale vectors keep their count (M x 1 for 1X "for all
+                   // supported values of K"), so each factor covers twice the elements
+    if (fp4) unsupported(in, "tcgen05.mma.sp with .kind::mxf4/mxf4nvf4 (4:8 sparsity in pairs, K = 128: not built)");
+    if (d.m != 128 * in.shape[0])
+      unsupported(in, "tcgen05.mma.sp with .block_scale, M = " + std::to_string(d.m) + " and .cta_group::" +
+                          std::to_string(in.shape[0]) + " (the metadata layouts of data path Layouts C and F)");
+    d.k *= 2;
+  }
   if (in.shape[0] == 2) {  // a CTA pair: M = 256 (the 4x1 datapath); each CTA's factors in its own TMEM
     if (d.m != 128 && d.m != 256)
       bad("M = " + std::to_string(d.m) + ": the block-scaled kinds with .cta_group::2 take 128 or 256");
@@ -441,7 +452,7 @@ std::vector<double> PtxCta::Impl::tc_scales(Warp& w, const Inst& in, int l, cons
                                             const Impl& c, int half) {
   const TensorMemory& tmem = c.tmem;
   const auto taddr = static_cast<std::uint32_t>(get(w, p.src(in, src), l) + get(w, p.src(in, src + 1), l));
-  const char* what = src == 8 ? "scale-A" : "scale-B";
+  const char* what = src == 8 || src == 10 && (in.sub & P::kTcSparse) ? "scale-A" : "scale-B";
   if (taddr >> 16)
     fault(w, in, l,
           std::string("tcgen05.mma: the ") + what + " address names TMEM lane " + std::to_string(taddr >> 16) +
@@ -661,8 +672,9 @@ void PtxCta::Impl::tc_mma_lane(Warp& w, const Inst& in, int l) {
   std::vector<std::vector<double>> bs(static_cast<std::size_t>(scaled ? pair : 0));
   for (int h = 0; h < static_cast<int>(bs.size()); ++h) {
     const Impl& c = pair_cta(w, in, l, h);
-    const std::vector<double> sa = tc_scales(w, in, l, d, 8, Mc, d.sf_a_id, c),
-                              sb = tc_scales(w, in, l, d, 10, N, d.sf_b_id, c, nb == 2 ? N / 2 : 0);
+    const int s0 = d.sparse ? 10 : 8;  // .sp: the metadata address comes first
+    const std::vector<double> sa = tc_scales(w, in, l, d, s0, Mc, d.sf_a_id, c),
+                              sb = tc_scales(w, in, l, d, s0 + 2, N, d.sf_b_id, c, nb == 2 ? N / 2 : 0);
     const int blk = K / d.scales;
     for (int j = 0; j < nb; ++j)
       for (int r = 0; r < Mc; ++r)

@@ -666,7 +666,7 @@ void run_sparse_case(const std::string& name, const std::string& kind, const std
                      int N, int ksteps, int swz, bool a_tmem = false, int m = 128, bool ws = false) {
   SCOPED_TRACE(name);
   std::mt19937 rng(static_cast<std::uint32_t>(std::hash<std::string>{}(name)));
-  const bool tf32 = kind == "tf32", f16 = kind == "f16" || tf32, i8 = kind == "i8";
+  const bool tf32 = kind == "tf32", f16 = kind == "f16" || tf32, i8 = kind == "i8", mx = kind == "mxf8f6f4";
   const int M = m, blocks = ws ? 128 / m : 1, dcols = N / blocks,
             K = tf32  ? 16
                 : f16 ? 32
@@ -677,8 +677,13 @@ void run_sparse_case(const std::string& name, const std::string& kind, const std
                        : 1;
   const int mper = f16 ? 1 : 2, cs = tf32 ? 2 : 4;                    // metadata columns a step; K elements a chunk
   const int acols = a_tmem ? K / 2 * eb / 4 : 0, a0 = mper * ksteps;  // A's cells a step, its first column
+  // .kind::mxf8f6f4 (.scale_vec::1X: one ue8m0 factor a row of A and a column of B per mma, covering
+  // the 64 logical K): step st's factors of A in columns s0 + 4 st (row r: lane r % 32 of every
+  // quarter, column r / 32), of B in s0 + 4 ksteps + nbc st, in byte 0 (scale factor IDs 0)
+  const int s0 = a0 + acols * ksteps, nbc = (N + 31) / 32;
   int mcols = 1;
-  while (mcols < a0 + acols * ksteps) mcols *= 2;
+  while (mcols < s0 + (mx ? (4 + nbc) * ksteps : 0)) mcols *= 2;
+  std::vector<double> sfa(static_cast<std::size_t>(M * ksteps), 1.0), sfb(static_cast<std::size_t>(N * ksteps), 1.0);
   const Layout la{M, Kt / 2, eb, swz, false}, lb{N, Kt, eb, swz, false};
   const std::uint32_t b_off = (la.bytes() + 1023) / 1024 * 1024;
   std::vector<std::uint8_t> img(b_off + lb.bytes(), 0);
@@ -710,6 +715,16 @@ void run_sparse_case(const std::string& name, const std::string& kind, const std
       for (int b = 0; b < blocks; ++b)  // .ws: each lane block its own copy (CUTLASS's tmem_e_frg_ws)
         meta[static_cast<std::size_t>((M * b + lane) * mcols + st * mper + bit / 32)] |= nib << (bit % 32);
     }
+  for (int st = 0; st < (mx ? ksteps : 0); ++st) {
+    auto put_sf = [&](double& v, int col, int r) {
+      const int x = static_cast<int>(rng() % 5);
+      v = std::ldexp(1.0, x - 2);
+      for (int q = 0; q < 4; ++q)
+        meta[static_cast<std::size_t>((32 * q + r % 32) * mcols + col + r / 32)] |= static_cast<std::uint32_t>(125 + x);
+    };
+    for (int r = 0; r < M; ++r) put_sf(sfa[static_cast<std::size_t>(r * ksteps + st)], s0 + 4 * st, r);
+    for (int n = 0; n < N; ++n) put_sf(sfb[static_cast<std::size_t>(n * ksteps + st)], s0 + 4 * ksteps + nbc * st, n);
+  }
   for (int n = 0; n < N; ++n)
     for (int k = 0; k < Kt; ++k) {
       double v;
@@ -720,8 +735,10 @@ void run_sparse_case(const std::string& name, const std::string& kind, const std
   auto fmt = [](const std::string& t) -> std::uint32_t {
     return t == "tf32" ? 2 : t == "f16" || t == "e4m3" || t == "u8" ? 0 : 1;
   };
-  const std::uint32_t idesc = 1u << 2 | (i8 ? 2u : 1u) << 4 | fmt(ta) << 7 | fmt(tb) << 10 |
-                              static_cast<std::uint32_t>(N >> 3) << 17 | static_cast<std::uint32_t>(M >> 4) << 24;
+  const std::uint32_t idesc =
+      mx ? 1u << 2 | fmt(ta) << 7 | fmt(tb) << 10 | static_cast<std::uint32_t>(N >> 3) << 17 | 1u << 23 | 1u << 27
+         : 1u << 2 | (i8 ? 2u : 1u) << 4 | fmt(ta) << 7 | fmt(tb) << 10 | static_cast<std::uint32_t>(N >> 3) << 17 |
+               static_cast<std::uint32_t>(M >> 4) << 24;
   int ncols = 32;
   while (ncols < N + mcols) ncols *= 2;
   std::ostringstream s;
@@ -742,9 +759,11 @@ void run_sparse_case(const std::string& name, const std::string& kind, const std
   for (int st = 0; st < ksteps; ++st)
     s << "  add.s64 %rd9, %rd6, " << la.desc() + la.start(st * K / 2) / 16 << ";\n  add.s64 %rd10, %rd6, "
       << lb.desc() + (b_off + lb.start(st * K)) / 16 << ";\n  add.u32 %r16, %r11, " << N + st * mper << ";\n"
-      << "  add.u32 %r17, %r11, " << N + a0 + st * acols << ";\n"
-      << "  tcgen05.mma" << (ws ? ".ws" : "") << ".sp.cta_group::1.kind::" << kind << " [%r11], "
-      << (a_tmem ? "[%r17]" : "%rd9") << ", %rd10, [%r16], %r14, " << (st == 0 ? "%p4" : "%p5") << ";\n";
+      << "  add.u32 %r17, %r11, " << N + a0 + st * acols << ";\n  add.u32 %r18, %r11, " << N + s0 + 4 * st
+      << ";\n  add.u32 %r19, %r11, " << N + s0 + 4 * ksteps + nbc * st << ";\n"
+      << "  tcgen05.mma" << (ws ? ".ws" : "") << ".sp.cta_group::1.kind::" << kind
+      << (mx ? ".block_scale.scale_vec::1X" : "") << " [%r11], " << (a_tmem ? "[%r17]" : "%rd9")
+      << ", %rd10, [%r16], %r14, " << (mx ? "[%r18], [%r19], " : "") << (st == 0 ? "%p4" : "%p5") << ";\n";
   s << "  tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [%r8];\nISSUED:\n"
     << "WAIT:\n  mbarrier.try_wait.parity.shared::cta.b64 %p6, [%r8], 0;\n  @!%p6 bra WAIT;\n"
     << "  tcgen05.fence::after_thread_sync;\n  ld.param.u64 %rd11, [out];\n  cvta.to.global.u64 %rd11, %rd11;\n"
@@ -770,7 +789,8 @@ void run_sparse_case(const std::string& name, const std::string& kind, const std
       const int row = lane % M, n = lane / M * dcols + c;
       double ref = 0;
       for (int k = 0; k < Kt; ++k)
-        ref += A[static_cast<std::size_t>(row * Kt + k)] * B[static_cast<std::size_t>(n * Kt + k)];
+        ref += A[static_cast<std::size_t>(row * Kt + k)] * B[static_cast<std::size_t>(n * Kt + k)] *
+               sfa[static_cast<std::size_t>(row * ksteps + k / K)] * sfb[static_cast<std::size_t>(n * ksteps + k / K)];
       const std::uint32_t got = d[lane * dcols + c];
       float f;
       std::memcpy(&f, &got, 4);
@@ -794,6 +814,9 @@ TEST(Tcgen05, SparseMmaPlacesEachRowsKeptElementsByItsMetadata) {
   run_sparse_case("ws_sp_s8_m32_n64", "i8", "s8", "s8", 64, 1, 0, false, 32, true);
   run_sparse_case("ws_sp_bf16_m128_n64_a_tmem", "f16", "bf16", "bf16", 64, 1, 2, true, 128, true);
   run_sparse_case("ws_sp_tf32_m32_n64_a_tmem", "tf32", "tf32", "tf32", 64, 2, 0, true, 32, true);
+  // block-scaled: .kind::mxf8f6f4 .scale_vec::1X, one factor a row (column) for the mma's 64 logical K
+  run_sparse_case("sp_mxf8f6f4_e4m3_n48", "mxf8f6f4", "e4m3", "e5m2", 48, 2, 2);
+  run_sparse_case("sp_mxf8f6f4_e5m2_n256_a_tmem", "mxf8f6f4", "e5m2", "e4m3", 256, 1, 0, true);
 }
 
 // ---- tcgen05.cp ---------------------------------------------------------------------------------
@@ -1561,6 +1584,9 @@ TEST(Tcgen05, InstructionsNotBuiltStopWithTheirNames) {
   std::string ws_sp = sp("f16", 1u << 2 | 1u << 4 | 32u << 17 | 8u << 24);
   ws_sp.replace(ws_sp.find("mma.sp"), 6, "mma.ws.sp");
   expect_stop("ws_sp_n256", ws_sp, ErrorKind::KernelFault, {"N = 256: tcgen05.mma.ws.sp takes 64 or 128"});
+  std::string sp4 = sp("mxf4.block_scale", 1u << 2 | 1u << 7 | 1u << 10 | 2u << 17 | 1u << 23 | 1u << 27);
+  sp4.replace(sp4.find("%r7, %p1"), 8, "%r7, [%r8], [%r8], %p1");
+  expect_stop("sp_mxf4", sp4, ErrorKind::Unsupported, {"tcgen05.mma.sp with .kind::mxf4/mxf4nvf4"});
   expect_stop("sp_no_bit", sp("f16", 1u << 4 | 2u << 17 | 8u << 24), ErrorKind::KernelFault, {"sparsity bit (bit 2)"});
   expect_stop("cp_half_decompression", "  tcgen05.cp.cta_group::1.128x256b.b4x16_p64 [%r4], %rd1;\n", ErrorKind::Parse,
               {".b8x16 with one of"});
