@@ -1587,6 +1587,26 @@ class Decoder {
     return s;
   }
 
+  // tcgen05.mma.sp / .ws.sp: takes the [sp-meta-tmem] operand that follows b-desc out of `o` (so the
+  // rest decodes as the dense form's) and marks the instruction kTcSparse; an empty operand otherwise.
+  ast::Operand take_sp_meta(Inst& inst, const ast::Instr& in, const Parts& P, std::vector<ast::Operand>& o) {
+    ast::Operand meta;
+    if (!P.has("sp")) return meta;
+    if (o.size() < 6 || o[3].kind != ast::Operand::Kind::Addr)
+      fail(in.line, "`" + in.opcode + "`: the sparse forms take [sp-meta-tmem] after b-desc");
+    meta = o[3];
+    o.erase(o.begin() + 3);
+    inst.sub |= kTcSparse;
+    return meta;
+  }
+  // The metadata address as sources 8-9 (after enable-input-d and scale-input-d) of a sparse form.
+  void push_sp_meta(const Inst& inst, const ast::Operand& meta, std::vector<Reg>& s, int L) {
+    if (!(inst.sub & kTcSparse)) return;
+    const auto [mb, moff] = tmem_operand(meta, L);
+    s.push_back(mb);
+    s.push_back(moff);
+  }
+
   // tcgen05.mma.cta_group.kind{.collector::a::op} [d], a-desc|[a], b-desc, idesc, {mask}, enable-input-d{, scale-input-d};
   // tcgen05.mma.cta_group.kind.block_scale{.scale_vectorsize} [d], a-desc|[a], b-desc, idesc, [scale-A], [scale-B],
   // enable-input-d. Sources: d base, d offset, A (descriptor, or tensor-memory base), A offset, B descriptor, idesc,
@@ -1616,14 +1636,7 @@ class Decoder {
     }
     if (scaled) return decode_tcgen05_mma_block_scale(inst, in, P, kind);
     auto o = in.operands;
-    ast::Operand meta;  // tcgen05.mma.sp: [sp-meta-tmem] follows b-desc
-    if (P.has("sp")) {
-      if (o.size() < 5 || o[3].kind != ast::Operand::Kind::Addr)
-        fail(L, "`" + in.opcode + "`: tcgen05.mma.sp takes [d], a-desc|[a], b-desc, [sp-meta-tmem], idesc, ...");
-      meta = o[3];
-      o.erase(o.begin() + 3);
-      inst.sub |= kTcSparse;
-    }
+    const ast::Operand meta = take_sp_meta(inst, in, P, o);
     if (o.size() < 5 || o.size() > 7) fail(L, "`" + in.opcode + "`: takes 5 to 7 operands (8 with .sp)");
     const bool mask = o.size() >= 6 && o[4].kind == ast::Operand::Kind::Vec;
     const std::size_t en = mask ? 5 : 4;
@@ -1636,11 +1649,7 @@ class Decoder {
     s.push_back(src(o[en], 1, L));
     s.push_back(scale ? src(o[en + 1], 32, L) : const32(0));
     if (scale) inst.sub |= kTcScaleD;
-    if (inst.sub & kTcSparse) {
-      const auto [mb, moff] = tmem_operand(meta, L);
-      s.push_back(mb);
-      s.push_back(moff);
-    }
+    push_sp_meta(inst, meta, s, L);
     if (mask) {
       std::vector<Reg> m = vec_regs(o[4], 32, L, false);
       if (m.size() != 4u * static_cast<unsigned>(inst.shape[0]))
@@ -1664,23 +1673,12 @@ class Decoder {
       if (m.rfind("collector::b", 0) == 0 && (m.find("::use") != std::string::npos || m.find("::lastuse") != std::string::npos))
         inst.sub |= kTcBReuse;
     auto o = in.operands;
-    ast::Operand meta;  // tcgen05.mma.ws.sp: [sp-meta-tmem] follows b-desc
-    if (P.has("sp")) {
-      if (o.size() < 6 || o[3].kind != ast::Operand::Kind::Addr)
-        fail(L, "`" + in.opcode + "`: tcgen05.mma.ws.sp takes [d], a-desc|[a], b-desc, [sp-meta-tmem], idesc, ...");
-      meta = o[3];
-      o.erase(o.begin() + 3);
-      inst.sub |= kTcSparse;
-    }
+    const ast::Operand meta = take_sp_meta(inst, in, P, o);
     if (o.size() < 5 || o.size() > 6) fail(L, "`" + in.opcode + "`: takes 5 or 6 operands (6 or 7 with .sp)");
     std::vector<Reg> s = tcgen05_mma_operands(inst, o, L);
     s.push_back(src(o[4], 1, L));
     s.push_back(const32(0));
-    if (inst.sub & kTcSparse) {  // sources 8-9, before the zero-column mask
-      const auto [mb, moff] = tmem_operand(meta, L);
-      s.push_back(mb);
-      s.push_back(moff);
-    }
+    push_sp_meta(inst, meta, s, L);
     if (o.size() == 6) s.push_back(src(o[5], 64, L));
     push_ops(inst, {}, s);
   }
@@ -1704,23 +1702,12 @@ class Decoder {
     inst.shape[2] = static_cast<std::int16_t>(vec);
     inst.sub |= kTcBlockScale;
     auto o = in.operands;
-    ast::Operand meta;  // tcgen05.mma.sp ... .block_scale: [sp-meta-tmem] follows b-desc
-    if (P.has("sp")) {
-      if (o.size() != 8 || o[3].kind != ast::Operand::Kind::Addr)
-        fail(L, "`" + in.opcode + "`: takes [d], a-desc|[a], b-desc, [sp-meta-tmem], idesc, [scale-A], [scale-B], enable-input-d");
-      meta = o[3];
-      o.erase(o.begin() + 3);
-      inst.sub |= kTcSparse;
-    }
+    const ast::Operand meta = take_sp_meta(inst, in, P, o);
     if (o.size() != 7) fail(L, "`" + in.opcode + "`: takes 7 operands (8 with .sp)");
     std::vector<Reg> s = tcgen05_mma_operands(inst, o, L);
     s.push_back(src(o[6], 1, L));
     s.push_back(const32(0));
-    if (inst.sub & kTcSparse) {  // sources 8-9; the scale addresses follow at 10-13
-      const auto [mb, moff] = tmem_operand(meta, L);
-      s.push_back(mb);
-      s.push_back(moff);
-    }
+    push_sp_meta(inst, meta, s, L);
     for (int i : {4, 5}) {
       if (o[i].kind != ast::Operand::Kind::Addr) fail(L, "`" + in.opcode + "`: the scale operands are tensor-memory addresses [taddr]");
       const auto [b, off] = tmem_operand(o[i], L);

@@ -220,6 +220,16 @@ void read_d_back(std::ostringstream& s, int cols) {
   }
 }
 
+// Thread 0 commits onto the mbarrier at %r8 (ending the ISSUED block), every thread waits for it
+// and reads its lane's `dcols` columns of D back (read_d_back) into param out at its row.
+void commit_wait_read_d(std::ostringstream& s, int dcols) {
+  s << "  tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [%r8];\nISSUED:\n"
+    << "WAIT:\n  mbarrier.try_wait.parity.shared::cta.b64 %p6, [%r8], 0;\n  @!%p6 bra WAIT;\n"
+    << "  tcgen05.fence::after_thread_sync;\n  ld.param.u64 %rd11, [out];\n  cvta.to.global.u64 %rd11, %rd11;\n"
+    << "  mul.wide.u32 %rd12, %r1, " << dcols * 4 << ";\n  add.s64 %rd11, %rd11, %rd12;\n";
+  read_d_back(s, dcols);
+}
+
 // The PTX of one case. Function-scope .shared variables come before the dynamic shared memory.
 // Scale factors (block-scaled kinds): `scols` columns after D and A from simg[tid * scols + j]; the
 // scale-A groups of 4 columns first, then the scale-B groups of ceil(N / 32) columns.
@@ -281,11 +291,7 @@ std::string kernel_source(const Case& c, int ncols, int dcols, int acols, const 
         << "  " << mn << " [%r11], %rd9, %rd10, %r14, " << en << sc << ";\n";
     }
   }
-  s << "  tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [%r8];\nISSUED:\n"
-    << "WAIT:\n  mbarrier.try_wait.parity.shared::cta.b64 %p6, [%r8], 0;\n  @!%p6 bra WAIT;\n"
-    << "  tcgen05.fence::after_thread_sync;\n  ld.param.u64 %rd11, [out];\n  cvta.to.global.u64 %rd11, %rd11;\n"
-    << "  mul.wide.u32 %rd12, %r1, " << dcols * 4 << ";\n  add.s64 %rd11, %rd11, %rd12;\n";
-  read_d_back(s, dcols);
+  commit_wait_read_d(s, dcols);
   s << "  tcgen05.fence::before_thread_sync;\n  bar.sync 0;\n  @%p2 bra DONE;\n"
     << "  tcgen05.dealloc.cta_group::1.sync.aligned.b32 %r11, " << ncols << ";\n"
     << "  tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;\nDONE:\n  ret;\n}\n";
@@ -764,11 +770,7 @@ void run_sparse_case(const std::string& name, const std::string& kind, const std
       << "  tcgen05.mma" << (ws ? ".ws" : "") << ".sp.cta_group::1.kind::" << kind
       << (mx ? ".block_scale.scale_vec::1X" : "") << " [%r11], " << (a_tmem ? "[%r17]" : "%rd9")
       << ", %rd10, [%r16], %r14, " << (mx ? "[%r18], [%r19], " : "") << (st == 0 ? "%p4" : "%p5") << ";\n";
-  s << "  tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [%r8];\nISSUED:\n"
-    << "WAIT:\n  mbarrier.try_wait.parity.shared::cta.b64 %p6, [%r8], 0;\n  @!%p6 bra WAIT;\n"
-    << "  tcgen05.fence::after_thread_sync;\n  ld.param.u64 %rd11, [out];\n  cvta.to.global.u64 %rd11, %rd11;\n"
-    << "  mul.wide.u32 %rd12, %r1, " << dcols * 4 << ";\n  add.s64 %rd11, %rd11, %rd12;\n";
-  read_d_back(s, dcols);
+  commit_wait_read_d(s, dcols);
   s << "  tcgen05.fence::before_thread_sync;\n  bar.sync 0;\n  @%p2 bra DONE;\n"
     << "  tcgen05.dealloc.cta_group::1.sync.aligned.b32 %r11, " << ncols << ";\nDONE:\n  ret;\n}\n";
   const auto dir = case_dir() / name;
