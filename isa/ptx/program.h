@@ -237,6 +237,7 @@ struct Program {
   std::uint64_t static_shared_bytes = 0;      // .shared statics this kernel uses
   std::uint64_t dynamic_shared_offset = 0;    // where `extern .shared` arrays start
   std::uint16_t n_batch_slots = 0;            // loads with Inst::batch > 1
+  bool wgmma_serialized = false;              // ptxas serialized the wgmmas (SassLoops::wgmma_serialized)
 
   const Reg& dst(const Inst& in, int i) const { return regs[in.ops + i]; }
   const Reg& src(const Inst& in, int i) const { return regs[in.ops + in.ndst + i]; }
