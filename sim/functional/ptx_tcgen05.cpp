@@ -421,7 +421,6 @@ TcDesc PtxCta::Impl::tc_idesc_scaled(Warp& w, const Inst& in, int l, std::uint32
         " with .scale_vec::" + std::to_string(d.scales) + "X (which takes multiples of " + std::to_string(step) + ")");
   if (d.sparse) {  // .sp: the logical K doubles; the scale vectors keep their count (M x 1 for 1X "for all
                    // supported values of K"), so each factor covers twice the elements
-    if (fp4) unsupported(in, "tcgen05.mma.sp with .kind::mxf4/mxf4nvf4 (4:8 sparsity in pairs, K = 128: not built)");
     if (d.m != 128 * in.shape[0])
       unsupported(in, "tcgen05.mma.sp with .block_scale, M = " + std::to_string(d.m) + " and .cta_group::" +
                           std::to_string(in.shape[0]) + " (the metadata layouts of data path Layouts C and F)");
@@ -517,7 +516,9 @@ void PtxCta::Impl::tc_a_from_tmem(Warp& w, const Inst& in, int l, const TcDesc& 
 // metadata nibble names (two 2-bit indices, the first in the low bits; the ISA lists the 7
 // meaningful nibbles, any other is a named fault: "undefined behavior"); a chunk of two tf32 (1:2)
 // has one, compressed element q, first (nibble 0b0100) or second (0b1110: the ISA's only two
-// meaningful values, the indices of 16-bit halves). The metadata is in TMEM at sources 8-9, as
+// meaningful values, the indices of 16-bit halves); ::mxf4/mxf4nvf4 (4:8 in pairs, K 128) keep two of
+// the four two-element sub-chunks of each chunk of eight, the nibble's indices naming the sub-chunks
+// (its metadata as the 8-bit kinds', a nibble per chunk). The metadata is in TMEM at sources 8-9, as
 // CUTLASS's tmem_e_frg lays it out (the ISA draws it only as figures): 8-bit kinds (K 64) row r in
 // lane r, 64 bits from the address's column, chunk q at bit 4q; .kind::f16 (K 32) and ::tf32 (K 16:
 // the same nibbles, two bits a tf32) rows r and r + 8 (r % 16 < 8) share lanes: chunk q of row
@@ -532,9 +533,11 @@ void PtxCta::Impl::tc_sparse_expand(Warp& w, const Inst& in, int l, const TcDesc
               "; M = 128 needs lane 0");
   const std::uint32_t col0 = taddr & 0xffff;
   const auto kind = static_cast<TcKind>(in.shape[1]);
-  const bool f16 = kind == TcKind::F16 || kind == TcKind::Tf32, tf32 = kind == TcKind::Tf32;
+  const bool f16 = kind == TcKind::F16 || kind == TcKind::Tf32, tf32 = kind == TcKind::Tf32, pairs = d.packed;
   tmem_check(w, in, l, col0, f16 ? 1 : 2, "the sparsity metadata", &c);
-  const int K = d.k, cs = tf32 ? 2 : 4, chunks = K / cs;  // chunk size; half of each chunk is kept
+  // chunk size (half of each chunk is kept); ::mxf4/mxf4nvf4 (4:8 "in pairs"): chunks of eight whose
+  // two indices name the two-element sub-chunks that hold compressed elements 4q, 4q + 1 and 4q + 2, 4q + 3
+  const int K = d.k, cs = tf32 ? 2 : pairs ? 8 : 4, chunks = K / cs;
   for (int r = 0; r < M; ++r)
     for (int q = 0; q < chunks; ++q) {
       const auto ur = static_cast<std::uint32_t>(r), uq = static_cast<std::uint32_t>(q);
@@ -551,7 +554,8 @@ void PtxCta::Impl::tc_sparse_expand(Warp& w, const Inst& in, int l, const TcDesc
                   (tf32 ? "0b0100, 0b1110" : "0b0100, 0b1000, 0b1100, 0b1001, 0b1101, 0b0110, 0b1110") + ")");
       for (int e = 0; e < cs; ++e) f[r * K + cs * q + e] = 0.0, iv[r * K + cs * q + e] = 0;
       for (int e = 0; e < cs / 2; ++e) {
-        const int pos = cs * q + static_cast<int>(tf32 ? (nib == 0b1110 ? 1 : 0) : e == 0 ? i0 : i1);
+        const int idx = static_cast<int>(tf32 ? (nib == 0b1110 ? 1 : 0) : (pairs ? e / 2 : e) == 0 ? i0 : i1);
+        const int pos = cs * q + (pairs ? 2 * idx + e % 2 : idx);
         f[r * K + pos] = cf[r * K / 2 + cs / 2 * q + e];
         iv[r * K + pos] = ci[r * K / 2 + cs / 2 * q + e];
       }

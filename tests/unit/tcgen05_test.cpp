@@ -672,16 +672,22 @@ void run_sparse_case(const std::string& name, const std::string& kind, const std
                      int N, int ksteps, int swz, bool a_tmem = false, int m = 128, bool ws = false) {
   SCOPED_TRACE(name);
   std::mt19937 rng(static_cast<std::uint32_t>(std::hash<std::string>{}(name)));
-  const bool tf32 = kind == "tf32", f16 = kind == "f16" || tf32, i8 = kind == "i8", mx = kind == "mxf8f6f4";
+  const bool tf32 = kind == "tf32", f16 = kind == "f16" || tf32, i8 = kind == "i8", f4 = kind == "mxf4",
+             mx = kind == "mxf8f6f4" || f4;  // f4: .kind::mxf4, e2m1 two to a byte, 4:8 in pairs, K 128, 2X
   const int M = m, blocks = ws ? 128 / m : 1, dcols = N / blocks,
             K = tf32  ? 16
                 : f16 ? 32
+                : f4  ? 128
                       : 64,
             Kt = K * ksteps,
             eb = tf32  ? 4
                  : f16 ? 2
                        : 1;
-  const int mper = f16 ? 1 : 2, cs = tf32 ? 2 : 4;                    // metadata columns a step; K elements a chunk
+  const int mper = f16 ? 1 : 2,
+            cs = tf32 ? 2
+                 : f4 ? 8
+                      : 4,
+            nsf = f4 ? 2 : 1;                                         // metadata columns a step; K elements a chunk
   const int acols = a_tmem ? K / 2 * eb / 4 : 0, a0 = mper * ksteps;  // A's cells a step, its first column
   // .kind::mxf8f6f4 (.scale_vec::1X: one ue8m0 factor a row of A and a column of B per mma, covering
   // the 64 logical K): step st's factors of A in columns s0 + 4 st (row r: lane r % 32 of every
@@ -689,8 +695,10 @@ void run_sparse_case(const std::string& name, const std::string& kind, const std
   const int s0 = a0 + acols * ksteps, nbc = (N + 31) / 32;
   int mcols = 1;
   while (mcols < s0 + (mx ? (4 + nbc) * ksteps : 0)) mcols *= 2;
-  std::vector<double> sfa(static_cast<std::size_t>(M * ksteps), 1.0), sfb(static_cast<std::size_t>(N * ksteps), 1.0);
-  const Layout la{M, Kt / 2, eb, swz, false}, lb{N, Kt, eb, swz, false};
+  std::vector<double> sfa(static_cast<std::size_t>(M * ksteps * nsf), 1.0),
+      sfb(static_cast<std::size_t>(N * ksteps * nsf), 1.0);
+  const int pk = f4 ? 2 : 1;  // elements a byte position
+  const Layout la{M, Kt / 2 / pk, eb, swz, false}, lb{N, Kt / pk, eb, swz, false};
   const std::uint32_t b_off = (la.bytes() + 1023) / 1024 * 1024;
   std::vector<std::uint8_t> img(b_off + lb.bytes(), 0);
   std::vector<double> A(static_cast<std::size_t>(M * Kt), 0.0), B(static_cast<std::size_t>(N * Kt));
@@ -701,17 +709,21 @@ void run_sparse_case(const std::string& name, const std::string& kind, const std
     for (int q = 0; q < Kt / cs; ++q) {
       // tf32 (1:2): one element a chunk of two, first (0b0100) or second (0b1110)
       const std::uint32_t nib = tf32 ? (rng() % 2 ? 0b1110u : 0b0100u) : kNibbles[rng() % 7];
+      // f4: compressed elements 4q, 4q + 1 fill the sub-chunk (pair) of the low index, 4q + 2, 4q + 3 the other
       const int st = q / (K / cs), qs = q % (K / cs);
       for (int e = 0; e < cs / 2; ++e) {
         double v;
         const std::uint32_t bits = value(ta, v);
-        const int pos = tf32 ? (nib == 0b1110u ? 1 : 0) : static_cast<int>(e ? nib >> 2 : nib & 3);
+        const int idx = tf32 ? (nib == 0b1110u ? 1 : 0) : static_cast<int>((f4 ? e / 2 : e) ? nib >> 2 : nib & 3);
+        const int pos = f4 ? 2 * idx + e % 2 : idx;
         A[static_cast<std::size_t>(r * Kt + cs * q + pos)] = v;
         const int j = cs / 2 * q + e - st * K / 2, per = 4 / eb;  // compressed element j of this step's row
         if (a_tmem)                                               // a copy in each lane block (.ws)
           for (int b = 0; b < blocks; ++b)
             meta[static_cast<std::size_t>((M * b + r) * mcols + a0 + st * acols + j / per)] |=
                 bits << (32 / per * (j % per));
+        else if (f4)  // two to a byte, the lower element in the low nibble
+          img[la.offset(r, (cs / 2 * q + e) / 2)] |= static_cast<std::uint8_t>(bits << (4 * (e % 2)));
         else
           std::memcpy(img.data() + la.offset(r, cs / 2 * q + e), &bits, static_cast<std::size_t>(eb));
       }
@@ -722,21 +734,28 @@ void run_sparse_case(const std::string& name, const std::string& kind, const std
         meta[static_cast<std::size_t>((M * b + lane) * mcols + st * mper + bit / 32)] |= nib << (bit % 32);
     }
   for (int st = 0; st < (mx ? ksteps : 0); ++st) {
-    auto put_sf = [&](double& v, int col, int r) {
+    auto put_sf = [&](double& v, int col, int r, int b) {  // factor b (byte b) of row r
       const int x = static_cast<int>(rng() % 5);
       v = std::ldexp(1.0, x - 2);
       for (int q = 0; q < 4; ++q)
-        meta[static_cast<std::size_t>((32 * q + r % 32) * mcols + col + r / 32)] |= static_cast<std::uint32_t>(125 + x);
+        meta[static_cast<std::size_t>((32 * q + r % 32) * mcols + col + r / 32)] |= static_cast<std::uint32_t>(125 + x)
+                                                                                    << (8 * b);
     };
-    for (int r = 0; r < M; ++r) put_sf(sfa[static_cast<std::size_t>(r * ksteps + st)], s0 + 4 * st, r);
-    for (int n = 0; n < N; ++n) put_sf(sfb[static_cast<std::size_t>(n * ksteps + st)], s0 + 4 * ksteps + nbc * st, n);
+    for (int b = 0; b < nsf; ++b) {
+      for (int r = 0; r < M; ++r) put_sf(sfa[static_cast<std::size_t>((r * ksteps + st) * nsf + b)], s0 + 4 * st, r, b);
+      for (int n = 0; n < N; ++n)
+        put_sf(sfb[static_cast<std::size_t>((n * ksteps + st) * nsf + b)], s0 + 4 * ksteps + nbc * st, n, b);
+    }
   }
   for (int n = 0; n < N; ++n)
     for (int k = 0; k < Kt; ++k) {
       double v;
       const std::uint32_t bits = value(tb, v);
       B[static_cast<std::size_t>(n * Kt + k)] = v;
-      std::memcpy(img.data() + b_off + lb.offset(n, k), &bits, static_cast<std::size_t>(eb));
+      if (f4)
+        img[b_off + lb.offset(n, k / 2)] |= static_cast<std::uint8_t>(bits << (4 * (k % 2)));
+      else
+        std::memcpy(img.data() + b_off + lb.offset(n, k), &bits, static_cast<std::size_t>(eb));
     }
   auto fmt = [](const std::string& t) -> std::uint32_t {
     return t == "tf32" ? 2 : t == "f16" || t == "e4m3" || t == "u8" ? 0 : 1;
@@ -763,13 +782,16 @@ void run_sparse_case(const std::string& name, const std::string& kind, const std
     << "  tcgen05.fence::after_thread_sync;\n  @%p3 bra ISSUED;\n  mov.b32 %r14, " << idesc << ";\n"
     << "  cvt.u64.u32 %rd6, %r3;\n  shr.u64 %rd6, %rd6, 4;\n";
   for (int st = 0; st < ksteps; ++st)
-    s << "  add.s64 %rd9, %rd6, " << la.desc() + la.start(st * K / 2) / 16 << ";\n  add.s64 %rd10, %rd6, "
-      << lb.desc() + (b_off + lb.start(st * K)) / 16 << ";\n  add.u32 %r16, %r11, " << N + st * mper << ";\n"
+    s << "  add.s64 %rd9, %rd6, " << la.desc() + la.start(st * K / 2 / pk) / 16 << ";\n  add.s64 %rd10, %rd6, "
+      << lb.desc() + (b_off + lb.start(st * K / pk)) / 16 << ";\n  add.u32 %r16, %r11, " << N + st * mper << ";\n"
       << "  add.u32 %r17, %r11, " << N + a0 + st * acols << ";\n  add.u32 %r18, %r11, " << N + s0 + 4 * st
       << ";\n  add.u32 %r19, %r11, " << N + s0 + 4 * ksteps + nbc * st << ";\n"
       << "  tcgen05.mma" << (ws ? ".ws" : "") << ".sp.cta_group::1.kind::" << kind
-      << (mx ? ".block_scale.scale_vec::1X" : "") << " [%r11], " << (a_tmem ? "[%r17]" : "%rd9")
-      << ", %rd10, [%r16], %r14, " << (mx ? "[%r18], [%r19], " : "") << (st == 0 ? "%p4" : "%p5") << ";\n";
+      << (f4   ? ".block_scale.scale_vec::2X"
+          : mx ? ".block_scale.scale_vec::1X"
+               : "")
+      << " [%r11], " << (a_tmem ? "[%r17]" : "%rd9") << ", %rd10, [%r16], %r14, " << (mx ? "[%r18], [%r19], " : "")
+      << (st == 0 ? "%p4" : "%p5") << ";\n";
   commit_wait_read_d(s, dcols);
   s << "  tcgen05.fence::before_thread_sync;\n  bar.sync 0;\n  @%p2 bra DONE;\n"
     << "  tcgen05.dealloc.cta_group::1.sync.aligned.b32 %r11, " << ncols << ";\nDONE:\n  ret;\n}\n";
@@ -792,7 +814,8 @@ void run_sparse_case(const std::string& name, const std::string& kind, const std
       double ref = 0;
       for (int k = 0; k < Kt; ++k)
         ref += A[static_cast<std::size_t>(row * Kt + k)] * B[static_cast<std::size_t>(n * Kt + k)] *
-               sfa[static_cast<std::size_t>(row * ksteps + k / K)] * sfb[static_cast<std::size_t>(n * ksteps + k / K)];
+               sfa[static_cast<std::size_t>((row * ksteps + k / K) * nsf + k % K / (K / nsf))] *
+               sfb[static_cast<std::size_t>((n * ksteps + k / K) * nsf + k % K / (K / nsf))];
       const std::uint32_t got = d[lane * dcols + c];
       float f;
       std::memcpy(&f, &got, 4);
@@ -819,6 +842,9 @@ TEST(Tcgen05, SparseMmaPlacesEachRowsKeptElementsByItsMetadata) {
   // block-scaled: .kind::mxf8f6f4 .scale_vec::1X, one factor a row (column) for the mma's 64 logical K
   run_sparse_case("sp_mxf8f6f4_e4m3_n48", "mxf8f6f4", "e4m3", "e5m2", 48, 2, 2);
   run_sparse_case("sp_mxf8f6f4_e5m2_n256_a_tmem", "mxf8f6f4", "e5m2", "e4m3", 256, 1, 0, true);
+  // .kind::mxf4 (e2m1 two to a byte, 4:8 in pairs, K 128, 2X: each factor covers 64 logical K)
+  run_sparse_case("sp_mxf4_n64_2steps", "mxf4", "e2m1", "e2m1", 64, 2, 2);
+  run_sparse_case("sp_mxf4_n24_noswz", "mxf4", "e2m1", "e2m1", 24, 1, 0);
 }
 
 // ---- tcgen05.cp ---------------------------------------------------------------------------------
@@ -1586,9 +1612,6 @@ TEST(Tcgen05, InstructionsNotBuiltStopWithTheirNames) {
   std::string ws_sp = sp("f16", 1u << 2 | 1u << 4 | 32u << 17 | 8u << 24);
   ws_sp.replace(ws_sp.find("mma.sp"), 6, "mma.ws.sp");
   expect_stop("ws_sp_n256", ws_sp, ErrorKind::KernelFault, {"N = 256: tcgen05.mma.ws.sp takes 64 or 128"});
-  std::string sp4 = sp("mxf4.block_scale", 1u << 2 | 1u << 7 | 1u << 10 | 2u << 17 | 1u << 23 | 1u << 27);
-  sp4.replace(sp4.find("%r7, %p1"), 8, "%r7, [%r8], [%r8], %p1");
-  expect_stop("sp_mxf4", sp4, ErrorKind::Unsupported, {"tcgen05.mma.sp with .kind::mxf4/mxf4nvf4"});
   expect_stop("sp_no_bit", sp("f16", 1u << 4 | 2u << 17 | 8u << 24), ErrorKind::KernelFault, {"sparsity bit (bit 2)"});
   expect_stop("cp_half_decompression", "  tcgen05.cp.cta_group::1.128x256b.b4x16_p64 [%r4], %rd1;\n", ErrorKind::Parse,
               {".b8x16 with one of"});
