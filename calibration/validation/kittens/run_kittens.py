@@ -99,7 +99,7 @@ def time_tk(ks, out, tk, level, n):
     return r["time_us"], r.get("bottleneck", "")
 
 
-def hk_spec(hk, m=8192):
+def hk_spec(hk, m=8192, gemm=HK_GEMM):
     """HipKittens' micro_tk: `micro_globals {gl a, b, c; hipStream_t stream;}` with
     gl<bf16, -1, -1, -1, -1> = {bf16* raw_ptr; size_t batch, depth, rows, cols; descriptor_dict<> (an
     empty struct, 1 byte)} (48 bytes: no tensor maps on AMD); the stream pointer is never read by
@@ -107,7 +107,7 @@ def hk_spec(hk, m=8192):
     def gl(name, rows, cols):
         return {"struct": [{"pointer": name}, {"type": "u64", "value": 1}, {"type": "u64", "value": 1},
                            {"type": "u64", "value": rows}, {"type": "u64", "value": cols}, {"bytes": "00"}]}
-    return {"spec_version": 2, "source": os.path.join(hk, HK_GEMM), "kernel": "micro_tk",
+    return {"spec_version": 2, "source": os.path.join(hk, gemm), "kernel": "micro_tk",
             "grid": [(m // 256) * (m // 256)], "block": [512], "dynamic_shared_bytes": 160000,
             "buffers": {"A": {"buffer": "bf16", "count": m * m, "init": "uniform"},
                         "B": {"buffer": "bf16", "count": m * m, "init": "uniform"},
@@ -118,26 +118,26 @@ def hk_spec(hk, m=8192):
             "flops": 2 * m ** 3, "id": "hk_bf16_gemm_mi350x_8192", "family": "hipkittens"}
 
 
-def hk_small_source(hk, out, m):
+def hk_small_source(hk, out, m, gemm=HK_GEMM):
     """HipKittens' GEMM fixes its sizes with `#define M 8192` (and K, N): for a check at a size
     kernsim runs with every workgroup, a copy of the source with the three #defines set to `m` is
     written to `out` (outside this repository; the copy includes its headers through the spec's
     include directories, as the original does)."""
-    text = open(os.path.join(hk, HK_GEMM)).read()
+    text = open(os.path.join(hk, gemm)).read()
     for d in ("M", "K", "N"):
         text, k = re.subn(rf"^#define {d} \d+\s*$", f"#define {d} {m}", text, count=1, flags=re.M)
         if k != 1:
-            raise SystemExit(f"{HK_GEMM}: no `#define {d} <size>` line to set (the kernel changed?)")
+            raise SystemExit(f"{gemm}: no `#define {d} <size>` line to set (the kernel changed?)")
     path = os.path.join(out, f"hk_gemm_{m}.cpp")
     open(path, "w").write(text)
     return path
 
 
-def check_hk(ks, out, hk, extra_includes, m):
+def check_hk(ks, out, hk, extra_includes, m, gemm=HK_GEMM):
     """The GEMM at m^3 with every workgroup: C (bf16) against numpy's A B^T (mma_ABt) of the A and
     B kernsim generated."""
-    spec = hk_spec(hk, m)
-    spec["source"] = hk_small_source(hk, out, m)
+    spec = hk_spec(hk, m, gemm)
+    spec["source"] = hk_small_source(hk, out, m, gemm)
     spec["compile"]["include_dirs"] += extra_includes
     path = write_spec(out, f"hk_bf16_gemm_{m}", spec)
     dump = os.path.join(out, f"hk_bf16_gemm_{m}_dump")
@@ -229,6 +229,10 @@ def main():
     ap.add_argument("--hk-check-n", type=int, default=512,
                     help="HipKittens: matrix size of the checked (every-workgroup) run, a copy of the source with "
                          "its M/K/N #defines set (a multiple of 256; 0: none)")
+    ap.add_argument("--hk-gemm", default=HK_GEMM,
+                    help="HipKittens: the micro_tk GEMM source, relative to the checkout (also "
+                         "kernels/gemm/bf16fp32/mi350x/256_256_64_32_with32x16.cpp: check it at 1024, its workgroup "
+                         "swizzle needs a multiple of 8 workgroups)")
     ap.add_argument("--hk-include", action="append", default=[],
                     help="more include directories for HipKittens (pybind11's and Python's: its kernels include pybind11; "
                          "default: both, found through an installed pybind11)")
@@ -264,9 +268,9 @@ def main():
         except ImportError:
             pass
     if hk:
-        print(f"HipKittens {hk} ({HK_GEMM}, mi355x)")
+        print(f"HipKittens {hk} ({args.hk_gemm}, mi355x)")
         if args.hk_check_n:
-            good, msg = check_hk(ks, out, hk, args.hk_include, args.hk_check_n)
+            good, msg = check_hk(ks, out, hk, args.hk_include, args.hk_check_n, args.hk_gemm)
             ok &= good
             print(f"  {args.hk_check_n}^3 every workgroup: {'ok' if good else 'FAILED'}  {msg}", flush=True)
         good, msg = check_hk_attn(ks, out, hk, args.hk_include)
@@ -282,7 +286,7 @@ def main():
             t = json.loads(so)["time_us"]
             print(f"  attention B16 H64 H_KV8 N2048 D128 sampled: {t:.1f} us, {spec['flops'] / t / 1e6:.1f} TFLOP/s, "
                   f"{json.loads(so).get('bottleneck', '')}", flush=True)
-        spec = hk_spec(hk)
+        spec = hk_spec(hk, gemm=args.hk_gemm)
         spec["compile"]["include_dirs"] += args.hk_include
         path = write_spec(out, "hk_bf16_gemm_8192", spec)
         rc, so, se = run([ks, "run", path, "--arch", "mi355x", "--json", "--time-limit", "0"])
