@@ -1,7 +1,8 @@
 // The passes that make a decoded PTX program look like what ptxas makes of it, and the one
 // function that runs them in order (apply_ptxas_passes, ptxas_passes.h). Each pass changes only
-// the order of a basic block's instructions or per-instruction marks the timing model reads; none
-// changes what the program computes.
+// the order of a basic block's instructions (load sinking: moves loads from a block into the
+// then-part that follows it), or per-instruction marks the timing model reads; none changes what
+// the program computes.
 //
 // Load hoisting: ptxas schedules each basic block so that loads issue as early as their operands
 // allow, which lets a warp have several loads in flight where the PTX has a load followed by its
@@ -34,7 +35,7 @@ bool hoistable(const Inst& in) {
 bool is_reg(const Reg& r) { return r.bank != Bank::None; }
 
 // Instruction indices that start a basic block (branch targets, reconvergence points, the
-// instruction after a fence-like one, function entries): the blocks hoist_loads and
+// instruction after a fence-like one, function entries): the blocks hoist_loads, sink_loads and
 // fold_predicate_logic work in.
 std::vector<char> block_leaders(const Program& p) {
   const std::size_t n = p.insts.size();
@@ -125,6 +126,90 @@ void hoist_loads(Program& p) {
     for (std::size_t q : slice) raise(start, q);  // earliest first: moving one never moves a later one
     raise(start, j);
   }
+}
+
+// Load sinking: a load whose value only the then-part of an if reads (`@p bra join; then...;
+// join:`) is issued by ptxas in the then-part, after the branch, not before it: clang hoists loads
+// that every case of a switch reads above the switch's range check (its default reads none), and
+// ptxas's SASS loads them after that check, which waits for the loaded case number, so a warp
+// makes two round trips to memory where the PTX has all three loads in flight together
+// (switch_ops of the grown set: half the H200's time in kernsim). The loads move to the start of
+// the then-part, in their order; the program computes what it computed (lanes that branch past
+// never read them).
+namespace {
+
+// Moves the instructions at `moved` (increasing, all in [from, j)) to just after position j,
+// keeping their order and every other instruction's, and renumbers branch targets,
+// reconvergence points and branch tables.
+void move_after(Program& p, std::size_t from, std::size_t j, const std::vector<std::size_t>& moved) {
+  std::vector<std::size_t> order;  // new position -> old index, over [from, j]
+  for (std::size_t i = from; i <= j; ++i)
+    if (std::find(moved.begin(), moved.end(), i) == moved.end()) order.push_back(i);
+  order.insert(order.end(), moved.begin(), moved.end());
+  std::vector<std::int64_t> where(p.insts.size());
+  for (std::size_t i = 0; i < where.size(); ++i) where[i] = static_cast<std::int64_t>(i);
+  std::vector<Inst> copy;
+  for (std::size_t i : order) copy.push_back(p.insts[i]);
+  for (std::size_t k = 0; k < order.size(); ++k) {
+    where[order[k]] = static_cast<std::int64_t>(from + k);
+    p.insts[from + k] = copy[k];
+  }
+  auto renumber = [&](std::int32_t& x) {
+    if (x >= 0 && static_cast<std::size_t>(x) < where.size()) x = static_cast<std::int32_t>(where[static_cast<std::size_t>(x)]);
+  };
+  for (Inst& in : p.insts) {
+    if (in.op == Op::Bra || in.op == Op::BrxIdx) renumber(in.target);
+    renumber(in.reconv);
+  }
+  for (auto& table : p.branch_tables)
+    for (std::uint32_t& t : table) {
+      auto x = static_cast<std::int32_t>(t);
+      renumber(x);
+      t = static_cast<std::uint32_t>(x);
+    }
+}
+
+}  // namespace
+
+void sink_loads(Program& p) {
+  const std::vector<char> leader = block_leaders(p);
+  for (const Function& f : p.functions)
+    for (std::size_t j = f.first; j + 1 < f.end; ++j) {
+      const Inst& b = p.insts[j];
+      if (b.op != Op::Bra || !is_reg(b.guard) || b.target < 0 || b.target != b.reconv) continue;
+      const std::size_t then_first = j + 1, join = static_cast<std::size_t>(b.target);
+      if (join <= then_first || join > f.end) continue;
+      // the then-part is entered only from the branch: nothing else jumps into [then_first, join)
+      bool closed = true;
+      for (std::size_t i = f.first; i < f.end && closed; ++i) {
+        const Inst& in = p.insts[i];
+        const bool inside = i >= then_first && i < join;
+        if (in.op == Op::Bra && in.target >= 0 && !inside && i != j)
+          closed = static_cast<std::size_t>(in.target) < then_first || static_cast<std::size_t>(in.target) >= join;
+        if (in.op == Op::BrxIdx && !inside)
+          for (std::uint32_t t : p.branch_tables[in.imm]) closed = closed && (t < then_first || t >= join);
+      }
+      if (!closed) continue;
+      std::size_t start = j;
+      while (start > f.first && !leader[start]) --start;
+      std::vector<std::size_t> moved;
+      for (std::size_t i = start; i < j; ++i) {
+        const Inst& ld = p.insts[i];
+        if (!hoistable(ld) || is_reg(ld.guard) || ld.ndst < 1) continue;
+        bool ok = true;
+        // nothing after it in the block is fence-like, writes what it reads or writes, or reads
+        // what it writes; its values are read only in the then-part
+        for (std::size_t k = i + 1; k < j && ok; ++k) ok = independent(p, ld, p.insts[k]) && independent(p, p.insts[k], ld);
+        for_writes(p, ld, [&](const Reg& d) {
+          for (std::size_t k = f.first; k < f.end && ok; ++k) {
+            if (k == i || (k >= then_first && k < join)) continue;
+            for_reads(p, p.insts[k], [&](const Reg& r) { ok = ok && !(r == d); });
+          }
+        });
+        if (ok) moved.push_back(i);
+      }
+      if (!moved.empty()) move_after(p, moved.front(), j, moved);
+    }
 }
 
 // ptxas applies a floating-point negation or absolute value as an operand modifier of the
@@ -426,14 +511,17 @@ void mark_denormal_guards(Program& p) {
   }
 }
 
-// The order: hoisting first, because it is the only pass that moves instructions (the others
-// mark them, and the marks travel with them; unrolled loads are numbered in their final order).
+// The order: hoisting and sinking first, because they are the only passes that move instructions
+// (the others mark them, and the marks travel with them; unrolled loads are numbered in their
+// final order); sinking after hoisting, so that a load hoisted to the top of its block can still
+// go down into the then-part that alone reads it.
 // Folding and the uniform datapath look at whole functions, range reduction at single
 // instructions: their order among themselves does not matter. Unrolling comes last: it needs the
 // loops as they are after hoisting (hoisting never moves an instruction out of its block, so
 // loops keep their loads) and the SASS's loop facts, which only a launch with ptxas output has.
 void apply_ptxas_passes(Program& p, const SassLoops& sass) {
   hoist_loads(p);
+  sink_loads(p);
   fold_operand_modifiers(p);
   fold_predicate_logic(p);
   mark_uniform_addresses(p);

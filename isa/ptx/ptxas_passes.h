@@ -18,7 +18,7 @@ struct SassLoops {
 };
 
 // Runs every pass below on `program`, in the order (and for the reasons) given at its definition
-// in ptxas_passes.cpp: hoist_loads, fold_operand_modifiers, fold_predicate_logic,
+// in ptxas_passes.cpp: hoist_loads, sink_loads, fold_operand_modifiers, fold_predicate_logic,
 // mark_uniform_addresses, mark_range_reduction, mark_denormal_guards, then mark_unrolled_loads when `sass` has loops.
 void apply_ptxas_passes(Program& program, const SassLoops& sass);
 
@@ -26,6 +26,11 @@ void apply_ptxas_passes(Program& program, const SassLoops& sass);
 // across a fence-like instruction: ops.h fence_like()), as ptxas's scheduler does, so that loads
 // a warp can have in flight together are issued together.
 void hoist_loads(Program& program);
+
+// Moves a load whose values only the then-part of an if-without-else reads (`@p bra join;
+// then-part; join:`, entered only through that branch) from before the branch to the start of the
+// then-part, as ptxas issues it (a switch's range check before the loads its cases share).
+void sink_loads(Program& program);
 
 // Marks float neg/abs instructions whose every reader takes the operand modifier for free
 // (kFoldedModifier): ptxas emits no instruction for them.
