@@ -326,10 +326,12 @@ RunResult run_launch(const LaunchSpec& spec, const device::DeviceSpec& dev, cons
       addr[i] = mem.allocate_lazy(b.bytes(), label, [&spec, i](std::uint64_t off, std::uint64_t n, std::uint8_t* dst) { fill_initial_bytes(spec, i, off, n, dst); });
       continue;
     }
-    addr[i] = mem.allocate(b.bytes(), label);
-    std::vector<std::uint8_t> init = make_initial_bytes(spec, i);
-    std::memcpy(mem.find(addr[i], 1)->data(), init.data(), init.size());
-    if (opts.dump_dir) dump(*opts.dump_dir, spec, i, "in", init.data(), init.size());
+    // zeros are the allocation's own (fresh pages, untouched until used); other values are
+    // written once into it
+    addr[i] = b.init.kind == Init::Kind::Zeros
+                  ? mem.allocate(b.bytes(), label)
+                  : mem.allocate_filled(b.bytes(), label, [&](std::uint8_t* dst) { fill_initial_bytes(spec, i, 0, b.bytes(), dst); });
+    if (opts.dump_dir) dump(*opts.dump_dir, spec, i, "in", mem.find(addr[i], 1)->data(), b.bytes());
   }
   // the address each parameter receives: its buffer's plus its offset, or a pointer into another
   // argument's buffer (a tensor map describes the address its buffer argument passes)

@@ -1,8 +1,11 @@
 // Device memory: allocation, lookup and fault descriptions.
 #include "sim/functional/global_memory.h"
 
+#include <sys/mman.h>
+
 #include <algorithm>
 #include <cstdio>
+#include <new>
 
 #include "base/error.h"
 #include "isa/ptx/program.h"
@@ -18,7 +21,37 @@ std::string hex(std::uint64_t v) {
   std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
   return b;
 }
+
+constexpr std::size_t kHugePage = std::size_t{2} << 20;
+constexpr std::size_t kMapAtLeast = std::size_t{4} << 20;  // smaller buffers come from malloc
+
+// `size` bytes (at least one), zeroed or left as they come (mapped ones are always zero); throws
+// std::bad_alloc as new does.
+std::unique_ptr<std::uint8_t[], HostBytes> host_bytes(std::uint64_t size, bool zeroed) {
+  const std::size_t n = static_cast<std::size_t>(std::max<std::uint64_t>(size, 1));
+  if (n < kMapAtLeast) {
+    void* p = zeroed ? std::calloc(n, 1) : std::malloc(n);
+    if (!p) throw std::bad_alloc();
+    return std::unique_ptr<std::uint8_t[], HostBytes>(static_cast<std::uint8_t*>(p));
+  }
+  // one huge page more than needed, so that the bytes can start on a huge-page boundary
+  const std::size_t len = (n + 2 * kHugePage - 1) / kHugePage * kHugePage;
+  void* map = mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (map == MAP_FAILED) throw std::bad_alloc();
+  const std::uintptr_t at = (reinterpret_cast<std::uintptr_t>(map) + kHugePage - 1) / kHugePage * kHugePage;
+#ifdef MADV_HUGEPAGE
+  madvise(reinterpret_cast<void*>(at), len - (at - reinterpret_cast<std::uintptr_t>(map)), MADV_HUGEPAGE);  // a hint: no error matters
+#endif
+  return std::unique_ptr<std::uint8_t[], HostBytes>(reinterpret_cast<std::uint8_t*>(at), HostBytes{len, map});
+}
 }  // namespace
+
+void HostBytes::operator()(std::uint8_t* p) const {
+  if (mapped)
+    munmap(map, mapped);
+  else
+    std::free(p);
+}
 
 GlobalMemory::GlobalMemory() : next_(kBufferBase) {}
 
@@ -34,10 +67,20 @@ std::uint64_t GlobalMemory::allocate_lazy(std::uint64_t size, std::string label,
   const std::uint64_t base = allocate(0, std::move(label));
   Allocation* a = by_base(base);
   // left uninitialised (a large block is fresh pages from the system, touched only when filled)
-  a->bytes.reset(new std::uint8_t[std::max<std::uint64_t>(size, 1)]);
+  a->bytes = host_bytes(size, false);
   a->size = size;
   a->fill = std::move(fill);
   a->filled.assign((size + Allocation::kLazyPage - 1) / Allocation::kLazyPage, false);
+  next_ = (base + size + kGuard + 0xffff) & ~std::uint64_t{0xffff};
+  return base;
+}
+
+std::uint64_t GlobalMemory::allocate_filled(std::uint64_t size, std::string label, const std::function<void(std::uint8_t*)>& fill) {
+  const std::uint64_t base = allocate(0, std::move(label));
+  Allocation* a = by_base(base);
+  a->bytes = host_bytes(size, false);
+  a->size = size;
+  fill(a->data());
   next_ = (base + size + kGuard + 0xffff) & ~std::uint64_t{0xffff};
   return base;
 }
@@ -59,7 +102,7 @@ void GlobalMemory::map_at(std::uint64_t base, std::uint64_t size, std::string la
   a->size = size;
   a->label = std::move(label);
   a->read_only = read_only;
-  a->bytes = std::make_unique<std::uint8_t[]>(std::max<std::uint64_t>(size, 1));  // value-initialised: zeros
+  a->bytes = host_bytes(size, true);  // zeros (calloc: a large block is fresh zero pages, nothing written)
   auto pos = std::lower_bound(allocs_.begin(), allocs_.end(), base, [](const auto& x, std::uint64_t b) { return x->base < b; });
   if (pos != allocs_.end() && (*pos)->base < base + size)
     throw Error(ErrorKind::Internal, "kernsim bug: overlapping device allocations at " + hex(base));

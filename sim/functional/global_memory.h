@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <functional>
 #include <memory>
 #include <string>
@@ -15,12 +16,21 @@
 
 namespace kernsim::sim {
 
+// An allocation's bytes: small ones from malloc/calloc, large ones mapped from the system (fresh
+// zero pages, paid for only where the launch writes or reads them, in 2 MiB pages where the
+// system gives them: a warp's lanes strided over a large matrix then miss the host's TLB far less).
+struct HostBytes {
+  std::size_t mapped = 0;  // 0: from malloc/calloc; else the length mapped at `map`
+  void* map = nullptr;
+  void operator()(std::uint8_t* p) const;
+};
+
 struct Allocation {
   std::uint64_t base = 0;
   std::uint64_t size = 0;
   std::string label;          // "arg3 (f32[1000])", "static `counter`"
   bool read_only = false;
-  std::unique_ptr<std::uint8_t[]> bytes;
+  std::unique_ptr<std::uint8_t[], HostBytes> bytes;
   std::uint8_t* data() { return bytes.get(); }
   const std::uint8_t* data() const { return bytes.get(); }
 
@@ -47,6 +57,9 @@ class GlobalMemory {
   // A new zero-filled allocation; returns its device address (256-byte aligned, with a
   // 64 KiB guard gap after the previous allocation).
   std::uint64_t allocate(std::uint64_t size, std::string label, bool read_only = false);
+  // A new allocation whose bytes `fill(dst)` writes, all `size` of them, before any other use:
+  // not zeroed first (a buffer with initial values is written once, not zeroed and copied).
+  std::uint64_t allocate_filled(std::uint64_t size, std::string label, const std::function<void(std::uint8_t*)>& fill);
   // The same, filled on demand: a page's initial bytes come from `fill` when find() first
   // reaches it, so that a launch that touches a few pages of a large buffer (the fast tier's
   // sample of a CTA or two) does not pay for writing all of it. Allocation::data() of a lazy

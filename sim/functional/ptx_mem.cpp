@@ -249,7 +249,7 @@ Space PtxCta::Impl::exec_mem(Warp& w, const Inst& in, std::uint32_t m) {
       const bool is_ld = in.op == Op::Ld;
       const int eb = elem_bytes(in.type);
       const std::uint32_t bytes = static_cast<std::uint32_t>(eb * in.vec);
-      std::array<std::uint8_t*, 32> ptrs{};
+      std::array<std::uint8_t*, 32> ptrs;  // set for every lane of m before use (not zeroed: this is the hot path)
       const bool frame_param_access = in.addr.kind == AddrBase::FrameParam;
       // 1) addresses and checks for every lane
       if (!frame_param_access && in.addr.kind == AddrBase::Reg && (in.space == Space::Global || in.space == Space::Generic) &&
