@@ -1167,12 +1167,16 @@ void NvidiaMachine::warp_exited(int s, Sm& sm, Warp& w, double now) {
   finish_cta(s, w.cta, end, std::max(end, now + 1 + d_.sm.cta_turnover_cycles));
 }
 
-// Instructions ptxas folds into their readers (a float neg/abs as an operand modifier) execute
-// with no time: the value is ready when its source is.
+// Instructions ptxas folds into their readers or into the instruction before them (a float
+// neg/abs as an operand modifier, predicate logic into its comparison) execute with no time: the
+// value is ready when its latest source is.
 void NvidiaMachine::skip_folded(CtaSlot& c, Warp& w) {
   while (p_.insts[w.pc].flags & P::kFoldedModifier) {
     const P::Inst& in = p_.insts[w.pc];
-    const int src = sb_index(p_.src(in, 0)), dst = sb_index(p_.dst(in, 0));
+    int src = -1;
+    for (int k = 0; k < in.nsrc; ++k)
+      if (const int r = sb_index(p_.src(in, k)); r >= 0 && (src < 0 || w.sb.at(r).ready > w.sb.at(src).ready)) src = r;
+    const int dst = sb_index(p_.dst(in, 0));
     const StepInfo info = c.cta->step(w.widx);
     w.pc = info.next_pc;
     ++timed_insts_;
