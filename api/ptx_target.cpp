@@ -86,7 +86,7 @@ class PtxTargetKernel final : public TargetKernel {
   PtxTargetKernel(const frontends::DeviceModule& mod, const frontends::KernelInfo& ki, const std::string& origin)
       : name_(ki.demangled) {
     const auto ast = ptx::parse_module(mod.text, origin);
-    prog_ = ptx::decode_kernel(ast, ki.name, mod.text, origin, {ki.resources.sass_loop_loads, ki.resources.sass_loop_load_bytes});
+    prog_ = ptx::decode_kernel(ast, ki.name, mod.text, origin, {ki.resources.sass_loop_loads, ki.resources.sass_loop_load_bytes, ki.resources.wgmma_serialized});
     sources_ = ptx_line_sources(ast);
     const ptx::Function& f = prog_.functions[0];
     address_ = address_params(f, mod.producer, ki.demangled);

@@ -36,7 +36,7 @@ using nlohmann::json;
 namespace {
 
 // 4: CCCL on the include path; 5: -gline-tables-only (`.file`/`.loc` for the report's by_line)
-constexpr const char* kFrontendVersion = "cuda-frontend-5";
+constexpr const char* kFrontendVersion = "cuda-frontend-6";
 
 std::string env_or(const char* name, const std::string& fallback) {
   const char* v = std::getenv(name);
@@ -235,7 +235,7 @@ json module_to_json(const DeviceModule& m, const std::vector<Dep>& deps) {
     ks.push_back({{"name", k.name}, {"registers", r.registers}, {"static_shared", r.static_shared},
                   {"local_bytes", r.local_bytes}, {"spill_stores", r.spill_stores}, {"spill_loads", r.spill_loads},
                   {"source", r.source}, {"sass_loop_loads", r.sass_loop_loads}, {"sass_loop_load_bytes", r.sass_loop_load_bytes},
-                  {"sass_source", r.sass_source}});
+                  {"sass_source", r.sass_source}, {"wgmma_serialized", r.wgmma_serialized}});
   }
   j["kernels"] = ks;
   json d = json::array();
@@ -585,8 +585,16 @@ void fill_resources(DeviceModule& m) {
       std::regex frame_re(R"((\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads)");
       std::regex used_re(R"(Used (\d+) registers)");
       std::regex smem_re(R"((\d+) bytes smem)");
+      // ptxas 12.x/13.x: "(C7511/C7512/C7514) Potential Performance Loss: wgmma.mma_async
+      // instructions are serialized due to <reason> in (or: for) the function '<name>'"
+      std::regex serial_re(R"(wgmma\.mma_async instructions are serialized.*(?:in|for) the function '([^']+)')");
       std::smatch mt;
       for (; std::getline(ss, line);) {
+        if (std::regex_search(line, mt, serial_re)) {
+          for (auto& k : m.kernels)
+            if (k.name == mt[1]) k.resources.wgmma_serialized = true;
+          continue;
+        }
         if (std::regex_search(line, mt, fn_re)) { cur = mt[1]; continue; }
         for (auto& k : m.kernels) {
           if (k.name != cur) continue;
@@ -663,6 +671,7 @@ DeviceModule compile(const fs::path& source, const CompileOptions& opt) {
               k.resources.sass_loop_loads = jk.value("sass_loop_loads", std::vector<int>{});
               k.resources.sass_loop_load_bytes = jk.value("sass_loop_load_bytes", std::vector<int>{});
               k.resources.sass_source = jk.value("sass_source", std::string("unavailable"));
+              k.resources.wgmma_serialized = jk.value("wgmma_serialized", false);
             }
         m.from_cache = true;
         return m;

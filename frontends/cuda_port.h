@@ -34,6 +34,12 @@ PortScan scan_cuda_port(const std::string& preprocessed, const std::filesystem::
 // user line that calls __ballot*, __activemask or __lanemask*.
 void add_ballot_width_warnings(PortScan& scan, const std::string& clang_stderr);
 
+// The warp32-mask warnings the compiler finds by type: the port header's *_sync overloads for masks
+// narrower than 64 bits carry a diagnose_if ("kernsim-warp32-mask"), so a 32-bit mask from a
+// parameter, a struct member, a pointer or a run-time expression is warned on its call's line (a
+// user line of `clang_stderr`'s diagnostics; one per line with the scan's own).
+void add_mask_width_warnings(PortScan& scan, const std::string& clang_stderr);
+
 // The clang arguments of the port beyond the HIP frontend's: the compatibility headers
 // (`hip_include`/cuda_compat, searched before the system's, so that <cuda_runtime.h> is never
 // the toolkit's) and the force-included port header.

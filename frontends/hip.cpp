@@ -366,6 +366,7 @@ DeviceModule compile_amd(const fs::path& source, const CompileOptions& opt) {
     m.producer = "clang 22 HIP (" + version_of(clang()) + ")";
     if (port) {
       add_ballot_width_warnings(scan, r.err);
+      add_mask_width_warnings(scan, r.err);
       m.port = "cuda-as-hip";
       m.warnings = std::move(scan.warnings);
       m.producer = "clang 22 CUDA as HIP (" + version_of(clang()) + ")";

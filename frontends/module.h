@@ -25,6 +25,10 @@ struct Resources {
   // sass_source "unavailable" when ptxas or nvdisasm is missing.
   std::vector<int> sass_loop_loads;
   std::vector<int> sass_loop_load_bytes;  // per loop as above: bytes a lane loads per iteration
+  // NVIDIA: ptxas said (C7514) that it serialized the kernel's wgmma.mma_async instructions
+  // ("non wgmma instructions reading accumulator registers of a wgmma between start and end of
+  // the pipeline stage", ...): each waits for the one before it to complete.
+  bool wgmma_serialized = false;
   std::string sass_source;
 };
 

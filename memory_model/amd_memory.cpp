@@ -493,7 +493,7 @@ AmdMemTiming AmdMemorySystem::lds(int cu, int simd, double t, const std::uint64_
                     (kind == LdsAccess::Load ? 0.0 : kind == LdsAccess::Permute ? lanes * 4.0 : data);
   const double out = kind == LdsAccess::Store || kind == LdsAccess::Atomic ? 0.0 : kind == LdsAccess::Permute ? lanes * 4.0 : data;
   Server& port = lds_ports_[static_cast<std::size_t>(cu * lds_ports_per_cu_ + std::min(simd / simds_per_port_, lds_ports_per_cu_ - 1))];
-  const double port_done = port.serve(t, std::max(in, out));
+  const double port_done = kind == LdsAccess::DmaWrite ? t : port.serve(t, std::max(in, out));
   Server& bank = lds_banks_[static_cast<std::size_t>(cu)];
   const double bank_done = bank.serve(t, static_cast<double>(cycles) * banks * width);
   const double bank_start = bank_done - static_cast<double>(cycles) * banks * width / bank.rate();

@@ -41,7 +41,9 @@ enum class AmdAccess : std::uint8_t {
   AtomicFloat,   // device-scope floating-point atomic (same-address operations serialise longer)
 };
 
-enum class LdsAccess : std::uint8_t { Load, Store, Atomic, AtomicReturn, Permute };
+// DmaWrite: the LDS side of a buffer load with `lds`; its data comes back on the vector memory
+// path, not through the SIMD pair's port, and takes the banks as a store does.
+enum class LdsAccess : std::uint8_t { Load, Store, Atomic, AtomicReturn, Permute, DmaWrite };
 
 struct AmdMemTiming {
   double done = 0;      // data back (loads) / acknowledged (stores, atomics)

@@ -25,6 +25,8 @@ void SectorCache::clear() {
   std::fill(tags_.begin(), tags_.end(), 0);
   std::fill(stamps_.begin(), stamps_.end(), 0);
   std::fill(used_at_.begin(), used_at_.end(), 0);
+  std::fill(user_of_.begin(), user_of_.end(), kNoCta);
+  started_at_.clear();
   filled_ = 0;
 }
 
@@ -32,6 +34,26 @@ void SectorCache::set_use_window(std::uint64_t sectors) {
   window_ = sectors;
   filled_ = 0;
   used_at_.assign(sectors ? ways_v_.size() : 0, 0);
+}
+
+void SectorCache::set_chip_wave(std::uint64_t chip_wave_ctas) {
+  chip_wave_ = chip_wave_ctas;
+  user_of_.assign(chip_wave_ctas ? ways_v_.size() : 0, kNoCta);
+  started_at_.clear();
+}
+
+void SectorCache::cta_started(std::uint64_t cta) {
+  if (chip_wave_) started_at_[cta] = filled_;
+}
+
+std::uint64_t SectorCache::cross_cta_credit(std::size_t way) const {
+  if (!chip_wave_ || user_ == kNoCta) return 0;
+  const std::uint64_t last = user_of_[way];
+  if (last == kNoCta || last == user_) return 0;
+  if (last / chip_wave_ != user_ / chip_wave_) return 0;  // the chip runs them waves apart too
+  const auto a = started_at_.find(last), b = started_at_.find(user_);
+  if (a == started_at_.end() || b == started_at_.end() || b->second <= a->second) return 0;
+  return b->second - a->second;
 }
 
 void SectorCache::report_dirty(const Way& w, std::uint32_t sectors, std::uint32_t full_words, CacheResult& r) {
@@ -61,7 +83,8 @@ SectorCache::Way* SectorCache::find_live(std::uint64_t line, CacheResult& r) {
   Way* w = find(line);
   if (!w || !window_) return w;
   const auto i = static_cast<std::size_t>(w - ways_v_.data());
-  if (filled_ - used_at_[i] <= window_) return w;
+  const std::uint64_t age = filled_ - used_at_[i];
+  if (age <= window_ || age - window_ <= cross_cta_credit(i)) return w;
   report_dirty(*w, sectors_, full_words_, r);  // out of the window: evicted, its dirty data written back
   *w = Way{};
   tags_[i] = 0;
@@ -199,8 +222,11 @@ void SectorCache::Backfill::use(std::uint64_t line, std::uint32_t sectors) {
 }
 
 void SectorCache::Backfill::commit() {
-  cache_.counting_ = false;  // present before the first fill: used at fill count 0
+  cache_.counting_ = false;  // present before the first fill: used at fill count 0, by no CTA of the slice
+  const std::uint64_t user = cache_.user_;
+  cache_.user_ = kNoCta;
   for (auto it = lines_.rbegin(); it != lines_.rend(); ++it) cache_.read(it->first, it->second, true);
+  cache_.user_ = user;
   cache_.counting_ = true;
   lines_.clear();
 }

@@ -11,6 +11,7 @@
 
 #include <array>
 #include <cstdint>
+#include <unordered_map>
 #include <vector>
 
 namespace kernsim::mem {
@@ -48,6 +49,19 @@ class SectorCache {
   // share of the fills sees it. 0 (the default): only the sets' LRU evicts. Lines a Backfill
   // commits count as used before the first fill.
   void set_use_window(std::uint64_t sectors);
+  // Reuse between CTAs under a use window. A slice runs the grid's first CTAs on fewer SMs than
+  // the chip, so CTAs the chip runs at once (the same wave of `chip_wave_ctas` resident CTAs)
+  // run in the slice waves apart: CTA c + 8 reuses CTA c's A panel while both run on the chip,
+  // and in a 7-SM slice a wave later, after the fills of the CTAs started in between. Those
+  // fills the chip makes too, but before both CTAs start, not between their uses: a line the
+  // user's CTA finds, last used by another CTA of the same chip wave that started earlier, lasts
+  // the window plus the fills made between the two CTAs' starts (cta_started()). The window's
+  // own reasoning (fills at the slice's share of the chip's rate) then covers the time between
+  // the uses as the chip has it. 0: off (the default; a whole chip needs none).
+  static constexpr std::uint64_t kNoCta = ~std::uint64_t{0};
+  void set_chip_wave(std::uint64_t chip_wave_ctas);
+  void cta_started(std::uint64_t cta);                   // a CTA of the slice starts now
+  void set_user(std::uint64_t cta) { user_ = cta; }      // the CTA of the accesses that follow (kNoCta: none)
   // Writes a line's dirty sectors back (they become clean); reports them like an eviction.
   CacheResult clean(std::uint64_t line);
   void clear();
@@ -98,11 +112,17 @@ class SectorCache {
     const auto i = static_cast<std::size_t>(w - ways_v_.data());
     stamps_[i] = clock_;
     if (window_) used_at_[i] = filled_;
+    if (chip_wave_) user_of_[i] = user_;
   }
+  std::uint64_t cross_cta_credit(std::size_t way) const;  // see set_chip_wave()
   std::uint64_t window_ = 0;           // set_use_window(); 0: off
   std::uint64_t filled_ = 0;           // sectors filled by read()/write() since the window was set
   bool counting_ = true;               // false while a Backfill commits (its lines are not fills)
   std::vector<std::uint64_t> used_at_;  // per way, with a window: filled_ at its last use
+  std::uint64_t chip_wave_ = 0;         // set_chip_wave(); 0: off
+  std::uint64_t user_ = kNoCta;         // set_user()
+  std::vector<std::uint64_t> user_of_;  // per way, with a chip wave: the CTA of its last use
+  std::unordered_map<std::uint64_t, std::uint64_t> started_at_;  // CTA -> filled_ when it started
   std::vector<Way> ways_v_;
   std::vector<std::uint64_t> tags_;    // per way: line + 1; 0 = invalid
   std::vector<std::uint64_t> stamps_;  // per way: last use

@@ -326,8 +326,26 @@ void NvMemorySystem::warm_finish() {
   warm_fill_.reset();
 }
 
+void NvMemorySystem::set_cta_layout(int warps_per_cta, std::uint64_t chip_wave_ctas) {
+  if (!window_sectors_ || warps_per_cta <= 0 || !chip_wave_ctas) return;
+  warps_per_cta_ = warps_per_cta;
+  slots_per_sm_ = (warps_per_sm_ + static_cast<std::size_t>(warps_per_cta) - 1) / static_cast<std::size_t>(warps_per_cta);
+  slot_cta_.assign(static_cast<std::size_t>(num_sms_) * slots_per_sm_, SectorCache::kNoCta);
+  l2c_.set_chip_wave(chip_wave_ctas);
+}
+
+void NvMemorySystem::cta_started(int sm, int slot, std::uint64_t cta) {
+  if (!warps_per_cta_ || slot < 0 || static_cast<std::size_t>(slot) >= slots_per_sm_) return;
+  slot_cta_[static_cast<std::size_t>(sm) * slots_per_sm_ + static_cast<std::size_t>(slot)] = cta;
+  l2c_.cta_started(cta);
+}
+
 MemTiming NvMemorySystem::global(int sm, double t, const std::uint64_t* addrs, std::uint32_t mask, std::uint32_t bytes,
                                  Access kind, int warp) {
+  if (warps_per_cta_) {
+    const std::size_t slot = warp >= 0 ? static_cast<std::size_t>(warp / warps_per_cta_) : slots_per_sm_;
+    l2c_.set_user(slot < slots_per_sm_ ? slot_cta_[static_cast<std::size_t>(sm) * slots_per_sm_ + slot] : SectorCache::kNoCta);
+  }
   // coalesce: lines, sector masks and the 4-byte words of each sector, in first-touch order
   scratch_.clear();
   const std::uint64_t line_mask = ~static_cast<std::uint64_t>(line_ - 1);

@@ -51,6 +51,11 @@ class NvMemorySystem {
   // Cache::ColdDirty). On the chip the launch's first fills, a capacity's worth, evict them and
   // write them back to HBM; in a slice, its share of that capacity. Call before the timed run.
   void start_dirty();
+  // Which CTA a warp's accesses belong to, for the slice's L2 use window
+  // (SectorCache::set_chip_wave): warp w of an SM belongs to CTA slot w / warps_per_cta, and the
+  // chip runs `chip_wave_ctas` CTAs at once. Without a use window (a whole chip) nothing changes.
+  void set_cta_layout(int warps_per_cta, std::uint64_t chip_wave_ctas);
+  void cta_started(int sm, int slot, std::uint64_t cta);  // CTA `cta` starts in that slot of the SM now
 
   // Global/local memory access by one warp. `bytes` per lane; lanes in `mask`.
   // warp: the issuing warp's index in its SM (store combining is per warp)
@@ -127,6 +132,9 @@ class NvMemorySystem {
   std::uint64_t max_dirty_lines_ = 0;
   std::uint64_t fills_ = 0;           // sectors the timed accesses brought into the L2 (read misses, write allocations)
   std::uint64_t window_sectors_ = 0;  // share x capacity in sectors (the L2's use window too); 0 for the whole chip
+  int warps_per_cta_ = 0;             // set_cta_layout(); 0: CTAs not tracked
+  std::size_t slots_per_sm_ = 0;
+  std::vector<std::uint64_t> slot_cta_;  // per SM x slot: the CTA running there
   double retire_dirty(double t, std::uint64_t keep);  // writes back what fell out of the window; returns when HBM took it
   // start_dirty(): sectors of the flush's dirty lines still in the L2 (share x capacity); each
   // sector the launch fills evicts one, written back to HBM. Returns when HBM took them.

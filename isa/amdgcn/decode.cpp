@@ -547,6 +547,10 @@ bool parse_ds(const std::string& base, Inst& in, const Split& s, std::string& pr
     m.bytes = 4;
     in.unit = Unit::Sync;
     if (!s.fields.empty()) in.offset = static_cast<std::int32_t>(s.fields[0]);
+  } else if (r == "read_b64_tr_b16") {  // gfx950's transposing read (sim/functional/amd_mem.cpp)
+    m.kind = MemKind::Load;
+    m.bytes = 8;
+    m.tr_bits = 16;
   } else if (starts(r, "read2") || starts(r, "write2")) {
     bool rd = starts(r, "read2");
     std::string w = r.substr(rd ? 5 : 6);
@@ -603,11 +607,20 @@ bool parse_vmem(const std::string& base, const std::string& mcname, Inst& in, co
   in.op = Op::vmem;
   in.unit = Unit::Mem;
   bool sign, d16, hi;
-  if (starts(r, "load_lds_")) {
-    problem = base + " (loads straight into LDS)";
-    return false;
-  }
-  if (starts(r, "load_") || starts(r, "store_")) {
+  if (starts(r, "load_lds_")) {  // global_load_lds_*: LDS DMA through a FLAT-global address (as buffer_load_* lds)
+    if (m.space != Space::Global) {
+      problem = base + " (loads straight into LDS)";
+      return false;
+    }
+    m.kind = MemKind::Load;
+    m.bytes = static_cast<std::uint8_t>(width_bytes(r.substr(9), sign, d16, hi));
+    m.sign_ext = sign;
+    if (m.bytes == 0 || m.bytes == 8 || d16) {
+      problem = base + " (loads straight into LDS; kernsim implements the 1/2/4/12/16-byte loads)";
+      return false;
+    }
+    in.lds_dma = true;
+  } else if (starts(r, "load_") || starts(r, "store_")) {
     bool ld = starts(r, "load_");
     m.kind = ld ? MemKind::Load : MemKind::Store;
     std::string w = r.substr(ld ? 5 : 6);
@@ -647,6 +660,11 @@ bool parse_vmem(const std::string& base, const std::string& mcname, Inst& in, co
   // Operand roles: dst[0] = vdst; src[0] = vaddr, src[1] = vdata, src[2] = saddr / srsrc, src[3] = soffset.
   set_dst(in, s.defs);
   std::vector<Operand> u = s.uses;
+  if (in.lds_dma && m.space == Space::Global) {  // no vdst; M0 (the LDS base) is an implicit use
+    in.ndst = 0;
+    u.erase(std::remove_if(u.begin(), u.end(), [](const Operand& o) { return o.kind == Kind::Sgpr && o.reg == kSgprM0; }),
+            u.end());
+  }
   Operand none;
   in.nsrc = 4;
   for (auto& o : in.src) o = none;
@@ -663,8 +681,15 @@ bool parse_vmem(const std::string& base, const std::string& mcname, Inst& in, co
     else if (mcname.find("_IDXEN") != std::string::npos) in.idxen = true;
     else if (mcname.find("_OFFEN") != std::string::npos) in.offen = true;
     if (mcname.find("_LDS_") != std::string::npos || in.lds_dma) {
-      problem = base + " with lds (loads straight into LDS)";
-      return false;
+      // LDS DMA: the loaded bytes go to LDS at M0 + offset + lane * (4, or 16 above 4 bytes), not
+      // to registers (sim/functional/amd_mem.cpp); M0 is an implicit use of the encoding
+      if (m.kind != MemKind::Load || m.d16 || m.bytes == 8) {
+        problem = base + " with lds (loads straight into LDS; kernsim implements the 1/2/4/12/16-byte loads)";
+        return false;
+      }
+      in.lds_dma = true;
+      in.ndst = 0;
+      while (k < u.size() && u[k].kind == Kind::Sgpr && u[k].reg == kSgprM0) ++k;
     }
   } else {
     bool vaddr = true, saddr = false;

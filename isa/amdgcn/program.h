@@ -95,6 +95,7 @@ struct MemOp {
   bool st64 = false;           // ds_*2st64: offsets in units of 64 elements
   bool returns = false;        // atomics that return the memory's previous value
   bool is_float = false;       // FAdd/FMin/FMax on floats (element type f32/f64)
+  std::uint8_t tr_bits = 0;    // ds_read_b64_tr_b16 (gfx950): a transposing read of 16-bit elements
   AtomicOp aop = AtomicOp::None;
 };
 

@@ -1482,7 +1482,7 @@ class Decoder {
   // tcgen05.alloc.cta_group.sync.aligned{.shared::cta}.b32 [dst], nCols; .dealloc ... taddr, nCols;
   // .relinquish_alloc_permit; .mma (tcgen05_mma); .commit.cta_group.mbarrier::arrive::one
   // {.shared::cluster}{.multicast::cluster}.b64 [mbar]{, ctaMask}; .ld/.st (tcgen05_ld_st);
-  // .wait::ld/st; .fence::before/after_thread_sync.
+  // .cp (tcgen05_cp); .shift.cta_group.down [taddr]; .wait::ld/st; .fence::before/after_thread_sync.
   void decode_tcgen05(Inst& inst, const ast::Instr& in, const Parts& P) {
     const int L = in.line;
     const std::string& t = p_.target;
@@ -1518,6 +1518,12 @@ class Decoder {
       case Op::Tcgen05Mma: return decode_tcgen05_mma(inst, in, P);
       case Op::Tcgen05Ld: case Op::Tcgen05St: return decode_tcgen05_ld_st(inst, in, P);
       case Op::Tcgen05Cp: return decode_tcgen05_cp(inst, in, P);
+      case Op::Tcgen05Shift: {  // tcgen05.shift.cta_group.down [taddr] (either order of the qualifiers)
+        if (!P.has("down")) fail(L, "`" + in.opcode + "`: expects .down (the only direction of tcgen05.shift)");
+        need(in, 1, 1);
+        const auto [base, off] = tmem_operand(o[0], L);
+        return push_ops(inst, {}, {base, off});
+      }
       default: break;
     }
     fail(L, "kernsim bug: `" + in.opcode + "` reached the tcgen05 decoder");
@@ -1584,8 +1590,9 @@ class Decoder {
   // tcgen05.mma.cta_group.kind{.collector::a::op} [d], a-desc|[a], b-desc, idesc, {mask}, enable-input-d{, scale-input-d};
   // tcgen05.mma.cta_group.kind.block_scale{.scale_vectorsize} [d], a-desc|[a], b-desc, idesc, [scale-A], [scale-B],
   // enable-input-d. Sources: d base, d offset, A (descriptor, or tensor-memory base), A offset, B descriptor, idesc,
-  // enable-input-d, scale-input-d (constant 0 when absent), then the 4 disable-output-lane words if given, or
-  // (.block_scale) the scale-A base and offset and the scale-B base and offset.
+  // enable-input-d, scale-input-d (constant 0 when absent), then (.sp: tcgen05.mma.sp [d], a, b-desc,
+  // [sp-meta-tmem], idesc, ...) the metadata's base and offset, then the 4 (8) disable-output-lane words if
+  // given, or (.block_scale) the scale-A base and offset and the scale-B base and offset.
   void decode_tcgen05_mma(Inst& inst, const ast::Instr& in, const Parts& P) {
     const int L = in.line;
     if (P.has("ashift")) return unsupported(inst, in, "tcgen05.mma .ashift (convolution A shift)");
@@ -1607,9 +1614,19 @@ class Decoder {
       if (scaled || P.has("block_scale")) fail(L, "`" + in.opcode + "`: tcgen05.mma.ws takes .kind::f16, ::tf32, ::f8f6f4 or ::i8");
       return decode_tcgen05_mma_ws(inst, in, P);
     }
+    if (P.has("sp") && scaled)
+      return unsupported(inst, in, "tcgen05.mma.sp with a block-scaled kind (sparse A with block scaling)");
     if (scaled) return decode_tcgen05_mma_block_scale(inst, in, P, kind);
-    const auto& o = in.operands;
-    need(in, 5, 7);
+    auto o = in.operands;
+    ast::Operand meta;  // tcgen05.mma.sp: [sp-meta-tmem] follows b-desc
+    if (P.has("sp")) {
+      if (o.size() < 5 || o[3].kind != ast::Operand::Kind::Addr)
+        fail(L, "`" + in.opcode + "`: tcgen05.mma.sp takes [d], a-desc|[a], b-desc, [sp-meta-tmem], idesc, ...");
+      meta = o[3];
+      o.erase(o.begin() + 3);
+      inst.sub |= kTcSparse;
+    }
+    if (o.size() < 5 || o.size() > 7) fail(L, "`" + in.opcode + "`: takes 5 to 7 operands (8 with .sp)");
     const bool mask = o.size() >= 6 && o[4].kind == ast::Operand::Kind::Vec;
     const std::size_t en = mask ? 5 : 4;
     if (o.size() > en + 2) fail(L, "`" + in.opcode + "`: too many operands");
@@ -1621,6 +1638,11 @@ class Decoder {
     s.push_back(src(o[en], 1, L));
     s.push_back(scale ? src(o[en + 1], 32, L) : const32(0));
     if (scale) inst.sub |= kTcScaleD;
+    if (inst.sub & kTcSparse) {
+      const auto [mb, moff] = tmem_operand(meta, L);
+      s.push_back(mb);
+      s.push_back(moff);
+    }
     if (mask) {
       std::vector<Reg> m = vec_regs(o[4], 32, L, false);
       if (m.size() != 4u * static_cast<unsigned>(inst.shape[0]))
@@ -1685,7 +1707,7 @@ class Decoder {
 
   // tcgen05.cp.cta_group.shape{.multicast}{.dst_fmt.src_fmt} [taddr], s-desc. Sources: taddr base,
   // taddr offset, s-desc. .64x128b needs .warpx2::02_13 or ::01_23 and .32x128b needs .warpx4
-  // (PTX ISA "tcgen05.cp"); the decompressing forms stop with their name.
+  // (PTX ISA "tcgen05.cp"); shape[3] the source bits of the decompressing forms (6 or 4), else 0.
   void decode_tcgen05_cp(Inst& inst, const ast::Instr& in, const Parts& P) {
     const int L = in.line;
     static const char* kShapes[] = {"128x256b", "4x256b", "128x128b", "64x128b", "32x128b"};
@@ -1703,10 +1725,10 @@ class Decoder {
                   (sh == 3   ? " needs .warpx2::02_13 or .warpx2::01_23"
                    : sh == 4 ? " needs .warpx4"
                              : " takes no multicast qualifier"));
-    if (P.has("b8x16") || P.has("b6x16_p32") || P.has("b4x16_p64"))
-      return unsupported(inst, in, "tcgen05.cp with decompression (.b8x16.b6x16_p32/.b4x16_p64: the ISA gives the 8-bit containers only as figures)");
-    if (sh == 3)
-      return unsupported(inst, in, "tcgen05.cp .64x128b with .warpx2 (the ISA gives which half each warp of a pair receives only as a figure)");
+    const bool b6 = P.has("b6x16_p32"), b4 = P.has("b4x16_p64");
+    if (P.has("b8x16") != (b6 || b4) || (b6 && b4))
+      fail(L, "`" + in.opcode + "`: decompression takes .b8x16 with one of .b6x16_p32 and .b4x16_p64");
+    inst.shape[3] = static_cast<std::int16_t>(b6 ? 6 : b4 ? 4 : 0);
     inst.shape[1] = static_cast<std::int16_t>(sh);
     inst.shape[2] = static_cast<std::int16_t>(mc);
     need(in, 2, 2);
@@ -1715,11 +1737,14 @@ class Decoder {
   }
 
   // tcgen05.ld.sync.aligned.shape.num{.pack::16b}.b32 r, [taddr]{, immHalfSplitoff};
-  // tcgen05.st.sync.aligned.shape.num{.unpack::16b}.b32 [taddr]{, immHalfSplitoff}, r.
-  // Sources: taddr base, taddr offset (then, for st, the data registers); destinations: ld's registers.
+  // tcgen05.st.sync.aligned.shape.num{.unpack::16b}.b32 [taddr]{, immHalfSplitoff}, r;
+  // tcgen05.ld.red.sync.aligned.{32x32b,16x32bx2}.num.{min,max}{.abs}{.NaN}.{f32,u32,s32} r, redval, [taddr]{, imm}.
+  // Sources: taddr base, taddr offset (then, for st, the data registers); destinations: ld's registers
+  // (then, for ld.red, redval).
   void decode_tcgen05_ld_st(Inst& inst, const ast::Instr& in, const Parts& P) {
     const int L = in.line;
-    const bool ld = inst.op == Op::Tcgen05Ld;
+    const bool ld = inst.op == Op::Tcgen05Ld, red = ld && P.has("red");
+    if (red) decode_tcgen05_ld_red(inst, in, P);
     static const char* kShapes[] = {"32x32b", "16x64b", "16x128b", "16x256b", "16x32bx2"};
     static const int kRegs[] = {1, 1, 2, 4, 1};  // registers per .x1 (the PTX ISA's table of .num and .shape)
     int sh = -1, num = 0;
@@ -1734,16 +1759,19 @@ class Decoder {
     if (num < 1 || num > max_num || (num & (num - 1)))
       fail(L, "`" + in.opcode + "`: .x" + std::to_string(num) + " is not legal for ." + kShapes[sh] + " (.x1 .. .x" +
                   std::to_string(max_num) + ", powers of two)");
+    if (red && ((sh != 0 && sh != 4) || num < 2))
+      fail(L, "`" + in.opcode + "`: tcgen05.ld.red takes .32x32b or .16x32bx2 with .x2 or more");
     inst.shape[1] = static_cast<std::int16_t>(sh);
     inst.shape[2] = static_cast<std::int16_t>(num);
-    inst.type = Ty::B32;
+    if (!red) inst.type = Ty::B32;
     const bool split = sh == 4;
     const auto& o = in.operands;
-    need(in, split ? 3 : 2, split ? 3 : 2);
+    const std::size_t nops = (split ? 3u : 2u) + (red ? 1u : 0u);
+    need(in, static_cast<int>(nops), static_cast<int>(nops));
     const ast::Operand& data = ld ? o[0] : o.back();
-    const auto [base, off] = tmem_operand(ld ? o[1] : o[0], L);
+    const auto [base, off] = tmem_operand(ld ? o[red ? 2 : 1] : o[0], L);
     if (split) {
-      const ast::Operand& imm = ld ? o[2] : o[1];
+      const ast::Operand& imm = ld ? o[red ? 3 : 2] : o[1];
       if (imm.kind != ast::Operand::Kind::Imm) fail(L, "`" + in.opcode + "`: immHalfSplitoff must be an immediate");
       inst.imm = static_cast<std::uint32_t>(imm.ival);
     }
@@ -1753,9 +1781,32 @@ class Decoder {
       fail(L, "`" + in.opcode + "`: has " + std::to_string(regs.size()) + " registers, ." + kShapes[sh] + ".x" +
                   std::to_string(num) + " takes " + std::to_string(want));
     std::vector<Reg> s{base, off};
+    if (red) regs.push_back(dst(o[1], L));
     if (ld) return push_ops(inst, regs, s);
     s.insert(s.end(), regs.begin(), regs.end());
     push_ops(inst, {}, s);
+  }
+
+  // The qualifiers of tcgen05.ld.red (PTX ISA "tcgen05.ld", PTX ISA 8.8): .min or .max, .f32 (with
+  // .abs and .NaN) or .u32/.s32, no .pack::16b; the targets that have it (sm_101a/sm_110a, sm_103f
+  // and later in the family; not the B200's sm_100a, where ptxas refuses it).
+  void decode_tcgen05_ld_red(Inst& inst, const ast::Instr& in, const Parts& P) {
+    const int L = in.line;
+    const std::string& t = p_.target;
+    if (t.find("sm_101a") == std::string::npos && t.find("sm_103") == std::string::npos &&
+        t.find("sm_110") == std::string::npos)
+      fail(L, "`" + in.opcode + "`: tcgen05.ld.red needs .target sm_101a, sm_103a/f or sm_110a/f (not sm_100a); the module targets " +
+                  (t.empty() ? std::string("none") : t));
+    if (P.has("min") == P.has("max")) fail(L, "`" + in.opcode + "`: tcgen05.ld.red needs one of .min and .max");
+    inst.sub |= P.has("min") ? kTcRedMin : kTcRedMax;
+    inst.type = P.type(0);
+    if (P.types.size() != 1 || (inst.type != Ty::F32 && inst.type != Ty::U32 && inst.type != Ty::S32))
+      fail(L, "`" + in.opcode + "`: tcgen05.ld.red needs one type, .f32, .u32 or .s32");
+    if (P.has("abs")) inst.sub |= kTcRedAbs;
+    if (P.has("NaN")) inst.sub |= kTcRedNaN;
+    if ((P.has("abs") || P.has("NaN")) && inst.type != Ty::F32)
+      fail(L, "`" + in.opcode + "`: .abs and .NaN are for .f32 only");
+    if (P.has("pack::16b")) fail(L, "`" + in.opcode + "`: tcgen05.ld.red takes no .pack::16b");
   }
 
   // ---- functions ---------------------------------------------------------------------------

@@ -93,9 +93,10 @@ enum : std::uint8_t {
 // tcgen05 instruction; tcgen05.mma: shape[1] the .kind (TcKind), shape[2] the block-scaled kinds'
 // .scale_vec (1, 2 or 4 scales per row of A for one mma; .block32/.block16 resolved by kind, 0
 // where the kind's default applies), Inst::sub kTc* bits; tcgen05.ld/st:
-// shape[1] the TcShape, shape[2] the .num repeat, sub kTcPack, imm the immHalfSplitoff of .16x32bx2;
+// shape[1] the TcShape, shape[2] the .num repeat, sub kTcPack (kTcRed* for tcgen05.ld.red, type its
+// .f32/.u32/.s32, B32 otherwise), imm the immHalfSplitoff of .16x32bx2;
 // tcgen05.commit: sub kTcMulticast, imm the mbarrier operand's byte offset; tcgen05.cp: shape[1] the
-// TcCpShape, shape[2] the TcCpMulticast.
+// TcCpShape, shape[2] the TcCpMulticast, shape[3] 6 or 4 for .b8x16.b6x16_p32/.b4x16_p64 (else 0); tcgen05.shift: sources the taddr base and offset.
 enum class TcKind : std::uint8_t { F16, Tf32, F8f6f4, I8, Mxf8f6f4, Mxf4, Mxf4nvf4 };
 enum class TcShape : std::uint8_t { S32x32b, S16x64b, S16x128b, S16x256b, S16x32bx2 };
 enum class TcCpShape : std::uint8_t { S128x256b, S4x256b, S128x128b, S64x128b, S32x128b };
@@ -106,7 +107,12 @@ enum : std::uint8_t {
   kTcBlockScale = 1u << 2, // tcgen05.mma .block_scale: sources 8-11 are the scale-A and scale-B TMEM addresses
   kTcWs = 1u << 3,         // tcgen05.mma.ws: source 8, if present, is the zero-column mask descriptor
   kTcBReuse = 1u << 4,     // tcgen05.mma.ws .collector::bN::use/lastuse: B comes from a collector buffer
+  kTcSparse = 1u << 5,     // tcgen05.mma.sp: sources 8-9 are the sparsity metadata's TMEM address (then the mask)
   kTcPack = 1u << 0,       // tcgen05.ld .pack::16b / tcgen05.st .unpack::16b
+  kTcRedMin = 1u << 1,     // tcgen05.ld.red .min: the last destination is the minimum of the loaded values
+  kTcRedMax = 1u << 2,     // tcgen05.ld.red .max
+  kTcRedAbs = 1u << 3,     // tcgen05.ld.red .abs (.f32): the reduction of the absolute values
+  kTcRedNaN = 1u << 4,     // tcgen05.ld.red .NaN (.f32): a NaN input makes the result NaN
   kTcMulticast = 1u << 0,  // tcgen05.commit .multicast::cluster: a ctaMask source follows the mbarrier
 };
 // The field tensormap.replace sets (Inst::sub), as the PTX ISA names them.
@@ -231,6 +237,7 @@ struct Program {
   std::uint64_t static_shared_bytes = 0;      // .shared statics this kernel uses
   std::uint64_t dynamic_shared_offset = 0;    // where `extern .shared` arrays start
   std::uint16_t n_batch_slots = 0;            // loads with Inst::batch > 1
+  bool wgmma_serialized = false;              // ptxas serialized the wgmmas (SassLoops::wgmma_serialized)
 
   const Reg& dst(const Inst& in, int i) const { return regs[in.ops + i]; }
   const Reg& src(const Inst& in, int i) const { return regs[in.ops + in.ndst + i]; }

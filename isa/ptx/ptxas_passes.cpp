@@ -351,6 +351,7 @@ void apply_ptxas_passes(Program& p, const SassLoops& sass) {
   mark_range_reduction(p);
   mark_denormal_guards(p);
   if (!sass.loads.empty()) mark_unrolled_loads(p, sass.loads, sass.load_bytes);
+  p.wgmma_serialized = sass.wgmma_serialized;
 }
 
 }  // namespace kernsim::isa::ptx

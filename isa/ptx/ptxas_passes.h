@@ -15,6 +15,9 @@ namespace kernsim::isa::ptx {
 struct SassLoops {
   std::vector<int> loads;
   std::vector<int> load_bytes;  // empty, or one per loop
+  // ptxas reported (C7514) that it serialized the kernel's wgmma.mma_async: each waits for the
+  // one before it to complete (Program::wgmma_serialized; the timing model honours it)
+  bool wgmma_serialized = false;
 };
 
 // Runs every pass below on `program`, in the order (and for the reasons) given at its definition

@@ -294,6 +294,7 @@ void AmdWorkgroup::lane_spaces(int w, std::uint64_t& global, std::uint64_t& lds,
   lds = wv.lanes_lds;
   scratch = wv.lanes_scratch;
 }
+std::uint64_t AmdWorkgroup::lds_dma_base(int w) const { return impl_->waves[w].lds_dma_base; }
 std::array<std::uint32_t, 3> AmdWorkgroup::id() const { return impl_->wgid; }
 std::uint64_t AmdWorkgroup::linear_id() const { return impl_->linear; }
 std::uint32_t AmdWorkgroup::lds_bytes() const { return static_cast<std::uint32_t>(impl_->lds.size()); }

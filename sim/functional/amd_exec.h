@@ -96,6 +96,9 @@ class AmdWorkgroup {
   // addresses in the shared aperture; lane_addresses then holds LDS offsets) and scratch (private
   // offsets); buffer lanes out of range reach nothing.
   void lane_spaces(int w, std::uint64_t& global, std::uint64_t& lds, std::uint64_t& scratch) const;
+  // The LDS byte offset lane 0 of its last buffer load with `lds` wrote (M0 + the instruction's
+  // offset); lane l wrote at this + l * 4 (loads of up to 4 bytes) or + l * 16.
+  std::uint64_t lds_dma_base(int w) const;
   std::array<std::uint32_t, 3> id() const;
   std::uint64_t linear_id() const;
   std::uint32_t lds_bytes() const;

@@ -72,6 +72,7 @@ struct Wave {
   std::array<std::uint64_t, kLanes> addrs{};
   std::uint8_t spaces = 0;         // AmdStepInfo::spaces of the instruction executing
   std::uint64_t lanes_global = 0, lanes_lds = 0, lanes_scratch = 0;  // where a vector memory access's lanes went
+  std::uint64_t lds_dma_base = 0;  // LDS byte offset of lane 0 of the last buffer load with lds (M0 + offset)
   bool gpr_idx = false;            // VGPR indexing mode (s_set_gpr_idx_on): M0[7:0] index, M0[15:12] operands
   std::uint32_t hw_id = 0;         // HW_REG_HW_ID (AmdPlacement::hw_id; WAVE_ID = index until placed)
   std::uint32_t xcc_id = 0;        // HW_REG_XCC_ID
@@ -174,6 +175,8 @@ struct AmdWorkgroup::Impl {
   void smem(amd::Wave& w, const amd::Inst& in);
   void ds(amd::Wave& w, const amd::Inst& in);
   void vmem(amd::Wave& w, const amd::Inst& in);
+  void lds_dma(amd::Wave& w, const amd::Inst& in, std::uint8_t* const* ptr);  // a MUBUF load with lds
+  void lds_read_transposed(amd::Wave& w, const amd::Inst& in, const std::uint32_t* a0);  // ds_read_b64_tr_b16
   void mfma(amd::Wave& w, const amd::Inst& in);
 
   // endless loops (see WaveSpin)

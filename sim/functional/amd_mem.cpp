@@ -235,6 +235,29 @@ void AmdWorkgroup::Impl::smem(Wave& w, const Inst& in) {
 // ---------------------------------------------------------------------------------------------
 // DS (LDS)
 
+// ds_read_b64_tr_b16 (gfx950): each lane reads 8 bytes (4 16-bit elements); each 16-lane row of
+// the wave then holds a 4 x 16 tile whose row r is what lanes 4r..4r+3 read, and lane j of the row
+// receives the tile's column j: element e of lane j is element j mod 4 of what lane 4e + j / 4 read.
+// The CDNA4 ISA describes the instruction as a transpose of 16-bit elements in which each lane
+// holds 4 consecutive M or N values; this lane mapping is the one under which HipKittens' gfx950
+// attention kernel, written for the hardware, computes softmax(QK^T)V right (docs/amd.md; the other
+// reading, transposes within groups of 4 lanes, gives wrong outputs). A row with an inactive lane
+// is not modelled.
+void AmdWorkgroup::Impl::lds_read_transposed(Wave& w, const Inst& in, const std::uint32_t* a0) {
+  const U64 exec = w.exec();
+  for (int first = 0; first < kLanes; first += 16) {
+    const U64 row = (exec >> first) & 0xffffu;
+    if (row && row != 0xffffu) unsupported(in, "a transposing LDS read with part of a 16-lane row inactive");
+  }
+  const std::uint8_t* L = lds.data();
+  for_lanes(exec, [&](int l) {
+    std::uint8_t buf[8];
+    const int row = l & ~15, j = l & 15;
+    for (int e = 0; e < 4; ++e) std::memcpy(buf + 2 * e, L + a0[row + 4 * e + j / 4] + 2 * (j % 4), 2);
+    put_load(w, in, l, buf);
+  });
+}
+
 void AmdWorkgroup::Impl::ds(Wave& w, const Inst& in) {
   const MemOp& m = in.mem;
   const U64 exec = w.exec();
@@ -309,7 +332,9 @@ void AmdWorkgroup::Impl::ds(Wave& w, const Inst& in) {
   std::uint8_t* L = lds.data();
   switch (m.kind) {
     case MemKind::Load:
-      if (m.two) {
+      if (m.tr_bits) {
+        lds_read_transposed(w, in, a0);
+      } else if (m.two) {
         const Operand& d = in.dst[0];
         const int dw = n / 4;
         for_lanes(exec, [&](int l) {
@@ -365,6 +390,30 @@ void AmdWorkgroup::Impl::ds(Wave& w, const Inst& in) {
 
 // ---------------------------------------------------------------------------------------------
 // FLAT / GLOBAL / SCRATCH / MUBUF
+
+// A MUBUF load with `lds` (LDS DMA): each active lane's bytes go to LDS, not to its registers, at
+// M0 + the instruction offset + lane * 4 (loads of up to 4 bytes) or lane * 16 (gfx950's 12- and
+// 16-byte forms), as LLVM's AMDGPU documentation (AMDGPUDMAOperations, AMDGPUUsage) describes the
+// buffer/global load-to-LDS operations. A lane out of the buffer's range writes zeros, as its
+// ordinary load would return. Every lane's LDS range is checked before any lane writes.
+void AmdWorkgroup::Impl::lds_dma(Wave& w, const Inst& in, std::uint8_t* const* ptr) {
+  const U64 exec = w.exec();
+  const U64 n = in.mem.bytes;
+  const U64 stride = n <= 4 ? 4 : 16;
+  const U64 base = U64{w.s[kM0]} + static_cast<U64>(static_cast<std::int64_t>(in.offset));
+  for_lanes(exec, [&](int l) {
+    const U64 a = base + static_cast<U64>(l) * stride;
+    if (a + n > lds.size())
+      fault(w, in, l, "LDS DMA load of " + std::to_string(n) + " bytes to LDS offset " + std::to_string(a) + " (M0 " +
+                          std::to_string(w.s[kM0]) + ") is outside the workgroup's " + std::to_string(lds.size()) +
+                          " bytes of LDS");
+  });
+  w.lds_dma_base = base;
+  static const std::uint8_t zeros[16] = {};
+  for_lanes(exec, [&](int l) {
+    std::memcpy(lds.data() + base + static_cast<U64>(l) * stride, ptr[l] ? ptr[l] : zeros, static_cast<std::size_t>(n));
+  });
+}
 
 void AmdWorkgroup::Impl::vmem(Wave& w, const Inst& in) {
   if (in.op != Op::vmem) return;  // buffer_wbl2, buffer_inv and other cache controls
@@ -501,6 +550,10 @@ perform:
              (w.lanes_global ? AmdStepInfo::kGlobal : 0);
   switch (m.kind) {
     case MemKind::Load:
+      if (in.lds_dma) {
+        lds_dma(w, in, ptr);
+        return;
+      }
       for_lanes(exec, [&](int l) {
         if (ptr[l]) {
           put_load(w, in, l, ptr[l]);

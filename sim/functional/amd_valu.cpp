@@ -635,6 +635,22 @@ void AmdWorkgroup::Impl::valu(Wave& w, const Inst& in) {
       for_lanes(exec, [&](int l) { std::swap(a[l], b[l]); });
       break;
     }
+    case Op::v_permlane16_swap_b32: case Op::v_permlane32_swap_b32: {
+      // gfx950 (LLVM's llvm.amdgcn.permlane{16,32}.swap): the odd 16-lane rows of vdst trade places
+      // with the even rows of vsrc (16), or lanes 32-63 of vdst with lanes 0-31 of vsrc (32); both
+      // registers are written. With inactive lanes the result depends on fi and bound_ctrl, which
+      // kernsim does not model: a partial exec mask stops the run.
+      if (in.ndst < 2) unsupported(in, "this form of " + std::string(isa::amdgcn::to_string(in.op)));
+      if (exec != ~U64{0}) unsupported(in, std::string(isa::amdgcn::to_string(in.op)) + " with inactive lanes");
+      U32* d = dst_row(x, in.dst[0]);
+      U32* v = dst_row(x, in.dst[1]);
+      const bool by16 = in.op == Op::v_permlane16_swap_b32;
+      for (int l = 0; l < N; ++l) {
+        const bool upper = by16 ? ((l >> 4) & 1) != 0 : l >= 32;  // an odd row (16) or the upper half (32) of vdst
+        if (upper) std::swap(d[l], v[l - (by16 ? 16 : 32)]);
+      }
+      break;
+    }
     case Op::v_cndmask_b32: {
       const U32* a = raw(x, 0);
       const U32* b = raw(x, 1);

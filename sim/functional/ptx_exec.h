@@ -77,6 +77,8 @@ struct TcMma {
   std::uint8_t lane_blocks = 1;  // D's columns split over 1, 2 or 4 blocks of lanes (Layouts B, E, G: the
                                  // whole datapath busy for M < 128 rows per SM), else 1
   std::uint32_t smem_bytes = 0;  // bytes it reads from shared memory (A unless in TMEM, and B)
+  std::uint32_t tmem_bytes = 0;  // bytes it moves within tensor memory, read and written (tcgen05.shift)
+  bool sparse = false;           // tcgen05.mma.sp: 2 m n k FLOP of the dense product in the time of half of them
 };
 struct AsyncStep {
   std::vector<MbarEvent> mbar;

@@ -169,6 +169,8 @@ struct TcDesc {
   int sf_a_id = 0, sf_b_id = 0;  // the byte of a TMEM cell the first scale factor of A / B is in
   bool ue4m3 = false;            // scale factors ue4m3 (else ue8m0)
   bool ws = false;               // tcgen05.mma.ws (weight-stationary: M 32/64/128, N 64/128/256)
+  bool sparse = false;           // tcgen05.mma.sp: A holds K / 2 of every row's K elements (k is the logical K)
+  int selector = 0;              // tcgen05.mma.sp: the sparsity selector (instruction descriptor bits 0-1)
 };
 
 struct PtxCta::Impl {
@@ -298,6 +300,10 @@ struct PtxCta::Impl {
   void tc_mma_lane(Warp& w, const Inst& in, int l);
   void tc_cp_lane(Warp& w, const Inst& in, int l);
   void tc_cp_into(Warp& w, const Inst& in, int l, Impl& c);
+  void tc_shift_lane(Warp& w, const Inst& in, int l);
+  void tmem_ld_red(Warp& w, const Inst& in, int n);
+  void tc_sparse_expand(Warp& w, const Inst& in, int l, const TcDesc& d, const Impl& c, int M,
+                        const std::vector<double>& cf, const std::vector<std::int32_t>& ci, double* f, std::int32_t* iv);
   void tc_a_from_tmem(Warp& w, const Inst& in, int l, const TcDesc& d, const Impl& c, std::uint32_t ta, int M, int nb,
                       double* f, std::int32_t* iv);
   void tc_zero_columns(Warp& w, const Inst& in, int l, int M, int N, std::vector<char>& zero, int& shift);
@@ -309,7 +315,7 @@ struct PtxCta::Impl {
   TcDesc tc_idesc(Warp& w, const Inst& in, int l, std::uint32_t v);
   TcDesc tc_idesc_scaled(Warp& w, const Inst& in, int l, std::uint32_t v);
   std::vector<double> tc_scales(Warp& w, const Inst& in, int l, const TcDesc& d, int src, int rows, int id,
-                                const Impl& c);
+                                const Impl& c, int half = 0);
 
   // The shared memory of the CTA that a .shared::cluster address names, `bytes` from it: the own
   // CTA's window (a .shared::cta address is a .shared::cluster address of its own CTA). Other

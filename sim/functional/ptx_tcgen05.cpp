@@ -36,8 +36,9 @@
 // Narrow types: fp6 (e2m3, e3m2) and fp4 (e2m1) operands of .kind::f8f6f4 and ::mxf8f6f4 take one
 // byte position each, as fp8 does, and sit 16 to a 16-byte unit of shared memory, packed at its
 // start (matrix_smem.h: padded_subbyte); .kind::mxf4/mxf4nvf4 pack two e2m1 to a byte (the lower k
-// in the low nibble), K = 64. They are K-major only, and not read from TMEM here (the ISA gives
-// their TMEM containers only as figures).
+// in the low nibble), K = 64, in shared memory and in TMEM (eight to a cell). They are K-major
+// only; fp6/fp4 A of ::f8f6f4/mxf8f6f4 is not read from TMEM here (the ISA gives their 8-bit
+// containers only as figures).
 //
 // Block scaling (.block_scale, kinds mxf8f6f4/mxf4/mxf4nvf4, M = 128): every K block of 32 (16 for
 // .scale_vec::4X) elements of a row of A and a column of B is multiplied by its ue8m0 or ue4m3
@@ -125,8 +126,8 @@ Space PtxCta::Impl::exec_tcgen05(Warp& w, const Inst& in, std::uint32_t mask) {
                 std::to_string(cluster_size()));
   }
   if (!mask) return Space::Shared;
-  const bool collective =
-      in.op != Op::Tcgen05Mma && in.op != Op::Tcgen05Commit && in.op != Op::Tcgen05Cp && in.op != Op::Tcgen05Fence;
+  const bool collective = in.op != Op::Tcgen05Mma && in.op != Op::Tcgen05Commit && in.op != Op::Tcgen05Cp &&
+                          in.op != Op::Tcgen05Shift && in.op != Op::Tcgen05Fence;
   if (collective && (mask != kFullMask || w.valid != kFullMask))
     fault(w, in, std::countr_zero(~mask | 1u),
           std::string(to_string(in.op)) + " .sync.aligned needs all 32 lanes of the warp active");
@@ -148,6 +149,9 @@ Space PtxCta::Impl::exec_tcgen05(Warp& w, const Inst& in, std::uint32_t mask) {
       break;
     case Op::Tcgen05Cp:
       for_lanes(mask, [&](int l) { tc_cp_lane(w, in, l); });
+      break;
+    case Op::Tcgen05Shift:
+      for_lanes(mask, [&](int l) { tc_shift_lane(w, in, l); });
       break;
     case Op::Tcgen05Ld:
     case Op::Tcgen05St:
@@ -294,7 +298,10 @@ TcDesc PtxCta::Impl::tc_idesc(Warp& w, const Inst& in, int l, std::uint32_t v) {
   if (in.sub & P::kTcBlockScale) return tc_idesc_scaled(w, in, l, v);
   TcDesc d;
   const unsigned dt = (v >> 4) & 3, at = (v >> 7) & 7, bt = (v >> 10) & 7;
-  if (v & (1u << 2)) bad("the sparsity bit is set (sparse A needs tcgen05.mma.sp, which kernsim does not implement)");
+  d.sparse = in.sub & P::kTcSparse, d.selector = static_cast<int>(v & 3);
+  if (static_cast<bool>(v & (1u << 2)) != d.sparse)
+    bad(d.sparse ? "tcgen05.mma.sp needs the sparsity bit (bit 2) set"
+                 : "the sparsity bit is set (sparse A needs tcgen05.mma.sp)");
   d.ws = in.sub & P::kTcWs;
   if ((v >> 30) && !d.ws) bad("bits 30-31 (the B-reuse shift of .ws) must be 0 without .ws");
   d.sat = (v >> 3) & 1;
@@ -335,6 +342,20 @@ TcDesc PtxCta::Impl::tc_idesc(Warp& w, const Inst& in, int l, std::uint32_t v) {
       break;
   }
   if (kind != TcKind::I8 && d.sat) bad("the saturate bit is for .kind::i8");
+  if (d.sparse) {  // tcgen05.mma.sp: the logical K doubles (A holds half of each row's elements)
+    if (kind == TcKind::Tf32)
+      unsupported(
+          in, "tcgen05.mma.sp .kind::tf32 (the TMEM layout of its 1:2 metadata: the ISA gives it only as a figure)");
+    if (kind != TcKind::F16 && d.selector != 0) bad("the sparsity selector must be 0 for .kind::f8f6f4 and .kind::i8");
+    if (d.selector != 0)
+      unsupported(in, "tcgen05.mma.sp .kind::f16 with sparsity selector " + std::to_string(d.selector) +
+                          " (which metadata sub-columns it selects the ISA gives only as a figure)");
+    if (in.shape[0] != 1 || d.m != 128)
+      unsupported(in,
+                  "tcgen05.mma.sp with .cta_group::2 or M = 64 (the metadata layouts of data path Layouts A, C and F)");
+    if (in.sub & P::kTcATmem) unsupported(in, "tcgen05.mma.sp with A in tensor memory");
+    d.k *= 2;
+  }
   if (d.ws) {  // PTX ISA table "Various combinations of .kind and shapes", rows with .ws
     if (d.m != 32 && d.m != 64 && d.m != 128) bad("M = " + std::to_string(d.m) + ": .ws takes 32, 64 or 128");
     if (d.n != 64 && d.n != 128 && d.n != 256) bad("N = " + std::to_string(d.n) + ": .ws takes 64, 128 or 256");
@@ -395,11 +416,8 @@ TcDesc PtxCta::Impl::tc_idesc_scaled(Warp& w, const Inst& in, int l, std::uint32
     bad("scale factor IDs A " + std::to_string(d.sf_a_id) + ", B " + std::to_string(d.sf_b_id) +
         " with .scale_vec::" + std::to_string(d.scales) + "X (which takes multiples of " + std::to_string(step) + ")");
   if (in.shape[0] == 2) {  // a CTA pair: M = 256 (the 4x1 datapath); each CTA's factors in its own TMEM
-    if (d.m == 128)
-      unsupported(in,
-                  "tcgen05.mma.cta_group::2 with .block_scale and M = 128 (the scale factors of the 2x2 datapath: the "
-                  "ISA gives their layout only as a figure)");
-    if (d.m != 256) bad("M = " + std::to_string(d.m) + ": the block-scaled kinds with .cta_group::2 take 128 or 256");
+    if (d.m != 128 && d.m != 256)
+      bad("M = " + std::to_string(d.m) + ": the block-scaled kinds with .cta_group::2 take 128 or 256");
     if (d.n < 32 || d.n > 256 || d.n % 16)
       bad("N = " + std::to_string(d.n) + " is not legal with .cta_group::2 (32..256 in steps of 16)");
     return d;
@@ -413,9 +431,13 @@ TcDesc PtxCta::Impl::tc_idesc_scaled(Warp& w, const Inst& in, int l, std::uint32
 // `src`, `src`+1: d.scales per row, as doubles, row-major. The layout Triton and CUTLASS write
 // (PTX ISA "Block Scaling": the scales duplicated in all four 32-lane partitions): row r's
 // factors are in lane r % 128, column r / 32 from the address's, bytes id .. id + d.scales - 1
-// (the lower K block in the lower byte).
+// (the lower K block in the lower byte). `half` (the 2x2 datapath's B: M = 128 CTA pairs): the
+// columns 0 .. half - 1 as rows 0 .. half - 1 are in lanes 0..63, the columns half .. 2 half - 1
+// in lanes 64..127 (column n: lane 64 (n / half) + (n % half) % 32, column (n % half) / 32, each
+// duplicated in the next 32 lanes), the lane blocks of D's columns they scale: the layout of
+// CUTLASS's ScaleFactorDuplicated2by2 TMEM fragment for SFB (mma_traits_sm100_frag.hpp).
 std::vector<double> PtxCta::Impl::tc_scales(Warp& w, const Inst& in, int l, const TcDesc& d, int src, int rows, int id,
-                                            const Impl& c) {
+                                            const Impl& c, int half) {
   const TensorMemory& tmem = c.tmem;
   const auto taddr = static_cast<std::uint32_t>(get(w, p.src(in, src), l) + get(w, p.src(in, src + 1), l));
   const char* what = src == 8 ? "scale-A" : "scale-B";
@@ -423,13 +445,15 @@ std::vector<double> PtxCta::Impl::tc_scales(Warp& w, const Inst& in, int l, cons
     fault(w, in, l,
           std::string("tcgen05.mma: the ") + what + " address names TMEM lane " + std::to_string(taddr >> 16) +
               "; scale factors start at lane 0");
-  const std::uint32_t col = taddr & 0xffff, cols = (static_cast<std::uint32_t>(rows) + 31) / 32;
+  const std::uint32_t col = taddr & 0xffff, cols = (static_cast<std::uint32_t>(half ? half : rows) + 31) / 32;
   tmem_check(w, in, l, col, cols, what, &c);
   std::vector<double> v(static_cast<std::size_t>(rows * d.scales));
   for (int r = 0; r < rows; ++r)
     for (int s = 0; s < d.scales; ++s) {
-      const auto ur = static_cast<std::uint32_t>(r);
-      const std::uint32_t cell = tmem.cells[std::size_t{ur % kLanes} * tmem.columns + col + ur / 32];
+      const auto ur = static_cast<std::uint32_t>(half ? r % half : r),
+                 blk = half ? static_cast<std::uint32_t>(r / half) : 0;
+      const std::uint32_t lane = half ? 64 * blk + ur % 32 : ur % kLanes;
+      const std::uint32_t cell = tmem.cells[std::size_t{lane} * tmem.columns + col + ur / 32];
       const std::uint32_t byte = (cell >> (8 * (id + s))) & 0xff;
       v[static_cast<std::size_t>(r * d.scales + s)] = decode_mx(byte, d.ue4m3 ? MxFormat::UE4M3 : MxFormat::UE8M0);
     }
@@ -441,10 +465,22 @@ std::vector<double> PtxCta::Impl::tc_scales(Warp& w, const Inst& in, int l, cons
 void PtxCta::Impl::tc_a_from_tmem(Warp& w, const Inst& in, int l, const TcDesc& d, const Impl& c, std::uint32_t ta,
                                   int M, int nb, double* f, std::int32_t* iv) {
   const int K = d.k, eba = elem_bytes(d.a);
-  if (P::ty_bits(d.a) < 8)
-    unsupported(in, std::string("tcgen05.mma with ") + P::to_string(d.a) +
-                        " A in tensor memory (the ISA gives its container layout only as figures)");
-  const std::uint32_t a_lane = ta >> 16, a_col = ta & 0xffff, per = 4 / static_cast<std::uint32_t>(eba);
+  // .kind::mxf4/mxf4nvf4: "two 4-bit floating point type elements ... packed in an 8-bit container"
+  // and the containers "contiguously packed in a 32-bit Tensor Memory word" (PTX ISA "Packing format
+  // used for matrix A by .kind::mxf4 and .kind::mxf4nvf4 in Tensor Memory"): eight e2m1 to a cell,
+  // the lower k in the lower nibble, as in shared memory. fp6/fp4 of the other kinds take an 8-bit
+  // container each whose bit positions the ISA gives only as figures.
+  // fp6 of ::f8f6f4/mxf8f6f4 sits in the lower 6 bits of its 8-bit container (the container the
+  // ISA's text defines for mma .kind::f8f6f4, "Packing format ... of the sub-byte types", and where
+  // tcgen05.cp's .b8x16.b6x16_p32 decompression puts it). fp4 e2m1 is "in the central 4 bits" for
+  // mma.sync, while the decompression of .b4x16_p64 (ldmatrix's, which tcgen05.cp shares) leaves it
+  // in the lower 4 (CUTLASS's SM120 traits shift it by two for that reason): which one tcgen05.mma
+  // reads from TMEM the ISA gives only as a figure, so e2m1 A in TMEM stops by name.
+  if (d.a == Ty::E2M1 && !d.packed)
+    unsupported(in,
+                std::string("tcgen05.mma with e2m1 A of .kind::f8f6f4/mxf8f6f4 in tensor memory (whether its 8-bit "
+                            "container holds it in the central or the lower 4 bits the ISA gives only as a figure)"));
+  const std::uint32_t a_lane = ta >> 16, a_col = ta & 0xffff, per = d.packed ? 8 : 4 / static_cast<std::uint32_t>(eba);
   if (M == 128 || nb > 1 ? a_lane != 0 : a_lane != 0 && a_lane != 16)
     fault(w, in, l,
           "tcgen05.mma: A's address names TMEM lane " + std::to_string(a_lane) + "; M = " + std::to_string(M) +
@@ -458,10 +494,53 @@ void PtxCta::Impl::tc_a_from_tmem(Warp& w, const Inst& in, int l, const TcDesc& 
                                            static_cast<std::uint32_t>(k) / per];
         const std::uint32_t bits =
             per == 1 ? cell : (cell >> (32 / per * (static_cast<std::uint32_t>(k) % per))) & ((1u << (32 / per)) - 1);
-        const double v = elem_value(bits, d.a);
+        const double v = elem_value(P::ty_bits(d.a) == 6 ? bits & 0x3fu : bits, d.a);
         f[(j * M + r) * K + k] = d.neg_a ? -v : v;
         iv[(j * M + r) * K + k] = static_cast<std::int32_t>(v);
       }
+}
+
+// tcgen05.mma.sp (PTX ISA "Sparse Matrices"): row r of A holds K / 2 of its K elements; chunk q of
+// four (f16, f8f6f4, i8: 2:4) has two, compressed elements 2q and 2q + 1, at the positions its
+// metadata nibble names (two 2-bit indices, the first in the low bits; the ISA lists the 7
+// meaningful nibbles, any other is a named fault: "undefined behavior"). The metadata is in TMEM
+// at sources 8-9, as CUTLASS's tmem_e_frg lays it out (the ISA draws it only as figures): 8-bit
+// kinds (K 64) row r in lane r, 64 bits from the address's column, chunk q at bit 4q; .kind::f16
+// (K 32) rows r and r + 8 (r % 16 < 8) share lanes: chunk q of row 16 i + 8 j + r0 is at lane
+// 16 i + r0 + 8 (q / 4), bit 16 j + 4 (q % 4) of one column.
+void PtxCta::Impl::tc_sparse_expand(Warp& w, const Inst& in, int l, const TcDesc& d, const Impl& c, int M,
+                                    const std::vector<double>& cf, const std::vector<std::int32_t>& ci, double* f,
+                                    std::int32_t* iv) {
+  const auto taddr = static_cast<std::uint32_t>(get(w, p.src(in, 8), l) + get(w, p.src(in, 9), l));
+  if (taddr >> 16)
+    fault(w, in, l,
+          "tcgen05.mma.sp: the metadata address names TMEM lane " + std::to_string(taddr >> 16) +
+              "; M = 128 needs lane 0");
+  const std::uint32_t col0 = taddr & 0xffff;
+  const bool f16 = static_cast<TcKind>(in.shape[1]) == TcKind::F16;
+  tmem_check(w, in, l, col0, f16 ? 1 : 2, "the sparsity metadata", &c);
+  const int K = d.k, chunks = K / 4;
+  for (int r = 0; r < M; ++r)
+    for (int q = 0; q < chunks; ++q) {
+      const auto ur = static_cast<std::uint32_t>(r), uq = static_cast<std::uint32_t>(q);
+      const std::uint32_t lane = f16 ? 16 * (ur / 16) + ur % 8 + 8 * (uq / 4) : ur;
+      const std::uint32_t bit = f16 ? 16 * ((ur / 8) % 2) + 4 * (uq % 4) : 4 * uq;
+      const std::uint32_t nib =
+          (c.tmem.cells[std::size_t{lane} * c.tmem.columns + col0 + bit / 32] >> (bit % 32)) & 0xf;
+      const std::uint32_t i0 = nib & 3, i1 = nib >> 2;
+      if (i0 == i1 || nib == 0b0001 || nib == 0b0010 || nib == 0b0011 || nib == 0b0111 || nib == 0b1011)
+        fault(w, in, l,
+              "tcgen05.mma.sp: metadata nibble " + std::to_string(nib) + " of row " + std::to_string(r) + ", chunk " +
+                  std::to_string(q) +
+                  " is not one of the ISA's meaningful values (0b0100, 0b1000, 0b1100, 0b1001, "
+                  "0b1101, 0b0110, 0b1110)");
+      for (int e = 0; e < 4; ++e) f[r * K + 4 * q + e] = 0.0, iv[r * K + 4 * q + e] = 0;
+      for (int e = 0; e < 2; ++e) {
+        const int pos = 4 * q + static_cast<int>(e == 0 ? i0 : i1);
+        f[r * K + pos] = cf[static_cast<std::size_t>(r * K / 2 + 2 * q + e)];
+        iv[r * K + pos] = ci[static_cast<std::size_t>(r * K / 2 + 2 * q + e)];
+      }
+    }
 }
 
 // The zero-column mask descriptor of tcgen05.mma.ws (source 8; PTX ISA "Zero-Column Mask
@@ -536,6 +615,13 @@ void PtxCta::Impl::tc_mma_lane(Warp& w, const Inst& in, int l) {
     const auto ao = static_cast<std::size_t>(h * nb * Mc * K), bo = static_cast<std::size_t>(h * Nc * K);
     if (a_tmem) {
       tc_a_from_tmem(w, in, l, d, c, static_cast<std::uint32_t>(a_op), Mc, nb, af.data() + ao, ai.data() + ao);
+    } else if (d.sparse) {  // .sp: K / 2 elements a row in shared memory, placed by the metadata
+      TcDesc dc = d;
+      dc.k = K / 2;
+      std::vector<double> cf(static_cast<std::size_t>(Mc * K / 2));
+      std::vector<std::int32_t> ci(cf.size());
+      tc_smem_operand(w, in, l, dc, c.shared, a_op, "A", d.mn_a, d.a, Mc, d.neg_a, cf.data(), ci.data());
+      tc_sparse_expand(w, in, l, d, c, Mc, cf, ci, af.data() + ao, ai.data() + ao);
     } else {  // one copy from shared memory serves every lane block
       tc_smem_operand(w, in, l, d, c.shared, a_op, "A", d.mn_a, d.a, Mc, d.neg_a, af.data() + ao, ai.data() + ao);
       const auto blk = static_cast<std::ptrdiff_t>(Mc * K);
@@ -552,16 +638,20 @@ void PtxCta::Impl::tc_mma_lane(Warp& w, const Inst& in, int l) {
   // block scaling: each K block of K / scales elements times its factor (exact: the factors are 2^e
   // or 4-bit). A pair (M = 256, the 4x1 datapath): CTA h scales its own 128 rows of A and, for
   // them, all N columns of B with the factors in its own TMEM (CUTLASS's 2-SM block-scaled traits
-  // lay the factors out per SM as a one-SM M = 128 mma's over the whole N)
+  // lay the factors out per SM as a one-SM M = 128 mma's over the whole N); M = 128 (the 2x2
+  // datapath): its 64 rows of A likewise (each lane block's copy), and B's factors per lane block
+  // of D's columns (tc_scales' `half`)
   std::vector<std::vector<double>> bs(static_cast<std::size_t>(scaled ? pair : 0));
   for (int h = 0; h < static_cast<int>(bs.size()); ++h) {
     const Impl& c = pair_cta(w, in, l, h);
     const std::vector<double> sa = tc_scales(w, in, l, d, 8, Mc, d.sf_a_id, c),
-                              sb = tc_scales(w, in, l, d, 10, N, d.sf_b_id, c);
+                              sb = tc_scales(w, in, l, d, 10, N, d.sf_b_id, c, nb == 2 ? N / 2 : 0);
     const int blk = K / d.scales;
-    for (int r = 0; r < Mc; ++r)
-      for (int k = 0; k < K; ++k)
-        af[static_cast<std::size_t>((h * Mc + r) * K + k)] *= sa[static_cast<std::size_t>(r * d.scales + k / blk)];
+    for (int j = 0; j < nb; ++j)
+      for (int r = 0; r < Mc; ++r)
+        for (int k = 0; k < K; ++k)
+          af[static_cast<std::size_t>(((h * nb + j) * Mc + r) * K + k)] *=
+              sa[static_cast<std::size_t>(r * d.scales + k / blk)];
     bs[static_cast<std::size_t>(h)] = bf;
     for (int n = 0; n < N; ++n)
       for (int k = 0; k < K; ++k)
@@ -571,8 +661,9 @@ void PtxCta::Impl::tc_mma_lane(Warp& w, const Inst& in, int l) {
   // disable-output-lane: sources 8.. (one bit per TMEM lane)
   // (.cta_group::2: words 0-3 the even CTA's lanes, 4-7 the odd one's)
   auto disabled = [&](int h, std::uint32_t lane) {
-    return !scaled && !ws && in.nsrc > 8 &&
-           (get(w, p.src(in, 8 + 4 * h + static_cast<int>(lane / 32)), l) >> (lane % 32) & 1u);
+    const int first = d.sparse ? 10 : 8;  // .sp: the metadata address comes first
+    return !scaled && !ws && in.nsrc > first &&
+           (get(w, p.src(in, first + 4 * h + static_cast<int>(lane / 32)), l) >> (lane % 32) & 1u);
   };
   for (int h = 0; h < pair; ++h) {
     TensorMemory& dt = pair_cta(w, in, l, h).tmem;
@@ -599,7 +690,12 @@ void PtxCta::Impl::tc_mma_lane(Warp& w, const Inst& in, int l) {
   work.pair = pair == 2;  // each CTA's SM reads its own halves of A and B
   work.lane_blocks = static_cast<std::uint8_t>(nb);
   const int b_rows = in.sub & P::kTcBReuse ? 0 : Nc + shift;  // .ws ::use/::lastuse: B from a collector buffer
-  work.smem_bytes = static_cast<std::uint32_t>(((a_tmem ? 0 : Mc) + b_rows) * K * eba / (d.packed ? 2 : 1));
+  work.smem_bytes = static_cast<std::uint32_t>(((a_tmem     ? 0
+                                                 : d.sparse ? Mc / 2
+                                                            : Mc) +
+                                                b_rows) *
+                                               K * eba / (d.packed ? 2 : 1));  // .sp: A's K / 2 elements a row
+  work.sparse = d.sparse;
   w.async.tc_mma.push_back(work);
 }
 
@@ -666,11 +762,22 @@ void PtxCta::Impl::tc_smem_operand(Warp& w, const Inst& in, int l, const TcDesc&
     }
 }
 
+namespace {
+// Rows and bytes a row of a tcgen05.cp shape (PTX ISA "Data Movement Shape")
+int cp_rows(P::TcCpShape s) {
+  return s == P::TcCpShape::S4x256b ? 4 : s == P::TcCpShape::S32x128b ? 32 : s == P::TcCpShape::S64x128b ? 64 : 128;
+}
+int cp_row_bytes(P::TcCpShape s) {
+  return s == P::TcCpShape::S128x256b || s == P::TcCpShape::S4x256b ? 32 : 16;
+}
+}  // namespace
+
 // One lane's tcgen05.cp: a matrix of R rows x 128 or 256 bits from shared memory, described by
 // s-desc as a K-major operand of 8-bit elements is (core matrices of 8 rows x 16 bytes, LBO to the
 // next 16 bytes of a row, SBO to the next 8 rows, or a swizzled layout), to R TMEM lanes from the
 // address's, byte b of a row to column b / 4, byte b % 4. .32x128b.warpx4 writes its 32 rows to
-// each of the four lane quarters. The copy is performed at issue, as tcgen05.mma is; tcgen05.commit
+// each of the four lane quarters, .64x128b.warpx2 each half of its 64 rows to a pair of quarters
+// (tc_cp_into). The copy is performed at issue, as tcgen05.mma is; tcgen05.commit
 // tracks it the same way. .cta_group::2 copies "into the Tensor Memory of both the current and the
 // peer CTAs" (PTX ISA): each CTA of the pair from its own shared memory at the descriptor's address
 // into its own TMEM at taddr, as a pair's mma takes each CTA's operands at the same addresses (the
@@ -681,9 +788,7 @@ void PtxCta::Impl::tc_cp_lane(Warp& w, const Inst& in, int l) {
   for (int h = 0; h < in.shape[0]; ++h) tc_cp_into(w, in, l, pair_cta(w, in, l, h));
   TcMma work;  // no FLOP: its shared-memory bytes on the tensor engine (sim/timing), each SM's own
   const auto shape = static_cast<P::TcCpShape>(in.shape[1]);
-  const int rows = shape == P::TcCpShape::S4x256b ? 4 : shape == P::TcCpShape::S32x128b ? 32 : 128;
-  const int bytes = shape == P::TcCpShape::S128x128b || shape == P::TcCpShape::S32x128b ? 16 : 32;
-  work.smem_bytes = static_cast<std::uint32_t>(rows * bytes);
+  work.smem_bytes = static_cast<std::uint32_t>(cp_rows(shape) * cp_row_bytes(shape));
   work.pair = in.shape[0] == 2;
   w.async.tc_mma.push_back(work);
 }
@@ -694,14 +799,31 @@ void PtxCta::Impl::tc_cp_into(Warp& w, const Inst& in, int l, Impl& c) {
   const auto shape = static_cast<P::TcCpShape>(in.shape[1]);
   const auto taddr = static_cast<std::uint32_t>(get(w, p.src(in, 0), l) + get(w, p.src(in, 1), l));
   const std::uint64_t desc = get(w, p.src(in, 2), l);
-  const int rows = shape == P::TcCpShape::S4x256b ? 4 : shape == P::TcCpShape::S32x128b ? 32 : 128;
-  const int bytes = shape == P::TcCpShape::S128x128b || shape == P::TcCpShape::S32x128b ? 16 : 32;
-  const int copies = shape == P::TcCpShape::S32x128b ? 4 : 1;
+  const int rows = cp_rows(shape), bytes = cp_row_bytes(shape);
+  const auto mc = static_cast<P::TcCpMulticast>(in.shape[2]);
+  const int copies = mc == P::TcCpMulticast::Warpx4 ? 4 : mc == P::TcCpMulticast::None ? 1 : 2;
   const std::uint32_t lane0 = taddr >> 16, col0 = taddr & 0xffff;
   if (lane0 + static_cast<std::uint32_t>(rows) > kLanes || (copies > 1 && lane0 != 0))
     fault(w, in, l,
           "tcgen05.cp: " + std::to_string(rows) + " rows from TMEM lane " + std::to_string(lane0) +
-              (copies > 1 ? " (.warpx4 needs lane 0)" : " pass lane 127"));
+              (copies > 1 ? " (a multicast copy needs lane 0)" : " pass lane 127"));
+  // the lane copy q of row r goes to (relative to lane0): .warpx4 32q + r; .warpx2::02_13 (warps 0
+  // and 2, and 1 and 3, pair up) 64q + r, so rows 0..31 reach warps 0 and 2 and rows 32..63 warps 1
+  // and 3; .warpx2::01_23 32q + r % 32 + 64 (r / 32), so rows 0..31 reach warps 0 and 1 and rows
+  // 32..63 warps 2 and 3. The ISA says only that "each warp in the warp pair receive half of the
+  // data"; the halves are those of CUTLASS's UTCCP copy traits (SM100_UTCCP_2x64dp128bitlw0213 and
+  // lw0123: bit index -> TMEM address).
+  auto dest = [&](int r, int q) {
+    const auto ur = static_cast<std::uint32_t>(r), uq = static_cast<std::uint32_t>(q);
+    switch (mc) {
+      case P::TcCpMulticast::Warpx2_02_13:
+        return 64 * uq + ur;
+      case P::TcCpMulticast::Warpx2_01_23:
+        return 32 * uq + ur % 32 + 64 * (ur / 32);
+      default:
+        return 32 * uq + ur;
+    }
+  };
   tmem_check(w, in, l, col0, static_cast<std::uint32_t>(bytes / 4), "the copy", &c);
   SmemMatrix sm;
   bool unsup = false;
@@ -710,20 +832,54 @@ void PtxCta::Impl::tc_cp_into(Warp& w, const Inst& in, int l, Impl& c) {
     if (unsup) unsupported(in, "a tcgen05 shared memory descriptor with " + why + " (tcgen05.cp)");
     fault(w, in, l, "tcgen05.cp: the descriptor " + hex(desc) + ": " + why);
   }
+  const int src_bits = in.shape[3];  // decompression: 6 (.b6x16_p32) or 4 (.b4x16_p64), else 0
   for (int r = 0; r < rows; ++r)
     for (int b = 0; b < bytes; ++b) {
       const std::uint32_t a = element_address(sm, false, r, b, 1);
-      if (a >= shared.size())
+      if (a >= shared.size() || (src_bits && a - a % 16 + 16 > shared.size()))
         fault(w, in, l,
               "tcgen05.cp reads shared address " + std::to_string(a) + ", outside the block's " +
                   std::to_string(shared.size()) + " bytes");
+      // .b8x16.bNx16_pP: the 16-byte unit of byte b holds 16 packed N-bit elements and padding;
+      // byte b of the row becomes element b % 16, in the lower N bits of its byte (zeros above)
+      const std::uint32_t byte = src_bits ? padded_subbyte(shared.data(), a, src_bits) : shared[a];
       for (int q = 0; q < copies; ++q) {
-        std::uint32_t& cell = t.cells[std::size_t{lane0 + static_cast<std::uint32_t>(r + 32 * q)} * t.columns + col0 +
-                                      static_cast<std::uint32_t>(b / 4)];
+        std::uint32_t& cell =
+            t.cells[std::size_t{lane0 + dest(r, q)} * t.columns + col0 + static_cast<std::uint32_t>(b / 4)];
         const int sh = 8 * (b % 4);
-        cell = (cell & ~(0xffu << sh)) | std::uint32_t{shared[a]} << sh;
+        cell = (cell & ~(0xffu << sh)) | byte << sh;
       }
     }
+}
+
+// One lane's tcgen05.shift.down: "the shifting of 32-byte elements downwards across all the rows,
+// except the last, by one row" of the matrix at taddr, "for a warp", whose lane "must be aligned to
+// 32" (PTX ISA "tcgen05.shift"). The ISA does not give the matrix's extent; kernsim reads it as the
+// 32 lanes of one warp's quarter from taddr's lane, one 32-byte element (8 columns) wide from its
+// column, and "downwards" as towards higher lanes: after the shift lane r + 1 holds what lane r held
+// (r = 0 .. 30), the old last row is gone and the first row keeps its value. .cta_group::2 shifts
+// the same lanes and columns in both CTAs of the pair ("the Tensor Memory of both the current and
+// the peer CTAs"). Performed at issue and tracked by tcgen05.commit, as tcgen05.mma and .cp are.
+void PtxCta::Impl::tc_shift_lane(Warp& w, const Inst& in, int l) {
+  constexpr std::uint32_t kCols = 8;  // one 32-byte element of a row
+  const auto taddr = static_cast<std::uint32_t>(get(w, p.src(in, 0), l) + get(w, p.src(in, 1), l));
+  const std::uint32_t lane0 = taddr >> 16, col0 = taddr & 0xffff;
+  if (lane0 % kWarpLanes != 0 || lane0 >= kLanes)
+    fault(w, in, l,
+          "tcgen05.shift at TMEM lane " + std::to_string(lane0) + ": the lane must be a multiple of 32 below 128");
+  for (int h = 0; h < in.shape[0]; ++h) {
+    Impl& c = pair_cta(w, in, l, h);
+    TensorMemory& t = c.tmem_state(w, in);
+    tmem_check(w, in, l, col0, kCols, "the shift", &c);
+    for (std::uint32_t r = kWarpLanes - 1; r > 0; --r)
+      std::copy_n(t.cells.data() + std::size_t{lane0 + r - 1} * t.columns + col0, kCols,
+                  t.cells.data() + std::size_t{lane0 + r} * t.columns + col0);
+  }
+  TcMma work;  // no FLOP: the rows it reads and writes within each SM's tensor memory (sim/timing)
+  work.a_tmem = true;
+  work.tmem_bytes = 2 * (kWarpLanes - 1) * kCols * 4;
+  work.pair = in.shape[0] == 2;
+  w.async.tc_mma.push_back(work);
 }
 
 // tcgen05.ld / tcgen05.st: the warp's registers and its quarter of the TMEM lanes, as the header says.
@@ -791,7 +947,46 @@ void PtxCta::Impl::tmem_ld_st(Warp& w, const Inst& in) {
       }
     }
   }
+  if (in.sub & (P::kTcRedMin | P::kTcRedMax)) tmem_ld_red(w, in, nregs);
   w.async.tmem_bytes = std::uint64_t{32} * static_cast<std::uint64_t>(nregs) * 4;
+}
+
+// tcgen05.ld.red: each thread's last destination (redval) gets the minimum or maximum of the
+// `n` values it loaded ("the reduction operation ... performed on the data that is loaded across
+// columns in each lane", PTX ISA "tcgen05.ld"); the loaded registers keep the data. .f32 follows
+// min/max.f32: -0 below +0, a NaN input ignored unless all are NaN (then the canonical NaN), with
+// .NaN any NaN input gives the canonical NaN; .abs reduces the absolute values.
+void PtxCta::Impl::tmem_ld_red(Warp& w, const Inst& in, int n) {
+  const bool mx = in.sub & P::kTcRedMax, abs = in.sub & P::kTcRedAbs, nan = in.sub & P::kTcRedNaN;
+  constexpr std::uint32_t kNaN = 0x7fffffffu;  // the canonical NaN of min/max.f32
+  for (int th = 0; th < 32; ++th) {
+    std::uint32_t acc = 0;
+    bool have = false, saw_nan = false;
+    for (int reg = 0; reg < n; ++reg) {
+      auto v = static_cast<std::uint32_t>(get(w, p.dst(in, reg), th));
+      if (in.type == Ty::F32) {
+        if (abs) v &= 0x7fffffffu;
+        const float f = from32<float>(v);
+        if (std::isnan(f)) {
+          saw_nan = true;
+          continue;
+        }
+        // order -0 below +0: compare (value, sign) so that equal zeros pick by sign
+        const float a = from32<float>(acc);
+        const bool better = !have || (mx ? (f > a || (f == a && !(v >> 31))) : (f < a || (f == a && (v >> 31))));
+        if (better) acc = v;
+      } else {
+        const bool s = in.type == Ty::S32;
+        const bool better = !have || (s ? (mx ? static_cast<std::int32_t>(v) > static_cast<std::int32_t>(acc)
+                                              : static_cast<std::int32_t>(v) < static_cast<std::int32_t>(acc))
+                                        : (mx ? v > acc : v < acc));
+        if (better) acc = v;
+      }
+      have = true;
+    }
+    if (in.type == Ty::F32 && (!have || (nan && saw_nan))) acc = kNaN;
+    put(w, p.dst(in, n), th, acc);
+  }
 }
 
 }  // namespace kernsim::sim

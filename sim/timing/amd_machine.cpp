@@ -1068,6 +1068,12 @@ double AmdMachine::vector_access(int c, Cu& cu, Wave& w, const A::Inst& in, cons
     const mem::LdsAccess lk = kind == mem::AmdAccess::Store ? mem::LdsAccess::Store : atomic ? mem::LdsAccess::AtomicReturn : mem::LdsAccess::Load;
     done = std::max(done, mem_->lds(c, w.simd, now, addrs, nullptr, lds, m.bytes, lk).done);
   }
+  if (in.lds_dma) {  // the loaded bytes go on into the LDS (booked at issue: the banks serve in request order)
+    const std::uint64_t base = cu.wgs[static_cast<std::size_t>(w.slot)].wg->lds_dma_base(w.widx);
+    const std::uint64_t slot = m.bytes <= 4 ? 4 : 16;
+    for (int l = 0; l < 64; ++l) swz_[l] = base + static_cast<std::uint64_t>(l) * slot;
+    done = std::max(done, mem_->lds(c, w.simd, now, swz_, nullptr, global, m.bytes, mem::LdsAccess::DmaWrite).done);
+  }
   cu.vmem_free = std::max(cu.vmem_free, accepted);
   w.counters.push_vm(now, done);
   if (m.space == A::Space::Flat) w.counters.push_other(now, done);  // flat counts in lgkmcnt too

@@ -400,6 +400,9 @@ void NvidiaMachine::assemble(int sms, double share, std::uint64_t ctas) {
   // L1 gets what the shared-memory carveout leaves of the unified array.
   const std::int64_t l1_bytes = std::max<std::int64_t>(0, d_.l1.bytes - occ_.shared_used_per_unit);
   mem_ = std::make_unique<mem::NvMemorySystem>(d_, nsms_, static_cast<std::uint64_t>(l1_bytes), share);
+  // the CTAs the chip runs at once: a slice's L2 keeps lines CTAs of one chip wave share
+  const double slots = static_cast<double>(nsms_) * static_cast<double>(occ_.blocks_per_unit);
+  mem_->set_cta_layout(wpb_, static_cast<std::uint64_t>(std::llround(slots / std::max(share, 1e-9))));
   // the slice gets its share of the chip-wide dispatcher
   dispatch_ = DispatchClock(1, nsms_, d_.launch.cta_dispatch_cycles / share, d_.sm.block_launch_cycles);
   queue_ = RoundRobinToUnits(nsms_, ctas);
@@ -737,6 +740,7 @@ void NvidiaMachine::start_cta(int s, int slot, std::uint64_t id, std::unique_ptr
   Sm& sm = sms_[static_cast<std::size_t>(s)];
   CtaSlot& c = sm.ctas[static_cast<std::size_t>(slot)];
   t = dispatch_.start(0, s, t);
+  mem_->cta_started(s, slot, id);
   c.cta = std::move(cta);
   c.group = std::move(group);
   c.cta->set_smid(static_cast<std::uint32_t>(s));
@@ -914,11 +918,12 @@ void NvidiaMachine::refresh(Warp& w) {
     const int i = sb_index(r);
     if (i < 0) return;
     const Scoreboard::Entry& e = w.sb.at(i);
+    if (e.from_wgmma && in.op == P::Op::WgmmaMma) return;  // chained on the tensor engine, in order
     double v = e.ready;
     if (e.pipe_group && group && e.pipe_group != group) v += d_.sm.cross_pipe_latency_cycles;
     if (v > t) {
       t = v;
-      why = e.from_memory ? Stall::MemoryDependency : Stall::ExecutionDependency;
+      why = e.from_memory ? Stall::MemoryDependency : e.from_wgmma ? Stall::AsyncWait : Stall::ExecutionDependency;
     }
   };
   if (in.guard.bank != P::Bank::None) dep(in.guard);
@@ -1017,10 +1022,12 @@ void NvidiaMachine::issue(int s, Sm& sm, Sub& sub, int wi, double now) {
   bool from_mem = false;
   const double done = execute(s, sm, w, in, info, now, now + it.latency[k], from_mem);
   const std::uint8_t produced_by = from_mem ? 0 : pipe_group(u);
-  // a wgmma's accumulators are the tensor engine's until wgmma.wait_group: wgmmas chained on them
-  // are served in order, and the wait stands for every other reader
-  for (int i = 0; i < in.ndst && in.op != P::Op::WgmmaMma; ++i)
-    if (const int idx = sb_index(p_.dst(in, i)); idx >= 0) w.sb.write(idx, done, from_mem, produced_by);
+  // a wgmma's accumulators are the tensor engine's until it completes (`done`): wgmmas chained on
+  // them are served in order (refresh), and any other reader waits for the completion, as the
+  // wait ptxas injects before such a reader does (its C7517 note) when no wgmma.wait_group did
+  const bool wgmma = in.op == P::Op::WgmmaMma;
+  for (int i = 0; i < in.ndst; ++i)
+    if (const int idx = sb_index(p_.dst(in, i)); idx >= 0) w.sb.write(idx, done, from_mem, wgmma ? 0 : produced_by, wgmma);
   lis_.on_issue({s, w.sub, wi, c.id, pc, in.unit, lanes, it.flops_per_lane * lanes + it.flops_per_inst + tc_flops_, it.busy[k], now});
   tc_flops_ = 0;
   after_step(sm, w, c, in, info, now);
@@ -1046,7 +1053,13 @@ double NvidiaMachine::execute(int s, Sm& sm, Warp& w, const P::Inst& in, const S
     r.work_cycles = itime_[static_cast<std::size_t>(&in - p_.insts.data())].engine_cycles;
     r.target = &w.wgmma.open_group();
     r.warp = static_cast<int>(&w - sm.warps.data());
-    sm.tensor->accept(r);
+    const double complete = sm.tensor->accept(r).done;
+    // ptxas serialized this kernel's wgmmas (its C7514 note): the next waits for this one
+    if (p_.wgmma_serialized && complete > w.ready) {
+      w.ready = complete;
+      w.ready_is_async = true;
+    }
+    return complete;  // when its accumulators hold the result
   }
   return done;
 }
@@ -1301,7 +1314,8 @@ double NvidiaMachine::tcgen05_op(Sm& sm, Warp& w, const P::Inst& in, const Async
   };
   switch (in.op) {
     case P::Op::Tcgen05Mma:
-    case P::Op::Tcgen05Cp:  // a copy: no FLOP, its shared-memory bytes on the engine, as an SS mma's
+    case P::Op::Tcgen05Cp:     // a copy: no FLOP, its shared-memory bytes on the engine, as an SS mma's
+    case P::Op::Tcgen05Shift:  // a shift: no FLOP, its tensor-memory bytes on the engine, as a TS mma's
       for (const TcMma& m : a.tc_mma) {
         AsyncRequest r;
         r.issue = now;
@@ -1356,6 +1370,7 @@ double NvidiaMachine::tc_service(const TcMma& m) const {
   // pairs; Layouts E and G: .ws with M = 64 and 32) fill every lane with a block of D's columns
   const double rows = (m.pair ? m.m / 2.0 : m.m) * m.lane_blocks;
   w.flops = 2.0 * std::max<double>(rows, static_cast<double>(t.mma_datapath_rows)) * m.n / m.lane_blocks * m.k;
+  if (m.sparse) w.flops /= 2;  // .sp: the datasheet's sparse rates are twice the dense ones (B200: 4.5 PF FP16)
   w.smem_bytes = m.smem_bytes;
   const bool f4 = kind == P::TcKind::Mxf4 || kind == P::TcKind::Mxf4nvf4;  // ::f8f6f4/mxf8f6f4: the fp8 rate
   w.flops_per_cycle = kind == P::TcKind::F16    ? t.mma_flops_per_cycle_f16
@@ -1364,7 +1379,8 @@ double NvidiaMachine::tc_service(const TcMma& m) const {
                       : f4                      ? t.mma_flops_per_cycle_f4
                                                 : t.mma_flops_per_cycle_f8f6f4;
   w.smem_bytes_per_cycle = static_cast<double>(d_.shared.banks) * d_.shared.bank_width_bytes;
-  return wgmma_service_cycles(w);
+  // tcgen05.shift moves rows within tensor memory: its bytes (read and written) over the TMEM path
+  return std::max(wgmma_service_cycles(w), static_cast<double>(m.tmem_bytes) / t.tmem_bytes_per_cycle);
 }
 
 // A bulk or tensor copy through the TMA engine; stores and reductions complete onto the warp's

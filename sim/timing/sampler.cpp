@@ -257,19 +257,25 @@ double Sampler::drain_floor(double& now) {
 
 // The end of the CTAs in flight that hold far more work than the rest: each CTA's instructions
 // left at its own rate over the second half of the drain (a CTA left with one slow warp: that
-// warp's rate). Only CTAs that have already timed more than a mean CTA's work are run on
-// (functionally) to count what they have left, and only those with more than twice a mean CTA's
-// work left count: in a grid of like CTAs none has (and running them all would cost a functional
-// pass over the rest of a one-wave grid), and a CTA the scheduler held back in the drain would
-// otherwise project far beyond its end.
+// warp's rate). Only CTAs that have already timed more than a mean CTA's work, or than a completed
+// CTA's, are run on (functionally) to count what they have left, and only those with more than
+// twice a mean CTA's work left count: in a grid of like CTAs none has (and running them all would
+// cost a functional pass over the rest of a one-wave grid, where none has completed), and a CTA
+// the scheduler held back in the drain would otherwise project far beyond its end.
 double Sampler::project_in_flight(const std::vector<std::pair<std::uint64_t, std::uint64_t>>& mid, double t_mid,
                                   double now) {
   if (now <= t_mid) return now;
   const double mean = work_per_cta();
+  // a CTA is long when it has timed more than a mean CTA's work or than the CTAs that completed
+  // did on average: a chain of dependent loads times few instructions, and the sampled mean holds
+  // the long CTAs it happened to sample (a power-law SpMV's CTA 0)
+  double threshold = mean;
+  if (const std::uint64_t done = m_.ctas_done())
+    threshold = std::min(mean, static_cast<double>(m_.done_cta_insts()) / static_cast<double>(done));
   const auto at_end = m_.in_flight();
   std::vector<std::uint64_t> long_ones;
   for (const auto& [id, insts] : at_end)
-    if (static_cast<double>(insts) > mean) long_ones.push_back(id);
+    if (static_cast<double>(insts) > threshold) long_ones.push_back(id);
   double end = now;
   for (const auto& [id, left] : m_.run_in_flight(long_ones, kProbeBudgets * opts_.detail_budget)) {
     if (static_cast<double>(left) <= 2.0 * mean) continue;
@@ -346,6 +352,10 @@ TimingResult Sampler::run() {
                                          m_.unit_noun() + " had anything left to do");
   window_end_ = m_.checkpoint(now);
   const double floor = finished_ ? 0.0 : drain_floor(now);
+  // the drain ran the slice's last CTAs to their ends (none was left to start): every CTA of it was
+  // timed, and its end is the kernel's, not an extrapolation of a work estimate (8 CTAs' mean: one
+  // long CTA among them doubles it)
+  if (!finished_ && !two_windows_ && m_.ctas_done() >= ctas_) finished_ = true;
   if (!finished_) m_.stop();
   const double end = finished_ ? m_.last_cta_end() : now;
   m_.close_window(end, !finished_);

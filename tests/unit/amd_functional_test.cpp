@@ -366,6 +366,101 @@ TEST(AmdSemantics, Fp8ConversionsFollowEachPartsFormat) {
   }
 }
 
+TEST(AmdInputs, RocmVectorClassesHalfMathAndFp8PairsCompute) {
+  // tests/data/amd/rocm_types.hip: each lane writes 16 floats; every value is recomputed here
+  auto bf16 = [](float f) {  // round to nearest even
+    std::uint32_t b;
+    std::memcpy(&b, &f, 4);
+    b = (b + 0x7fffu + ((b >> 16) & 1u)) & 0xffff0000u;
+    std::memcpy(&f, &b, 4);
+    return f;
+  };
+  for (const char* arch : {"mi300x", "mi355x"}) {
+    auto out = run_amd(R"({"source": "rocm_types.hip", "kernel": "rocm_types", "grid": 1, "block": 64,
+                           "args": [{"buffer": "f32", "count": 64, "init": "uniform"}, {"buffer": "f32", "count": 1024}]})",
+                       kAmd, arch);
+    const auto in = as<float>(out[0]), r = as<float>(out[1]);
+    ASSERT_EQ(r.size(), 1024u);
+    for (int l = 0; l < 64; ++l) {
+      const float x = in[l], *o = &r[16 * l];
+      EXPECT_EQ(o[0], 2.0f * l + 3) << "int4(a, b, c, d) lane " << l;
+      EXPECT_EQ(o[1], 7.0f * l) << "int2 from a braced argument lane " << l;
+      EXPECT_NEAR(o[2], 2 * x + 1 - 1 / x, 1e-5 * (1 + std::fabs(1 / x))) << "float4 operators lane " << l;
+      EXPECT_NEAR(o[3], 7.0f - 1.0f / 3, 1e-6) << l;
+      EXPECT_EQ(o[4], 1.0f) << "Native_vec_ through .data and back, lane " << l;
+      EXPECT_EQ(o[5], 1.0f) << "operator== lane " << l;
+      EXPECT_EQ(o[6], bf16(std::exp2(bf16(x)))) << "h2exp2 on __hip_bfloat162 lane " << l;
+      EXPECT_EQ(o[7], bf16(std::fabs(x))) << "__habs2 lane " << l;
+      EXPECT_EQ(o[8], std::max(bf16(-x), 0.0f)) << "__hmax2 lane " << l;
+      EXPECT_NEAR(o[9], std::log2(x + 2.0f), 2e-3) << "hlog2 on __half lane " << l;
+      EXPECT_NEAR(o[10], x, std::max(std::fabs(x) / 16, 1.0f / 1024)) << "__hip_fp8x4_e4m3 element 0 lane " << l;
+      EXPECT_EQ(o[11], 448.0f) << "e4m3's largest finite value, lane " << l;
+      EXPECT_EQ(o[12], 448.0f) << "1000 saturates, lane " << l;
+      EXPECT_EQ(o[14], float(0x28bc)) << "__hip_fp8x2_e4m3 bytes: -1.5 (0xbc) low, 0.25 (0x28) high, lane " << l;
+      EXPECT_EQ(o[15], -1.5f) << l;
+    }
+  }
+}
+
+TEST(AmdSemantics, BufferLoadToLdsWritesEachLanesBytesAtM0PlusOffsetPlusLaneSlot) {
+  // buffer_load_* lds and global_load_lds_* (tests/data/amd/lds_dma.hip).
+  // src holds 0, 1, 2, ... (iota); lane t loads SIZE bytes at byte t * SIZE (+ offset) into LDS at
+  // byte 256 (M0) + offset + t * (SIZE <= 4 ? 4 : 16); lanes past num_records write zeros; every
+  // other LDS word keeps the pattern 0xa5a50000 + word index
+  struct Case {
+    const char* arch;
+    const char* kernel;
+    std::uint32_t size, offset, src_bytes;
+  };
+  for (const Case& c : {Case{"mi300x", "dma_dword", 4, 0, 200}, Case{"mi355x", "dma_dword", 4, 0, 200},
+                        Case{"mi355x", "dma_dword_offset", 4, 32, 200}, Case{"mi355x", "dma_dwordx4", 16, 0, 1000},
+                        // global_load_lds_*: every lane in range (the test's src_bytes covers them all)
+                        Case{"mi300x", "global_dma_dword", 4, 0, 4096}, Case{"mi355x", "global_dma_dwordx4", 16, 0, 4096}}) {
+    char json[512];
+    std::snprintf(json, sizeof json, R"({"source": "lds_dma.hip", "kernel": "%s", "grid": 1, "block": 128, "args": [
+        {"buffer": "u32", "count": 1024, "init": "iota"}, {"type": "u32", "value": %u},
+        {"buffer": "u32", "count": 2048}]})",
+                  c.kernel, c.src_bytes);
+    auto out = as<std::uint32_t>(run_amd(json, kAmd, c.arch)[2]);
+    ASSERT_EQ(out.size(), 2048u) << c.kernel;
+    std::vector<std::uint32_t> want(2048);
+    for (std::uint32_t i = 0; i < 2048; ++i) want[i] = 0xa5a50000u + i;
+    const std::uint32_t slot = c.size <= 4 ? 4 : 16;
+    for (std::uint32_t t = 0; t < 64; ++t) {
+      const std::uint32_t g = t * c.size + c.offset;  // byte in src
+      const bool in_range = g + c.size <= c.src_bytes;
+      for (std::uint32_t k = 0; k < c.size / 4; ++k)
+        want[(256 + c.offset + t * slot) / 4 + k] = in_range ? g / 4 + k : 0u;
+    }
+    for (std::uint32_t i = 0; i < 2048; ++i)
+      ASSERT_EQ(out[i], want[i]) << c.arch << " " << c.kernel << " LDS word " << i;
+  }
+}
+
+TEST(AmdSemantics, Gfx950TransposingLdsReadAndPermlaneSwapsMoveLanesAsDocumented) {
+  // tests/data/amd/gfx950_lanes.hip. ds_read_b64_tr_b16: lane k reads the 4 values at element
+  // 4 * src(k), src(k) = 5k mod 64; in each 16-lane row, lane j gets element j mod 4 of lane
+  // 4e + j / 4's read as its element e. permlane16_swap: odd rows of vdst trade with even rows of
+  // vsrc; permlane32_swap: lanes 32-63 of vdst with lanes 0-31 of vsrc.
+  auto out = as<std::uint32_t>(run_amd(R"({"source": "gfx950_lanes.hip", "kernel": "gfx950_lanes", "grid": 1, "block": 64,
+                                           "args": [{"buffer": "u32", "count": 512}]})",
+                                       kAmd, "mi355x")[0]);
+  ASSERT_EQ(out.size(), 512u);
+  for (std::uint32_t l = 0; l < 64; ++l) {
+    const std::uint32_t* o = &out[8 * l];
+    const std::uint32_t row = l & ~15u, j = l & 15u;
+    for (std::uint32_t e = 0; e < 4; ++e) {
+      const std::uint32_t k = row + 4 * e + j / 4;  // the lane whose read it is
+      EXPECT_EQ(o[e], 4 * ((5 * k) & 63) + j % 4) << "ds_read_b64_tr_b16 lane " << l << " element " << e;
+    }
+    const bool odd_row = (l >> 4) & 1;
+    EXPECT_EQ(o[4], odd_row ? 2000 + l - 16 : 1000 + l) << "permlane16_swap vdst lane " << l;
+    EXPECT_EQ(o[5], odd_row ? 2000 + l : 1000 + l + 16) << "permlane16_swap vsrc lane " << l;
+    EXPECT_EQ(o[6], l >= 32 ? 2000 + l - 32 : 1000 + l) << "permlane32_swap vdst lane " << l;
+    EXPECT_EQ(o[7], l >= 32 ? 2000 + l : 1000 + l + 32) << "permlane32_swap vsrc lane " << l;
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // MFMA shapes: every dense shape and input type, single- and multi-block, against a plain matrix
 // product (small integers: exact in f16, bf16, fp8, bf8, i8)

@@ -147,6 +147,20 @@ TEST(AmdMemory, LdsStoresCarryAddressAndDataOnTheSimdPairsPort) {
   EXPECT_EQ(m.lds(0, 2, 0, a.data(), nullptr, kAll, 4, LdsAccess::Load).accepted, first);
 }
 
+TEST(AmdMemory, LdsDmaWritesTakeTheBanksButNotTheSimdPairsPort) {
+  // the LDS side of a buffer load with lds: a load after it from the same SIMD gets the port at
+  // once, but waits for the banks the 1 KiB write occupies
+  const auto a16 = lanes(0, 16), a4 = lanes(4096, 4);
+  AmdMemorySystem alone = make();
+  const auto solo = alone.lds(0, 0, 0, a4.data(), nullptr, kAll, 4, LdsAccess::Load);
+  AmdMemorySystem m = make();
+  const auto dma = m.lds(0, 0, 0, a16.data(), nullptr, kAll, 16, LdsAccess::DmaWrite);
+  EXPECT_EQ(dma.accepted, 0.0);
+  const auto after = m.lds(0, 0, 0, a4.data(), nullptr, kAll, 4, LdsAccess::Load);
+  EXPECT_EQ(after.accepted, solo.accepted);
+  EXPECT_GT(after.done, solo.done);
+}
+
 TEST(AmdMemory, SameAddressAtomicsSerialiseAtTheMemorySideUnit) {
   AmdMemorySystem m = make();
   const auto distinct = lanes(kBase, 4), same = lanes(kBase + 4096, 0);

@@ -6,6 +6,7 @@
 #include "frontends/cuda_port.h"
 
 #include <cstring>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <numeric>
 #include <set>
@@ -13,6 +14,7 @@
 #include "api/launch_spec.h"
 #include "api/run.h"
 #include "device/loader.h"
+#include "frontends/compile.h"
 #include "test_util.h"
 
 namespace kernsim {
@@ -88,6 +90,63 @@ TEST(CudaPortScan, FollowsLaneBallotMaskAndSixteenThroughVariables) {
   EXPECT_EQ(s.warnings.size(), 5u);
 }
 
+// The flow across calls, members, pointers and initialisers (each line was a miss before): a
+// parameter a call passes a lane index to, a function returning one, a pointer parameter written
+// with one, a struct initialised with one (and passed on), an array written through a pointer to
+// it, a brace-initialised variable, 32 kept in a variable, a 32-bit mask handed to a function.
+TEST(CudaPortScan, FollowsLaneValuesIntoFunctionsMembersPointersAndReturns) {
+  const auto s =
+      frontends::scan_cuda_port(pre("__device__ int group_of(int t) {\n"
+                                    "  return t / 32;\n"  // 2: t is threadIdx.x at the call on line 17
+                                    "}\n"
+                                    "__device__ int tix() { return threadIdx.x; }\n"
+                                    "__device__ void index_into(int* out) {\n"
+                                    "  *out = threadIdx.x;\n"
+                                    "}\n"
+                                    "struct Ctx { int t; };\n"
+                                    "__device__ int slot_of(Ctx c) {\n"
+                                    "  return c.t & 31;\n"  // 10: c is a lane-derived Ctx at line 30
+                                    "}\n"
+                                    "__device__ float red(float v, unsigned m) {\n"
+                                    "  return v + __shfl_xor_sync(m, v, 1);\n"  // 13: m is 0xffffffff at line 33
+                                    "}\n"
+                                    "__device__ int other(int t) { return t / 32; }\n"  // 15: called with n only
+                                    "__global__ void k(int* x, int n, float f) {\n"
+                                    "  int g = group_of(threadIdx.x);\n"
+                                    "  int a = tix();\n"
+                                    "  int r0 = a % 32;\n"  // 19
+                                    "  int b;\n"
+                                    "  index_into(&b);\n"
+                                    "  int r1 = b >> 5;\n"  // 22
+                                    "  Ctx c{(int)threadIdx.x};\n"
+                                    "  int r2 = c.t & 31;\n"  // 24
+                                    "  int idx[4];\n"
+                                    "  int* q = idx;\n"
+                                    "  q[0] = threadIdx.x;\n"
+                                    "  int r3 = idx[0] / 32;\n"  // 28
+                                    "  int s{n};\n"
+                                    "  int r4 = slot_of(c) + s;\n"
+                                    "  int ws = 32;\n"
+                                    "  int r5 = threadIdx.x / ws;\n"  // 32
+                                    "  int r = red(f, 0xffffffff) + other(n) + n / 32;\n"
+                                    "  x[0] = r + r0 + r1 + r2 + r3 + r4 + r5 + g;\n"
+                                    "}\n"),
+                                "/nonexistent/kernsim/headers");
+  std::map<int, std::string> at;
+  for (const auto& w : s.warnings) at[w.line] = w.name;
+  EXPECT_EQ(at[2], "warp32-lane-math") << "a parameter a call gave threadIdx.x";
+  EXPECT_EQ(at[19], "warp32-lane-math") << "a value of a function that returns threadIdx.x";
+  EXPECT_EQ(at[22], "warp32-lane-math") << "a variable a callee wrote threadIdx.x into through a pointer";
+  EXPECT_EQ(at[24], "warp32-lane-math") << "a struct brace-initialised with threadIdx.x";
+  EXPECT_EQ(at[10], "warp32-lane-math") << "that struct passed by value";
+  EXPECT_EQ(at[28], "warp32-lane-math") << "an array written through a pointer to it";
+  EXPECT_EQ(at[32], "warp32-lane-math") << "32 kept in a variable";
+  EXPECT_EQ(at[13], "warp32-mask") << "a full 32-lane mask passed to a function's parameter";
+  EXPECT_EQ(at.count(15), 0u) << "other()'s t is no lane index: " << at[15];
+  EXPECT_EQ(at.count(33), 0u) << "n / 32: n is no lane index: " << at[33];
+  EXPECT_EQ(s.warnings.size(), 8u);
+}
+
 TEST(CudaPortScan, WarpSizeAgnosticSpellingsAreNotWarned) {
   const auto s = frontends::scan_cuda_port(
       pre("__global__ void k(float* x, int n) {\n"
@@ -130,6 +189,25 @@ TEST(CudaPortScan, BallotNarrowedTo32BitsComesFromTheCompilersDiagnostic) {
   ASSERT_EQ(s.warnings.size(), 1u) << "line 3 narrows something that is not a ballot";
   EXPECT_EQ(s.warnings[0].name, "warp32-ballot-width");
   EXPECT_EQ(s.warnings[0].line, 2);
+}
+
+// The compiler's half: masks narrower than 64 bits by type, wherever they come from
+// (tests/data/port/masks32.cu marks the lines).
+TEST(CudaPortScan, MasksNarrowerThan64BitsAreFoundByTheCompiler) {
+  frontends::CompileOptions co;
+  co.target = "gfx942";
+  co.use_cache = false;
+  const frontends::DeviceModule m = frontends::compile(kPort + "/masks32.cu", co);
+  std::set<int> mask_lines;
+  for (const auto& w : m.warnings)
+    if (w.name == "warp32-mask") mask_lines.insert(w.line);
+  std::set<int> want;
+  std::ifstream f(kPort + "/masks32.cu");
+  std::string text;
+  for (int line = 1; std::getline(f, text); ++line)
+    if (text.find("// warned") != std::string::npos) want.insert(line);
+  ASSERT_EQ(want.size(), 5u);
+  EXPECT_EQ(mask_lines, want);
 }
 
 // ---------------------------------------------------------------------------------------------

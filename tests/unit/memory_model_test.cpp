@@ -170,6 +170,43 @@ TEST(SectorCache, ALineOutOfItsUseWindowReportsItsDirtySectorsForWriteBack) {
   EXPECT_EQ(r.miss_sectors, 0b0011u);
 }
 
+// set_chip_wave: CTAs the chip runs at once (one chip wave) reuse each other's lines while both
+// run; a slice runs them waves apart, after the fills of the CTAs it started in between, which
+// the chip makes before both start. The window then counts from the later CTA's start.
+TEST(SectorCache, ALineReusedByACtaOfTheSameChipWaveLastsTheFillsBetweenTheirStarts) {
+  mem::SectorCache c(1 << 20, 128, 32, 16);
+  c.set_use_window(16);  // 4 whole lines of fills
+  c.set_chip_wave(8);    // CTAs 0-7 run at once on the chip
+  auto fill_lines = [&](std::uint64_t first, int n) {
+    for (int k = 0; k < n; ++k) c.read((first + static_cast<std::uint64_t>(k)) * 128, 0xf, true);
+  };
+  c.cta_started(0);
+  c.set_user(0);
+  c.read(0x0, 0xf, true);   // CTA 0 uses line 0
+  fill_lines(100, 20);      // 80 sectors: CTA 0 and the CTAs started after it
+  c.cta_started(5);         // starts 80 sectors after CTA 0
+  c.set_user(5);
+  fill_lines(200, 3);       // 12 sectors since its start: inside the window
+  EXPECT_EQ(c.read(0x0, 0xf, true).hit_sectors, 0xfu) << "92 sectors after CTA 0's use, 12 after CTA 5 started";
+  c.set_user(5);
+  fill_lines(300, 5);       // 20 sectors after CTA 5's own use: its own reuse gets the plain window
+  EXPECT_EQ(c.read(0x0, 0xf, true).miss_sectors, 0xfu) << "the same CTA's reuse lasts the window alone";
+  // lines of CTA 2, then 80 sectors, then CTAs 6 (this chip wave) and 9 (the next) start
+  c.cta_started(2);
+  c.set_user(2);
+  for (std::uint64_t l : {0x80000, 0x80080, 0x80100}) c.read(l, 0xf, true);
+  fill_lines(400, 20);
+  c.cta_started(6);
+  c.cta_started(9);
+  fill_lines(500, 2);
+  c.set_user(9);
+  EXPECT_EQ(c.read(0x80000, 0xf, true).miss_sectors, 0xfu) << "CTA 9 is in the chip's next wave";
+  c.set_user(mem::SectorCache::kNoCta);
+  EXPECT_EQ(c.read(0x80080, 0xf, true).miss_sectors, 0xfu) << "an access of no CTA (a warm-up) gets the window alone";
+  c.set_user(6);
+  EXPECT_EQ(c.read(0x80100, 0xf, true).hit_sectors, 0xfu) << "CTA 6 shares CTA 2's chip wave";
+}
+
 // Lines a warm-up backfill commits count as used before the first fill, not as fills of their own.
 TEST(SectorCache, BackfilledLinesAreNotFills) {
   mem::SectorCache c(1 << 20, 128, 32, 16);

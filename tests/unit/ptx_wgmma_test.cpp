@@ -622,29 +622,35 @@ TEST(Wgmma, NeedsAWholeWarpgroup) {
 
 // One warpgroup issues `reps` wgmma m64nNk16 (f16 -> f32) chained on one accumulator, one group
 // each, a wait at the end; A from shared memory or registers.
-std::string wgmma_loop_ptx(int n, int reps, bool rs) {
+// read_acc: each iteration also adds the accumulator's first register into another (Triton's
+// fp8 promotion reads its wgmma accumulator so, with no wgmma.wait_group before the read).
+std::string wgmma_loop_ptx(int n, int reps, bool rs, bool read_acc = false) {
   std::ostringstream s;
   s << ".version 8.0\n.target sm_90a\n.address_size 64\n.visible .entry k(.param .u64 out)\n{\n"
-    << " .reg .pred %p<2>;\n .reg .f32 %f<" << n / 2 << ">;\n .reg .b32 %r<8>;\n .reg .b64 %rd<4>;\n"
-    << " mov.b64 %rd1, 0;\n mov.u32 %r1, 0;\n";
-  for (int i = 0; i < 4; ++i) s << " mov.b32 %r" << 4 + i << ", 0;\n";
+    << " .reg .pred %p<2>;\n .reg .f32 %f<" << n / 2 << ">;\n .reg .f32 %g<2>;\n .reg .b32 %r<8>;\n .reg .b64 %rd<4>;\n"
+    << " mov.b64 %rd1, 0;\n mov.u32 %r1, 0;\n mov.f32 %g0, 0f00000000;\n";
+  // A's registers (RS) come from shared memory: with constant moves ptxas serializes the loop's
+  // wgmmas ("insufficient register resources", C7511/C7512), which kernsim then honours
+  s << " ld.shared.v4.b32 {%r4,%r5,%r6,%r7}, [%rd1];\n";
   for (int i = 0; i < n / 2; ++i) s << " mov.f32 %f" << i << ", 0f00000000;\n";
   s << " wgmma.fence.sync.aligned;\n$L_loop:\n wgmma.mma_async.sync.aligned.m64n" << n << "k16.f32.f16.f16 {";
   for (int i = 0; i < n / 2; ++i) s << (i ? "," : "") << "%f" << i;
   s << "}, " << (rs ? "{%r4,%r5,%r6,%r7}" : "%rd1") << ", %rd1, 1, 1, 1" << (rs ? "" : ", 0") << ", 0;\n"
-    << " wgmma.commit_group.sync.aligned;\n add.u32 %r1, %r1, 1;\n setp.lt.u32 %p1, %r1, " << reps
+    << " wgmma.commit_group.sync.aligned;\n" << (read_acc ? " add.f32 %g0, %g0, %f0;\n" : "")
+    << " add.u32 %r1, %r1, 1;\n setp.lt.u32 %p1, %r1, " << reps
     << ";\n @%p1 bra $L_loop;\n"
     << " wgmma.wait_group.sync.aligned 0;\n ld.param.u64 %rd2, [out];\n cvta.to.global.u64 %rd2, %rd2;\n mov.u32 %r2, "
        "%tid.x;\n"
-    << " mul.wide.u32 %rd3, %r2, 4;\n add.s64 %rd2, %rd2, %rd3;\n st.global.f32 [%rd2], %f0;\n ret;\n}\n";
+    << " mul.wide.u32 %rd3, %r2, 4;\n add.s64 %rd2, %rd2, %rd3;\n add.f32 %g0, %g0, %f0;\n st.global.f32 [%rd2], %g0;\n"
+    << " ret;\n}\n";
   return s.str();
 }
 
-api::RunResult run_loop(int n, int reps, bool rs, const device::DeviceSpec& dev, int grid = 1) {
+api::RunResult run_loop(int n, int reps, bool rs, const device::DeviceSpec& dev, int grid = 1, bool read_acc = false) {
   const auto dir = case_dir() / ("loop_" + std::to_string(n) + "_" + std::to_string(reps) + (rs ? "_rs" : "_ss") +
-                                 "_g" + std::to_string(grid));
+                                 "_g" + std::to_string(grid) + (read_acc ? "_read" : ""));
   std::filesystem::create_directories(dir);
-  std::ofstream(dir / "k.ptx") << wgmma_loop_ptx(n, reps, rs);
+  std::ofstream(dir / "k.ptx") << wgmma_loop_ptx(n, reps, rs, read_acc);
   auto spec = api::parse_launch_spec_text(R"({"source": "k.ptx", "kernel": "k", "grid": )" + std::to_string(grid) +
                                               R"(, "block": 128, "dynamic_shared_bytes": 4096,
                                               "args": [{"buffer": "f32", "count": )" +
@@ -732,6 +738,26 @@ TEST(WgmmaTiming, AFromSharedMemoryCostsMoreThanFromRegistersWhenTheSharedPortLi
   EXPECT_NEAR(per_ss, ss, 0.15 * ss);
   EXPECT_NEAR(per_rs, rs, 0.15 * rs);
   EXPECT_GT(per_ss, per_rs);
+}
+
+// A read of a wgmma's accumulator before any wgmma.wait_group waits for the wgmma to complete
+// (ptxas injects that wait: its C7517 note), so the loop pays the wgmma's latency every
+// iteration; the wgmmas chained on the accumulator alone do not (the engine serves them in order).
+// ptxas also serializes such a loop's wgmmas (its C75xx note, read off its -v output when ptxas is
+// there): each waits for the one before, which costs no more here, the read having waited already.
+TEST(WgmmaTiming, AReadOfTheAccumulatorWithoutAWaitWaitsForTheWgmma) {
+  const auto dev = device::load_builtin_device("h200");
+  const int n = 64, reps = 32;
+  auto per = [&](bool read) {
+    const double a = run_loop(n, reps, false, dev, 1, read).cycles, b = run_loop(n, 2 * reps, false, dev, 1, read).cycles;
+    return (b - a) / reps;
+  };
+  const double service = 2.0 * 64 * n * 16 / dev.sm.wgmma_flops_per_cycle_f16;
+  const double chained = per(false), read = per(true);
+  EXPECT_NEAR(chained, service, 0.1 * service) << "chained on the accumulator only: the engine's service";
+  // each warp's quarter completes a quarter-service apart (docs/wgmma.md), the first after a quarter
+  EXPECT_GE(read, service / 4 + dev.sm.wgmma_latency_cycles) << "the read waits for the wgmma's completion";
+  EXPECT_LT(read, service + dev.sm.wgmma_latency_cycles + 40) << "and little more (the loop's own instructions)";
 }
 
 TEST(WgmmaTiming, TheEngineServesInOrderAndCompletesOntoItsTarget) {

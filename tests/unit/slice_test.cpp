@@ -122,6 +122,43 @@ TEST(SmSlice, ALaunchEndsNoEarlierThanItsUnfinishedLongCta) {
   EXPECT_NEAR(sampled.time_us / full.time_us, 1.0, 0.15);
 }
 
+// A launch whose long CTAs time fewer instructions than the sampled mean CTA: every 1000th CTA's
+// thread 0 chases 20,000 pointers (through 1 KiB: L1 hits after a few steps, a steady chain), the
+// other threads run 64 FMAs. The estimate of a CTA's work samples CTA 0, so the mean holds an
+// eighth of a long CTA's work, more than the chain has timed by the drain's end; the drain must
+// count the CTAs that timed more than the completed ones did (spmv_pl_thread_r512k: its long-row
+// CTAs 0, 1 and 63 of the slice had timed 35-51 k instructions against a sampled mean of 66.5 k,
+// and it was extrapolated at 1.47 ms where its longest row alone takes 7.9 ms in the model).
+TEST(SmSlice, ALaunchEndsNoEarlierThanALongCtaThatTimedLessThanTheSampledMean) {
+  const char* spec = R"({"source": "slice.cu", "kernel": "long_rows", "grid": 4096, "block": 256,
+    "args": [{"buffer": "i32", "count": 256, "init": "randint:0:255"}, {"buffer": "f32", "count": 1048576},
+             {"type": "i32", "value": 255}, {"type": "i32", "value": 20000}, {"type": "i32", "value": 256000},
+             {"type": "i32", "value": 64}]})";
+  const api::RunResult sampled = run(spec, false, 20000), full = run(spec, true, 0);
+  const std::string note = nlohmann::json::parse(sampled.report_json)["sampling"]["note"].get<std::string>();
+  std::printf("sampled %.2f us (%s), full %.2f us\n", sampled.time_us, note.c_str(), full.time_us);
+  ASSERT_NE(note.find("extrapolated"), std::string::npos) << note;
+  EXPECT_NE(note.find("ended no earlier than"), std::string::npos) << note;
+  EXPECT_NEAR(sampled.time_us / full.time_us, 1.0, 0.15);
+}
+
+// A slice whose drain runs its last CTAs to their ends has timed every CTA: its time is the
+// drain's end, not the windows' rate over an estimate of the work (8 CTAs' mean, here with CTA 0's
+// 20,000-step chase in it: twice the slice's real work). Every 16th CTA's thread 0 chases, the rest
+// run 256 FMAs; the slice (one SM, CTAs 0-15) holds one chase, as every SM of the chip does.
+TEST(SmSlice, ASliceTheDrainRanToItsEndIsTimedNotExtrapolated) {
+  const char* spec = R"({"source": "slice.cu", "kernel": "long_rows", "grid": 2048, "block": 256,
+    "args": [{"buffer": "i32", "count": 256, "init": "randint:0:255"}, {"buffer": "f32", "count": 524288},
+             {"type": "i32", "value": 255}, {"type": "i32", "value": 20000}, {"type": "i32", "value": 4096},
+             {"type": "i32", "value": 256}]})";
+  const api::RunResult sampled = run(spec, false, 100000), full = run(spec, true, 0);
+  const std::string note = nlohmann::json::parse(sampled.report_json)["sampling"]["note"].get<std::string>();
+  std::printf("sampled %.2f us (%s), full %.2f us\n", sampled.time_us, note.c_str(), full.time_us);
+  ASSERT_NE(note.find("SM slice"), std::string::npos) << note;
+  EXPECT_EQ(note.find("extrapolated at"), std::string::npos) << note;
+  EXPECT_NEAR(sampled.time_us / full.time_us, 1.0, 0.1);
+}
+
 // ---------------------------------------------------------------------------------------------
 // the SM slice of a launch with thread-block clusters: whole GPCs (H200: 18, 18, 16, ... SMs),
 // whole clusters

@@ -66,6 +66,7 @@ struct Case {
   int eb() const { return kind == "f16" ? 2 : kind == "tf32" ? 4 : 1; }
   bool integer() const { return kind == "i8"; }
   bool packed() const { return kind == "mxf4" || kind == "mxf4nvf4"; }  // fp4 two to a byte
+  int a_cols() const { return packed() ? k() / 8 : k() * eb() / 4; }    // TMEM columns of A per k-step
   // element bits of an operand type: fp6/fp4 outside the packed kinds take a padded byte position
   static int bits(const std::string& t) { return t == "e2m1" ? 4 : t == "e2m3" || t == "e3m2" ? 6 : 8; }
   // scale-factor column groups (4 K blocks each) the k-steps use; the group and byte of step st
@@ -273,7 +274,7 @@ std::string kernel_source(const Case& c, int ncols, int dcols, int acols, const 
       en = "[%r16], [%r17], " + en;
     }
     if (c.a_tmem) {
-      s << "  add.u32 %r15, %r11, " << dcols + st * (c.k() * c.eb() / 4) << ";\n"
+      s << "  add.u32 %r15, %r11, " << dcols + st * c.a_cols() << ";\n"
         << "  " << mn << " [%r11], [%r15], %rd10, %r14, " << en << sc << ";\n";
     } else {
       s << "  add.s64 %rd9, %rd4, " << a_start[static_cast<std::size_t>(st)] / 16 << ";\n"
@@ -302,11 +303,27 @@ api::RunResult run_ptx(const std::filesystem::path& dir, const std::string& args
                          opts);
 }
 
+// A random operand value of type t (s8/u8: small integers; floats: +-kVals, non-zero when asked) as
+// v and as its encoding.
+std::uint32_t random_value(std::mt19937& rng, const std::string& t, double& v, bool nonzero = false) {
+  if (t == "s8" || t == "u8") {
+    const int x = t == "s8" ? static_cast<int>(rng() % 9) - 4 : static_cast<int>(rng() % 9);
+    v = x;
+    return static_cast<std::uint32_t>(x) & 0xff;
+  }
+  const Enc* e = enc(t);
+  const int i = nonzero ? 1 + static_cast<int>(rng() % 5) : static_cast<int>(rng() % 6);
+  const bool neg = rng() % 2;
+  v = neg ? -kVals[i] : kVals[i];
+  return e->bits[i] | (neg ? e->sign : 0);
+}
+
 void run_case(const Case& c) {
   SCOPED_TRACE(c.name);
   std::mt19937 rng(static_cast<std::uint32_t>(std::hash<std::string>{}(c.name)));
   const int M = c.m, N = c.n, K = c.k(), Kt = K * c.ksteps, eb = c.eb();
-  const int dcols = N / c.blocks(), acols = c.a_tmem ? Kt * eb / 4 : 0, nb = (N + 31) / 32, NB = N + c.shift();
+  const int dcols = N / c.blocks(), acols = c.a_tmem ? c.a_cols() * c.ksteps : 0, nb = (N + 31) / 32,
+            NB = N + c.shift();
   int scols = c.nsf ? 1 : 0;
   while (c.nsf && scols < (4 + nb) * c.groups()) scols *= 2;
   int ncols = 32;
@@ -317,18 +334,7 @@ void run_case(const Case& c) {
   std::vector<std::uint8_t> img(b_off + lb.bytes(), 0);
   std::vector<double> A(static_cast<std::size_t>(M * Kt)), B(static_cast<std::size_t>(NB * Kt));
   std::vector<std::uint32_t> a_cells(static_cast<std::size_t>(128 * std::max(acols, 1)), 0);
-  auto value = [&](const std::string& t, double& v) -> std::uint32_t {
-    if (t == "s8" || t == "u8") {
-      const int x = t == "s8" ? static_cast<int>(rng() % 9) - 4 : static_cast<int>(rng() % 9);
-      v = x;
-      return static_cast<std::uint32_t>(x) & 0xff;
-    }
-    const Enc* e = enc(t);
-    const int i = static_cast<int>(rng() % 6);
-    const bool neg = rng() % 2;
-    v = neg ? -kVals[i] : kVals[i];
-    return e->bits[i] | (neg ? e->sign : 0);
-  };
+  auto value = [&](const std::string& t, double& v) { return random_value(rng, t, v); };
   // element k of a row whose byte position `pos` the layout gives for k (k / 2 when packed): fp4 of
   // the packed kinds in the nibble k % 2 (low first); other fp6/fp4 packed at the start of their
   // 16-byte unit, element i at bits 6i / 4i, the unit's last 4 / 8 bytes left as padding
@@ -375,9 +381,9 @@ void run_case(const Case& c) {
       const std::uint32_t bits = value(c.ta, v);
       A[static_cast<std::size_t>(r * Kt + k)] = v;
       if (c.a_tmem) {  // packed into the row's lane (a copy in each lane block), the lower k in the lower bits
-        const int per = 4 / eb;
+        const int per = c.packed() ? 8 : 4 / eb, w = 32 / per;  // fp4 of ::mxf4 kinds: eight nibbles a cell
         for (int j = 0; j < c.blocks(); ++j)
-          a_cells[static_cast<std::size_t>(row_lane(M, r, c.ws, j) * acols + k / per)] |= bits << (8 * eb * (k % per));
+          a_cells[static_cast<std::size_t>(row_lane(M, r, c.ws, j) * acols + k / per)] |= bits << (w * (k % per));
       } else {
         put(img.data(), la.offset(r, c.packed() ? k / 2 : k), k, bits, c.ta);
       }
@@ -536,6 +542,14 @@ TEST(Tcgen05, Fp6AndFp4OperandsOfKindF8f6f4) {
   Case h = mk("e4m3_e2m1_f16_m128_n16_swz32", "f8f6f4", "e4m3", "e2m1", "f16", 128, 16);
   h.swz_a = 6, h.swz_b = 4, h.ksteps = 1, h.neg_b = true;
   run_case(h);
+  // fp6 A in TMEM: one element per 8-bit container, in its lower 6 bits (the container of mma
+  // .kind::f8f6f4 and of tcgen05.cp's .b6x16_p32 decompression)
+  Case e = mk("e3m2_a_tmem_e4m3_f32_m128_n32", "f8f6f4", "e3m2", "e4m3", "f32", 128, 32);
+  e.a_tmem = true, e.swz_b = 0;
+  run_case(e);
+  Case m = mk("e2m3_a_tmem_e2m1_m64_n16", "f8f6f4", "e2m3", "e2m1", "f16", 64, 16);
+  m.a_tmem = true, m.neg_a = true;
+  run_case(m);
 }
 
 // tcgen05.mma.ws (weight-stationary): M 32, 64 and 128 with N 64..256; D of M = 64 in two lane
@@ -613,6 +627,12 @@ TEST(Tcgen05, BlockScaledKindsScaleEveryKBlock) {
   Case t = mk("mxf8f6f4_e2m3_a_tmem", "mxf8f6f4", "e5m2", "e2m3", "f32", 128, 40);
   t.nsf = 1, t.vec = ".scale_vec::1X", t.a_tmem = true, t.swz_b = 0;
   run_case(t);
+  Case fa = mk("mxf4_a_tmem_2steps", "mxf4", "e2m1", "e2m1", "f32", 128, 24);  // A's fp4 eight to a TMEM cell
+  fa.nsf = 2, fa.a_tmem = true, fa.swz_b = 0;
+  run_case(fa);
+  Case na = mk("mxf4nvf4_4x_a_tmem", "mxf4nvf4", "e2m1", "e2m1", "f32", 128, 64);
+  na.nsf = 4, na.vec = ".scale_vec::4X", na.ue4m3 = true, na.a_tmem = true, na.ksteps = 1;
+  run_case(na);
   Case mn = mk("mxf8f6f4_e5m2_e4m3_mn_major", "mxf8f6f4", "e5m2", "e4m3", "f32", 128, 32);
   mn.nsf = 1, mn.mn_a = mn.mn_b = true, mn.swz_b = 4;  // 8-bit operands may be MN-major
   run_case(mn);
@@ -633,6 +653,117 @@ TEST(Tcgen05, BlockScaledKindsScaleEveryKBlock) {
   run_case(n2);
 }
 
+// tcgen05.mma.sp (sparse A, M = 128, one CTA): each row of A keeps two of every four K elements at
+// positions a random meaningful metadata nibble names (the test's own table of the ISA's seven);
+// shared memory holds the compressed K / 2 elements a row (compressed element 2q at the nibble's
+// low index, 2q + 1 at its high one), the metadata sits in TMEM columns after D, laid out as
+// CUTLASS's tmem_e_frg (8-bit kinds: row r in lane r, chunk q at bit 4q of 64 bits; f16: rows r and
+// r + 8 share lanes 16i + r0 (+8 for chunks 4..7), row r + 8's nibbles in the upper 16 bits), and D
+// must equal the dense product of the expanded A and B bit for bit.
+void run_sparse_case(const std::string& name, const std::string& kind, const std::string& ta, const std::string& tb,
+                     int N, int ksteps, int swz) {
+  SCOPED_TRACE(name);
+  std::mt19937 rng(static_cast<std::uint32_t>(std::hash<std::string>{}(name)));
+  const bool f16 = kind == "f16", i8 = kind == "i8";
+  const int M = 128, K = f16 ? 32 : 64, Kt = K * ksteps, eb = f16 ? 2 : 1,
+            mper = f16 ? 1 : 2;  // metadata columns a step
+  int mcols = 1;
+  while (mcols < mper * ksteps) mcols *= 2;
+  const Layout la{M, Kt / 2, eb, swz, false}, lb{N, Kt, eb, swz, false};
+  const std::uint32_t b_off = (la.bytes() + 1023) / 1024 * 1024;
+  std::vector<std::uint8_t> img(b_off + lb.bytes(), 0);
+  std::vector<double> A(static_cast<std::size_t>(M * Kt), 0.0), B(static_cast<std::size_t>(N * Kt));
+  std::vector<std::uint32_t> meta(static_cast<std::size_t>(128 * mcols), 0);
+  auto value = [&](const std::string& t, double& v) { return random_value(rng, t, v, true); };
+  static const std::uint32_t kNibbles[] = {0b0100, 0b1000, 0b1100, 0b1001, 0b1101, 0b0110, 0b1110};
+  for (int r = 0; r < M; ++r)
+    for (int q = 0; q < Kt / 4; ++q) {
+      const std::uint32_t nib = kNibbles[rng() % 7];
+      const int st = q / (K / 4), qs = q % (K / 4);
+      for (int e = 0; e < 2; ++e) {
+        double v;
+        const std::uint32_t bits = value(ta, v);
+        A[static_cast<std::size_t>(r * Kt + 4 * q + static_cast<int>(e ? nib >> 2 : nib & 3))] = v;
+        std::memcpy(img.data() + la.offset(r, 2 * q + e), &bits, static_cast<std::size_t>(eb));
+      }
+      // the nibble's lane and bit in this step's metadata columns
+      const int lane = f16 ? 16 * (r / 16) + r % 8 + 8 * (qs / 4) : r;
+      const int bit = f16 ? 16 * ((r / 8) % 2) + 4 * (qs % 4) : 4 * qs;
+      meta[static_cast<std::size_t>(lane * mcols + st * mper + bit / 32)] |= nib << (bit % 32);
+    }
+  for (int n = 0; n < N; ++n)
+    for (int k = 0; k < Kt; ++k) {
+      double v;
+      const std::uint32_t bits = value(tb, v);
+      B[static_cast<std::size_t>(n * Kt + k)] = v;
+      std::memcpy(img.data() + b_off + lb.offset(n, k), &bits, static_cast<std::size_t>(eb));
+    }
+  auto fmt = [](const std::string& t) -> std::uint32_t { return t == "f16" || t == "e4m3" || t == "u8" ? 0 : 1; };
+  const std::uint32_t idesc = 1u << 2 | (i8 ? 2u : 1u) << 4 | fmt(ta) << 7 | fmt(tb) << 10 |
+                              static_cast<std::uint32_t>(N >> 3) << 17 | static_cast<std::uint32_t>(M >> 4) << 24;
+  int ncols = 32;
+  while (ncols < N + mcols) ncols *= 2;
+  std::ostringstream s;
+  s << ".version 8.7\n.target sm_100a\n.address_size 64\n.extern .shared .align 1024 .b8 smem[];\n"
+    << ".visible .entry k(.param .u64 img, .param .u32 nwords, .param .u64 out, .param .u64 mimg)\n{\n"
+    << kCopyPrologue << "  setp.ne.u32 %p4, %r1, %r1;\n  setp.eq.u32 %p5, %r1, %r1;\n"
+    << "  @%p2 bra ALLOCATED;\n  tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%r9], " << ncols << ";\n"
+    << "ALLOCATED:\n  @%p3 bra INITED;\n  mbarrier.init.shared::cta.b64 [%r8], 1;\nINITED:\n"
+    << "  tcgen05.fence::before_thread_sync;\n  bar.sync 0;\n  tcgen05.fence::after_thread_sync;\n"
+    << "  ld.shared.u32 %r11, [%r9];\n  shl.b32 %r12, %r10, 21;\n  add.u32 %r13, %r11, %r12;\n"
+    << "  ld.param.u64 %rd13, [mimg];\n  cvta.to.global.u64 %rd13, %rd13;\n  mul.wide.u32 %rd14, %r1, " << mcols * 4
+    << ";\n  add.s64 %rd13, %rd13, %rd14;\n";
+  for (int j = 0; j < mcols; ++j) s << "  ld.global.u32 %r" << 120 + j << ", [%rd13+" << 4 * j << "];\n";
+  s << "  tcgen05.st.sync.aligned.32x32b.x" << mcols << ".b32 [%r13+" << N << "], " << regs(120, mcols) << ";\n"
+    << "  tcgen05.wait::st.sync.aligned;\n  tcgen05.fence::before_thread_sync;\n  bar.sync 0;\n"
+    << "  tcgen05.fence::after_thread_sync;\n  @%p3 bra ISSUED;\n  mov.b32 %r14, " << idesc << ";\n"
+    << "  cvt.u64.u32 %rd6, %r3;\n  shr.u64 %rd6, %rd6, 4;\n";
+  for (int st = 0; st < ksteps; ++st)
+    s << "  add.s64 %rd9, %rd6, " << la.desc() + la.start(st * K / 2) / 16 << ";\n  add.s64 %rd10, %rd6, "
+      << lb.desc() + (b_off + lb.start(st * K)) / 16 << ";\n  add.u32 %r16, %r11, " << N + st * mper << ";\n"
+      << "  tcgen05.mma.sp.cta_group::1.kind::" << kind << " [%r11], %rd9, %rd10, [%r16], %r14, "
+      << (st == 0 ? "%p4" : "%p5") << ";\n";
+  s << "  tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [%r8];\nISSUED:\n"
+    << "WAIT:\n  mbarrier.try_wait.parity.shared::cta.b64 %p6, [%r8], 0;\n  @!%p6 bra WAIT;\n"
+    << "  tcgen05.fence::after_thread_sync;\n  ld.param.u64 %rd11, [out];\n  cvta.to.global.u64 %rd11, %rd11;\n"
+    << "  mul.wide.u32 %rd12, %r1, " << N * 4 << ";\n  add.s64 %rd11, %rd11, %rd12;\n";
+  read_d_back(s, N);
+  s << "  tcgen05.fence::before_thread_sync;\n  bar.sync 0;\n  @%p2 bra DONE;\n"
+    << "  tcgen05.dealloc.cta_group::1.sync.aligned.b32 %r11, " << ncols << ";\nDONE:\n  ret;\n}\n";
+  const auto dir = case_dir() / name;
+  std::filesystem::create_directories(dir);
+  write_file(dir / "img.bin", img);
+  write_file(dir / "m.bin", meta);
+  std::ofstream(dir / "k.ptx") << s.str();
+  const std::string args = R"({"buffer": "u8", "count": )" + std::to_string(img.size()) +
+                           R"(, "init": "file:img.bin"}, {"type": "u32", "value": )" + std::to_string(img.size() / 4) +
+                           R"(}, {"buffer": "u32", "count": )" + std::to_string(128 * N) +
+                           R"(}, {"buffer": "u32", "count": )" + std::to_string(meta.size()) +
+                           R"(, "init": "file:m.bin"})";
+  const api::RunResult r = run_ptx(dir, args, static_cast<int>(img.size()));
+  const auto* d = reinterpret_cast<const std::uint32_t*>(r.outputs.at(1).bytes.data());
+  int bad = 0;
+  for (int row = 0; row < M; ++row)
+    for (int n = 0; n < N; ++n) {
+      double ref = 0;
+      for (int k = 0; k < Kt; ++k)
+        ref += A[static_cast<std::size_t>(row * Kt + k)] * B[static_cast<std::size_t>(n * Kt + k)];
+      const std::uint32_t got = d[row * N + n];
+      float f;
+      std::memcpy(&f, &got, 4);
+      const double g = i8 ? static_cast<double>(static_cast<std::int32_t>(got)) : f;
+      if (g != ref && bad++ < 5) ADD_FAILURE() << "D[" << row << "][" << n << "] = " << g << ", expected " << ref;
+    }
+  EXPECT_EQ(bad, 0);
+}
+
+TEST(Tcgen05, SparseMmaPlacesEachRowsKeptElementsByItsMetadata) {
+  run_sparse_case("sp_f16_n64_2steps", "f16", "f16", "f16", 64, 2, 2);
+  run_sparse_case("sp_bf16_n32_noswz", "f16", "bf16", "bf16", 32, 1, 0);
+  run_sparse_case("sp_e4m3_e5m2_n48", "f8f6f4", "e4m3", "e5m2", 48, 2, 2);
+  run_sparse_case("sp_s8_u8_n32_swz64", "i8", "s8", "u8", 32, 1, 4);
+}
+
 // ---- tcgen05.cp ---------------------------------------------------------------------------------
 
 // tcgen05.cp of `shape` from a shared-memory image laid out here in the canonical K-major layout of
@@ -643,11 +774,24 @@ TEST(Tcgen05, BlockScaledKindsScaleEveryKBlock) {
 // pair: a cluster of two; each CTA holds its own image, rank 0's thread 0 issues
 // tcgen05.cp.cta_group::2, which copies each CTA's shared memory into its own TMEM, and a
 // multicast commit completes both CTAs' barriers.
-void run_cp_case(const std::string& shape, int swz, bool pair = false) {
-  const std::string name = "cp_" + shape + "_swz" + std::to_string(swz) + (pair ? "_pair" : "");
+// .64x128b.warpx2 (mc "02_13" or "01_23"): rows 0..31 reach warps 0 and 2 (0 and 1), rows 32..63
+// warps 1 and 3 (2 and 3), as CUTLASS's UTCCP copy traits lay them out.
+// decomp 6 or 4: .b8x16.b6x16_p32 / .b4x16_p64: each 16-byte unit of the image holds 16 packed 6- or
+// 4-bit elements (then padding), and byte b of a row in TMEM is element b % 16 of its unit,
+// zero-extended (bits taken here from the unit's bytes as one little-endian bit string).
+void run_cp_case(const std::string& shape, int swz, bool pair = false, const std::string& mc = "", int decomp = 0) {
+  const std::string name = "cp_" + shape + mc + "_swz" + std::to_string(swz) + (pair ? "_pair" : "") +
+                           (decomp ? "_b" + std::to_string(decomp) : "");
   SCOPED_TRACE(name);
-  const int rows = shape.rfind("4x", 0) == 0 ? 4 : shape.rfind("32x", 0) == 0 ? 32 : 128;
-  const int bytes = shape.find("128b") != std::string::npos ? 16 : 32, copies = rows == 32 ? 4 : 1;
+  const int rows = shape.rfind("4x", 0) == 0    ? 4
+                   : shape.rfind("32x", 0) == 0 ? 32
+                   : shape.rfind("64x", 0) == 0 ? 64
+                                                : 128;
+  const int bytes = shape.find("128b") != std::string::npos ? 16 : 32, copies = rows == 32 ? 4 : rows == 64 ? 2 : 1;
+  // the row of the image a TMEM lane receives (its own row without multicast)
+  const auto row_of = [&](int lane) {
+    return copies == 4 ? lane % 32 : mc == "02_13" ? lane % 64 : mc == "01_23" ? lane % 32 + 32 * (lane / 64) : lane;
+  };
   const Layout la{rows, bytes, 1, swz, false};
   const int ctas = pair ? 2 : 1;
   std::vector<std::uint8_t> img(la.bytes() * static_cast<std::size_t>(ctas));  // CTA h's at h * la.bytes()
@@ -668,7 +812,14 @@ void run_cp_case(const std::string& shape, int swz, bool pair = false) {
   s << "  tcgen05.st.sync.aligned.32x32b.x8.b32 [%r13], " << regs(20, 8) << ";\n  tcgen05.wait::st.sync.aligned;\n"
     << "  tcgen05.fence::before_thread_sync;\n  bar.sync 0;\n  tcgen05.fence::after_thread_sync;\n  @%p3 bra ISSUED;\n"
     << "  ld.param.u64 %rd4, [desc];\n  cvt.u64.u32 %rd6, %r3;\n  shr.u64 %rd6, %rd6, 4;\n  add.s64 %rd4, %rd4, %rd6;\n"
-    << "  tcgen05.cp.cta_group::1." << shape << (copies > 1 ? ".warpx4" : "") << " [%r11], %rd4;\n"
+    << "  tcgen05.cp.cta_group::1." << shape
+    << (copies == 4   ? ".warpx4"
+        : copies == 2 ? ".warpx2::" + mc
+                      : "")
+    << (decomp == 6   ? ".b8x16.b6x16_p32"
+        : decomp == 4 ? ".b8x16.b4x16_p64"
+                      : "")
+    << " [%r11], %rd4;\n"
     << "  tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [%r8];\nISSUED:\n"
     << "WAIT:\n  mbarrier.try_wait.parity.shared::cta.b64 %p6, [%r8], 0;\n  @!%p6 bra WAIT;\n"
     << "  tcgen05.fence::after_thread_sync;\n  ld.param.u64 %rd11, [out];\n  cvta.to.global.u64 %rd11, %rd11;\n"
@@ -708,12 +859,22 @@ void run_cp_case(const std::string& shape, int swz, bool pair = false) {
     for (int lane = 0; lane < 128; ++lane)
       for (int col = 0; col < 8; ++col) {
         std::uint32_t want = 0x40490fdbu + static_cast<std::uint32_t>(col);
-        const int row = lane % 32 + (copies > 1 ? 0 : lane / 32 * 32);
+        const int row = row_of(lane);
         if (row < rows && col < bytes / 4) {
           want = 0;
-          for (int b = 0; b < 4; ++b)
-            want |= std::uint32_t{img[static_cast<std::size_t>(h) * la.bytes() + la.offset(row, 4 * col + b)]}
-                    << (8 * b);
+          for (int b = 0; b < 4; ++b) {
+            const std::size_t at = static_cast<std::size_t>(h) * la.bytes() + la.offset(row, 4 * col + b);
+            std::uint32_t v = img[at];
+            if (decomp) {  // element i of the unit at `at - at % 16`: bits i*N .. i*N+N-1
+              const std::size_t unit = at - at % 16, i = at % 16;
+              v = 0;
+              for (int k = 0; k < decomp; ++k) {
+                const std::size_t bit = i * static_cast<std::size_t>(decomp) + static_cast<std::size_t>(k);
+                v |= static_cast<std::uint32_t>((img[unit + bit / 8] >> (bit % 8)) & 1u) << k;
+              }
+            }
+            want |= v << (8 * b);
+          }
         }
         const std::uint32_t g = got[(h * 128 + lane) * 8 + col];
         if (g != want && bad++ < 5)
@@ -730,6 +891,82 @@ TEST(Tcgen05, CpCopiesSharedMemoryRowsIntoTensorMemoryLanes) {
   run_cp_case("32x128b", 6);
   run_cp_case("128x256b", 2, true);  // .cta_group::2: each CTA's own shared memory into its own TMEM
   run_cp_case("32x128b", 0, true);
+  run_cp_case("64x128b", 2, false, "02_13");  // .warpx2: each half of the 64 rows into a pair of lane quarters
+  run_cp_case("64x128b", 0, false, "01_23");
+  run_cp_case("64x128b", 6, true, "01_23");
+  // decompression: 16 packed fp6 / fp4 elements of a 16-byte unit into 16 bytes (the lower bits)
+  run_cp_case("128x128b", 2, false, "", 6);
+  run_cp_case("128x256b", 0, false, "", 4);
+  run_cp_case("32x128b", 4, false, "", 4);
+  run_cp_case("128x128b", 6, true, "", 6);
+}
+
+// ---- tcgen05.shift ------------------------------------------------------------------------------
+
+// tcgen05.shift.down of the 32 lanes x 8 columns at (lane0, col0) of 32 allocated columns (kernsim's
+// reading of the ISA's "32-byte elements ... of the matrix ... for a warp", docs/tcgen05.md): every
+// cell first holds rank << 24 | lane << 8 | column (written by the four warps with tcgen05.st),
+// thread 0 (of rank 0 in a pair) shifts and commits, and the four warps read all 32 columns back.
+// The reference moves lane r's 8 cells to lane r + 1 for r = lane0 .. lane0 + 30 (lane0 keeps its
+// own) and leaves every other cell, in each CTA of a pair.
+void run_shift_case(std::uint32_t lane0, std::uint32_t col0, bool pair) {
+  const std::string name = "shift_l" + std::to_string(lane0) + "_c" + std::to_string(col0) + (pair ? "_pair" : "");
+  SCOPED_TRACE(name);
+  std::ostringstream s;
+  s << ".version 8.7\n.target sm_100a\n.address_size 64\n.visible .entry k(.param .u64 out)\n{\n"
+    << "  .reg .pred %p<8>;\n  .reg .b32 %r<300>;\n  .reg .b64 %rd<8>;\n  .reg .b16 %rs<4>;\n"
+    << "  .shared .align 8 .b64 bar;\n  .shared .align 4 .b32 slot;\n"
+    << "  mov.u32 %r1, %tid.x;\n  shr.u32 %r2, %r1, 5;\n  mov.u32 %r4, slot;\n  mov.u32 %r9, bar;\n"
+    << "  mov.u32 %r30, " << (pair ? "%cluster_ctarank" : "0") << ";\n"
+    << "  setp.ne.u32 %p1, %r2, 0;\n  or.b32 %r31, %r1, %r30;\n  setp.ne.u32 %p2, %r1, 0;\n"
+    << "  setp.ne.u32 %p5, %r31, 0;\n  @%p1 bra A;\n"
+    << "  tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%r4], 32;\nA:\n  @%p2 bra B;\n"
+    << "  mbarrier.init.shared::cta.b64 [%r9], 1;\nB:\n"
+    << "  tcgen05.fence::before_thread_sync;\n  bar.sync 0;\n  tcgen05.fence::after_thread_sync;\n"
+    << "  ld.shared.u32 %r5, [%r4];\n  shl.b32 %r6, %r2, 21;\n  add.u32 %r7, %r5, %r6;\n"
+    << "  shl.b32 %r10, %r1, 8;\n  shl.b32 %r11, %r30, 24;\n  or.b32 %r10, %r10, %r11;\n";
+  for (int c = 0; c < 32; ++c) s << "  or.b32 %r" << 200 + c << ", %r10, " << c << ";\n";
+  s << "  tcgen05.st.sync.aligned.32x32b.x32.b32 [%r7], " << regs(200, 32) << ";\n  tcgen05.wait::st.sync.aligned;\n"
+    << "  tcgen05.fence::before_thread_sync;\n  bar.sync 0;\n  tcgen05.fence::after_thread_sync;\n  @%p5 bra ISSUED;\n"
+    << "  add.u32 %r12, %r5, " << (lane0 << 16 | col0) << ";\n  mov.b16 %rs1, 3;\n"
+    << "  tcgen05.shift.cta_group::1.down [%r12];\n"
+    << "  tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [%r9];\nISSUED:\n"
+    << "WAIT:\n  mbarrier.try_wait.parity.shared::cta.b64 %p3, [%r9], 0;\n  @!%p3 bra WAIT;\n"
+    << "  tcgen05.fence::after_thread_sync;\n  tcgen05.ld.sync.aligned.32x32b.x32.b32 " << regs(200, 32)
+    << ", [%r7];\n  tcgen05.wait::ld.sync.aligned;\n  ld.param.u64 %rd1, [out];\n  cvta.to.global.u64 %rd1, %rd1;\n"
+    << "  mad.lo.u32 %r13, %r30, 128, %r1;\n  mul.wide.u32 %rd2, %r13, 128;\n  add.s64 %rd1, %rd1, %rd2;\n";
+  for (int c = 0; c < 32; ++c) s << "  st.global.u32 [%rd1+" << 4 * c << "], %r" << 200 + c << ";\n";
+  s << "  tcgen05.fence::before_thread_sync;\n  bar.sync 0;\n  @%p1 bra D;\n"
+    << "  tcgen05.dealloc.cta_group::1.sync.aligned.b32 %r5, 32;\nD:\n  ret;\n}\n";
+  std::string text = s.str();
+  if (pair) {  // the pair's instructions, cluster barriers, a commit onto both CTAs' barriers
+    auto sub = [&](const std::string& from, const std::string& to) {
+      for (std::size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
+        text.replace(at, from.size(), to);
+    };
+    sub("cta_group::1", "cta_group::2");
+    sub("bar.sync 0;", "barrier.cluster.arrive;\n  barrier.cluster.wait;");
+    sub(".shared::cluster.b64 [%r9];", ".shared::cluster.multicast::cluster.b64 [%r9], %rs1;");
+  }
+  const auto dir = case_dir() / name;
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "k.ptx") << text;
+  const int ctas = pair ? 2 : 1;
+  const api::RunResult r = run_ptx(dir, R"({"buffer": "u32", "count": )" + std::to_string(4096 * ctas) + "}", 0, 128,
+                                   pair ? R"(, "grid": 2, "cluster": 2)" : R"(, "grid": 1)");
+  const auto* got = reinterpret_cast<const std::uint32_t*>(r.outputs.at(0).bytes.data());
+  int bad = 0;
+  for (std::uint32_t h = 0; h < static_cast<std::uint32_t>(ctas); ++h)
+    for (std::uint32_t lane = 0; lane < 128; ++lane)
+      for (std::uint32_t col = 0; col < 32; ++col) {
+        const bool moved = lane > lane0 && lane < lane0 + 32 && col >= col0 && col < col0 + 8;
+        const std::uint32_t want = h << 24 | (moved ? lane - 1 : lane) << 8 | col;
+        const std::uint32_t g = got[(h * 128 + lane) * 32 + col];
+        if (g != want && bad++ < 5)
+          ADD_FAILURE() << "CTA " << h << " lane " << lane << " column " << col << ": " << std::hex << g
+                        << ", expected " << want;
+      }
+  EXPECT_EQ(bad, 0);
 }
 
 // ---- tcgen05.ld / tcgen05.st fragments --------------------------------------------------------
@@ -920,12 +1157,6 @@ TEST(Tcgen05, CtaPairsNeedAClusterOfTwoAndOtherwiseStopWithTheirName) {
   expect_stop("pair_no_cluster", pair, ErrorKind::KernelFault,
               {".cta_group::2 needs a launch with clusters", "clusters of 1"});
   expect_stop("pair_cluster_of_3", pair, ErrorKind::KernelFault, {"clusters of 3"}, R"(, "grid": 3, "cluster": 3)");
-  // what the pair does not build yet: block scaling with M = 128 (the 2x2 datapath)
-  std::string scaled = mma_body("mxf8f6f4.block_scale", 1u << 23 | 2u << 17 | 1u << 27);
-  scaled.replace(scaled.find("cta_group::1.sync"), 12, "cta_group::2");
-  scaled.replace(scaled.find("mma.cta_group::1"), 16, "mma.cta_group::2");
-  expect_stop("pair_scaled", scaled, ErrorKind::Unsupported, {"cta_group::2 with .block_scale"},
-              R"(, "grid": 2, "cluster": 2)");
 }
 
 // A CTA pair (.cta_group::2) in a cluster of two: rank 0's thread 0 issues M256 x N x K16 k-steps
@@ -970,15 +1201,26 @@ void run_pair_case(const std::string& name, int n, int ksteps, int swz, const st
   std::vector<std::uint32_t> cells(static_cast<std::size_t>(256 * std::max(sx, 1)), 0);
   for (int h = 0; h < (scaled ? 2 : 0); ++h)
     for (int st = 0; st < ksteps; ++st) {
-      auto put = [&](double& v, int col, int r) {
+      // quarters: the lane quarters that hold a copy (every one, or for M = 128's B the two of its half)
+      auto put = [&](double& v, int col, int r, std::initializer_list<int> quarters) {
         const int x = static_cast<int>(rng() % 5);
         v = std::ldexp(1.0, x - 2);
-        for (int q = 0; q < 4; ++q)
+        for (int q : quarters)
           cells[static_cast<std::size_t>((h * 128 + 32 * q + r % 32) * sx + col + r / 32)] |=
               static_cast<std::uint32_t>(125 + x) << (8 * st);
       };
-      for (int r = 0; r < 128; ++r) put(sfa[static_cast<std::size_t>((h * 128 + r) * ksteps + st)], 0, r);
-      for (int c = 0; c < N; ++c) put(sfb[static_cast<std::size_t>((h * N + c) * ksteps + st)], 4, c);
+      for (int r = 0; r < 128; ++r) put(sfa[static_cast<std::size_t>((h * 128 + r) * ksteps + st)], 0, r, {0, 1, 2, 3});
+      // B: M 256 (4x1 datapath) column c as row c of the one-CTA layout; M 128 (2x2 datapath,
+      // CUTLASS's ScaleFactorDuplicated2by2) columns of half j = c / (N/2) in lane quarters 2j, 2j + 1
+      for (int c = 0; c < N; ++c) {
+        double& v = sfb[static_cast<std::size_t>((h * N + c) * ksteps + st)];
+        if (M == 256)
+          put(v, 4, c, {0, 1, 2, 3});
+        else if (c < N / 2)
+          put(v, 4, c, {0, 1});
+        else
+          put(v, 4, c - N / 2, {2, 3});
+      }
     }
   std::uint32_t ncols = 32;
   while (ncols < static_cast<std::uint32_t>(N + sx)) ncols *= 2;
@@ -1064,7 +1306,7 @@ void run_pair_case(const std::string& name, int n, int ksteps, int swz, const st
       const int hh = row / (M / 2);  // the CTA whose factors scale this row (its own B factors too)
       for (int k = 0; k < Kt; ++k) {
         const int st = k / K;
-        const double sc = scaled ? sfa[static_cast<std::size_t>(row * ksteps + st)] *
+        const double sc = scaled ? sfa[static_cast<std::size_t>((hh * 128 + row % (M / 2)) * ksteps + st)] *
                                        sfb[static_cast<std::size_t>((hh * N + c) * ksteps + st)]
                                  : 1.0;
         ref += A[static_cast<std::size_t>(row * Kt + k)] * B[static_cast<std::size_t>(c * Kt + k)] * sc;
@@ -1105,22 +1347,152 @@ TEST(Tcgen05, CtaPairWithM128PutsEachCtasSixtyFourRowsInTwoLaneBlocks) {
 TEST(Tcgen05, BlockScaledCtaPairReadsEachCtasOwnScaleFactors) {
   run_pair_case("pair_mxf8f6f4_n64", 64, 2, 2, "", 256, true);
   run_pair_case("pair_mxf8f6f4_n256", 256, 1, 0, "", 256, true);
+  // M = 128 (the 2x2 datapath): B's factors per lane block of D's columns
+  run_pair_case("pair_mxf8f6f4_m128_n64", 64, 2, 2, "", 128, true);
+  run_pair_case("pair_mxf8f6f4_m128_n256", 256, 1, 0, "", 128, true);
+}
+
+TEST(Tcgen05, ShiftMovesAWarpsThirtyTwoLanesOfOneElementDownByOneLane) {
+  run_shift_case(0, 0, false);
+  run_shift_case(64, 8, false);
+  run_shift_case(96, 24, false);
+  run_shift_case(32, 16, true);  // .cta_group::2: the same lanes and columns in both CTAs
+  // the lane must be a multiple of 32; the columns must be allocated
+  expect_stop("shift_lane16",
+              "  tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%r4], 32;\n  ld.shared.u32 %r6, [%r4];\n"
+              "  add.u32 %r6, %r6, 0x100000;\n  tcgen05.shift.cta_group::1.down [%r6];\n",
+              ErrorKind::KernelFault, {"tcgen05.shift", "lane 16", "multiple of 32"});
+  expect_stop("shift_cols",
+              "  tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%r4], 32;\n  ld.shared.u32 %r6, [%r4];\n"
+              "  add.u32 %r6, %r6, 28;\n  tcgen05.shift.down.cta_group::1 [%r6];\n",
+              ErrorKind::KernelFault, {"the shift", "columns 28..35"});
+}
+
+// tcgen05.ld.red (sm_103a): each warp stores 16 columns of its 32 lanes from `vals` (lane L column
+// c = vals[L * 16 + c]), then loads .x8 with `quals` (".32x32b" or ".16x32bx2" with split 8) and a
+// reduction; every thread writes its 8 registers and redval. The reference takes the thread's 8
+// cells (per the shape's fragment) and reduces them as min/max.f32/.u32/.s32 define it.
+void run_ld_red_case(const std::string& name, const std::string& shape, const std::string& quals,
+                     const std::vector<std::uint32_t>& vals) {
+  SCOPED_TRACE(name);
+  const bool split = shape == "16x32bx2";
+  std::ostringstream s;
+  s << ".version 8.8\n.target sm_103a\n.address_size 64\n.visible .entry k(.param .u64 in, .param .u64 out)\n{\n"
+    << "  .reg .pred %p<4>;\n  .reg .b32 %r<300>;\n  .reg .b64 %rd<8>;\n  .shared .align 4 .b32 slot;\n"
+    << "  mov.u32 %r1, %tid.x;\n  shr.u32 %r2, %r1, 5;\n  mov.u32 %r4, slot;\n  setp.ne.u32 %p1, %r2, 0;\n"
+    << "  @%p1 bra A;\n  tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%r4], 32;\nA:\n  bar.sync 0;\n"
+    << "  ld.shared.u32 %r5, [%r4];\n  shl.b32 %r6, %r2, 21;\n  add.u32 %r7, %r5, %r6;\n"
+    << "  ld.param.u64 %rd1, [in];\n  cvta.to.global.u64 %rd1, %rd1;\n  mul.wide.u32 %rd2, %r1, 64;\n"
+    << "  add.s64 %rd1, %rd1, %rd2;\n";
+  for (int c = 0; c < 16; ++c) s << "  ld.global.u32 %r" << 200 + c << ", [%rd1+" << 4 * c << "];\n";
+  s << "  tcgen05.st.sync.aligned.32x32b.x16.b32 [%r7], " << regs(200, 16) << ";\n  tcgen05.wait::st.sync.aligned;\n"
+    << "  tcgen05.ld.red.sync.aligned." << shape << ".x8" << quals << " " << regs(20, 8) << ", %r30, [%r7]"
+    << (split ? ", 8" : "") << ";\n  tcgen05.wait::ld.sync.aligned;\n"
+    << "  ld.param.u64 %rd3, [out];\n  cvta.to.global.u64 %rd3, %rd3;\n  mul.wide.u32 %rd4, %r1, 36;\n"
+    << "  add.s64 %rd3, %rd3, %rd4;\n";
+  for (int j = 0; j < 9; ++j) s << "  st.global.u32 [%rd3+" << 4 * j << "], %r" << (j < 8 ? 20 + j : 30) << ";\n";
+  s << "  bar.sync 0;\n  @%p1 bra B;\n  tcgen05.dealloc.cta_group::1.sync.aligned.b32 %r5, 32;\nB:\n  ret;\n}\n";
+  const auto dir = case_dir() / name;
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "k.ptx") << s.str();
+  write_file(dir / "in.bin", vals);
+  const api::RunResult r =
+      run_ptx(dir, R"({"buffer": "u32", "count": 2048, "init": "file:in.bin"}, {"buffer": "u32", "count": 1152})", 0);
+  const auto* got = reinterpret_cast<const std::uint32_t*>(r.outputs.at(1).bytes.data());
+  const bool mx = quals.find("max") != std::string::npos, abs = quals.find(".abs") != std::string::npos,
+             nan = quals.find(".NaN") != std::string::npos;
+  const bool f32 = quals.find("f32") != std::string::npos, s32 = quals.find("s32") != std::string::npos;
+  int bad = 0;
+  for (int tid = 0; tid < 128; ++tid) {
+    const int t = tid % 32, lane = tid / 32 * 32 + (split ? t % 16 : t), c0 = split && t >= 16 ? 8 : 0;
+    // the reference reduction, as values: floats by value (NaN skipped, -0 < +0), integers signed or not
+    double best = 0;
+    std::uint32_t want = 0;
+    bool have = false, saw_nan = false;
+    for (int i = 0; i < 8; ++i) {
+      const std::uint32_t v = vals[static_cast<std::size_t>(lane * 16 + c0 + i)];
+      if (got[tid * 9 + i] != v && bad++ < 5) ADD_FAILURE() << "thread " << tid << " register " << i;
+      float f;
+      const std::uint32_t va = abs ? v & 0x7fffffffu : v;
+      std::memcpy(&f, &va, 4);
+      const double key = f32   ? (std::isnan(f) ? 0 : f + (std::signbit(f) ? -1e-300 : 0.0))
+                         : s32 ? static_cast<double>(static_cast<std::int32_t>(v))
+                               : static_cast<double>(v);
+      if (f32 && std::isnan(f)) {
+        saw_nan = true;
+        continue;
+      }
+      if (!have || (mx ? key > best : key < best)) best = key, want = va;
+      have = true;
+    }
+    if (f32 && (!have || (nan && saw_nan))) want = 0x7fffffffu;
+    if (got[tid * 9 + 8] != want && bad++ < 5)
+      ADD_FAILURE() << "thread " << tid << " redval " << std::hex << got[tid * 9 + 8] << ", expected " << want;
+  }
+  EXPECT_EQ(bad, 0);
+}
+
+TEST(Tcgen05, LoadWithReductionGivesEachThreadTheMinOrMaxOfItsCells) {
+  std::mt19937 rng(13);
+  std::vector<std::uint32_t> f(2048), u(2048);
+  const float specials[] = {0.0f, -0.0f, NAN, -1.5f, 2.25f, INFINITY, -INFINITY};
+  for (std::size_t i = 0; i < f.size(); ++i) {
+    float x = std::ldexp(static_cast<float>(static_cast<int>(rng() % 2001) - 1000), -static_cast<int>(rng() % 8));
+    if (rng() % 6 == 0) x = specials[rng() % 7];
+    if (i / 16 % 32 == 5) x = NAN;  // lane 5 of every quarter: all NaN
+    std::memcpy(&f[i], &x, 4);
+    u[i] = rng() % 3 == 0 ? rng() : rng() % 100;
+  }
+  for (std::size_t i = 0; i < 16; ++i) f[7 * 16 + i] = i % 2 ? 0x80000000u : 0u;  // lane 7: only -0 and +0
+  run_ld_red_case("ldred_f32_min", "32x32b", ".min.f32", f);
+  run_ld_red_case("ldred_f32_max", "32x32b", ".max.f32", f);
+  run_ld_red_case("ldred_f32_max_abs", "32x32b", ".max.abs.f32", f);
+  run_ld_red_case("ldred_f32_min_nan", "16x32bx2", ".min.NaN.f32", f);
+  run_ld_red_case("ldred_u32_max", "16x32bx2", ".u32.max", u);  // the ISA example's qualifier order
+  run_ld_red_case("ldred_s32_min", "32x32b", ".min.s32", u);
+  // sm_100a has no tcgen05.ld.red (a decode error naming it), and .x1 or .pack::16b are refused
+  const auto bad_decode = [](const std::string& name, const std::string& target, const std::string& inst,
+                             std::initializer_list<std::string> needles) {
+    SCOPED_TRACE(name);
+    const std::string text = ".version 8.8\n.target " + target + "\n.address_size 64\n.visible .entry k()\n{\n" +
+                             "  .reg .b32 %r<40>;\n  " + inst + "\n  ret;\n}\n";
+    expect_error([&] { isa::ptx::decode_kernel(isa::ptx::parse_module(text, "t.ptx"), "k", text, "t.ptx"); },
+                 ErrorKind::Parse, needles);
+  };
+  bad_decode("ldred_sm100a", "sm_100a", "tcgen05.ld.red.sync.aligned.32x32b.x2.min.f32 {%r1, %r2}, %r3, [%r4];",
+             {"tcgen05.ld.red", "sm_100a"});
+  bad_decode("ldred_x1", "sm_103a", "tcgen05.ld.red.sync.aligned.32x32b.x1.min.f32 {%r1}, %r3, [%r4];",
+             {".x2 or more"});
+  bad_decode("ldred_abs_u32", "sm_103a", "tcgen05.ld.red.sync.aligned.32x32b.x2.min.abs.u32 {%r1, %r2}, %r3, [%r4];",
+             {".abs and .NaN"});
 }
 
 TEST(Tcgen05, InstructionsNotBuiltStopWithTheirNames) {
   const std::pair<const char*, const char*> cases[] = {
       {"tcgen05.mma.ws.sp.cta_group::1.kind::f16 [%r4], %rd1, %rd2, [%r4], %r6, %p1;\n", "tcgen05.mma.ws.sp"},
-      {"tcgen05.mma.sp.cta_group::1.kind::f16 [%r4], %rd1, %rd2, [%r4], %r6, %p1;\n", "tcgen05.mma.sp"},
-      {"tcgen05.cp.cta_group::1.128x256b.b8x16.b4x16_p64 [%r4], %rd1;\n", "tcgen05.cp with decompression"},
-      {"tcgen05.cp.cta_group::1.64x128b.warpx2::02_13 [%r4], %rd1;\n", "tcgen05.cp .64x128b"},
-      {"tcgen05.shift.cta_group::1.down [%r4];\n", "tcgen05.shift"},
   };
   int i = 0;
   for (const auto& [inst, needle] : cases)
     expect_stop("unsupported_" + std::to_string(i++), std::string("  ") + inst, ErrorKind::Unsupported, {needle});
   // fp4 A in tensor memory (its container layout is only a figure) and the K = 96 fp4 form
   expect_stop("fp4_a_tmem", mma_body("f8f6f4", 1u << 4 | 5u << 7 | 5u << 10 | 2u << 17 | 8u << 24, true),
-              ErrorKind::Unsupported, {"e2m1 A in tensor memory"});
+              ErrorKind::Unsupported, {"e2m1 A of .kind::f8f6f4/mxf8f6f4 in tensor memory"});
+  // tcgen05.mma.sp: a metadata nibble outside the ISA's seven, .kind::tf32, M = 64, no sparsity bit
+  const auto sp = [](const std::string& kind, std::uint32_t id) {
+    return "  .shared .align 16 .b8 pad[4096];\n"  // room for the zero descriptors' A and B
+           "  tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%r4], 512;\n  ld.shared.u32 %r6, [%r4];\n"
+           "  mov.b64 %rd1, 0x0000400000000000;\n  setp.eq.u32 %p1, %r6, %r6;\n  mov.b32 %r7, " +
+           std::to_string(id) + ";\n  add.u32 %r8, %r6, 256;\n  tcgen05.mma.sp.cta_group::1.kind::" + kind +
+           " [%r6], %rd1, %rd1, [%r8], %r7, %p1;\n";
+  };
+  expect_stop("sp_zero_metadata", sp("f16", 1u << 2 | 1u << 4 | 2u << 17 | 8u << 24), ErrorKind::KernelFault,
+              {"tcgen05.mma.sp", "metadata nibble 0", "meaningful"});
+  expect_stop("sp_tf32", sp("tf32", 1u << 2 | 1u << 4 | 2u << 7 | 2u << 10 | 2u << 17 | 8u << 24),
+              ErrorKind::Unsupported, {"tcgen05.mma.sp .kind::tf32"});
+  expect_stop("sp_m64", sp("f16", 1u << 2 | 1u << 4 | 2u << 17 | 4u << 24), ErrorKind::Unsupported, {"M = 64"});
+  expect_stop("sp_no_bit", sp("f16", 1u << 4 | 2u << 17 | 8u << 24), ErrorKind::KernelFault, {"sparsity bit (bit 2)"});
+  expect_stop("cp_half_decompression", "  tcgen05.cp.cta_group::1.128x256b.b4x16_p64 [%r4], %rd1;\n", ErrorKind::Parse,
+              {".b8x16 with one of"});
   expect_stop("mxf4_k96",
               mma_body("mxf4.block_scale.block32", 1u << 7 | 1u << 10 | 2u << 17 | 1u << 23 | 1u << 27 | 1u << 31),
               ErrorKind::Unsupported, {"K = 96"});
@@ -1303,11 +1675,13 @@ TEST(ClusterLaunchControl, AFailedRequestAndMisuse) {
 // swizzle) back to back, commits once, and every thread waits for the commit's arrival.
 std::string mma_loop_kernel(const std::string& kind, int n, int count, int fmt, bool a_tmem, int m) {
   const bool scaled = kind.rfind("mx", 0) == 0;  // block-scaled: its descriptor table, scales at column 256
+  const bool sparse = kind == "f16.sp";          // tcgen05.mma.sp .kind::f16: metadata 0b0100 at column 256
   const std::uint32_t id =
       scaled ? static_cast<std::uint32_t>(fmt) << 7 | static_cast<std::uint32_t>(fmt) << 10 |
                    static_cast<std::uint32_t>(n >> 3) << 17 | 1u << 23 | static_cast<std::uint32_t>(m >> 7) << 27
-             : 1u << 4 | static_cast<std::uint32_t>(fmt) << 7 | static_cast<std::uint32_t>(fmt) << 10 |
-                   static_cast<std::uint32_t>(n >> 3) << 17 | static_cast<std::uint32_t>(m >> 4) << 24;
+             : (sparse ? 1u << 2 : 0u) | 1u << 4 | static_cast<std::uint32_t>(fmt) << 7 |
+                   static_cast<std::uint32_t>(fmt) << 10 | static_cast<std::uint32_t>(n >> 3) << 17 |
+                   static_cast<std::uint32_t>(m >> 4) << 24;
   const std::uint64_t desc = (128ull >> 4) << 16 | (256ull >> 4) << 32 | 1ull << 46;  // LBO 128, SBO 256, no swizzle
   std::ostringstream s;
   s << ".version 8.7\n.target sm_100a\n.address_size 64\n.extern .shared .align 1024 .b8 smem[];\n"
@@ -1317,13 +1691,24 @@ std::string mma_loop_kernel(const std::string& kind, int n, int count, int fmt, 
        "smem;\n"
     << "  setp.ne.u32 %p1, %r2, 0;\n  setp.ne.u32 %p2, %r1, 0;\n  @%p1 bra A;\n"
     << "  tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%r4], 512;\nA:\n  @%p2 bra B;\n"
-    << "  mbarrier.init.shared::cta.b64 [%r5], 1;\nB:\n  bar.sync 0;\n  ld.shared.u32 %r6, [%r4];\n  @%p2 bra ISSUED;\n"
+    << "  mbarrier.init.shared::cta.b64 [%r5], 1;\nB:\n  bar.sync 0;\n  ld.shared.u32 %r6, [%r4];\n";
+  if (sparse)  // every warp writes nibbles 0b0100 into its lanes of column 256, then all meet
+    s << "  shl.b32 %r10, %r2, 21;\n  add.u32 %r11, %r6, %r10;\n  add.u32 %r11, %r11, 256;\n"
+      << "  mov.b32 %r9, 0x44444444;\n  tcgen05.st.sync.aligned.32x32b.x1.b32 [%r11], {%r9};\n"
+      << "  tcgen05.wait::st.sync.aligned;\n  tcgen05.fence::before_thread_sync;\n  bar.sync 0;\n"
+      << "  tcgen05.fence::after_thread_sync;\n";
+  s << "  @%p2 bra ISSUED;\n"
     << "  cvt.u64.u32 %rd1, %r3;\n  shr.u64 %rd1, %rd1, 4;\n  add.s64 %rd1, %rd1, " << desc << ";\n  mov.b32 %r7, "
     << id << ";\n"
     << "  setp.eq.u32 %p3, %r1, %r1;\n  add.u32 %r8, %r6, 256;\n";
+
   for (int i = 0; i < count; ++i)
     if (kind == "cp")  // tcgen05.cp of 128 rows x 32 bytes into column 256
       s << "  tcgen05.cp.cta_group::1.128x256b [%r8], %rd1;\n";
+    else if (sparse)
+      s << "  tcgen05.mma.sp.cta_group::1.kind::f16 [%r6], %rd1, %rd1, [%r8], %r7, %p3;\n";
+    else if (kind == "shift")  // tcgen05.shift of lanes 0-31, columns 256-263
+      s << "  tcgen05.shift.cta_group::1.down [%r8];\n";
     else
       s << "  tcgen05.mma.cta_group::1.kind::" << kind << (scaled ? ".block_scale" : "") << " [%r6], "
         << (a_tmem ? "[%r8]" : "%rd1") << ", %rd1, %r7, " << (scaled ? "[%r8], [%r8], " : "") << "%p3;\n";
@@ -1361,6 +1746,13 @@ TEST(Tcgen05Timing, AnMmaCostsItsFlopAtTheKindsRateOrItsSharedMemoryBytes) {
               std::max(2.0 * 128 * 256 * 32 / d.tcgen05.mma_flops_per_cycle_f8f6f4, 384.0 * 32 / port), 1.0);
   // tcgen05.cp .128x256b: no FLOP, its 4096 bytes over the shared-memory port, on the same engine
   EXPECT_NEAR(per_mma("cp", 8, 0), 128.0 * 32 / port, 1.0);
+  // tcgen05.mma.sp .kind::f16 M128 N256 K32: half the FLOP of its dense product at the f16 rate, or
+  // its A (K/2 = 16 elements a row) and B (K = 32) bytes over the port, whichever is longer
+  EXPECT_NEAR(per_mma("f16.sp", 256, 0),
+              std::max(2.0 * 128 * 256 * 32 / 2 / d.tcgen05.mma_flops_per_cycle_f16, (128.0 * 32 + 256.0 * 64) / port),
+              1.0);
+  // tcgen05.shift: no FLOP, 31 rows x 32 bytes read and written over the TMEM path, on the same engine
+  EXPECT_NEAR(per_mma("shift", 8, 0), 2.0 * 31 * 32 / d.tcgen05.tmem_bytes_per_cycle, 0.5);
   // M128 N64 K16 f16 reads (128+64)*32 bytes: bound by the shared-memory port, unless A is in TMEM
   EXPECT_NEAR(per_mma("f16", 64, 0),
               std::max(2.0 * 128 * 64 * 16 / d.tcgen05.mma_flops_per_cycle_f16, 192.0 * 32 / port), 1.0);

@@ -12,8 +12,9 @@
 #   Further arguments name steps run first on either part: "hop12" runs h200_hop12.sh (the SM clock
 #   under tensor load and the TMA engine, ~45 s) into OUT/hop12; "march" builds and runs
 #   calibration/microbenchmarks/cuda/march_halo.cu (the marching stencil's halo and L1-hit shapes,
-#   ~20 s) into OUT/march.
-#   bash calibration/validation/device/hopper_session.sh OUTDIR [WHAT] [hop12] [march]
+#   ~20 s) into OUT/march; "hop12b" runs h200_hop12b.sh (L2 reads of a few hot lines, ~20 s) into
+#   OUT/hop12b.
+#   bash calibration/validation/device/hopper_session.sh OUTDIR [WHAT] [hop12] [hop12b] [march]
 set -u
 OUT=${1:?output directory}
 mkdir -p "$OUT"
@@ -33,6 +34,11 @@ if has hop12 "${@:2}"; then
   timeout 150 bash calibration/validation/device/h200_hop12.sh "$OUT/hop12" > "$OUT/hop12/run.log" 2>&1
   echo "hop12 exit $? ($(left 0) s)"; tail -5 "$OUT/hop12/run.log"
 fi
+if has hop12b "${@:2}"; then
+  mkdir -p "$OUT/hop12b"
+  timeout 90 bash calibration/validation/device/h200_hop12b.sh "$OUT/hop12b" > "$OUT/hop12b/run.log" 2>&1
+  echo "hop12b exit $? ($(left 0) s)"; tail -8 "$OUT/hop12b/run.log"
+fi
 if has march "${@:2}"; then
   mkdir -p "$OUT/march"
   nvcc -O3 -arch=sm_90 -o /tmp/march_halo calibration/microbenchmarks/cuda/march_halo.cu > "$OUT/march/build.log" 2>&1 &&
@@ -51,7 +57,7 @@ case "$NAME" in
   echo "kb exit $? ($(left 0) s)"; tail -15 "$OUT/kb_measure.log"
   ;;
 *H100*)
-  if [ "${2:-base}" = none ] || [ "${2:-base}" = hop12 ] || [ "${2:-base}" = march ]; then
+  if [ "${2:-base}" = none ] || [ "${2:-base}" = hop12 ] || [ "${2:-base}" = march ] || [ "${2:-base}" = hop12b ]; then
     echo "an H100: nothing to do here (WHAT=none)"
   elif [ "${2:-base}" = hopper ]; then
     timeout 400 $PY calibration/validation/measure_hopper.py --out "$OUT/hopper" --reps 50 --flush-mode read > "$OUT/hopper_run.log" 2>&1

@@ -28,6 +28,41 @@ __KS_DEV void __syncwarp(unsigned long long) {
   __builtin_amdgcn_fence(__ATOMIC_SEQ_CST, "wavefront");
 }
 
+// A lane mask narrower than 64 bits given to a *_sync function (a 32-bit literal, a variable, a
+// kernel or function parameter, a struct member, a value read through a pointer, a mask built at
+// run time such as (1u << n) - 1): these overloads take it, widen it as before, and clang's
+// diagnose_if puts the warning below on the call's line; kernsim's frontend reads it from the
+// compiler's output as `warp32-mask` (docs/cuda_on_amd.md). A signed constant -1 widens to every
+// lane and is not warned.
+#define __KS_MASK32_CHECK                                                                  \
+  __attribute__((diagnose_if(!__is_signed(M) || !__builtin_constant_p(mask) || mask != -1, \
+                             "kernsim-warp32-mask: a lane mask narrower than 64 bits", "warning")))
+#define __KS_MASK32 template <class M, typename __ks_vec_if<(sizeof(M) < 8), int>::type = 0>
+__KS_MASK32 __KS_DEV void __syncwarp(M mask) __KS_MASK32_CHECK {
+  __syncwarp((unsigned long long)mask);
+}
+__KS_MASK32 __KS_DEV unsigned long long __ballot_sync(M mask, int p) __KS_MASK32_CHECK {
+  return __ballot_sync((unsigned long long)mask, p);
+}
+__KS_MASK32 __KS_DEV int __any_sync(M mask, int p) __KS_MASK32_CHECK {
+  return __any_sync((unsigned long long)mask, p);
+}
+__KS_MASK32 __KS_DEV int __all_sync(M mask, int p) __KS_MASK32_CHECK {
+  return __all_sync((unsigned long long)mask, p);
+}
+#define __KS_SHFL_MASK32(name, Arg)                                                 \
+  template <class M, class T, typename __ks_vec_if<(sizeof(M) < 8), int>::type = 0> \
+  __KS_DEV T name(M mask, T v, Arg a, int width = warpSize) __KS_MASK32_CHECK {     \
+    return name((unsigned long long)mask, v, a, width);                             \
+  }
+__KS_SHFL_MASK32(__shfl_sync, int)
+__KS_SHFL_MASK32(__shfl_up_sync, unsigned int)
+__KS_SHFL_MASK32(__shfl_down_sync, unsigned int)
+__KS_SHFL_MASK32(__shfl_xor_sync, int)
+#undef __KS_SHFL_MASK32
+#undef __KS_MASK32
+#undef __KS_MASK32_CHECK
+
 // CUDA's __popc and __ffs take 32-bit words, and CUDA code hands them __ballot_sync's result to
 // count or find voting lanes. Here a ballot is 64 bits (unsigned long long): an unsigned 64-bit
 // argument is taken whole, so that every lane of the wave counts (other arguments keep the 32-bit

@@ -12,11 +12,11 @@ typedef _Float16 __ks_half2_v __attribute__((ext_vector_type(2)));
 struct __half {
   _Float16 __x;
   __half() = default;
-  __host__ __device__ __half(_Float16 v) : __x(v) {}
-  __host__ __device__ __half(float v) : __x((_Float16)v) {}
-  __host__ __device__ __half(double v) : __x((_Float16)v) {}
-  __host__ __device__ __half(int v) : __x((_Float16)v) {}
-  __host__ __device__ __half(unsigned int v) : __x((_Float16)v) {}
+  __host__ __device__ constexpr __half(_Float16 v) : __x(v) {}
+  __host__ __device__ constexpr __half(float v) : __x((_Float16)v) {}
+  __host__ __device__ constexpr __half(double v) : __x((_Float16)v) {}
+  __host__ __device__ constexpr __half(int v) : __x((_Float16)v) {}
+  __host__ __device__ constexpr __half(unsigned int v) : __x((_Float16)v) {}
   __host__ __device__ operator float() const { return (float)__x; }
   __host__ __device__ __half& operator+=(__half o) { __x += o.__x; return *this; }
   __host__ __device__ __half& operator-=(__half o) { __x -= o.__x; return *this; }
@@ -27,7 +27,7 @@ struct __half {
 struct __align__(4) __half2 {
   __half x, y;
   __half2() = default;
-  __host__ __device__ __half2(__half a, __half b) : x(a), y(b) {}
+  __host__ __device__ constexpr __half2(__half a, __half b) : x(a), y(b) {}
 };
 
 typedef __half half;
@@ -111,6 +111,28 @@ __KS_DEV __half hexp(__half a) { return __float2half(expf(__half2float(a))); }
 __KS_DEV __half hlog(__half a) { return __float2half(logf(__half2float(a))); }
 __KS_DEV __half hsqrt(__half a) { return __float2half(sqrtf(__half2float(a))); }
 __KS_DEV __half hrsqrt(__half a) { return __float2half(rsqrtf(__half2float(a))); }
+__KS_DEV __half hexp2(__half a) { return __float2half(exp2f(__half2float(a))); }
+__KS_DEV __half hexp10(__half a) { return __float2half(exp10f(__half2float(a))); }
+__KS_DEV __half hlog2(__half a) { return __float2half(log2f(__half2float(a))); }
+__KS_DEV __half hlog10(__half a) { return __float2half(log10f(__half2float(a))); }
+__KS_DEV __half hrcp(__half a) { return __float2half(1.0f / __half2float(a)); }
+__KS_DEV __half hsin(__half a) { return __float2half(sinf(__half2float(a))); }
+__KS_DEV __half hcos(__half a) { return __float2half(cosf(__half2float(a))); }
+// the __half2 forms apply the scalar function to each half (ROCm's h2exp, h2log2, ...)
+#define __KS_H2_MATH(f2, f) \
+  __KS_DEV __half2 f2(__half2 a) { return __half2(f(a.x), f(a.y)); }
+__KS_H2_MATH(h2exp, hexp)
+__KS_H2_MATH(h2exp2, hexp2)
+__KS_H2_MATH(h2exp10, hexp10)
+__KS_H2_MATH(h2log, hlog)
+__KS_H2_MATH(h2log2, hlog2)
+__KS_H2_MATH(h2log10, hlog10)
+__KS_H2_MATH(h2sqrt, hsqrt)
+__KS_H2_MATH(h2rsqrt, hrsqrt)
+__KS_H2_MATH(h2rcp, hrcp)
+__KS_H2_MATH(h2sin, hsin)
+__KS_H2_MATH(h2cos, hcos)
+#undef __KS_H2_MATH
 
 // wave shuffles of halves ride on the 32-bit shuffles
 __KS_DEV __half __shfl(__half v, int src, int width = warpSize) {

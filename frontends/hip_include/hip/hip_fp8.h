@@ -64,4 +64,45 @@ __KS_FP8(__hip_fp8_e4m3, 4, 3, 7, false)
 __KS_FP8(__hip_fp8_e5m2, 5, 2, 15, false)
 #undef __KS_FP8
 
+// pairs and quads (ROCm's __hip_fp8x2_* / __hip_fp8x4_*): the bytes of the elements in order,
+// element 0 in the lowest byte; from and to float2 / float4, each element converted as the scalar
+// type converts it
+typedef unsigned short __hip_fp8x2_storage_t;
+typedef unsigned int __hip_fp8x4_storage_t;
+#define __KS_FP8X(type, scalar)                                                                                  \
+  struct __align__(2) type##x2##_##scalar {                                                                      \
+    __hip_fp8x2_storage_t __x;                                                                                   \
+    type##x2##_##scalar() = default;                                                                             \
+    __host__ __device__ type##x2##_##scalar(float2 f)                                                           \
+        : __x((__hip_fp8x2_storage_t)(type##_##scalar(f.x).__x | (type##_##scalar(f.y).__x << 8))) {}           \
+    __host__ __device__ operator float2() const {                                                                \
+      type##_##scalar a, b;                                                                                      \
+      a.__x = (unsigned char)(__x & 0xff);                                                                       \
+      b.__x = (unsigned char)(__x >> 8);                                                                         \
+      return float2((float)a, (float)b);                                                                         \
+    }                                                                                                            \
+  };                                                                                                             \
+  struct __align__(4) type##x4##_##scalar {                                                                      \
+    __hip_fp8x4_storage_t __x;                                                                                   \
+    type##x4##_##scalar() = default;                                                                             \
+    __host__ __device__ type##x4##_##scalar(float4 f)                                                           \
+        : __x((__hip_fp8x4_storage_t)type##_##scalar(f.x).__x | ((__hip_fp8x4_storage_t)type##_##scalar(f.y).__x << 8) | \
+              ((__hip_fp8x4_storage_t)type##_##scalar(f.z).__x << 16) |                                          \
+              ((__hip_fp8x4_storage_t)type##_##scalar(f.w).__x << 24)) {}                                        \
+    __host__ __device__ operator float4() const {                                                                \
+      float r[4];                                                                                                \
+      for (int i = 0; i < 4; ++i) {                                                                              \
+        type##_##scalar e;                                                                                       \
+        e.__x = (unsigned char)(__x >> (8 * i));                                                                 \
+        r[i] = (float)e;                                                                                         \
+      }                                                                                                          \
+      return float4(r[0], r[1], r[2], r[3]);                                                                     \
+    }                                                                                                            \
+  };
+__KS_FP8X(__hip_fp8, e4m3)
+__KS_FP8X(__hip_fp8, e5m2)
+__KS_FP8X(__hip_fp8, e4m3_fnuz)
+__KS_FP8X(__hip_fp8, e5m2_fnuz)
+#undef __KS_FP8X
+
 typedef unsigned char __hip_fp8_storage_t;

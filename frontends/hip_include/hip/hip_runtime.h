@@ -52,34 +52,157 @@ static constexpr int warpSize = 64;
 #endif  // gfx942 and gfx950 run HIP kernels as wave64
 
 // ---------------------------------------------------------------------------- vector types
+//
+// float2, int4, ... are classes, as ROCm's HIP documents them (HIP_vector_type<T, N>): components
+// x, y, z, w; for N = 1, 2, 4 a union member `data` of the native clang vector type
+// (HIP_vector_type<T, N>::Native_vec_); constructors from N components (`int4(a, b, c, d)`, also
+// as a braced list `{a, b}`, each converted to T), a broadcasting explicit constructor from one
+// scalar, and from a Native_vec_; component-wise arithmetic, bitwise and compound operators, with
+// a scalar on either side. Trivially copyable with a trivial default constructor, so that they
+// can be __shared__ arrays, bit_cast and reinterpret_cast like CUDA's structs. The three-component
+// types have no `data` (12 bytes for float3, as in CUDA and HIP). MFMA builtins take clang's
+// vector types: pass `v.data`.
 
-#define __KS_VEC(T, name)                                           \
-  typedef T name##1 __attribute__((ext_vector_type(1)));            \
-  typedef T name##2 __attribute__((ext_vector_type(2)));            \
-  typedef T name##4 __attribute__((ext_vector_type(4)));            \
-  struct name##3 {                                                  \
-    T x, y, z;                                                      \
-  };                                                                \
-  __KS_HD name##1 make_##name##1(T a) {                             \
-    name##1 r;                                                      \
-    r.x = a;                                                        \
-    return r;                                                       \
-  }                                                                 \
-  __KS_HD name##2 make_##name##2(T a, T b) {                        \
-    name##2 r;                                                      \
-    r.x = a;                                                        \
-    r.y = b;                                                        \
-    return r;                                                       \
-  }                                                                 \
-  __KS_HD name##3 make_##name##3(T a, T b, T c) { return {a, b, c}; } \
-  __KS_HD name##4 make_##name##4(T a, T b, T c, T d) {              \
-    name##4 r;                                                      \
-    r.x = a;                                                        \
-    r.y = b;                                                        \
-    r.z = c;                                                        \
-    r.w = d;                                                        \
-    return r;                                                       \
+template <bool B, class T = void>
+struct __ks_vec_if {};
+template <class T>
+struct __ks_vec_if<true, T> {
+  typedef T type;
+};
+
+template <class T, unsigned N>
+struct __ks_vec_base;
+template <class T>
+struct __ks_vec_base<T, 1> {
+  typedef T Native_vec_ __attribute__((ext_vector_type(1)));
+  union {
+    Native_vec_ data;
+    struct {
+      T x;
+    };
+  };
+};
+template <class T>
+struct __ks_vec_base<T, 2> {
+  typedef T Native_vec_ __attribute__((ext_vector_type(2)));
+  union {
+    Native_vec_ data;
+    struct {
+      T x, y;
+    };
+  };
+};
+template <class T>
+struct __ks_vec_base<T, 3> {
+  T x, y, z;
+};
+template <class T>
+struct __ks_vec_base<T, 4> {
+  typedef T Native_vec_ __attribute__((ext_vector_type(4)));
+  union {
+    Native_vec_ data;
+    struct {
+      T x, y, z, w;
+    };
+  };
+};
+
+template <class T, unsigned N>
+struct HIP_vector_type : __ks_vec_base<T, N> {
+  typedef T value_type;
+  HIP_vector_type() = default;
+  template <class... U, typename __ks_vec_if<(sizeof...(U) == N && N > 1), int>::type = 0>
+  __host__ __device__ constexpr HIP_vector_type(U... u) : __ks_vec_base<T, N>{} {
+    const T c[N] = {static_cast<T>(u)...};
+    for (unsigned i = 0; i < N; ++i) (*this)[i] = c[i];
   }
+  template <class U, typename __ks_vec_if<(N > 1 && !__is_class(U)), int>::type = 0>
+  __host__ __device__ constexpr explicit HIP_vector_type(U u) : __ks_vec_base<T, N>{} {
+    for (unsigned i = 0; i < N; ++i) (*this)[i] = static_cast<T>(u);
+  }
+  template <class U, typename __ks_vec_if<(N == 1 && !__is_class(U)), int>::type = 0>
+  __host__ __device__ constexpr HIP_vector_type(U u) : __ks_vec_base<T, N>{} {
+    (*this)[0] = static_cast<T>(u);
+  }
+  template <unsigned M = N, typename __ks_vec_if<(M != 3), int>::type = 0>
+  __host__ __device__ constexpr HIP_vector_type(typename __ks_vec_base<T, M>::Native_vec_ v) : __ks_vec_base<T, N>{} {
+    this->data = v;
+  }
+  __host__ __device__ constexpr T& operator[](unsigned i) { return (&this->x)[i]; }
+  __host__ __device__ constexpr const T& operator[](unsigned i) const { return (&this->x)[i]; }
+};
+
+#define __KS_VEC_OP(op)                                                                                    \
+  template <class T, unsigned N>                                                                          \
+  __host__ __device__ inline HIP_vector_type<T, N>& operator op##=(HIP_vector_type<T, N>& a,              \
+                                                                   const HIP_vector_type<T, N>& b) {      \
+    for (unsigned i = 0; i < N; ++i) a[i] op## = b[i];                                                    \
+    return a;                                                                                             \
+  }                                                                                                       \
+  template <class T, unsigned N, class U, typename __ks_vec_if<!__is_class(U), int>::type = 0>         \
+  __host__ __device__ inline HIP_vector_type<T, N>& operator op##=(HIP_vector_type<T, N>& a, U b) {       \
+    for (unsigned i = 0; i < N; ++i) a[i] op## = static_cast<T>(b);                                       \
+    return a;                                                                                             \
+  }                                                                                                       \
+  template <class T, unsigned N>                                                                          \
+  __host__ __device__ inline HIP_vector_type<T, N> operator op(HIP_vector_type<T, N> a,                   \
+                                                               const HIP_vector_type<T, N>& b) {          \
+    return a op## = b;                                                                                    \
+  }                                                                                                       \
+  template <class T, unsigned N, class U, typename __ks_vec_if<!__is_class(U), int>::type = 0>         \
+  __host__ __device__ inline HIP_vector_type<T, N> operator op(HIP_vector_type<T, N> a, U b) {            \
+    return a op## = b;                                                                                    \
+  }                                                                                                       \
+  template <class T, unsigned N, class U, typename __ks_vec_if<!__is_class(U), int>::type = 0>         \
+  __host__ __device__ inline HIP_vector_type<T, N> operator op(U a, const HIP_vector_type<T, N>& b) {     \
+    HIP_vector_type<T, N> r(a);                                                                           \
+    return r op## = b;                                                                                    \
+  }
+__KS_VEC_OP(+)
+__KS_VEC_OP(-)
+__KS_VEC_OP(*)
+__KS_VEC_OP(/)
+__KS_VEC_OP(%)
+__KS_VEC_OP(&)
+__KS_VEC_OP(|)
+__KS_VEC_OP(^)
+__KS_VEC_OP(<<)
+__KS_VEC_OP(>>)
+#undef __KS_VEC_OP
+template <class T, unsigned N>
+__host__ __device__ inline HIP_vector_type<T, N> operator-(HIP_vector_type<T, N> a) {
+  for (unsigned i = 0; i < N; ++i) a[i] = -a[i];
+  return a;
+}
+template <class T, unsigned N>
+__host__ __device__ inline HIP_vector_type<T, N> operator+(HIP_vector_type<T, N> a) {
+  return a;
+}
+template <class T, unsigned N>
+__host__ __device__ inline HIP_vector_type<T, N> operator~(HIP_vector_type<T, N> a) {
+  for (unsigned i = 0; i < N; ++i) a[i] = ~a[i];
+  return a;
+}
+template <class T, unsigned N>
+__host__ __device__ inline bool operator==(const HIP_vector_type<T, N>& a, const HIP_vector_type<T, N>& b) {
+  for (unsigned i = 0; i < N; ++i)
+    if (!(a[i] == b[i])) return false;
+  return true;
+}
+template <class T, unsigned N>
+__host__ __device__ inline bool operator!=(const HIP_vector_type<T, N>& a, const HIP_vector_type<T, N>& b) {
+  return !(a == b);
+}
+
+#define __KS_VEC(T, name)                                                                        \
+  typedef HIP_vector_type<T, 1> name##1;                                                         \
+  typedef HIP_vector_type<T, 2> name##2;                                                         \
+  typedef HIP_vector_type<T, 3> name##3;                                                         \
+  typedef HIP_vector_type<T, 4> name##4;                                                         \
+  __KS_HD name##1 make_##name##1(T a) { return name##1(a); }                                     \
+  __KS_HD name##2 make_##name##2(T a, T b) { return name##2(a, b); }                             \
+  __KS_HD name##3 make_##name##3(T a, T b, T c) { return name##3(a, b, c); }                     \
+  __KS_HD name##4 make_##name##4(T a, T b, T c, T d) { return name##4(a, b, c, d); }
 
 __KS_VEC(float, float)
 __KS_VEC(double, double)
@@ -89,6 +212,8 @@ __KS_VEC(short, short)
 __KS_VEC(unsigned short, ushort)
 __KS_VEC(signed char, char)
 __KS_VEC(unsigned char, uchar)
+__KS_VEC(long, long)
+__KS_VEC(unsigned long, ulong)
 __KS_VEC(long long, longlong)
 __KS_VEC(unsigned long long, ulonglong)
 #undef __KS_VEC
@@ -594,6 +719,19 @@ typedef enum hipMemcpyKind {
   hipMemcpyDeviceToDevice = 3,
   hipMemcpyDefault = 4
 } hipMemcpyKind;
+typedef enum hipMemoryType {  // ROCm 6's values
+  hipMemoryTypeUnregistered = 0,
+  hipMemoryTypeHost = 1,
+  hipMemoryTypeDevice = 2,
+  hipMemoryTypeManaged = 3,
+  hipMemoryTypeArray = 10,
+  hipMemoryTypeUnified = 11
+} hipMemoryType;
+typedef enum hipFuncAttribute {
+  hipFuncAttributeMaxDynamicSharedMemorySize = 8,
+  hipFuncAttributePreferredSharedMemoryCarveout = 9,
+  hipFuncAttributeMax
+} hipFuncAttribute;
 typedef struct ihipStream_t* hipStream_t;
 typedef struct ihipEvent_t* hipEvent_t;
 
@@ -619,6 +757,7 @@ __host__ hipError_t hipSetDevice(int d);
 __host__ hipError_t hipGetDevice(int* d);
 __host__ hipError_t hipGetDeviceCount(int* n);
 __host__ hipError_t hipDeviceReset();
+__host__ hipError_t hipFuncSetAttribute(const void* func, hipFuncAttribute attr, int value);
 __host__ hipError_t hipMallocManaged(void** p, size_t bytes, unsigned int flags = 1);
 template <class T> __host__ hipError_t hipMallocManaged(T** p, size_t bytes, unsigned int flags = 1) { return hipMallocManaged((void**)p, bytes, flags); }
 __host__ hipError_t hipHostMalloc(void** p, size_t bytes, unsigned int flags = 0);

@@ -18,14 +18,15 @@ class Scoreboard {
     double ready = 0;
     bool from_memory = false;
     std::uint8_t pipe_group = 0;  // 0: neither the FMA nor the ALU pipe
+    bool from_wgmma = false;      // a wgmma's accumulator: other wgmmas chain on it, every other reader waits
   };
 
   void resize(std::size_t registers) { e_.assign(registers, Entry{}); }
   // Every register available at t (a warp starting).
-  void reset(double t) { std::fill(e_.begin(), e_.end(), Entry{t, false, 0}); }
+  void reset(double t) { std::fill(e_.begin(), e_.end(), Entry{t, false, 0, false}); }
   const Entry& at(int reg) const { return e_[static_cast<std::size_t>(reg)]; }
-  void write(int reg, double ready, bool from_memory, std::uint8_t pipe_group) {
-    e_[static_cast<std::size_t>(reg)] = {ready, from_memory, pipe_group};
+  void write(int reg, double ready, bool from_memory, std::uint8_t pipe_group, bool from_wgmma = false) {
+    e_[static_cast<std::size_t>(reg)] = {ready, from_memory, pipe_group, from_wgmma};
   }
   // dst gets src's pending value as it is (an instruction folded into its reader).
   void forward(int dst, int src) { e_[static_cast<std::size_t>(dst)] = e_[static_cast<std::size_t>(src)]; }

@@ -31,3 +31,19 @@ extern "C" __global__ void one_long_thread(const int* next, int* out, int mask, 
   for (int k = 0; k < n; ++k) p = next[p];
   out[t] = p;
 }
+
+// Every `period`-th thread chases `steps` pointers through `next`, every other thread runs `others`
+// dependent FMAs: a few latency-bound long CTAs (a power-law SpMV's long rows) among CTAs of
+// quick arithmetic; CTA 0, the first CTA the estimate of a CTA's work samples, is one of the long.
+extern "C" __global__ void long_rows(const int* next, float* out, int mask, int steps, int period, int others) {
+  const int t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t % period == 0) {
+    int p = t & mask;
+    for (int k = 0; k < steps; ++k) p = next[p];
+    out[t] = static_cast<float>(p);
+    return;
+  }
+  float v = threadIdx.x * 0.001f, w = 1.0001f;
+  for (int k = 0; k < others; ++k) v = v * w + 0.5f;
+  out[t] = v;
+}
