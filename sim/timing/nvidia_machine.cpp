@@ -71,8 +71,9 @@ struct Warp {
   bool live = false;
   bool at_barrier = false;
   Stall dep_why = Stall::ExecutionDependency;
-  std::uint32_t pc = 0;  // next instruction
-  double dep_ready = 0;  // cached for the scheduler: when the next instruction's operands are ready
+  std::int8_t unit = 0, alt = -1;  // cached for the scheduler: the next instruction's pipes (InstTiming)
+  std::uint32_t pc = 0;            // next instruction
+  double dep_ready = 0;            // cached for the scheduler: when the next instruction's operands are ready
   std::uint64_t age = 0;
   int cta = -1;  // CTA slot
   int widx = 0;  // warp index inside its CTA
@@ -932,6 +933,8 @@ void NvidiaMachine::refresh(Warp& w) {
   if (in.addr2.kind == P::AddrBase::Reg) dep(in.addr2.base);
   w.dep_ready = t;
   w.dep_why = why;
+  w.unit = static_cast<std::int8_t>(it.unit);
+  w.alt = static_cast<std::int8_t>(it.alt);
 }
 
 double NvidiaMachine::step(int s, double now) {
@@ -963,9 +966,8 @@ void NvidiaMachine::pick_and_issue(int s, Sm& sm, Sub& sub, int si, double now) 
     all_barrier = false;
     Stall why = w.dep_why;
     double t = w.dep_ready;
-    const InstTiming& it = itime_[w.pc];
-    double pf = sub.pipes.free_at(it.unit);
-    if (it.alt >= 0) pf = std::min(pf, sub.pipes.free_at(it.alt));
+    double pf = sub.pipes.free_at(static_cast<int>(w.unit));  // refresh() cached the pipes of w.pc
+    if (w.alt >= 0) pf = std::min(pf, sub.pipes.free_at(static_cast<int>(w.alt)));
     if (pf > t) { t = pf; why = Stall::PipeBusy; }
     if (t <= now) {
       const std::uint64_t key = warp_key(policy_, wi, sub.last, w.age);
