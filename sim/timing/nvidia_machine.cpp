@@ -72,8 +72,9 @@ struct Warp {
   bool live = false;
   bool at_barrier = false;
   Stall dep_why = Stall::ExecutionDependency;
-  std::uint32_t pc = 0;  // next instruction
-  double dep_ready = 0;  // cached for the scheduler: when the next instruction's operands are ready
+  std::int8_t unit = 0, alt = -1;  // cached for the scheduler: the next instruction's pipes (InstTiming)
+  std::uint32_t pc = 0;            // next instruction
+  double dep_ready = 0;            // cached for the scheduler: when the next instruction's operands are ready
   std::uint64_t age = 0;
   int cta = -1;  // CTA slot
   int widx = 0;  // warp index inside its CTA
@@ -935,6 +936,8 @@ void NvidiaMachine::refresh(Warp& w) {
   if (in.addr2.kind == P::AddrBase::Reg) dep(in.addr2.base);
   w.dep_ready = t;
   w.dep_why = why;
+  w.unit = static_cast<std::int8_t>(it.unit);
+  w.alt = static_cast<std::int8_t>(it.alt);
 }
 
 double NvidiaMachine::step(int s, double now) {
@@ -966,9 +969,8 @@ void NvidiaMachine::pick_and_issue(int s, Sm& sm, Sub& sub, int si, double now) 
     all_barrier = false;
     Stall why = w.dep_why;
     double t = w.dep_ready;
-    const InstTiming& it = itime_[w.pc];
-    double pf = sub.pipes.free_at(it.unit);
-    if (it.alt >= 0) pf = std::min(pf, sub.pipes.free_at(it.alt));
+    double pf = sub.pipes.free_at(static_cast<int>(w.unit));  // refresh() cached the pipes of w.pc
+    if (w.alt >= 0) pf = std::min(pf, sub.pipes.free_at(static_cast<int>(w.alt)));
     if (pf > t) { t = pf; why = Stall::PipeBusy; }
     if (t <= now) {
       const std::uint64_t key = warp_key(policy_, wi, sub.last, w.age);
@@ -1173,12 +1175,16 @@ void NvidiaMachine::warp_exited(int s, Sm& sm, Warp& w, double now) {
   finish_cta(s, w.cta, end, std::max(end, now + 1 + d_.sm.cta_turnover_cycles));
 }
 
-// Instructions ptxas folds into their readers (a float neg/abs as an operand modifier) execute
-// with no time: the value is ready when its source is.
+// Instructions ptxas folds into their readers or into the instruction before them (a float
+// neg/abs as an operand modifier, predicate logic into its comparison) execute with no time: the
+// value is ready when its latest source is.
 void NvidiaMachine::skip_folded(CtaSlot& c, Warp& w) {
   while (p_.insts[w.pc].flags & P::kFoldedModifier) {
     const P::Inst& in = p_.insts[w.pc];
-    const int src = sb_index(p_.src(in, 0)), dst = sb_index(p_.dst(in, 0));
+    int src = -1;
+    for (int k = 0; k < in.nsrc; ++k)
+      if (const int r = sb_index(p_.src(in, k)); r >= 0 && (src < 0 || w.sb.at(r).ready > w.sb.at(src).ready)) src = r;
+    const int dst = sb_index(p_.dst(in, 0));
     const StepInfo info = c.cta->step(w.widx);
     w.pc = info.next_pc;
     ++timed_insts_;

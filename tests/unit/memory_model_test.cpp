@@ -395,6 +395,23 @@ TEST_F(NvMemory, OtherSmHitsInL2) {
   EXPECT_NEAR(t, dev.l2.hit_latency_cycles, 2.0);
 }
 
+// Issue 17's first hypothesis for the marching stencils: a halo load of one sector of a line
+// another SM's load brought in from HBM moments earlier finds the sector's fill still on its way
+// (ncu counts it an L2 hit). It waits for the fill, not an L2 hit's latency; once the fill is
+// back it is an L2 hit. The x halo reads the neighbour's line at lane 0 only: one sector.
+TEST_F(NvMemory, AnotherSmsSectorRequestWaitsForAFillInFlight) {
+  mem::NvMemorySystem four{dev, 4, 128 * 1024};  // SMs 0 and 2: not TPC partners (no request merging)
+  coalesced(0x7000'0000'0000, 4);
+  const double fill = four.global(0, 0, addrs, ~0u, 4, Access::Load).done;
+  ASSERT_GT(fill, dev.l2.hit_latency_cycles + 200.0);
+  const double early = 100;  // the halo load: lane 31's word, the line's last sector
+  const double halo = four.global(2, early, addrs, 1u << 31, 4, Access::Load).done;
+  EXPECT_NEAR(halo, fill, 1.0) << "waits for the fill, not " << early + dev.l2.hit_latency_cycles;
+  EXPECT_EQ(four.counters().tpc_merged_sectors, 0u);
+  // after the fill, lane 0's sector (not in SM 2's L1): an L2 hit
+  EXPECT_NEAR(four.global(2, 2 * fill, addrs, 1u, 4, Access::Load).done - 2 * fill, dev.l2.hit_latency_cycles, 2.0);
+}
+
 TEST_F(NvMemory, StreamingReadsAreLimitedByHbmBandwidth) {
   // 64 MiB of distinct lines requested at once from many SMs' worth of addresses
   const double bytes = 64.0 * 1024 * 1024;
