@@ -540,6 +540,36 @@ TEST_F(NvMemory, TpcPartnersReadingTheSameSectorsReachTheL2Once) {
   EXPECT_EQ(late.merged + apart.merged + self.merged + off.merged, 0u);
 }
 
+// l2.slice_read_bytes_per_cycle (a what-if, off in h200.yaml): reads of one l2.atomic_unit_bytes
+// span use one slice's rate besides the whole L2's, so many SMs reading the same few lines wait
+// where reads spread over many spans do not; without the key both take the same time.
+TEST_F(NvMemory, HotSpanReadsQueueOnTheirSliceWithPerSliceRates) {
+  auto last_done = [&](double slice_rate, bool hot) {
+    auto d = dev;
+    d.l2.slice_read_bytes_per_cycle = slice_rate;
+    d.l2.tpc_merge_window_cycles = 0;  // every read reaches the L2
+    mem::NvMemorySystem s(d, 8, 128 * 1024);
+    std::uint64_t a[32];
+    for (int i = 0; i < 32; ++i) {  // the lines into the L2 first
+      a[0] = 0x7000'0000'0000 + 128 * static_cast<std::uint64_t>(i);
+      s.global(i % 8, 0, a, 1u, 4, Access::LoadBypassL1);
+    }
+    double done = 0;
+    for (int i = 0; i < 256; ++i) {  // 256 line reads of L2-resident lines by 8 SMs
+      const std::uint64_t line = hot ? static_cast<std::uint64_t>(i % 2) : static_cast<std::uint64_t>(i % 32);
+      for (int l = 0; l < 32; ++l) a[l] = 0x7000'0000'0000 + 128 * line + 4 * static_cast<std::uint64_t>(l);
+      done = std::max(done, s.global(i % 8, 10000.0 + i / 8, a, ~0u, 4, Access::LoadBypassL1).done);
+    }
+    return done;
+  };
+  ASSERT_GT(dev.l2.slices, 16);
+  const double off_hot = last_done(0, true), off_spread = last_done(0, false);
+  const double on_hot = last_done(16, true), on_spread = last_done(16, false);
+  EXPECT_NEAR(off_hot, off_spread, 10.0) << "one pool: where the lines are does not matter";
+  EXPECT_GT(on_hot, off_hot + 100) << "two lines of one span: 256 x 144 B at 16 B/cycle on one slice";
+  EXPECT_LT(on_spread, on_hot - 100) << "32 lines over 8 spans share 8 slices";
+}
+
 // dram.latency_quantiles_permille: an HBM access's latency is spread around dram.latency_cycles
 // (its mean) by a fixed hash of its aligned dram.latency_granule_bytes block. One-line misses keep
 // the mean; a warp whose 32 lines lie in 32 blocks waits for the slowest of 32 draws (the H100's
