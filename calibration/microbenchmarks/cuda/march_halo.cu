@@ -116,7 +116,9 @@ __global__ void __launch_bounds__(1024) l1_shapes(const float* __restrict__ regi
   float acc = 0.0f;
   const long long t0 = stamp();
   for (int i = 0; i < iters; ++i) {
-    const int base = ((i * 8 + warp) & 7) * 32;  // 8 line-aligned starts within the first 1 KiB row
+    // 8 line-aligned starts within the first 1 KiB row, changing every iteration (the first version,
+    // ((i * 8 + warp) & 7) * 32, did not depend on i: its loads were loop-invariant)
+    const int base = ((i + warp) & 7) * 32;
 #pragma unroll
     for (int j = 0; j < 8; ++j) acc += __ldg(&region[(base + j * 512 + off) & 4095]);
   }
