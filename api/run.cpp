@@ -326,11 +326,15 @@ RunResult run_launch(const LaunchSpec& spec, const device::DeviceSpec& dev, cons
       addr[i] = mem.allocate_lazy(b.bytes(), label, [&spec, i](std::uint64_t off, std::uint64_t n, std::uint8_t* dst) { fill_initial_bytes(spec, i, off, n, dst); });
       continue;
     }
-    // zeros are the allocation's own (fresh pages, untouched until used); other values are
-    // written once into it
-    addr[i] = b.init.kind == Init::Kind::Zeros
-                  ? mem.allocate(b.bytes(), label)
-                  : mem.allocate_filled(b.bytes(), label, [&](std::uint8_t* dst) { fill_initial_bytes(spec, i, 0, b.bytes(), dst); });
+    // zeros are the allocation's own (fresh pages, untouched until used); computed values, when
+    // no output is read, are filled on demand (a slice and its warm-up read a part of the grid's
+    // data: whatever no CTA reads is never written); other values are written once into it
+    const bool computed = b.init.kind == Init::Kind::Uniform || b.init.kind == Init::Kind::Iota || b.init.kind == Init::Kind::RandInt;
+    const bool outputs_read = opts.full || opts.dump_dir || opts.keep_outputs || opts.check_all;
+    auto fill = [&spec, i](std::uint64_t off, std::uint64_t n, std::uint8_t* dst) { fill_initial_bytes(spec, i, off, n, dst); };
+    addr[i] = b.init.kind == Init::Kind::Zeros ? mem.allocate(b.bytes(), label)
+              : computed && !outputs_read      ? mem.allocate_lazy(b.bytes(), label, fill, sim::Allocation::kLazyPageDetailed)
+                                               : mem.allocate_filled(b.bytes(), label, [&](std::uint8_t* dst) { fill(0, b.bytes(), dst); });
     if (opts.dump_dir) dump(*opts.dump_dir, spec, i, "in", mem.find(addr[i], 1)->data(), b.bytes());
   }
   // the address each parameter receives: its buffer's plus its offset, or a pointer into another
@@ -378,6 +382,9 @@ RunResult run_launch(const LaunchSpec& spec, const device::DeviceSpec& dev, cons
   r.arch = dev.name;
   r.time_us = t.timing.time_us;
   r.cycles = t.timing.cycles;
+  // what the verdict covers: a fault or endless loop is found only in CTAs that ran
+  const bool all = opts.full || to.complete_functionally || t.timing.ctas_timed >= t.timing.ctas_total;
+  if (all || opts.dump_dir || opts.keep_outputs) mem.materialize_all();  // whole buffers are read below
   for (std::size_t i = 0; i < spec.args.size(); ++i) {
     if (!spec.args[i].has_buffer()) continue;
     const sim::Allocation* a = mem.find(addr[i], 1);
@@ -391,8 +398,6 @@ RunResult run_launch(const LaunchSpec& spec, const device::DeviceSpec& dev, cons
   facts.thread_instructions = t.thread_instructions;
   nlohmann::json j = view.to_json(facts, t.timing);
   for (const auto& [key, value] : t.launch_extras) j["launch"][key] = value;
-  // what the verdict covers: a fault or endless loop is found only in CTAs that ran
-  const bool all = opts.full || to.complete_functionally || t.timing.ctas_timed >= t.timing.ctas_total;
   const std::uint64_t completed = all ? t.timing.ctas_total : t.timing.ctas_timed + t.timing.ctas_probed;
   j["cache"] = to_string(opts.cache);
   j["checked"] = {{"all_ctas", all},

@@ -56,7 +56,9 @@ class LineTable {
   }
 
  private:
-  std::size_t slot(std::uint64_t line) const { return static_cast<std::size_t>((line * 0x9e3779b97f4a7c15ull) >> 32) & mask_; }
+  std::size_t slot(std::uint64_t line) const {
+    return static_cast<std::size_t>((line * 0x9e3779b97f4a7c15ull) >> 32) & mask_;
+  }
   void grow() {
     std::vector<std::uint64_t> keys;
     std::vector<V> vals;

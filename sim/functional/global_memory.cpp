@@ -63,14 +63,16 @@ std::uint64_t GlobalMemory::allocate(std::uint64_t size, std::string label, bool
 }
 
 std::uint64_t GlobalMemory::allocate_lazy(std::uint64_t size, std::string label,
-                                          std::function<void(std::uint64_t, std::uint64_t, std::uint8_t*)> fill) {
+                                          std::function<void(std::uint64_t, std::uint64_t, std::uint8_t*)> fill, std::uint64_t page) {
   const std::uint64_t base = allocate(0, std::move(label));
   Allocation* a = by_base(base);
   // left uninitialised (a large block is fresh pages from the system, touched only when filled)
   a->bytes = host_bytes(size, false);
   a->size = size;
   a->fill = std::move(fill);
-  a->filled.assign((size + Allocation::kLazyPage - 1) / Allocation::kLazyPage, false);
+  a->page = page;
+  a->unfilled = (size + page - 1) / page;
+  a->filled.assign(a->unfilled, false);
   next_ = (base + size + kGuard + 0xffff) & ~std::uint64_t{0xffff};
   return base;
 }
@@ -86,13 +88,19 @@ std::uint64_t GlobalMemory::allocate_filled(std::uint64_t size, std::string labe
 }
 
 void Allocation::materialize(std::uint64_t offset, std::uint64_t n) {
-  if (offset >= size) return;
+  if (!lazy() || offset >= size) return;
   const std::uint64_t end = std::min(size, offset + std::max<std::uint64_t>(n, 1));
-  for (std::uint64_t p = offset / kLazyPage; p * kLazyPage < end; ++p) {
+  for (std::uint64_t p = offset / page; p * page < end; ++p) {
     if (filled[p]) continue;
-    const std::uint64_t from = p * kLazyPage, len = std::min(kLazyPage, size - from);
+    const std::uint64_t from = p * page, len = std::min(page, size - from);
     fill(from, len, bytes.get() + from);
     filled[p] = true;
+    --unfilled;
+  }
+  if (unfilled == 0) {  // every page filled: an eager allocation from now on
+    fill = nullptr;
+    filled.clear();
+    filled.shrink_to_fit();
   }
 }
 

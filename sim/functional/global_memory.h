@@ -36,13 +36,18 @@ struct Allocation {
 
   // A lazy allocation (GlobalMemory::allocate_lazy) fills its bytes page by page when an access
   // first reaches them: `fill(offset, n, dst)` writes bytes [offset, offset + n) of its initial
-  // contents to dst. Eager allocations have no filler and pay one test per lookup.
-  // 64 bytes: a strided sample (a GEMM's column panel) touches a few dozen bytes per row of a
-  // large matrix, a pointer chase one word here and there, and every byte filled costs the
-  // initialiser's work (with 4 KiB pages pointer_chase_64MiB's sample filled 64 MiB)
+  // contents to dst. Eager allocations have no filler and pay one test per lookup; so does a lazy
+  // one once every page is filled (it drops its filler).
+  // The fast tier's pages are 64 bytes: a strided sample (a GEMM's column panel) touches a few
+  // dozen bytes per row of a large matrix, a pointer chase one word here and there, and every
+  // byte filled costs the initialiser's work (with 4 KiB pages pointer_chase_64MiB's sample
+  // filled 64 MiB). The detailed tier's are kLazyPageDetailed: its slices read mostly whole runs.
   static constexpr std::uint64_t kLazyPage = 64;
+  static constexpr std::uint64_t kLazyPageDetailed = 1024;
   std::function<void(std::uint64_t, std::uint64_t, std::uint8_t*)> fill;
-  std::vector<bool> filled;  // per kLazyPage page
+  std::vector<bool> filled;  // per page
+  std::uint64_t page = kLazyPage;
+  std::uint64_t unfilled = 0;  // pages not filled yet
   bool lazy() const { return static_cast<bool>(fill); }
   // Fills the pages of [offset, offset + n) not yet filled; every page, n == size.
   void materialize(std::uint64_t offset, std::uint64_t n);
@@ -65,7 +70,13 @@ class GlobalMemory {
   // sample of a CTA or two) does not pay for writing all of it. Allocation::data() of a lazy
   // allocation is valid only for ranges find() returned it for (or after materialize(0, size)).
   std::uint64_t allocate_lazy(std::uint64_t size, std::string label,
-                              std::function<void(std::uint64_t, std::uint64_t, std::uint8_t*)> fill);
+                              std::function<void(std::uint64_t, std::uint64_t, std::uint8_t*)> fill,
+                              std::uint64_t page = Allocation::kLazyPage);
+  // Fills every lazy allocation's remaining pages (before a caller reads whole buffers).
+  void materialize_all() {
+    for (auto& a : allocs_)
+      if (a->lazy()) a->materialize(0, a->size);
+  }
   // An allocation at a fixed address (module statics placed by the decoder).
   void map_at(std::uint64_t base, std::uint64_t size, std::string label, bool read_only);
 

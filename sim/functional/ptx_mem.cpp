@@ -264,8 +264,12 @@ Space PtxCta::Impl::exec_mem(Warp& w, const Inst& in, std::uint32_t m) {
         // the lanes' span is one allocation; a lazy one fills only the pages the lanes reach
         Allocation* al =
             (lo >= P::kGlobalBase && hi < P::kLocalWindow) ? k.memory().find_unfilled(lo, hi - lo + bytes) : nullptr;
-        if (al && al->lazy()) [[unlikely]]
-          for (int l = 0; l < 32; ++l) al->materialize(w.addrs[l] - al->base, bytes);
+        if (al && al->lazy()) [[unlikely]] {
+          if (hi - lo < 4 * al->page)  // a coalesced access: its span at once
+            al->materialize(lo - al->base, hi - lo + bytes);
+          else
+            for (int l = 0; l < 32; ++l) al->materialize(w.addrs[l] - al->base, bytes);
+        }
         bool aligned = true;
         if (bytes > 1) {
           if ((bytes & (bytes - 1)) == 0) {  // every PTX access size: a mask, not a division per lane

@@ -46,6 +46,7 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr std::uint32_t kNoMbarrier = 0xffffffffu;
+constexpr int kWarpgroupWarps = 4;  // PTX ISA: a warpgroup is four contiguous warps of a CTA
 
 // The pipe group of a unit (isa/ptx/ops.h): a value crossing between the FMA and ALU pipes pays
 // sm.cross_pipe_latency_cycles.
@@ -71,8 +72,9 @@ struct Warp {
   bool live = false;
   bool at_barrier = false;
   Stall dep_why = Stall::ExecutionDependency;
-  std::uint32_t pc = 0;  // next instruction
-  double dep_ready = 0;  // cached for the scheduler: when the next instruction's operands are ready
+  std::int8_t unit = 0, alt = -1;  // cached for the scheduler: the next instruction's pipes (InstTiming)
+  std::uint32_t pc = 0;            // next instruction
+  double dep_ready = 0;            // cached for the scheduler: when the next instruction's operands are ready
   std::uint64_t age = 0;
   int cta = -1;  // CTA slot
   int widx = 0;  // warp index inside its CTA
@@ -86,6 +88,7 @@ struct Warp {
   // tcgen05: when the warp's tcgen05.mma so far complete (its commits arrive after), and when its
   // tcgen05.ld / tcgen05.st so far are done (tcgen05.wait::ld / ::st)
   double tc_done = 0, tmem_ld_done = 0, tmem_st_done = 0;
+  std::uint32_t wgmmas_issued = 0;  // wgmma.mma_async issued so far (a warpgroup's warps count alike)
   // asleep in a failing mbarrier.try_wait (MbarrierTimes wakes it at the phase's completion; its
   // ready time is the time limit, or never when it is stuck: PtxCta's rule, AsyncStep::stuck)
   bool asleep = false;
@@ -413,7 +416,7 @@ void NvidiaMachine::assemble(int sms, double share, std::uint64_t ctas) {
   const double wavefront = static_cast<double>(d_.shared.banks) * d_.shared.bank_width_bytes;
   for (auto& sm : sms_) {
     sm.copies = std::make_unique<CpAsyncCopies>(*mem_, static_cast<int>(&sm - sms_.data()), wavefront);
-    sm.tensor = std::make_unique<TensorEngine>(d_.sm.wgmma_latency_cycles);
+    sm.tensor = std::make_unique<TensorEngine>(d_.sm.wgmma_latency_cycles, kWarpgroupWarps);
     if (d_.tcgen05.tmem_columns > 0) sm.tc = std::make_unique<TensorEngine>(d_.tcgen05.mma_latency_cycles);
     sm.tma = std::make_unique<TmaEngine>(*mem_, static_cast<int>(&sm - sms_.data()), d_.tma);
     sm.subs.assign(static_cast<std::size_t>(subs), Sub(d_.sm.tensor_shares_math_pipes));
@@ -766,6 +769,7 @@ void NvidiaMachine::start_cta(int s, int slot, std::uint64_t id, std::unique_ptr
     w.wgmma.reset(t);
     w.bulk.reset(t);
     w.tc_done = w.tmem_ld_done = w.tmem_st_done = t;
+    w.wgmmas_issued = 0;
     w.asleep = false;
     w.batch.assign(p_.n_batch_slots, {0u, 0.0});
     w.drain = t;
@@ -932,6 +936,8 @@ void NvidiaMachine::refresh(Warp& w) {
   if (in.addr2.kind == P::AddrBase::Reg) dep(in.addr2.base);
   w.dep_ready = t;
   w.dep_why = why;
+  w.unit = static_cast<std::int8_t>(it.unit);
+  w.alt = static_cast<std::int8_t>(it.alt);
 }
 
 double NvidiaMachine::step(int s, double now) {
@@ -963,9 +969,8 @@ void NvidiaMachine::pick_and_issue(int s, Sm& sm, Sub& sub, int si, double now) 
     all_barrier = false;
     Stall why = w.dep_why;
     double t = w.dep_ready;
-    const InstTiming& it = itime_[w.pc];
-    double pf = sub.pipes.free_at(it.unit);
-    if (it.alt >= 0) pf = std::min(pf, sub.pipes.free_at(it.alt));
+    double pf = sub.pipes.free_at(static_cast<int>(w.unit));  // refresh() cached the pipes of w.pc
+    if (w.alt >= 0) pf = std::min(pf, sub.pipes.free_at(static_cast<int>(w.alt)));
     if (pf > t) { t = pf; why = Stall::PipeBusy; }
     if (t <= now) {
       const std::uint64_t key = warp_key(policy_, wi, sub.last, w.age);
@@ -1051,6 +1056,9 @@ double NvidiaMachine::execute(int s, Sm& sm, Warp& w, const P::Inst& in, const S
     r.work_cycles = itime_[static_cast<std::size_t>(&in - p_.insts.data())].engine_cycles;
     r.target = &w.wgmma.open_group();
     r.warp = static_cast<int>(&w - sm.warps.data());
+    // the warpgroup's four warps issue one wgmma: its n-th of this CTA's warpgroup
+    const CtaSlot& c = sm.ctas[static_cast<std::size_t>(w.cta)];
+    r.op_key = ((c.id * 64 + static_cast<std::uint64_t>(w.widx / kWarpgroupWarps)) << 24 | (w.wgmmas_issued++ & 0xffffffu)) + 1;
     const double complete = sm.tensor->accept(r).done;
     // ptxas serialized this kernel's wgmmas (its C7514 note): the next waits for this one
     if (p_.wgmma_serialized && complete > w.ready) {

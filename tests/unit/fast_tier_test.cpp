@@ -304,5 +304,35 @@ TEST(LazyMemory, FillsOnlyThePagesAnAccessReaches) {
   EXPECT_EQ(mem.find(base + size, 1), nullptr);  // still bounds-checked
 }
 
+// The detailed tier's pages (kLazyPageDetailed); once every page is filled the allocation drops
+// its filler (no test per access any more) and its bytes are the initial values throughout.
+TEST(LazyMemory, AnAllocationWhosePagesAreAllFilledTurnsEager) {
+  sim::GlobalMemory mem;
+  int calls = 0;
+  const std::uint64_t page = sim::Allocation::kLazyPageDetailed, size = 3 * page + 10;
+  const std::uint64_t base = mem.allocate_lazy(
+      size, "lazy",
+      [&](std::uint64_t off, std::uint64_t n, std::uint8_t* dst) {
+        ++calls;
+        for (std::uint64_t i = 0; i < n; ++i) dst[i] = static_cast<std::uint8_t>((off + i) * 13);
+      },
+      page);
+  sim::Allocation* a = mem.find(base + page + 3, 4);
+  ASSERT_NE(a, nullptr);
+  EXPECT_EQ(calls, 1);
+  EXPECT_TRUE(a->lazy());
+  EXPECT_EQ(a->unfilled, 3u);
+  mem.find(base, 2 * page);  // pages 0 and 1: only page 0 is new
+  EXPECT_EQ(calls, 2);
+  mem.materialize_all();  // pages 2 and 3 (10 bytes)
+  EXPECT_EQ(calls, 4);
+  EXPECT_FALSE(a->lazy());
+  EXPECT_EQ(a->unfilled, 0u);
+  mem.find(base + size - 1, 1);
+  a->materialize(0, size);
+  EXPECT_EQ(calls, 4);
+  for (std::uint64_t i = 0; i < size; ++i) ASSERT_EQ(a->data()[i], static_cast<std::uint8_t>(i * 13)) << i;
+}
+
 }  // namespace
 }  // namespace kernsim
