@@ -216,6 +216,10 @@ struct L2Cache : Cache {
   // NVIDIA: a read of sectors that the other SM of the same TPC sent to the L2 at most this many
   // SM cycles earlier joins that request instead of reaching the L2 (0: no merging).
   double tpc_merge_window_cycles = 0;
+  // NVIDIA: each slice's own read throughput (bytes per SM cycle): the L2's address spans of
+  // atomic_unit_bytes go round its slices, and the reads of one span use only its slice, so a
+  // few hot lines cannot use the whole L2's bytes_per_cycle (0: one pool for every read).
+  double slice_read_bytes_per_cycle = 0;
 };
 
 struct Mall {

@@ -225,6 +225,7 @@ std::vector<Field> build_schema() {
   D("l2.atomic_float_same_address_cycles", "cycles", kBoth, true, "cycles per additional floating-point atomic on one address", [](DeviceSpec& d) -> double& { return d.l2.atomic_float_same_address_cycles; });
   D("l2.max_dirty_fraction", "fraction", kNv, false, "fraction of the capacity that holds dirty data at most: the oldest dirty lines are written back beyond it, and a flush that writes leaves this much dirty (absent: the whole L2)", [](DeviceSpec& d) -> double& { return d.l2.max_dirty_fraction; });
   D("l2.tpc_merge_window_cycles", "cycles", kNv, false, "a read of sectors the other SM of its TPC sent to the L2 at most this many cycles earlier joins that request and does not reach the L2 (absent: no merging; needs topology.tpc_sms)", [](DeviceSpec& d) -> double& { return d.l2.tpc_merge_window_cycles; });
+  D("l2.slice_read_bytes_per_cycle", "bytes/cycle", kNv, false, "read throughput of one L2 slice: reads of one l2.atomic_unit_bytes span go to one slice of l2.slices and share its rate besides the whole L2's (absent: one pool for every read)", [](DeviceSpec& d) -> double& { return d.l2.slice_read_bytes_per_cycle; });
   D("l2.atomic_latency_cycles", "cycles", kBoth, true, "issue-to-result latency of one global atomic, unloaded", [](DeviceSpec& d) -> double& { return d.l2.atomic_latency_cycles; });
 
   I("mall.bytes", "bytes", kAmd, true, "Infinity Cache capacity", [](DeviceSpec& d) -> std::int64_t& { return d.mall.bytes; });
@@ -526,6 +527,7 @@ void check_gpcs(const DeviceSpec& d, Reject&& reject) {
     if (d.topology.tpc_sms > 0 && n % d.topology.tpc_sms != 0)
       reject("topology.tpc_sms", "a GPC of " + std::to_string(n) + " SMs is not whole TPCs of " + std::to_string(d.topology.tpc_sms));
   if (d.l2.tpc_merge_window_cycles < 0) reject("l2.tpc_merge_window_cycles", "must not be negative");
+  if (d.l2.slice_read_bytes_per_cycle < 0) reject("l2.slice_read_bytes_per_cycle", "must not be negative");
   if (const auto& q = d.dram.latency_quantiles_permille; !q.empty()) {
     if (q.size() != 5 || q[0] <= 0 || !std::is_sorted(q.begin(), q.end()))
       reject("dram.latency_quantiles_permille", "takes five rising positive quantiles (u = 0, 0.1, 0.5, 0.9, 1)");

@@ -65,6 +65,10 @@ NvMemorySystem::NvMemorySystem(const device::DeviceSpec& d, int num_sms, std::ui
     pending_next_.push_back(0);
   }
   atomic_units_.assign(static_cast<std::size_t>(std::max<std::int64_t>(1, d.l2.slices)), CalendarServer(d.l2.atomic_ops_per_cycle * share));
+  if (d.l2.slice_read_bytes_per_cycle > 0) {  // the slice's CTAs send a hot span's slice its share of the chip's reads
+    slice_reads_.assign(static_cast<std::size_t>(std::max<std::int64_t>(1, d.l2.slices)), CalendarServer(d.l2.slice_read_bytes_per_cycle * share));
+    slice_span_ = static_cast<std::uint64_t>(std::max<std::int64_t>(d.l2.line_bytes, d.l2.atomic_unit_bytes));
+  }
   // The SM tracks a bounded number of line requests in flight beyond its L1 (MSHR-like).
   slots_.assign(static_cast<std::size_t>(num_sms), MissSlots(d.l1.max_outstanding_lines));
   if (d.l2.tpc_merge_window_cycles > 0 && d.topology.tpc_sms > 1) {
@@ -195,7 +199,10 @@ double NvMemorySystem::l2_read(int sm, double t, std::uint64_t line, std::uint32
     c_.far_l2_bytes += static_cast<std::uint64_t>(far_bytes);
     t = link_.serve(t, far_bytes);
   }
-  const double at_l2 = l2_.serve(t, (static_cast<double>(n) + dev_.l2.read_request_overhead) * sector_);
+  const double cost = (static_cast<double>(n) + dev_.l2.read_request_overhead) * sector_;
+  double at_l2 = l2_.serve(t, cost);
+  if (!slice_reads_.empty())  // and its slice's own rate (l2.slice_read_bytes_per_cycle)
+    at_l2 = std::max(at_l2, slice_reads_[static_cast<std::size_t>((line / slice_span_) % slice_reads_.size())].serve(t, cost));
   evictions(at_l2, r);
   evict_start_dirty(at_l2, r.miss_sectors);
   fills_ += static_cast<std::uint64_t>(std::popcount(r.miss_sectors));

@@ -132,6 +132,9 @@ class NvMemorySystem {
   std::uint64_t max_dirty_lines_ = 0;
   std::uint64_t fills_ = 0;           // sectors the timed accesses brought into the L2 (read misses, write allocations)
   std::uint64_t window_sectors_ = 0;  // share x capacity in sectors (the L2's use window too); 0 for the whole chip
+  // l2.slice_read_bytes_per_cycle: each slice's read calendar (its share in a slice); empty: off
+  std::vector<CalendarServer> slice_reads_;
+  std::uint64_t slice_span_ = 128;
   int warps_per_cta_ = 0;             // set_cta_layout(); 0: CTAs not tracked
   std::size_t slots_per_sm_ = 0;
   std::vector<std::uint64_t> slot_cta_;  // per SM x slot: the CTA running there

@@ -1587,6 +1587,26 @@ class Decoder {
     return s;
   }
 
+  // tcgen05.mma.sp / .ws.sp: takes the [sp-meta-tmem] operand that follows b-desc out of `o` (so the
+  // rest decodes as the dense form's) and marks the instruction kTcSparse; an empty operand otherwise.
+  ast::Operand take_sp_meta(Inst& inst, const ast::Instr& in, const Parts& P, std::vector<ast::Operand>& o) {
+    ast::Operand meta;
+    if (!P.has("sp")) return meta;
+    if (o.size() < 6 || o[3].kind != ast::Operand::Kind::Addr)
+      fail(in.line, "`" + in.opcode + "`: the sparse forms take [sp-meta-tmem] after b-desc");
+    meta = o[3];
+    o.erase(o.begin() + 3);
+    inst.sub |= kTcSparse;
+    return meta;
+  }
+  // The metadata address as sources 8-9 (after enable-input-d and scale-input-d) of a sparse form.
+  void push_sp_meta(const Inst& inst, const ast::Operand& meta, std::vector<Reg>& s, int L) {
+    if (!(inst.sub & kTcSparse)) return;
+    const auto [mb, moff] = tmem_operand(meta, L);
+    s.push_back(mb);
+    s.push_back(moff);
+  }
+
   // tcgen05.mma.cta_group.kind{.collector::a::op} [d], a-desc|[a], b-desc, idesc, {mask}, enable-input-d{, scale-input-d};
   // tcgen05.mma.cta_group.kind.block_scale{.scale_vectorsize} [d], a-desc|[a], b-desc, idesc, [scale-A], [scale-B],
   // enable-input-d. Sources: d base, d offset, A (descriptor, or tensor-memory base), A offset, B descriptor, idesc,
@@ -1614,18 +1634,9 @@ class Decoder {
       if (scaled || P.has("block_scale")) fail(L, "`" + in.opcode + "`: tcgen05.mma.ws takes .kind::f16, ::tf32, ::f8f6f4 or ::i8");
       return decode_tcgen05_mma_ws(inst, in, P);
     }
-    if (P.has("sp") && scaled)
-      return unsupported(inst, in, "tcgen05.mma.sp with a block-scaled kind (sparse A with block scaling)");
     if (scaled) return decode_tcgen05_mma_block_scale(inst, in, P, kind);
     auto o = in.operands;
-    ast::Operand meta;  // tcgen05.mma.sp: [sp-meta-tmem] follows b-desc
-    if (P.has("sp")) {
-      if (o.size() < 5 || o[3].kind != ast::Operand::Kind::Addr)
-        fail(L, "`" + in.opcode + "`: tcgen05.mma.sp takes [d], a-desc|[a], b-desc, [sp-meta-tmem], idesc, ...");
-      meta = o[3];
-      o.erase(o.begin() + 3);
-      inst.sub |= kTcSparse;
-    }
+    const ast::Operand meta = take_sp_meta(inst, in, P, o);
     if (o.size() < 5 || o.size() > 7) fail(L, "`" + in.opcode + "`: takes 5 to 7 operands (8 with .sp)");
     const bool mask = o.size() >= 6 && o[4].kind == ast::Operand::Kind::Vec;
     const std::size_t en = mask ? 5 : 4;
@@ -1638,11 +1649,7 @@ class Decoder {
     s.push_back(src(o[en], 1, L));
     s.push_back(scale ? src(o[en + 1], 32, L) : const32(0));
     if (scale) inst.sub |= kTcScaleD;
-    if (inst.sub & kTcSparse) {
-      const auto [mb, moff] = tmem_operand(meta, L);
-      s.push_back(mb);
-      s.push_back(moff);
-    }
+    push_sp_meta(inst, meta, s, L);
     if (mask) {
       std::vector<Reg> m = vec_regs(o[4], 32, L, false);
       if (m.size() != 4u * static_cast<unsigned>(inst.shape[0]))
@@ -1653,9 +1660,10 @@ class Decoder {
     push_ops(inst, {}, s);
   }
 
-  // tcgen05.mma.ws.cta_group::1.kind{.collector::bN::op} [d], a-desc|[a], b-desc, idesc, enable-input-d
-  // {, zero-column-mask-desc}: kinds f16, tf32, f8f6f4, i8 (PTX ISA "tcgen05.mma.ws"). Sources as
-  // tcgen05.mma's (scale-input-d the constant 0), then the 64-bit mask descriptor if given; sub kTcWs,
+  // tcgen05.mma.ws{.sp}.cta_group::1.kind{.collector::bN::op} [d], a-desc|[a], b-desc{, [sp-meta-tmem]}, idesc,
+  // enable-input-d{, zero-column-mask-desc}: kinds f16, tf32, f8f6f4, i8 (PTX ISA "tcgen05.mma.ws"). Sources as
+  // tcgen05.mma's (scale-input-d the constant 0), then (.sp) the metadata's base and offset, then the 64-bit
+  // mask descriptor if given; sub kTcWs,
   // and kTcBReuse when B comes from a collector buffer (::use, ::lastuse) rather than shared memory.
   void decode_tcgen05_mma_ws(Inst& inst, const ast::Instr& in, const Parts& P) {
     const int L = in.line;
@@ -1664,11 +1672,13 @@ class Decoder {
     for (const auto& m : P.ordered)
       if (m.rfind("collector::b", 0) == 0 && (m.find("::use") != std::string::npos || m.find("::lastuse") != std::string::npos))
         inst.sub |= kTcBReuse;
-    const auto& o = in.operands;
-    need(in, 5, 6);
+    auto o = in.operands;
+    const ast::Operand meta = take_sp_meta(inst, in, P, o);
+    if (o.size() < 5 || o.size() > 6) fail(L, "`" + in.opcode + "`: takes 5 or 6 operands (6 or 7 with .sp)");
     std::vector<Reg> s = tcgen05_mma_operands(inst, o, L);
     s.push_back(src(o[4], 1, L));
     s.push_back(const32(0));
+    push_sp_meta(inst, meta, s, L);
     if (o.size() == 6) s.push_back(src(o[5], 64, L));
     push_ops(inst, {}, s);
   }
@@ -1691,11 +1701,13 @@ class Decoder {
                   "::mxf8f6f4 takes 1X, ::mxf4 2X, ::mxf4nvf4 2X or 4X)");
     inst.shape[2] = static_cast<std::int16_t>(vec);
     inst.sub |= kTcBlockScale;
-    const auto& o = in.operands;
-    need(in, 7, 7);
+    auto o = in.operands;
+    const ast::Operand meta = take_sp_meta(inst, in, P, o);
+    if (o.size() != 7) fail(L, "`" + in.opcode + "`: takes 7 operands (8 with .sp)");
     std::vector<Reg> s = tcgen05_mma_operands(inst, o, L);
     s.push_back(src(o[6], 1, L));
     s.push_back(const32(0));
+    push_sp_meta(inst, meta, s, L);
     for (int i : {4, 5}) {
       if (o[i].kind != ast::Operand::Kind::Addr) fail(L, "`" + in.opcode + "`: the scale operands are tensor-memory addresses [taddr]");
       const auto [b, off] = tmem_operand(o[i], L);

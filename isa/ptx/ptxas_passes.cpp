@@ -1,7 +1,8 @@
 // The passes that make a decoded PTX program look like what ptxas makes of it, and the one
 // function that runs them in order (apply_ptxas_passes, ptxas_passes.h). Each pass changes only
-// the order of a basic block's instructions or per-instruction marks the timing model reads; none
-// changes what the program computes.
+// the order of a basic block's instructions (load sinking: moves loads from a block into the
+// then-part that follows it), or per-instruction marks the timing model reads; none changes what
+// the program computes.
 //
 // Load hoisting: ptxas schedules each basic block so that loads issue as early as their operands
 // allow, which lets a warp have several loads in flight where the PTX has a load followed by its
@@ -15,9 +16,10 @@
 // their own operands allow, as ptxas schedules them. Without that, a loop that sums products of
 // loads (ld, fma, add addr, ld, fma, ...) kept one load in flight per warp where its SASS has all
 // of them (the naive SGEMM's eight LDGs before its four FFMAs: one latency per iteration, not four).
-#include <algorithm>
-
 #include "isa/ptx/ptxas_passes.h"
+
+#include <algorithm>
+#include <map>
 
 #include "isa/ptx/ops.h"
 
@@ -31,6 +33,25 @@ bool hoistable(const Inst& in) {
 }
 
 bool is_reg(const Reg& r) { return r.bank != Bank::None; }
+
+// Instruction indices that start a basic block (branch targets, reconvergence points, the
+// instruction after a fence-like one, function entries): the blocks hoist_loads, sink_loads and
+// fold_predicate_logic work in.
+std::vector<char> block_leaders(const Program& p) {
+  const std::size_t n = p.insts.size();
+  std::vector<char> leader(n + 1, 0);
+  for (const Function& f : p.functions)
+    if (f.first < n) leader[f.first] = 1;
+  for (std::size_t i = 0; i < n; ++i) {
+    const Inst& in = p.insts[i];
+    if (in.op == Op::Bra && in.target >= 0) leader[static_cast<std::size_t>(in.target)] = 1;
+    if (in.reconv >= 0 && static_cast<std::size_t>(in.reconv) < n) leader[static_cast<std::size_t>(in.reconv)] = 1;
+    if (fence_like(in)) leader[i + 1] = 1;  // branches are fence-like too
+  }
+  for (const auto& table : p.branch_tables)
+    for (std::uint32_t t : table) leader[t] = 1;
+  return leader;
+}
 
 template <class F> void for_reads(const Program& p, const Inst& in, F f) {
   for (int k = 0; k < in.nsrc; ++k) f(p.regs[in.ops + in.ndst + k]);
@@ -89,17 +110,7 @@ void address_slice(const Program& p, std::size_t start, std::size_t j, std::vect
 
 void hoist_loads(Program& p) {
   const std::size_t n = p.insts.size();
-  std::vector<char> leader(n + 1, 0);
-  for (const Function& f : p.functions)
-    if (f.first < n) leader[f.first] = 1;
-  for (std::size_t i = 0; i < n; ++i) {
-    const Inst& in = p.insts[i];
-    if (in.op == Op::Bra && in.target >= 0) leader[static_cast<std::size_t>(in.target)] = 1;
-    if (in.reconv >= 0 && static_cast<std::size_t>(in.reconv) < n) leader[static_cast<std::size_t>(in.reconv)] = 1;
-    if (fence_like(in)) leader[i + 1] = 1;
-  }
-  for (const auto& table : p.branch_tables)
-    for (std::uint32_t t : table) leader[t] = 1;
+  const std::vector<char> leader = block_leaders(p);
   auto raise = [&](std::size_t start, std::size_t j) {  // moves insts[j] up past what it does not depend on
     std::size_t k = j;
     while (k > start && independent(p, p.insts[k - 1], p.insts[j])) --k;
@@ -115,6 +126,90 @@ void hoist_loads(Program& p) {
     for (std::size_t q : slice) raise(start, q);  // earliest first: moving one never moves a later one
     raise(start, j);
   }
+}
+
+// Load sinking: a load whose value only the then-part of an if reads (`@p bra join; then...;
+// join:`) is issued by ptxas in the then-part, after the branch, not before it: clang hoists loads
+// that every case of a switch reads above the switch's range check (its default reads none), and
+// ptxas's SASS loads them after that check, which waits for the loaded case number, so a warp
+// makes two round trips to memory where the PTX has all three loads in flight together
+// (switch_ops of the grown set: half the H200's time in kernsim). The loads move to the start of
+// the then-part, in their order; the program computes what it computed (lanes that branch past
+// never read them).
+namespace {
+
+// Moves the instructions at `moved` (increasing, all in [from, j)) to just after position j,
+// keeping their order and every other instruction's, and renumbers branch targets,
+// reconvergence points and branch tables.
+void move_after(Program& p, std::size_t from, std::size_t j, const std::vector<std::size_t>& moved) {
+  std::vector<std::size_t> order;  // new position -> old index, over [from, j]
+  for (std::size_t i = from; i <= j; ++i)
+    if (std::find(moved.begin(), moved.end(), i) == moved.end()) order.push_back(i);
+  order.insert(order.end(), moved.begin(), moved.end());
+  std::vector<std::int64_t> where(p.insts.size());
+  for (std::size_t i = 0; i < where.size(); ++i) where[i] = static_cast<std::int64_t>(i);
+  std::vector<Inst> copy;
+  for (std::size_t i : order) copy.push_back(p.insts[i]);
+  for (std::size_t k = 0; k < order.size(); ++k) {
+    where[order[k]] = static_cast<std::int64_t>(from + k);
+    p.insts[from + k] = copy[k];
+  }
+  auto renumber = [&](std::int32_t& x) {
+    if (x >= 0 && static_cast<std::size_t>(x) < where.size()) x = static_cast<std::int32_t>(where[static_cast<std::size_t>(x)]);
+  };
+  for (Inst& in : p.insts) {
+    if (in.op == Op::Bra || in.op == Op::BrxIdx) renumber(in.target);
+    renumber(in.reconv);
+  }
+  for (auto& table : p.branch_tables)
+    for (std::uint32_t& t : table) {
+      auto x = static_cast<std::int32_t>(t);
+      renumber(x);
+      t = static_cast<std::uint32_t>(x);
+    }
+}
+
+}  // namespace
+
+void sink_loads(Program& p) {
+  const std::vector<char> leader = block_leaders(p);
+  for (const Function& f : p.functions)
+    for (std::size_t j = f.first; j + 1 < f.end; ++j) {
+      const Inst& b = p.insts[j];
+      if (b.op != Op::Bra || !is_reg(b.guard) || b.target < 0 || b.target != b.reconv) continue;
+      const std::size_t then_first = j + 1, join = static_cast<std::size_t>(b.target);
+      if (join <= then_first || join > f.end) continue;
+      // the then-part is entered only from the branch: nothing else jumps into [then_first, join)
+      bool closed = true;
+      for (std::size_t i = f.first; i < f.end && closed; ++i) {
+        const Inst& in = p.insts[i];
+        const bool inside = i >= then_first && i < join;
+        if (in.op == Op::Bra && in.target >= 0 && !inside && i != j)
+          closed = static_cast<std::size_t>(in.target) < then_first || static_cast<std::size_t>(in.target) >= join;
+        if (in.op == Op::BrxIdx && !inside)
+          for (std::uint32_t t : p.branch_tables[in.imm]) closed = closed && (t < then_first || t >= join);
+      }
+      if (!closed) continue;
+      std::size_t start = j;
+      while (start > f.first && !leader[start]) --start;
+      std::vector<std::size_t> moved;
+      for (std::size_t i = start; i < j; ++i) {
+        const Inst& ld = p.insts[i];
+        if (!hoistable(ld) || is_reg(ld.guard) || ld.ndst < 1) continue;
+        bool ok = true;
+        // nothing after it in the block is fence-like, writes what it reads or writes, or reads
+        // what it writes; its values are read only in the then-part
+        for (std::size_t k = i + 1; k < j && ok; ++k) ok = independent(p, ld, p.insts[k]) && independent(p, p.insts[k], ld);
+        for_writes(p, ld, [&](const Reg& d) {
+          for (std::size_t k = f.first; k < f.end && ok; ++k) {
+            if (k == i || (k >= then_first && k < join)) continue;
+            for_reads(p, p.insts[k], [&](const Reg& r) { ok = ok && !(r == d); });
+          }
+        });
+        if (ok) moved.push_back(i);
+      }
+      if (!moved.empty()) move_after(p, moved.front(), j, moved);
+    }
 }
 
 // ptxas applies a floating-point negation or absolute value as an operand modifier of the
@@ -151,6 +246,84 @@ void fold_operand_modifiers(Program& p) {
       if (other || !takes_modifier(u) || u.type != m.type) foldable = false;
     }
     if (read && foldable) m.flags |= kFoldedModifier;
+  }
+}
+
+// Predicate logic: ptxas folds two PTX patterns into the instruction before them. A comparison
+// takes a predicate operand and a boolean op (ISETP/FSETP ... .AND P1: PTX's setp.cmp.and), so an
+// and/or/xor.pred of a setp's result, read by nothing else, is no machine instruction; and LOP3
+// writes a predicate (the result compared with zero), so a setp.eq/ne of an and/or/xor/not/lop3
+// result against 0, read by nothing else, is none either. Found on collatz_4M of the grown set:
+// its loop is 10 PTX instructions, 7 on the ALU pipe, and 8 SASS instructions, 4 on the ALU pipe
+// (LOP3 P0 for and + setp.ne; ISETP, ISETP and BRA P0, P1 for setp, setp, and.pred, bra).
+namespace {
+
+bool is_zero_constant(const Program& p, const Reg& r) {
+  if (r.bank == Bank::C32) {
+    const std::size_t at = std::size_t{r.idx} * 32;
+    return at < p.c32.size() && std::all_of(p.c32.begin() + static_cast<std::ptrdiff_t>(at),
+                                             p.c32.begin() + static_cast<std::ptrdiff_t>(at + 32), [](std::uint32_t v) { return v == 0; });
+  }
+  if (r.bank == Bank::C64) {
+    const std::size_t at = std::size_t{r.idx} * 32;
+    return at < p.c64.size() && std::all_of(p.c64.begin() + static_cast<std::ptrdiff_t>(at),
+                                             p.c64.begin() + static_cast<std::ptrdiff_t>(at + 32), [](std::uint64_t v) { return v == 0; });
+  }
+  return false;
+}
+
+// One destination register (a setp's optional second predicate absent).
+bool single_dst(const Program& p, const Inst& in) { return in.ndst == 1 || (in.ndst == 2 && !is_reg(p.dst(in, 1))); }
+
+bool is_logic(const Inst& in) {
+  return (in.op == Op::And || in.op == Op::Or || in.op == Op::Xor || in.op == Op::Not || in.op == Op::Lop3) && in.type != Ty::Pred;
+}
+
+}  // namespace
+
+void fold_predicate_logic(Program& p) {
+  const std::vector<char> leader = block_leaders(p);
+  for (const Function& f : p.functions) {
+    // per register of the function: how often it is read and written, and its one writer
+    std::map<std::pair<Bank, std::uint32_t>, std::pair<int, int>> reads_writes;
+    std::map<std::pair<Bank, std::uint32_t>, std::size_t> writer;
+    for (std::size_t i = f.first; i < f.end; ++i) {
+      for_reads(p, p.insts[i], [&](const Reg& r) { ++reads_writes[{r.bank, r.idx}].first; });
+      for_writes(p, p.insts[i], [&](const Reg& r) {
+        if (!is_reg(r)) return;
+        ++reads_writes[{r.bank, r.idx}].second;
+        writer[{r.bank, r.idx}] = i;
+      });
+    }
+    // the one writer of `r`, when `r` is read once (by the instruction at `reader`) and that writer
+    // is in the reader's basic block, unguarded
+    auto sole_feeder = [&](const Reg& r, std::size_t reader) -> const Inst* {
+      if (r.bank != Bank::Pred && r.bank != Bank::R32 && r.bank != Bank::R64) return nullptr;
+      const auto rw = reads_writes.find({r.bank, r.idx});
+      if (rw == reads_writes.end() || rw->second != std::pair{1, 1}) return nullptr;
+      const std::size_t w = writer[{r.bank, r.idx}];
+      if (w >= reader) return nullptr;
+      for (std::size_t k = w + 1; k <= reader; ++k)
+        if (leader[k]) return nullptr;
+      const Inst& in = p.insts[w];
+      return is_reg(in.guard) || (in.flags & kFoldedModifier) ? nullptr : &in;
+    };
+    for (std::size_t i = f.first; i < f.end; ++i) {
+      Inst& m = p.insts[i];
+      if (is_reg(m.guard) || !single_dst(p, m) || m.nsrc != 2) continue;
+      bool fold = false;
+      if ((m.op == Op::And || m.op == Op::Or || m.op == Op::Xor) && m.type == Ty::Pred)
+        for (int k = 0; k < 2 && !fold; ++k) {
+          const Inst* w = sole_feeder(p.src(m, k), i);
+          fold = w && w->op == Op::Setp && w->boolop == BoolOp::None && single_dst(p, *w);
+        }
+      if (m.op == Op::Setp && m.boolop == BoolOp::None && (m.cmp == Cmp::Eq || m.cmp == Cmp::Ne) && !ty_is_float(m.type) &&
+          is_zero_constant(p, p.src(m, 1))) {
+        const Inst* w = sole_feeder(p.src(m, 0), i);
+        fold = w && is_logic(*w);
+      }
+      if (fold) m.flags |= kFoldedModifier;
+    }
   }
 }
 
@@ -338,15 +511,19 @@ void mark_denormal_guards(Program& p) {
   }
 }
 
-// The order: hoisting first, because it is the only pass that moves instructions (the others
-// mark them, and the marks travel with them; unrolled loads are numbered in their final order).
+// The order: hoisting and sinking first, because they are the only passes that move instructions
+// (the others mark them, and the marks travel with them; unrolled loads are numbered in their
+// final order); sinking after hoisting, so that a load hoisted to the top of its block can still
+// go down into the then-part that alone reads it.
 // Folding and the uniform datapath look at whole functions, range reduction at single
 // instructions: their order among themselves does not matter. Unrolling comes last: it needs the
 // loops as they are after hoisting (hoisting never moves an instruction out of its block, so
 // loops keep their loads) and the SASS's loop facts, which only a launch with ptxas output has.
 void apply_ptxas_passes(Program& p, const SassLoops& sass) {
   hoist_loads(p);
+  sink_loads(p);
   fold_operand_modifiers(p);
+  fold_predicate_logic(p);
   mark_uniform_addresses(p);
   mark_range_reduction(p);
   mark_denormal_guards(p);

@@ -21,8 +21,8 @@ struct SassLoops {
 };
 
 // Runs every pass below on `program`, in the order (and for the reasons) given at its definition
-// in ptxas_passes.cpp: hoist_loads, fold_operand_modifiers, mark_uniform_addresses,
-// mark_range_reduction, mark_denormal_guards, then mark_unrolled_loads when `sass` has loops.
+// in ptxas_passes.cpp: hoist_loads, sink_loads, fold_operand_modifiers, fold_predicate_logic,
+// mark_uniform_addresses, mark_range_reduction, mark_denormal_guards, then mark_unrolled_loads when `sass` has loops.
 void apply_ptxas_passes(Program& program, const SassLoops& sass);
 
 // Moves each load up within its basic block past instructions it does not depend on (never
@@ -30,9 +30,20 @@ void apply_ptxas_passes(Program& program, const SassLoops& sass);
 // a warp can have in flight together are issued together.
 void hoist_loads(Program& program);
 
+// Moves a load whose values only the then-part of an if-without-else reads (`@p bra join;
+// then-part; join:`, entered only through that branch) from before the branch to the start of the
+// then-part, as ptxas issues it (a switch's range check before the loads its cases share).
+void sink_loads(Program& program);
+
 // Marks float neg/abs instructions whose every reader takes the operand modifier for free
 // (kFoldedModifier): ptxas emits no instruction for them.
 void fold_operand_modifiers(Program& program);
+
+// Marks (kFoldedModifier) what ptxas folds into the comparison before it: an and/or/xor.pred of a
+// setp's result that nothing else reads (ISETP takes a predicate and a boolean op), and a
+// setp.eq/ne against 0 of a logical op's result that nothing else reads (LOP3 writes a predicate),
+// each within one basic block.
+void fold_predicate_logic(Program& program);
 
 // Marks memory instructions whose address is provably the same for every lane of a warp
 // (computed only from parameters, constants, block indices and loads from such addresses), and

@@ -302,8 +302,8 @@ struct PtxCta::Impl {
   void tc_cp_into(Warp& w, const Inst& in, int l, Impl& c);
   void tc_shift_lane(Warp& w, const Inst& in, int l);
   void tmem_ld_red(Warp& w, const Inst& in, int n);
-  void tc_sparse_expand(Warp& w, const Inst& in, int l, const TcDesc& d, const Impl& c, int M,
-                        const std::vector<double>& cf, const std::vector<std::int32_t>& ci, double* f, std::int32_t* iv);
+  void tc_sparse_expand(Warp& w, const Inst& in, int l, const TcDesc& d, const Impl& c, int M, std::uint32_t lane_base,
+                        const double* cf, const std::int32_t* ci, double* f, std::int32_t* iv);
   void tc_a_from_tmem(Warp& w, const Inst& in, int l, const TcDesc& d, const Impl& c, std::uint32_t ta, int M, int nb,
                       double* f, std::int32_t* iv);
   void tc_zero_columns(Warp& w, const Inst& in, int l, int M, int N, std::vector<char>& zero, int& shift);

@@ -343,17 +343,18 @@ TcDesc PtxCta::Impl::tc_idesc(Warp& w, const Inst& in, int l, std::uint32_t v) {
   }
   if (kind != TcKind::I8 && d.sat) bad("the saturate bit is for .kind::i8");
   if (d.sparse) {  // tcgen05.mma.sp: the logical K doubles (A holds half of each row's elements)
-    if (kind == TcKind::Tf32)
-      unsupported(
-          in, "tcgen05.mma.sp .kind::tf32 (the TMEM layout of its 1:2 metadata: the ISA gives it only as a figure)");
-    if (kind != TcKind::F16 && d.selector != 0) bad("the sparsity selector must be 0 for .kind::f8f6f4 and .kind::i8");
+    if ((kind == TcKind::F8f6f4 || kind == TcKind::I8) && d.selector != 0)
+      bad("the sparsity selector must be 0 for .kind::f8f6f4 and .kind::i8");
     if (d.selector != 0)
-      unsupported(in, "tcgen05.mma.sp .kind::f16 with sparsity selector " + std::to_string(d.selector) +
+      unsupported(in, std::string("tcgen05.mma.sp ") + (kind == TcKind::F16 ? ".kind::f16" : ".kind::tf32") +
+                          " with sparsity selector " + std::to_string(d.selector) +
                           " (which metadata sub-columns it selects the ISA gives only as a figure)");
-    if (in.shape[0] != 1 || d.m != 128)
-      unsupported(in,
-                  "tcgen05.mma.sp with .cta_group::2 or M = 64 (the metadata layouts of data path Layouts A, C and F)");
-    if (in.sub & P::kTcATmem) unsupported(in, "tcgen05.mma.sp with A in tensor memory");
+    if (d.ws) {  // .ws.sp (PTX ISA shape table): N 64 or 128; f16/tf32/f8f6f4/i8 as the dense .ws
+      if (d.n != 64 && d.n != 128) bad("N = " + std::to_string(d.n) + ": tcgen05.mma.ws.sp takes 64 or 128");
+    } else if (d.m != 128 * in.shape[0])  // pairs: M = 256 (Layout A), each CTA's 128 rows as one CTA's
+      unsupported(in, "tcgen05.mma.sp with M = " + std::to_string(d.m) +
+                          " and .cta_group::" + std::to_string(in.shape[0]) +
+                          " (the metadata layouts of data path Layouts C and F: the ISA gives them only as figures)");
     d.k *= 2;
   }
   if (d.ws) {  // PTX ISA table "Various combinations of .kind and shapes", rows with .ws
@@ -389,8 +390,11 @@ TcDesc PtxCta::Impl::tc_idesc_scaled(Warp& w, const Inst& in, int l, std::uint32
   const auto kind = static_cast<TcKind>(in.shape[1]);
   const bool fp4 = kind != TcKind::Mxf8f6f4;
   TcDesc d;
-  if (v & (1u << 2)) bad("the sparsity bit is set (sparse A needs tcgen05.mma.sp, which kernsim does not implement)");
-  if (v & (fp4 ? 0x0700104bu : 0x8700004bu)) bad("a reserved bit is set");
+  d.sparse = in.sub & P::kTcSparse;  // the sparsity selector (bits 0-1) is "assumed to be 0" for these kinds
+  if (static_cast<bool>(v & (1u << 2)) != d.sparse)
+    bad(d.sparse ? "tcgen05.mma.sp needs the sparsity bit (bit 2) set"
+                 : "the sparsity bit is set (sparse A needs tcgen05.mma.sp)");
+  if (v & (fp4 ? 0x07001048u : 0x87000048u) || (!d.sparse && (v & 3))) bad("a reserved bit is set");
   if (fp4 && (v >> 31))
     unsupported(in,
                 "tcgen05.mma .kind::mxf4/mxf4nvf4 with K = 96 (instruction descriptor bit 31; the PTX ISA allows it on "
@@ -415,6 +419,13 @@ TcDesc PtxCta::Impl::tc_idesc_scaled(Warp& w, const Inst& in, int l, std::uint32
   if (d.sf_a_id % step || d.sf_b_id % step)
     bad("scale factor IDs A " + std::to_string(d.sf_a_id) + ", B " + std::to_string(d.sf_b_id) +
         " with .scale_vec::" + std::to_string(d.scales) + "X (which takes multiples of " + std::to_string(step) + ")");
+  if (d.sparse) {  // .sp: the logical K doubles; the scale vectors keep their count (M x 1 for 1X "for all
+                   // supported values of K"), so each factor covers twice the elements
+    if (d.m != 128 * in.shape[0])
+      unsupported(in, "tcgen05.mma.sp with .block_scale, M = " + std::to_string(d.m) + " and .cta_group::" +
+                          std::to_string(in.shape[0]) + " (the metadata layouts of data path Layouts C and F)");
+    d.k *= 2;
+  }
   if (in.shape[0] == 2) {  // a CTA pair: M = 256 (the 4x1 datapath); each CTA's factors in its own TMEM
     if (d.m != 128 && d.m != 256)
       bad("M = " + std::to_string(d.m) + ": the block-scaled kinds with .cta_group::2 take 128 or 256");
@@ -440,7 +451,7 @@ std::vector<double> PtxCta::Impl::tc_scales(Warp& w, const Inst& in, int l, cons
                                             const Impl& c, int half) {
   const TensorMemory& tmem = c.tmem;
   const auto taddr = static_cast<std::uint32_t>(get(w, p.src(in, src), l) + get(w, p.src(in, src + 1), l));
-  const char* what = src == 8 ? "scale-A" : "scale-B";
+  const char* what = src == 8 || src == 10 && (in.sub & P::kTcSparse) ? "scale-A" : "scale-B";
   if (taddr >> 16)
     fault(w, in, l,
           std::string("tcgen05.mma: the ") + what + " address names TMEM lane " + std::to_string(taddr >> 16) +
@@ -503,13 +514,17 @@ void PtxCta::Impl::tc_a_from_tmem(Warp& w, const Inst& in, int l, const TcDesc& 
 // tcgen05.mma.sp (PTX ISA "Sparse Matrices"): row r of A holds K / 2 of its K elements; chunk q of
 // four (f16, f8f6f4, i8: 2:4) has two, compressed elements 2q and 2q + 1, at the positions its
 // metadata nibble names (two 2-bit indices, the first in the low bits; the ISA lists the 7
-// meaningful nibbles, any other is a named fault: "undefined behavior"). The metadata is in TMEM
-// at sources 8-9, as CUTLASS's tmem_e_frg lays it out (the ISA draws it only as figures): 8-bit
-// kinds (K 64) row r in lane r, 64 bits from the address's column, chunk q at bit 4q; .kind::f16
-// (K 32) rows r and r + 8 (r % 16 < 8) share lanes: chunk q of row 16 i + 8 j + r0 is at lane
-// 16 i + r0 + 8 (q / 4), bit 16 j + 4 (q % 4) of one column.
+// meaningful nibbles, any other is a named fault: "undefined behavior"); a chunk of two tf32 (1:2)
+// has one, compressed element q, first (nibble 0b0100) or second (0b1110: the ISA's only two
+// meaningful values, the indices of 16-bit halves); ::mxf4/mxf4nvf4 (4:8 in pairs, K 128) keep two of
+// the four two-element sub-chunks of each chunk of eight, the nibble's indices naming the sub-chunks
+// (its metadata as the 8-bit kinds', a nibble per chunk). The metadata is in TMEM at sources 8-9, as
+// CUTLASS's tmem_e_frg lays it out (the ISA draws it only as figures): 8-bit kinds (K 64) row r in
+// lane r, 64 bits from the address's column, chunk q at bit 4q; .kind::f16 (K 32) and ::tf32 (K 16:
+// the same nibbles, two bits a tf32) rows r and r + 8 (r % 16 < 8) share lanes: chunk q of row
+// 16 i + 8 j + r0 is at lane 16 i + r0 + 8 (q / 4), bit 16 j + 4 (q % 4) of one column.
 void PtxCta::Impl::tc_sparse_expand(Warp& w, const Inst& in, int l, const TcDesc& d, const Impl& c, int M,
-                                    const std::vector<double>& cf, const std::vector<std::int32_t>& ci, double* f,
+                                    std::uint32_t lane_base, const double* cf, const std::int32_t* ci, double* f,
                                     std::int32_t* iv) {
   const auto taddr = static_cast<std::uint32_t>(get(w, p.src(in, 8), l) + get(w, p.src(in, 9), l));
   if (taddr >> 16)
@@ -517,28 +532,32 @@ void PtxCta::Impl::tc_sparse_expand(Warp& w, const Inst& in, int l, const TcDesc
           "tcgen05.mma.sp: the metadata address names TMEM lane " + std::to_string(taddr >> 16) +
               "; M = 128 needs lane 0");
   const std::uint32_t col0 = taddr & 0xffff;
-  const bool f16 = static_cast<TcKind>(in.shape[1]) == TcKind::F16;
+  const auto kind = static_cast<TcKind>(in.shape[1]);
+  const bool f16 = kind == TcKind::F16 || kind == TcKind::Tf32, tf32 = kind == TcKind::Tf32, pairs = d.packed;
   tmem_check(w, in, l, col0, f16 ? 1 : 2, "the sparsity metadata", &c);
-  const int K = d.k, chunks = K / 4;
+  // chunk size (half of each chunk is kept); ::mxf4/mxf4nvf4 (4:8 "in pairs"): chunks of eight whose
+  // two indices name the two-element sub-chunks that hold compressed elements 4q, 4q + 1 and 4q + 2, 4q + 3
+  const int K = d.k, cs = tf32 ? 2 : pairs ? 8 : 4, chunks = K / cs;
   for (int r = 0; r < M; ++r)
     for (int q = 0; q < chunks; ++q) {
       const auto ur = static_cast<std::uint32_t>(r), uq = static_cast<std::uint32_t>(q);
-      const std::uint32_t lane = f16 ? 16 * (ur / 16) + ur % 8 + 8 * (uq / 4) : ur;
+      const std::uint32_t lane = lane_base + (f16 ? 16 * (ur / 16) + ur % 8 + 8 * (uq / 4) : ur);
       const std::uint32_t bit = f16 ? 16 * ((ur / 8) % 2) + 4 * (uq % 4) : 4 * uq;
       const std::uint32_t nib =
           (c.tmem.cells[std::size_t{lane} * c.tmem.columns + col0 + bit / 32] >> (bit % 32)) & 0xf;
       const std::uint32_t i0 = nib & 3, i1 = nib >> 2;
-      if (i0 == i1 || nib == 0b0001 || nib == 0b0010 || nib == 0b0011 || nib == 0b0111 || nib == 0b1011)
+      if (tf32 ? nib != 0b0100 && nib != 0b1110
+               : i0 == i1 || nib == 0b0001 || nib == 0b0010 || nib == 0b0011 || nib == 0b0111 || nib == 0b1011)
         fault(w, in, l,
               "tcgen05.mma.sp: metadata nibble " + std::to_string(nib) + " of row " + std::to_string(r) + ", chunk " +
-                  std::to_string(q) +
-                  " is not one of the ISA's meaningful values (0b0100, 0b1000, 0b1100, 0b1001, "
-                  "0b1101, 0b0110, 0b1110)");
-      for (int e = 0; e < 4; ++e) f[r * K + 4 * q + e] = 0.0, iv[r * K + 4 * q + e] = 0;
-      for (int e = 0; e < 2; ++e) {
-        const int pos = 4 * q + static_cast<int>(e == 0 ? i0 : i1);
-        f[r * K + pos] = cf[static_cast<std::size_t>(r * K / 2 + 2 * q + e)];
-        iv[r * K + pos] = ci[static_cast<std::size_t>(r * K / 2 + 2 * q + e)];
+                  std::to_string(q) + " is not one of the ISA's meaningful values (" +
+                  (tf32 ? "0b0100, 0b1110" : "0b0100, 0b1000, 0b1100, 0b1001, 0b1101, 0b0110, 0b1110") + ")");
+      for (int e = 0; e < cs; ++e) f[r * K + cs * q + e] = 0.0, iv[r * K + cs * q + e] = 0;
+      for (int e = 0; e < cs / 2; ++e) {
+        const int idx = static_cast<int>(tf32 ? (nib == 0b1110 ? 1 : 0) : (pairs ? e / 2 : e) == 0 ? i0 : i1);
+        const int pos = cs * q + (pairs ? 2 * idx + e % 2 : idx);
+        f[r * K + pos] = cf[r * K / 2 + cs / 2 * q + e];
+        iv[r * K + pos] = ci[r * K / 2 + cs / 2 * q + e];
       }
     }
 }
@@ -551,7 +570,7 @@ void PtxCta::Impl::tc_sparse_expand(Warp& w, const Inst& in, int l, const TcDesc
 // the ISA's field descriptions name the two spans the other way round, its four worked examples
 // this way, and kernsim follows the examples. Bits 36-38 are reserved.
 void PtxCta::Impl::tc_zero_columns(Warp& w, const Inst& in, int l, int M, int N, std::vector<char>& zero, int& shift) {
-  const std::uint64_t z = get(w, p.src(in, 8), l);
+  const std::uint64_t z = get(w, p.src(in, in.sub & P::kTcSparse ? 10 : 8), l);  // after .sp's metadata
   if ((z >> 36) & 7)
     fault(w, in, l, "tcgen05.mma.ws: zero-column mask descriptor " + hex(z) + " sets reserved bits 36-38");
   shift = static_cast<int>((z >> 56) & 0x3f);
@@ -598,7 +617,7 @@ void PtxCta::Impl::tc_mma_lane(Warp& w, const Inst& in, int l) {
   const int nb = ws || (pair == 2 && Mc == 64) ? static_cast<int>(kLanes) / Mc : 1, Nb = N / nb;
   std::vector<char> zero(static_cast<std::size_t>(N), 0);
   int shift = 0;  // .ws: D's column n uses B's column n + shift
-  if (ws && in.nsrc > 8) tc_zero_columns(w, in, l, M, N, zero, shift);
+  if (ws && in.nsrc > (d.sparse ? 10 : 8)) tc_zero_columns(w, in, l, M, N, zero, shift);
   const std::uint32_t d_lane = taddr_d >> 16, d_col = taddr_d & 0xffff;
   if (Mc == 128 || nb > 1 ? d_lane != 0 : d_lane != 0 && d_lane != 16)
     fault(w, in, l,
@@ -613,15 +632,28 @@ void PtxCta::Impl::tc_mma_lane(Warp& w, const Inst& in, int l) {
   for (int h = 0; h < pair; ++h) {
     const Impl& c = pair_cta(w, in, l, h);
     const auto ao = static_cast<std::size_t>(h * nb * Mc * K), bo = static_cast<std::size_t>(h * Nc * K);
-    if (a_tmem) {
-      tc_a_from_tmem(w, in, l, d, c, static_cast<std::uint32_t>(a_op), Mc, nb, af.data() + ao, ai.data() + ao);
-    } else if (d.sparse) {  // .sp: K / 2 elements a row in shared memory, placed by the metadata
+    if (d.sparse) {  // .sp: K / 2 elements a row (in shared memory, or in TMEM packed as a dense A's, each
+                     // lane block its own copy), placed by the metadata of each lane block's own lanes
       TcDesc dc = d;
       dc.k = K / 2;
-      std::vector<double> cf(static_cast<std::size_t>(Mc * K / 2));
+      const std::size_t blk = static_cast<std::size_t>(Mc * K / 2);
+      std::vector<double> cf(blk * static_cast<std::size_t>(nb));
       std::vector<std::int32_t> ci(cf.size());
-      tc_smem_operand(w, in, l, dc, c.shared, a_op, "A", d.mn_a, d.a, Mc, d.neg_a, cf.data(), ci.data());
-      tc_sparse_expand(w, in, l, d, c, Mc, cf, ci, af.data() + ao, ai.data() + ao);
+      if (a_tmem) {
+        tc_a_from_tmem(w, in, l, dc, c, static_cast<std::uint32_t>(a_op), Mc, nb, cf.data(), ci.data());
+      } else {
+        tc_smem_operand(w, in, l, dc, c.shared, a_op, "A", d.mn_a, d.a, Mc, d.neg_a, cf.data(), ci.data());
+        for (int j = 1; j < nb; ++j) {
+          std::copy_n(cf.begin(), blk, cf.begin() + static_cast<std::ptrdiff_t>(blk) * j);
+          std::copy_n(ci.begin(), blk, ci.begin() + static_cast<std::ptrdiff_t>(blk) * j);
+        }
+      }
+      for (int j = 0; j < nb; ++j)
+        tc_sparse_expand(w, in, l, d, c, Mc, static_cast<std::uint32_t>(Mc * j), cf.data() + blk * j,
+                         ci.data() + blk * j, af.data() + ao + static_cast<std::size_t>(j * Mc * K),
+                         ai.data() + ao + static_cast<std::size_t>(j * Mc * K));
+    } else if (a_tmem) {
+      tc_a_from_tmem(w, in, l, d, c, static_cast<std::uint32_t>(a_op), Mc, nb, af.data() + ao, ai.data() + ao);
     } else {  // one copy from shared memory serves every lane block
       tc_smem_operand(w, in, l, d, c.shared, a_op, "A", d.mn_a, d.a, Mc, d.neg_a, af.data() + ao, ai.data() + ao);
       const auto blk = static_cast<std::ptrdiff_t>(Mc * K);
@@ -644,8 +676,9 @@ void PtxCta::Impl::tc_mma_lane(Warp& w, const Inst& in, int l) {
   std::vector<std::vector<double>> bs(static_cast<std::size_t>(scaled ? pair : 0));
   for (int h = 0; h < static_cast<int>(bs.size()); ++h) {
     const Impl& c = pair_cta(w, in, l, h);
-    const std::vector<double> sa = tc_scales(w, in, l, d, 8, Mc, d.sf_a_id, c),
-                              sb = tc_scales(w, in, l, d, 10, N, d.sf_b_id, c, nb == 2 ? N / 2 : 0);
+    const int s0 = d.sparse ? 10 : 8;  // .sp: the metadata address comes first
+    const std::vector<double> sa = tc_scales(w, in, l, d, s0, Mc, d.sf_a_id, c),
+                              sb = tc_scales(w, in, l, d, s0 + 2, N, d.sf_b_id, c, nb == 2 ? N / 2 : 0);
     const int blk = K / d.scales;
     for (int j = 0; j < nb; ++j)
       for (int r = 0; r < Mc; ++r)

@@ -46,6 +46,7 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr std::uint32_t kNoMbarrier = 0xffffffffu;
+constexpr int kWarpgroupWarps = 4;  // PTX ISA: a warpgroup is four contiguous warps of a CTA
 
 // The pipe group of a unit (isa/ptx/ops.h): a value crossing between the FMA and ALU pipes pays
 // sm.cross_pipe_latency_cycles.
@@ -87,6 +88,7 @@ struct Warp {
   // tcgen05: when the warp's tcgen05.mma so far complete (its commits arrive after), and when its
   // tcgen05.ld / tcgen05.st so far are done (tcgen05.wait::ld / ::st)
   double tc_done = 0, tmem_ld_done = 0, tmem_st_done = 0;
+  std::uint32_t wgmmas_issued = 0;  // wgmma.mma_async issued so far (a warpgroup's warps count alike)
   // asleep in a failing mbarrier.try_wait (MbarrierTimes wakes it at the phase's completion; its
   // ready time is the time limit, or never when it is stuck: PtxCta's rule, AsyncStep::stuck)
   bool asleep = false;
@@ -414,7 +416,7 @@ void NvidiaMachine::assemble(int sms, double share, std::uint64_t ctas) {
   const double wavefront = static_cast<double>(d_.shared.banks) * d_.shared.bank_width_bytes;
   for (auto& sm : sms_) {
     sm.copies = std::make_unique<CpAsyncCopies>(*mem_, static_cast<int>(&sm - sms_.data()), wavefront);
-    sm.tensor = std::make_unique<TensorEngine>(d_.sm.wgmma_latency_cycles);
+    sm.tensor = std::make_unique<TensorEngine>(d_.sm.wgmma_latency_cycles, kWarpgroupWarps);
     if (d_.tcgen05.tmem_columns > 0) sm.tc = std::make_unique<TensorEngine>(d_.tcgen05.mma_latency_cycles);
     sm.tma = std::make_unique<TmaEngine>(*mem_, static_cast<int>(&sm - sms_.data()), d_.tma);
     sm.subs.assign(static_cast<std::size_t>(subs), Sub(d_.sm.tensor_shares_math_pipes));
@@ -767,6 +769,7 @@ void NvidiaMachine::start_cta(int s, int slot, std::uint64_t id, std::unique_ptr
     w.wgmma.reset(t);
     w.bulk.reset(t);
     w.tc_done = w.tmem_ld_done = w.tmem_st_done = t;
+    w.wgmmas_issued = 0;
     w.asleep = false;
     w.batch.assign(p_.n_batch_slots, {0u, 0.0});
     w.drain = t;
@@ -1053,6 +1056,9 @@ double NvidiaMachine::execute(int s, Sm& sm, Warp& w, const P::Inst& in, const S
     r.work_cycles = itime_[static_cast<std::size_t>(&in - p_.insts.data())].engine_cycles;
     r.target = &w.wgmma.open_group();
     r.warp = static_cast<int>(&w - sm.warps.data());
+    // the warpgroup's four warps issue one wgmma: its n-th of this CTA's warpgroup
+    const CtaSlot& c = sm.ctas[static_cast<std::size_t>(w.cta)];
+    r.op_key = ((c.id * 64 + static_cast<std::uint64_t>(w.widx / kWarpgroupWarps)) << 24 | (w.wgmmas_issued++ & 0xffffffu)) + 1;
     const double complete = sm.tensor->accept(r).done;
     // ptxas serialized this kernel's wgmmas (its C7514 note): the next waits for this one
     if (p_.wgmma_serialized && complete > w.ready) {
@@ -1169,12 +1175,16 @@ void NvidiaMachine::warp_exited(int s, Sm& sm, Warp& w, double now) {
   finish_cta(s, w.cta, end, std::max(end, now + 1 + d_.sm.cta_turnover_cycles));
 }
 
-// Instructions ptxas folds into their readers (a float neg/abs as an operand modifier) execute
-// with no time: the value is ready when its source is.
+// Instructions ptxas folds into their readers or into the instruction before them (a float
+// neg/abs as an operand modifier, predicate logic into its comparison) execute with no time: the
+// value is ready when its latest source is.
 void NvidiaMachine::skip_folded(CtaSlot& c, Warp& w) {
   while (p_.insts[w.pc].flags & P::kFoldedModifier) {
     const P::Inst& in = p_.insts[w.pc];
-    const int src = sb_index(p_.src(in, 0)), dst = sb_index(p_.dst(in, 0));
+    int src = -1;
+    for (int k = 0; k < in.nsrc; ++k)
+      if (const int r = sb_index(p_.src(in, k)); r >= 0 && (src < 0 || w.sb.at(r).ready > w.sb.at(src).ready)) src = r;
+    const int dst = sb_index(p_.dst(in, 0));
     const StepInfo info = c.cta->step(w.widx);
     w.pc = info.next_pc;
     ++timed_insts_;

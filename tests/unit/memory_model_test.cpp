@@ -395,6 +395,23 @@ TEST_F(NvMemory, OtherSmHitsInL2) {
   EXPECT_NEAR(t, dev.l2.hit_latency_cycles, 2.0);
 }
 
+// Issue 17's first hypothesis for the marching stencils: a halo load of one sector of a line
+// another SM's load brought in from HBM moments earlier finds the sector's fill still on its way
+// (ncu counts it an L2 hit). It waits for the fill, not an L2 hit's latency; once the fill is
+// back it is an L2 hit. The x halo reads the neighbour's line at lane 0 only: one sector.
+TEST_F(NvMemory, AnotherSmsSectorRequestWaitsForAFillInFlight) {
+  mem::NvMemorySystem four{dev, 4, 128 * 1024};  // SMs 0 and 2: not TPC partners (no request merging)
+  coalesced(0x7000'0000'0000, 4);
+  const double fill = four.global(0, 0, addrs, ~0u, 4, Access::Load).done;
+  ASSERT_GT(fill, dev.l2.hit_latency_cycles + 200.0);
+  const double early = 100;  // the halo load: lane 31's word, the line's last sector
+  const double halo = four.global(2, early, addrs, 1u << 31, 4, Access::Load).done;
+  EXPECT_NEAR(halo, fill, 1.0) << "waits for the fill, not " << early + dev.l2.hit_latency_cycles;
+  EXPECT_EQ(four.counters().tpc_merged_sectors, 0u);
+  // after the fill, lane 0's sector (not in SM 2's L1): an L2 hit
+  EXPECT_NEAR(four.global(2, 2 * fill, addrs, 1u, 4, Access::Load).done - 2 * fill, dev.l2.hit_latency_cycles, 2.0);
+}
+
 TEST_F(NvMemory, StreamingReadsAreLimitedByHbmBandwidth) {
   // 64 MiB of distinct lines requested at once from many SMs' worth of addresses
   const double bytes = 64.0 * 1024 * 1024;
@@ -521,6 +538,36 @@ TEST_F(NvMemory, TpcPartnersReadingTheSameSectorsReachTheL2Once) {
   EXPECT_EQ(self.l2, 2u * 256u) << "an SM reading again is not a partner";
   EXPECT_EQ(late.l2, 2u * 256u) << "7000 cycles late is beyond the window";
   EXPECT_EQ(late.merged + apart.merged + self.merged + off.merged, 0u);
+}
+
+// l2.slice_read_bytes_per_cycle (a what-if, off in h200.yaml): reads of one l2.atomic_unit_bytes
+// span use one slice's rate besides the whole L2's, so many SMs reading the same few lines wait
+// where reads spread over many spans do not; without the key both take the same time.
+TEST_F(NvMemory, HotSpanReadsQueueOnTheirSliceWithPerSliceRates) {
+  auto last_done = [&](double slice_rate, bool hot) {
+    auto d = dev;
+    d.l2.slice_read_bytes_per_cycle = slice_rate;
+    d.l2.tpc_merge_window_cycles = 0;  // every read reaches the L2
+    mem::NvMemorySystem s(d, 8, 128 * 1024);
+    std::uint64_t a[32];
+    for (int i = 0; i < 32; ++i) {  // the lines into the L2 first
+      a[0] = 0x7000'0000'0000 + 128 * static_cast<std::uint64_t>(i);
+      s.global(i % 8, 0, a, 1u, 4, Access::LoadBypassL1);
+    }
+    double done = 0;
+    for (int i = 0; i < 256; ++i) {  // 256 line reads of L2-resident lines by 8 SMs
+      const std::uint64_t line = hot ? static_cast<std::uint64_t>(i % 2) : static_cast<std::uint64_t>(i % 32);
+      for (int l = 0; l < 32; ++l) a[l] = 0x7000'0000'0000 + 128 * line + 4 * static_cast<std::uint64_t>(l);
+      done = std::max(done, s.global(i % 8, 10000.0 + i / 8, a, ~0u, 4, Access::LoadBypassL1).done);
+    }
+    return done;
+  };
+  ASSERT_GT(dev.l2.slices, 16);
+  const double off_hot = last_done(0, true), off_spread = last_done(0, false);
+  const double on_hot = last_done(16, true), on_spread = last_done(16, false);
+  EXPECT_NEAR(off_hot, off_spread, 10.0) << "one pool: where the lines are does not matter";
+  EXPECT_GT(on_hot, off_hot + 100) << "two lines of one span: 256 x 144 B at 16 B/cycle on one slice";
+  EXPECT_LT(on_spread, on_hot - 100) << "32 lines over 8 spans share 8 slices";
 }
 
 // dram.latency_quantiles_permille: an HBM access's latency is spread around dram.latency_cycles

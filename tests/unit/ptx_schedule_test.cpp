@@ -101,6 +101,123 @@ TEST(HoistLoads, AddressArithmeticStopsAtWhatReadsTheRegisterItOverwrites) {
   EXPECT_GT(index_where(p, int_add, 1), index_of(p, P::Op::St, 0)) << "address arithmetic never crosses a store";
 }
 
+bool folded(const P::Program& p, P::Op op, int nth) {
+  return (p.insts[static_cast<std::size_t>(index_of(p, op, nth))].flags & P::kFoldedModifier) != 0;
+}
+
+// switch_ops as clang writes it: the loads every case reads above the switch's range check, which
+// ptxas issues after it (its default case reads none of them).
+TEST(SinkLoads, ALoadOnlyTheThenPartReadsMovesBelowTheBranch) {
+  auto p = decode(R"(
+    ld.param.u64 %rd1, [a];
+    ld.param.u64 %rd2, [b];
+    ld.global.nc.u32 %r2, [%rd1];
+    ld.global.nc.u32 %r3, [%rd1+4];
+    ld.global.nc.u32 %r8, [%rd2];
+    mov.b32 %r10, 0;
+    setp.gt.u32 %p2, %r8, 6;
+    @%p2 bra $L10;
+    add.s32 %r10, %r2, %r3;
+  $L10:
+    st.global.u32 [%rd2], %r10;
+    ret;)",
+                  ".reg .b64 %rd<3>;\n.reg .b32 %r<11>;\n.reg .pred %p<3>;");
+  const int bra = index_of(p, P::Op::Bra);
+  auto loads_global = [](const P::Inst& in) { return in.op == P::Op::Ld && in.space == P::Space::Global; };
+  ASSERT_GE(bra, 0);
+  EXPECT_LT(index_where(p, loads_global, 0), bra) << "the case number's load stays: the branch reads it";
+  EXPECT_EQ(index_where(p, loads_global, 1), bra + 1);
+  EXPECT_EQ(index_where(p, loads_global, 2), bra + 2);
+  EXPECT_EQ(p.insts[static_cast<std::size_t>(bra)].target, index_of(p, P::Op::St)) << "the branch still goes to the join";
+  EXPECT_EQ(p.insts[static_cast<std::size_t>(bra)].reconv, index_of(p, P::Op::St));
+}
+
+TEST(SinkLoads, ALoadReadAfterTheJoinOrAThenPartEnteredElsewhereStays) {
+  auto p = decode(R"(
+    ld.param.u64 %rd1, [a];
+    ld.param.u64 %rd2, [b];
+    ld.global.nc.u32 %r2, [%rd1];
+    ld.global.nc.u32 %r8, [%rd2];
+    mov.b32 %r10, 0;
+    setp.gt.u32 %p2, %r8, 6;
+    @%p2 bra $L10;
+    add.s32 %r10, %r2, 1;
+  $L10:
+    add.s32 %r10, %r10, %r2;
+    ld.global.nc.u32 %r3, [%rd1+4];
+    setp.gt.u32 %p1, %r8, 3;
+    @%p1 bra $L11;
+    setp.gt.u32 %p2, %r8, 5;
+    @%p2 bra $L12;
+  $L11:
+    add.s32 %r10, %r10, %r3;
+  $L12:
+    st.global.u32 [%rd2], %r10;
+    ret;)",
+                  ".reg .b64 %rd<3>;\n.reg .b32 %r<11>;\n.reg .pred %p<3>;");
+  auto loads_global = [](const P::Inst& in) { return in.op == P::Op::Ld && in.space == P::Space::Global; };
+  EXPECT_LT(index_where(p, loads_global, 0), index_of(p, P::Op::Bra, 0)) << "%r2 is read after the join too";
+  EXPECT_LT(index_where(p, loads_global, 2), index_of(p, P::Op::Bra, 1)) << "$L11 is reached from the first branch too";
+}
+
+// collatz_steps' loop as clang writes it: ptxas makes `and.b32; setp.ne 0` one LOP3 writing a
+// predicate and folds `and.pred` into the comparisons before the branch (ISETP ... BRA P0, P1).
+TEST(FoldPredicateLogic, ALogicalTestAndAPredicateAndAreFoldedIntoTheirProducers) {
+  auto p = decode(R"(
+    ld.param.u64 %rd1, [a];
+    ld.global.u32 %r10, [%rd1];
+    ld.param.u32 %r2, [b];
+    mov.b32 %r11, 0;
+  $L1:
+    and.b32 %r7, %r10, 1;
+    setp.ne.b32 %p5, %r7, 0;
+    mad.lo.s32 %r8, %r10, 3, 1;
+    shr.u32 %r9, %r10, 1;
+    selp.b32 %r10, %r8, %r9, %p5;
+    add.s32 %r11, %r11, 1;
+    setp.gt.u32 %p6, %r10, 1;
+    setp.lt.u32 %p7, %r11, %r2;
+    and.pred %p8, %p6, %p7;
+    @%p8 bra $L1;
+    st.global.u32 [%rd1], %r11;
+    ret;)",
+                  ".reg .b64 %rd<2>;\n.reg .b32 %r<12>;\n.reg .pred %p<9>;");
+  EXPECT_TRUE(folded(p, P::Op::Setp, 0)) << "setp.ne of an and.b32 against 0";
+  EXPECT_TRUE(folded(p, P::Op::And, 1)) << "and.pred of a setp's result";
+  EXPECT_FALSE(folded(p, P::Op::And, 0)) << "the and.b32 itself is the LOP3";
+  EXPECT_FALSE(folded(p, P::Op::Setp, 1));
+  EXPECT_FALSE(folded(p, P::Op::Setp, 2));
+  EXPECT_FALSE(folded(p, P::Op::Selp, 0));
+}
+
+TEST(FoldPredicateLogic, AValueReadTwiceOrProducedInAnotherBlockIsKept) {
+  auto p = decode(R"(
+    ld.param.u64 %rd1, [a];
+    ld.global.u32 %r1, [%rd1];
+    setp.gt.u32 %p1, %r1, 1;
+    and.b32 %r2, %r1, 6;
+    setp.ne.b32 %p2, %r2, 0;
+    @%p1 bra $L1;
+    and.pred %p3, %p1, %p2;
+    selp.b32 %r3, 1, 2, %p3;
+    st.global.u32 [%rd1], %r3;
+  $L1:
+    and.b32 %r4, %r1, 1;
+    setp.ne.b32 %p4, %r4, 0;
+    selp.b32 %r5, 1, 2, %p4;
+    st.global.u32 [%rd1+4], %r5;
+    st.global.u32 [%rd1+8], %r4;
+    setp.ne.b32 %p5, %r5, 0;
+    selp.b32 %r6, 1, 2, %p5;
+    st.global.u32 [%rd1+12], %r6;
+    ret;)",
+                  ".reg .b64 %rd<2>;\n.reg .b32 %r<7>;\n.reg .pred %p<6>;");
+  EXPECT_TRUE(folded(p, P::Op::Setp, 1)) << "and.b32 then setp.ne 0 in one block: a LOP3 writing %p2";
+  EXPECT_FALSE(folded(p, P::Op::And, 1)) << "%p1 is read by the branch too, and %p2 comes from the block before";
+  EXPECT_FALSE(folded(p, P::Op::Setp, 2)) << "%r4 is stored too: the LOP3 must write it";
+  EXPECT_FALSE(folded(p, P::Op::Setp, 3)) << "selp is no logical op";
+}
+
 const char* kLoops = R"(
     ld.param.u64 %rd1, [a];
     ld.param.u64 %rd2, [b];

@@ -636,8 +636,8 @@ std::string wgmma_loop_ptx(int n, int reps, bool rs, bool read_acc = false) {
   s << " wgmma.fence.sync.aligned;\n$L_loop:\n wgmma.mma_async.sync.aligned.m64n" << n << "k16.f32.f16.f16 {";
   for (int i = 0; i < n / 2; ++i) s << (i ? "," : "") << "%f" << i;
   s << "}, " << (rs ? "{%r4,%r5,%r6,%r7}" : "%rd1") << ", %rd1, 1, 1, 1" << (rs ? "" : ", 0") << ", 0;\n"
-    << " wgmma.commit_group.sync.aligned;\n" << (read_acc ? " add.f32 %g0, %g0, %f0;\n" : "")
-    << " add.u32 %r1, %r1, 1;\n setp.lt.u32 %p1, %r1, " << reps
+    << " wgmma.commit_group.sync.aligned;\n"
+    << (read_acc ? " add.f32 %g0, %g0, %f0;\n" : "") << " add.u32 %r1, %r1, 1;\n setp.lt.u32 %p1, %r1, " << reps
     << ";\n @%p1 bra $L_loop;\n"
     << " wgmma.wait_group.sync.aligned 0;\n ld.param.u64 %rd2, [out];\n cvta.to.global.u64 %rd2, %rd2;\n mov.u32 %r2, "
        "%tid.x;\n"
@@ -749,7 +749,8 @@ TEST(WgmmaTiming, AReadOfTheAccumulatorWithoutAWaitWaitsForTheWgmma) {
   const auto dev = device::load_builtin_device("h200");
   const int n = 64, reps = 32;
   auto per = [&](bool read) {
-    const double a = run_loop(n, reps, false, dev, 1, read).cycles, b = run_loop(n, 2 * reps, false, dev, 1, read).cycles;
+    const double a = run_loop(n, reps, false, dev, 1, read).cycles,
+                 b = run_loop(n, 2 * reps, false, dev, 1, read).cycles;
     return (b - a) / reps;
   };
   const double service = 2.0 * 64 * n * 16 / dev.sm.wgmma_flops_per_cycle_f16;
@@ -758,6 +759,31 @@ TEST(WgmmaTiming, AReadOfTheAccumulatorWithoutAWaitWaitsForTheWgmma) {
   // each warp's quarter completes a quarter-service apart (docs/wgmma.md), the first after a quarter
   EXPECT_GE(read, service / 4 + dev.sm.wgmma_latency_cycles) << "the read waits for the wgmma's completion";
   EXPECT_LT(read, service + dev.sm.wgmma_latency_cycles + 40) << "and little more (the loop's own instructions)";
+}
+
+// Two warpgroups issue one wgmma each, their warps' quarters arriving interleaved: the engine
+// serves each wgmma whole when its first quarter arrives, and its four warps complete together.
+TEST(WgmmaTiming, TheEngineServesAWarpgroupsWgmmaWholeAndItsWarpsCompleteTogether) {
+  TensorEngine e(10, 4);
+  std::vector<CompletionObject> done(8);
+  std::vector<double> at(8);
+  for (int k = 0; k < 8; ++k) {
+    const int wg = k % 2, warp = 4 * wg + k / 2;  // wg0 q0, wg1 q0, wg0 q1, ...
+    done[static_cast<std::size_t>(warp)].expect(0, 0);
+    AsyncRequest r;
+    r.issue = 100 + k;
+    r.work_cycles = 8;
+    r.target = &done[static_cast<std::size_t>(warp)];
+    r.warp = warp;
+    r.op_key = static_cast<std::uint64_t>(wg) + 1;
+    at[static_cast<std::size_t>(warp)] = e.accept(r).done;
+  }
+  for (int w = 0; w < 4; ++w)
+    EXPECT_DOUBLE_EQ(at[static_cast<std::size_t>(w)], 100 + 32 + 10) << "warpgroup 0, warp " << w;
+  for (int w = 4; w < 8; ++w)
+    EXPECT_DOUBLE_EQ(at[static_cast<std::size_t>(w)], 100 + 64 + 10) << "warpgroup 1, warp " << w;
+  EXPECT_DOUBLE_EQ(done[5].ready_at(), 174);
+  EXPECT_DOUBLE_EQ(e.busy_cycles(), 64);
 }
 
 TEST(WgmmaTiming, TheEngineServesInOrderAndCompletesOntoItsTarget) {

@@ -103,6 +103,28 @@ TEST(SmSlice, ABufferReadTwiceThatOverflowsTheL2MissesAsOnTheChip) {
   EXPECT_LT(what_if.time_us, 0.9 * sliced.time_us) << "the L2's size moves the sampled prediction";
 }
 
+// A launch sampled within `budget` and timed with --full: the sampled run's note and the ratio
+// of the two times.
+struct SampledAndFull {
+  std::string note;
+  double ratio = 0;
+};
+
+SampledAndFull sampled_and_full(const char* spec, std::uint64_t budget) {
+  const api::RunResult sampled = run(spec, false, budget), full = run(spec, true, 0);
+  SampledAndFull r{nlohmann::json::parse(sampled.report_json)["sampling"]["note"].get<std::string>(), sampled.time_us / full.time_us};
+  std::printf("sampled %.2f us (%s), full %.2f us\n", sampled.time_us, r.note.c_str(), full.time_us);
+  return r;
+}
+
+// A long CTA in flight when the windows end sets the launch's end.
+void expect_ends_with_its_long_cta(const char* spec, std::uint64_t budget) {
+  const SampledAndFull r = sampled_and_full(spec, budget);
+  ASSERT_NE(r.note.find("extrapolated"), std::string::npos) << r.note;
+  EXPECT_NE(r.note.find("ended no earlier than"), std::string::npos) << r.note;
+  EXPECT_NEAR(r.ratio, 1.0, 0.15);
+}
+
 // One thread (of CTA 5: in the slice, and not among the CTAs whose work is averaged) runs 20000
 // dependent loads, the rest of the grid none: the window's steady rate extrapolates the grid's
 // work, but the launch ends when that thread does. Sampled, the CTAs still in flight run on and
@@ -114,12 +136,7 @@ TEST(SmSlice, ALaunchEndsNoEarlierThanItsUnfinishedLongCta) {
     "args": [{"buffer": "i32", "count": 65536, "init": "randint:0:65535"}, {"buffer": "i32", "count": 524288},
              {"type": "i32", "value": 65535}, {"type": "i32", "value": 20000}, {"type": "i32", "value": 1280},
              {"type": "i32", "value": 0}]})";
-  const api::RunResult sampled = run(spec, false, 50000), full = run(spec, true, 0);
-  const std::string note = nlohmann::json::parse(sampled.report_json)["sampling"]["note"].get<std::string>();
-  std::printf("sampled %.2f us (%s), full %.2f us\n", sampled.time_us, note.c_str(), full.time_us);
-  ASSERT_NE(note.find("extrapolated"), std::string::npos) << note;
-  EXPECT_NE(note.find("ended no earlier than"), std::string::npos) << note;
-  EXPECT_NEAR(sampled.time_us / full.time_us, 1.0, 0.15);
+  expect_ends_with_its_long_cta(spec, 50000);
 }
 
 // A launch whose long CTAs time fewer instructions than the sampled mean CTA: every 1000th CTA's
@@ -134,12 +151,7 @@ TEST(SmSlice, ALaunchEndsNoEarlierThanALongCtaThatTimedLessThanTheSampledMean) {
     "args": [{"buffer": "i32", "count": 256, "init": "randint:0:255"}, {"buffer": "f32", "count": 1048576},
              {"type": "i32", "value": 255}, {"type": "i32", "value": 20000}, {"type": "i32", "value": 256000},
              {"type": "i32", "value": 64}]})";
-  const api::RunResult sampled = run(spec, false, 20000), full = run(spec, true, 0);
-  const std::string note = nlohmann::json::parse(sampled.report_json)["sampling"]["note"].get<std::string>();
-  std::printf("sampled %.2f us (%s), full %.2f us\n", sampled.time_us, note.c_str(), full.time_us);
-  ASSERT_NE(note.find("extrapolated"), std::string::npos) << note;
-  EXPECT_NE(note.find("ended no earlier than"), std::string::npos) << note;
-  EXPECT_NEAR(sampled.time_us / full.time_us, 1.0, 0.15);
+  expect_ends_with_its_long_cta(spec, 20000);
 }
 
 // A slice whose drain runs its last CTAs to their ends has timed every CTA: its time is the
@@ -151,12 +163,10 @@ TEST(SmSlice, ASliceTheDrainRanToItsEndIsTimedNotExtrapolated) {
     "args": [{"buffer": "i32", "count": 256, "init": "randint:0:255"}, {"buffer": "f32", "count": 524288},
              {"type": "i32", "value": 255}, {"type": "i32", "value": 20000}, {"type": "i32", "value": 4096},
              {"type": "i32", "value": 256}]})";
-  const api::RunResult sampled = run(spec, false, 100000), full = run(spec, true, 0);
-  const std::string note = nlohmann::json::parse(sampled.report_json)["sampling"]["note"].get<std::string>();
-  std::printf("sampled %.2f us (%s), full %.2f us\n", sampled.time_us, note.c_str(), full.time_us);
-  ASSERT_NE(note.find("SM slice"), std::string::npos) << note;
-  EXPECT_EQ(note.find("extrapolated at"), std::string::npos) << note;
-  EXPECT_NEAR(sampled.time_us / full.time_us, 1.0, 0.1);
+  const SampledAndFull r = sampled_and_full(spec, 100000);
+  ASSERT_NE(r.note.find("SM slice"), std::string::npos) << r.note;
+  EXPECT_EQ(r.note.find("extrapolated at"), std::string::npos) << r.note;
+  EXPECT_NEAR(r.ratio, 1.0, 0.1);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -220,6 +220,16 @@ void read_d_back(std::ostringstream& s, int cols) {
   }
 }
 
+// Thread 0 commits onto the mbarrier at %r8 (ending the ISSUED block), every thread waits for it
+// and reads its lane's `dcols` columns of D back (read_d_back) into param out at its row.
+void commit_wait_read_d(std::ostringstream& s, int dcols) {
+  s << "  tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [%r8];\nISSUED:\n"
+    << "WAIT:\n  mbarrier.try_wait.parity.shared::cta.b64 %p6, [%r8], 0;\n  @!%p6 bra WAIT;\n"
+    << "  tcgen05.fence::after_thread_sync;\n  ld.param.u64 %rd11, [out];\n  cvta.to.global.u64 %rd11, %rd11;\n"
+    << "  mul.wide.u32 %rd12, %r1, " << dcols * 4 << ";\n  add.s64 %rd11, %rd11, %rd12;\n";
+  read_d_back(s, dcols);
+}
+
 // The PTX of one case. Function-scope .shared variables come before the dynamic shared memory.
 // Scale factors (block-scaled kinds): `scols` columns after D and A from simg[tid * scols + j]; the
 // scale-A groups of 4 columns first, then the scale-B groups of ceil(N / 32) columns.
@@ -281,11 +291,7 @@ std::string kernel_source(const Case& c, int ncols, int dcols, int acols, const 
         << "  " << mn << " [%r11], %rd9, %rd10, %r14, " << en << sc << ";\n";
     }
   }
-  s << "  tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [%r8];\nISSUED:\n"
-    << "WAIT:\n  mbarrier.try_wait.parity.shared::cta.b64 %p6, [%r8], 0;\n  @!%p6 bra WAIT;\n"
-    << "  tcgen05.fence::after_thread_sync;\n  ld.param.u64 %rd11, [out];\n  cvta.to.global.u64 %rd11, %rd11;\n"
-    << "  mul.wide.u32 %rd12, %r1, " << dcols * 4 << ";\n  add.s64 %rd11, %rd11, %rd12;\n";
-  read_d_back(s, dcols);
+  commit_wait_read_d(s, dcols);
   s << "  tcgen05.fence::before_thread_sync;\n  bar.sync 0;\n  @%p2 bra DONE;\n"
     << "  tcgen05.dealloc.cta_group::1.sync.aligned.b32 %r11, " << ncols << ";\n"
     << "  tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;\nDONE:\n  ret;\n}\n";
@@ -660,16 +666,39 @@ TEST(Tcgen05, BlockScaledKindsScaleEveryKBlock) {
 // CUTLASS's tmem_e_frg (8-bit kinds: row r in lane r, chunk q at bit 4q of 64 bits; f16: rows r and
 // r + 8 share lanes 16i + r0 (+8 for chunks 4..7), row r + 8's nibbles in the upper 16 bits), and D
 // must equal the dense product of the expanded A and B bit for bit.
+// a_tmem: the compressed rows in TMEM instead (row r in lane r, K / 2 elements a step packed into
+// cells as a dense A's are, lower k in the lower bits), after the metadata.
 void run_sparse_case(const std::string& name, const std::string& kind, const std::string& ta, const std::string& tb,
-                     int N, int ksteps, int swz) {
+                     int N, int ksteps, int swz, bool a_tmem = false, int m = 128, bool ws = false) {
   SCOPED_TRACE(name);
   std::mt19937 rng(static_cast<std::uint32_t>(std::hash<std::string>{}(name)));
-  const bool f16 = kind == "f16", i8 = kind == "i8";
-  const int M = 128, K = f16 ? 32 : 64, Kt = K * ksteps, eb = f16 ? 2 : 1,
-            mper = f16 ? 1 : 2;  // metadata columns a step
+  const bool tf32 = kind == "tf32", f16 = kind == "f16" || tf32, i8 = kind == "i8", f4 = kind == "mxf4",
+             mx = kind == "mxf8f6f4" || f4;  // f4: .kind::mxf4, e2m1 two to a byte, 4:8 in pairs, K 128, 2X
+  const int M = m, blocks = ws ? 128 / m : 1, dcols = N / blocks,
+            K = tf32  ? 16
+                : f16 ? 32
+                : f4  ? 128
+                      : 64,
+            Kt = K * ksteps,
+            eb = tf32  ? 4
+                 : f16 ? 2
+                       : 1;
+  const int mper = f16 ? 1 : 2,
+            cs = tf32 ? 2
+                 : f4 ? 8
+                      : 4,
+            nsf = f4 ? 2 : 1;                                         // metadata columns a step; K elements a chunk
+  const int acols = a_tmem ? K / 2 * eb / 4 : 0, a0 = mper * ksteps;  // A's cells a step, its first column
+  // .kind::mxf8f6f4 (.scale_vec::1X: one ue8m0 factor a row of A and a column of B per mma, covering
+  // the 64 logical K): step st's factors of A in columns s0 + 4 st (row r: lane r % 32 of every
+  // quarter, column r / 32), of B in s0 + 4 ksteps + nbc st, in byte 0 (scale factor IDs 0)
+  const int s0 = a0 + acols * ksteps, nbc = (N + 31) / 32;
   int mcols = 1;
-  while (mcols < mper * ksteps) mcols *= 2;
-  const Layout la{M, Kt / 2, eb, swz, false}, lb{N, Kt, eb, swz, false};
+  while (mcols < s0 + (mx ? (4 + nbc) * ksteps : 0)) mcols *= 2;
+  std::vector<double> sfa(static_cast<std::size_t>(M * ksteps * nsf), 1.0),
+      sfb(static_cast<std::size_t>(N * ksteps * nsf), 1.0);
+  const int pk = f4 ? 2 : 1;  // elements a byte position
+  const Layout la{M, Kt / 2 / pk, eb, swz, false}, lb{N, Kt / pk, eb, swz, false};
   const std::uint32_t b_off = (la.bytes() + 1023) / 1024 * 1024;
   std::vector<std::uint8_t> img(b_off + lb.bytes(), 0);
   std::vector<double> A(static_cast<std::size_t>(M * Kt), 0.0), B(static_cast<std::size_t>(N * Kt));
@@ -677,30 +706,64 @@ void run_sparse_case(const std::string& name, const std::string& kind, const std
   auto value = [&](const std::string& t, double& v) { return random_value(rng, t, v, true); };
   static const std::uint32_t kNibbles[] = {0b0100, 0b1000, 0b1100, 0b1001, 0b1101, 0b0110, 0b1110};
   for (int r = 0; r < M; ++r)
-    for (int q = 0; q < Kt / 4; ++q) {
-      const std::uint32_t nib = kNibbles[rng() % 7];
-      const int st = q / (K / 4), qs = q % (K / 4);
-      for (int e = 0; e < 2; ++e) {
+    for (int q = 0; q < Kt / cs; ++q) {
+      // tf32 (1:2): one element a chunk of two, first (0b0100) or second (0b1110)
+      const std::uint32_t nib = tf32 ? (rng() % 2 ? 0b1110u : 0b0100u) : kNibbles[rng() % 7];
+      // f4: compressed elements 4q, 4q + 1 fill the sub-chunk (pair) of the low index, 4q + 2, 4q + 3 the other
+      const int st = q / (K / cs), qs = q % (K / cs);
+      for (int e = 0; e < cs / 2; ++e) {
         double v;
         const std::uint32_t bits = value(ta, v);
-        A[static_cast<std::size_t>(r * Kt + 4 * q + static_cast<int>(e ? nib >> 2 : nib & 3))] = v;
-        std::memcpy(img.data() + la.offset(r, 2 * q + e), &bits, static_cast<std::size_t>(eb));
+        const int idx = tf32 ? (nib == 0b1110u ? 1 : 0) : static_cast<int>((f4 ? e / 2 : e) ? nib >> 2 : nib & 3);
+        const int pos = f4 ? 2 * idx + e % 2 : idx;
+        A[static_cast<std::size_t>(r * Kt + cs * q + pos)] = v;
+        const int j = cs / 2 * q + e - st * K / 2, per = 4 / eb;  // compressed element j of this step's row
+        if (a_tmem)                                               // a copy in each lane block (.ws)
+          for (int b = 0; b < blocks; ++b)
+            meta[static_cast<std::size_t>((M * b + r) * mcols + a0 + st * acols + j / per)] |=
+                bits << (32 / per * (j % per));
+        else if (f4)  // two to a byte, the lower element in the low nibble
+          img[la.offset(r, (cs / 2 * q + e) / 2)] |= static_cast<std::uint8_t>(bits << (4 * (e % 2)));
+        else
+          std::memcpy(img.data() + la.offset(r, cs / 2 * q + e), &bits, static_cast<std::size_t>(eb));
       }
       // the nibble's lane and bit in this step's metadata columns
       const int lane = f16 ? 16 * (r / 16) + r % 8 + 8 * (qs / 4) : r;
       const int bit = f16 ? 16 * ((r / 8) % 2) + 4 * (qs % 4) : 4 * qs;
-      meta[static_cast<std::size_t>(lane * mcols + st * mper + bit / 32)] |= nib << (bit % 32);
+      for (int b = 0; b < blocks; ++b)  // .ws: each lane block its own copy (CUTLASS's tmem_e_frg_ws)
+        meta[static_cast<std::size_t>((M * b + lane) * mcols + st * mper + bit / 32)] |= nib << (bit % 32);
     }
+  for (int st = 0; st < (mx ? ksteps : 0); ++st) {
+    auto put_sf = [&](double& v, int col, int r, int b) {  // factor b (byte b) of row r
+      const int x = static_cast<int>(rng() % 5);
+      v = std::ldexp(1.0, x - 2);
+      for (int q = 0; q < 4; ++q)
+        meta[static_cast<std::size_t>((32 * q + r % 32) * mcols + col + r / 32)] |= static_cast<std::uint32_t>(125 + x)
+                                                                                    << (8 * b);
+    };
+    for (int b = 0; b < nsf; ++b) {
+      for (int r = 0; r < M; ++r) put_sf(sfa[static_cast<std::size_t>((r * ksteps + st) * nsf + b)], s0 + 4 * st, r, b);
+      for (int n = 0; n < N; ++n)
+        put_sf(sfb[static_cast<std::size_t>((n * ksteps + st) * nsf + b)], s0 + 4 * ksteps + nbc * st, n, b);
+    }
+  }
   for (int n = 0; n < N; ++n)
     for (int k = 0; k < Kt; ++k) {
       double v;
       const std::uint32_t bits = value(tb, v);
       B[static_cast<std::size_t>(n * Kt + k)] = v;
-      std::memcpy(img.data() + b_off + lb.offset(n, k), &bits, static_cast<std::size_t>(eb));
+      if (f4)
+        img[b_off + lb.offset(n, k / 2)] |= static_cast<std::uint8_t>(bits << (4 * (k % 2)));
+      else
+        std::memcpy(img.data() + b_off + lb.offset(n, k), &bits, static_cast<std::size_t>(eb));
     }
-  auto fmt = [](const std::string& t) -> std::uint32_t { return t == "f16" || t == "e4m3" || t == "u8" ? 0 : 1; };
-  const std::uint32_t idesc = 1u << 2 | (i8 ? 2u : 1u) << 4 | fmt(ta) << 7 | fmt(tb) << 10 |
-                              static_cast<std::uint32_t>(N >> 3) << 17 | static_cast<std::uint32_t>(M >> 4) << 24;
+  auto fmt = [](const std::string& t) -> std::uint32_t {
+    return t == "tf32" ? 2 : t == "f16" || t == "e4m3" || t == "u8" ? 0 : 1;
+  };
+  const std::uint32_t idesc =
+      mx ? 1u << 2 | fmt(ta) << 7 | fmt(tb) << 10 | static_cast<std::uint32_t>(N >> 3) << 17 | 1u << 23 | 1u << 27
+         : 1u << 2 | (i8 ? 2u : 1u) << 4 | fmt(ta) << 7 | fmt(tb) << 10 | static_cast<std::uint32_t>(N >> 3) << 17 |
+               static_cast<std::uint32_t>(M >> 4) << 24;
   int ncols = 32;
   while (ncols < N + mcols) ncols *= 2;
   std::ostringstream s;
@@ -719,15 +782,17 @@ void run_sparse_case(const std::string& name, const std::string& kind, const std
     << "  tcgen05.fence::after_thread_sync;\n  @%p3 bra ISSUED;\n  mov.b32 %r14, " << idesc << ";\n"
     << "  cvt.u64.u32 %rd6, %r3;\n  shr.u64 %rd6, %rd6, 4;\n";
   for (int st = 0; st < ksteps; ++st)
-    s << "  add.s64 %rd9, %rd6, " << la.desc() + la.start(st * K / 2) / 16 << ";\n  add.s64 %rd10, %rd6, "
-      << lb.desc() + (b_off + lb.start(st * K)) / 16 << ";\n  add.u32 %r16, %r11, " << N + st * mper << ";\n"
-      << "  tcgen05.mma.sp.cta_group::1.kind::" << kind << " [%r11], %rd9, %rd10, [%r16], %r14, "
+    s << "  add.s64 %rd9, %rd6, " << la.desc() + la.start(st * K / 2 / pk) / 16 << ";\n  add.s64 %rd10, %rd6, "
+      << lb.desc() + (b_off + lb.start(st * K / pk)) / 16 << ";\n  add.u32 %r16, %r11, " << N + st * mper << ";\n"
+      << "  add.u32 %r17, %r11, " << N + a0 + st * acols << ";\n  add.u32 %r18, %r11, " << N + s0 + 4 * st
+      << ";\n  add.u32 %r19, %r11, " << N + s0 + 4 * ksteps + nbc * st << ";\n"
+      << "  tcgen05.mma" << (ws ? ".ws" : "") << ".sp.cta_group::1.kind::" << kind
+      << (f4   ? ".block_scale.scale_vec::2X"
+          : mx ? ".block_scale.scale_vec::1X"
+               : "")
+      << " [%r11], " << (a_tmem ? "[%r17]" : "%rd9") << ", %rd10, [%r16], %r14, " << (mx ? "[%r18], [%r19], " : "")
       << (st == 0 ? "%p4" : "%p5") << ";\n";
-  s << "  tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [%r8];\nISSUED:\n"
-    << "WAIT:\n  mbarrier.try_wait.parity.shared::cta.b64 %p6, [%r8], 0;\n  @!%p6 bra WAIT;\n"
-    << "  tcgen05.fence::after_thread_sync;\n  ld.param.u64 %rd11, [out];\n  cvta.to.global.u64 %rd11, %rd11;\n"
-    << "  mul.wide.u32 %rd12, %r1, " << N * 4 << ";\n  add.s64 %rd11, %rd11, %rd12;\n";
-  read_d_back(s, N);
+  commit_wait_read_d(s, dcols);
   s << "  tcgen05.fence::before_thread_sync;\n  bar.sync 0;\n  @%p2 bra DONE;\n"
     << "  tcgen05.dealloc.cta_group::1.sync.aligned.b32 %r11, " << ncols << ";\nDONE:\n  ret;\n}\n";
   const auto dir = case_dir() / name;
@@ -737,18 +802,21 @@ void run_sparse_case(const std::string& name, const std::string& kind, const std
   std::ofstream(dir / "k.ptx") << s.str();
   const std::string args = R"({"buffer": "u8", "count": )" + std::to_string(img.size()) +
                            R"(, "init": "file:img.bin"}, {"type": "u32", "value": )" + std::to_string(img.size() / 4) +
-                           R"(}, {"buffer": "u32", "count": )" + std::to_string(128 * N) +
+                           R"(}, {"buffer": "u32", "count": )" + std::to_string(128 * dcols) +
                            R"(}, {"buffer": "u32", "count": )" + std::to_string(meta.size()) +
                            R"(, "init": "file:m.bin"})";
   const api::RunResult r = run_ptx(dir, args, static_cast<int>(img.size()));
   const auto* d = reinterpret_cast<const std::uint32_t*>(r.outputs.at(1).bytes.data());
   int bad = 0;
-  for (int row = 0; row < M; ++row)
-    for (int n = 0; n < N; ++n) {
+  for (int lane = 0; lane < 128; ++lane)  // lane block j of D's columns (.ws) in lanes M j + row
+    for (int c = 0; c < dcols; ++c) {
+      const int row = lane % M, n = lane / M * dcols + c;
       double ref = 0;
       for (int k = 0; k < Kt; ++k)
-        ref += A[static_cast<std::size_t>(row * Kt + k)] * B[static_cast<std::size_t>(n * Kt + k)];
-      const std::uint32_t got = d[row * N + n];
+        ref += A[static_cast<std::size_t>(row * Kt + k)] * B[static_cast<std::size_t>(n * Kt + k)] *
+               sfa[static_cast<std::size_t>((row * ksteps + k / K) * nsf + k % K / (K / nsf))] *
+               sfb[static_cast<std::size_t>((n * ksteps + k / K) * nsf + k % K / (K / nsf))];
+      const std::uint32_t got = d[lane * dcols + c];
       float f;
       std::memcpy(&f, &got, 4);
       const double g = i8 ? static_cast<double>(static_cast<std::int32_t>(got)) : f;
@@ -762,6 +830,21 @@ TEST(Tcgen05, SparseMmaPlacesEachRowsKeptElementsByItsMetadata) {
   run_sparse_case("sp_bf16_n32_noswz", "f16", "bf16", "bf16", 32, 1, 0);
   run_sparse_case("sp_e4m3_e5m2_n48", "f8f6f4", "e4m3", "e5m2", 48, 2, 2);
   run_sparse_case("sp_s8_u8_n32_swz64", "i8", "s8", "u8", 32, 1, 4);
+  run_sparse_case("sp_tf32_n40_2steps", "tf32", "tf32", "tf32", 40, 2, 2);    // 1:2, the f16 nibble layout
+  run_sparse_case("sp_f16_a_tmem_n32", "f16", "f16", "f16", 32, 2, 2, true);  // compressed A in TMEM
+  run_sparse_case("sp_e5m2_a_tmem_n16", "f8f6f4", "e5m2", "e4m3", 16, 1, 0, true);
+  // tcgen05.mma.ws.sp: M 128/64/32 (D's columns in 1/2/4 lane blocks), N 64/128, the metadata (and A
+  // in TMEM) copied into each lane block as CUTLASS's tmem_e_frg_ws lays them out
+  run_sparse_case("ws_sp_f16_m64_n128", "f16", "f16", "f16", 128, 2, 2, false, 64, true);
+  run_sparse_case("ws_sp_s8_m32_n64", "i8", "s8", "s8", 64, 1, 0, false, 32, true);
+  run_sparse_case("ws_sp_bf16_m128_n64_a_tmem", "f16", "bf16", "bf16", 64, 1, 2, true, 128, true);
+  run_sparse_case("ws_sp_tf32_m32_n64_a_tmem", "tf32", "tf32", "tf32", 64, 2, 0, true, 32, true);
+  // block-scaled: .kind::mxf8f6f4 .scale_vec::1X, one factor a row (column) for the mma's 64 logical K
+  run_sparse_case("sp_mxf8f6f4_e4m3_n48", "mxf8f6f4", "e4m3", "e5m2", 48, 2, 2);
+  run_sparse_case("sp_mxf8f6f4_e5m2_n256_a_tmem", "mxf8f6f4", "e5m2", "e4m3", 256, 1, 0, true);
+  // .kind::mxf4 (e2m1 two to a byte, 4:8 in pairs, K 128, 2X: each factor covers 64 logical K)
+  run_sparse_case("sp_mxf4_n64_2steps", "mxf4", "e2m1", "e2m1", 64, 2, 2);
+  run_sparse_case("sp_mxf4_n24_noswz", "mxf4", "e2m1", "e2m1", 24, 1, 0);
 }
 
 // ---- tcgen05.cp ---------------------------------------------------------------------------------
@@ -1168,37 +1251,65 @@ TEST(Tcgen05, CtaPairsNeedAClusterOfTwoAndOtherwiseStopWithTheirName) {
 // differ between the CTAs: CTA h's TMEM holds the factors of its own 128 rows of A (columns N..N+3)
 // and of all N columns of B (from column N + 4), in the one-CTA layout (row r in lane r % 32 of
 // every quarter, column r / 32), k-step st's in byte st.
+// sparse: tcgen05.mma.sp .kind::f16 (M = 256, K 32): each CTA's image holds its 128 rows of A
+// compressed (K / 2 a row), its TMEM the metadata of those rows in the one-CTA layout (run_sparse_case).
 void run_pair_case(const std::string& name, int n, int ksteps, int swz, const std::string& disable = "", int m = 256,
-                   bool scaled = false) {
+                   bool scaled = false, bool sparse = false) {
   SCOPED_TRACE(name);
   std::mt19937 rng(7u + static_cast<std::uint32_t>(n * 31 + ksteps + m));
-  const int M = m, N = n, K = scaled ? 32 : 16, Kt = K * ksteps, eb = scaled ? 1 : 2;
+  const int M = m, N = n, K = scaled || sparse ? 32 : 16, Kt = K * ksteps, eb = scaled ? 1 : 2;
   const int dcols = M == 128 ? N / 2 : N;  // M 128 (Layout B): each CTA's 64 rows in two lane blocks of N/2 columns
-  const Layout la{M / 2, Kt, eb, swz, false}, lb{N / 2, Kt, eb, swz, false};
+  const Layout la{M / 2, sparse ? Kt / 2 : Kt, eb, swz, false}, lb{N / 2, Kt, eb, swz, false};
   const std::uint32_t b_off = (la.bytes() + 1023) / 1024 * 1024, bytes = b_off + lb.bytes();
   std::vector<std::uint8_t> img(2 * bytes, 0);  // CTA h's image at h * bytes
   std::vector<double> A(static_cast<std::size_t>(M * Kt)), B(static_cast<std::size_t>(N * Kt));
+  std::vector<std::uint32_t> sparse_nibbles;  // .sp: row r's chunk q at r * Kt / 4 + q
   const Enc* e = enc(scaled ? "e4m3" : "bf16");
-  auto fill = [&](std::vector<double>& X, int rows, const Layout& l, std::uint32_t off) {
+  auto fill = [&](std::vector<double>& X, int rows, int cols, const Layout& l, std::uint32_t off) {
     for (int r = 0; r < rows; ++r)
-      for (int k = 0; k < Kt; ++k) {
+      for (int k = 0; k < cols; ++k) {
         const int i = static_cast<int>(rng() % 6);
         const bool neg = rng() % 2;
-        X[static_cast<std::size_t>(r * Kt + k)] = neg ? -kVals[i] : kVals[i];
+        X[static_cast<std::size_t>(r * cols + k)] = neg ? -kVals[i] : kVals[i];
         const std::uint32_t bits = e->bits[i] | (neg ? e->sign : 0);
         const int h = r / l.R;
         std::memcpy(img.data() + static_cast<std::size_t>(h) * bytes + off + l.offset(r % l.R, k), &bits,
                     static_cast<std::size_t>(eb));
       }
   };
-  fill(A, M, la, 0);
-  fill(B, N, lb, b_off);
+  if (sparse) {  // two of every four: the kept values at a random meaningful nibble's indices
+    static const std::uint32_t kNib[] = {0b0100, 0b1000, 0b1100, 0b1001, 0b1101, 0b0110, 0b1110};
+    std::vector<double> Ac(static_cast<std::size_t>(M * Kt / 2));
+    fill(Ac, M, Kt / 2, la, 0);
+    std::fill(A.begin(), A.end(), 0.0);
+    sparse_nibbles.assign(static_cast<std::size_t>(M * Kt / 4), 0);
+    for (int r = 0; r < M; ++r)
+      for (int q = 0; q < Kt / 4; ++q) {
+        const std::uint32_t nib = kNib[rng() % 7];
+        sparse_nibbles[static_cast<std::size_t>(r * Kt / 4 + q)] = nib;
+        for (int e2 = 0; e2 < 2; ++e2)
+          A[static_cast<std::size_t>(r * Kt + 4 * q + static_cast<int>(e2 ? nib >> 2 : nib & 3))] =
+              Ac[static_cast<std::size_t>(r * Kt / 2 + 2 * q + e2)];
+      }
+  } else {
+    fill(A, M, Kt, la, 0);
+  }
+  fill(B, N, Kt, lb, b_off);
   // scale factors: sfa[(h * 128 + r) * ksteps + st], sfb[(h * N + c) * ksteps + st]; cells of CTA h's lanes
-  int scols = scaled ? 4 + N / 32 : 0, sx = 1;
+  int scols = scaled ? 4 + N / 32 : sparse ? ksteps : 0, sx = 1;
   while (sx < scols) sx *= 2;
   std::vector<double> sfa(static_cast<std::size_t>(256 * ksteps), 1.0),
       sfb(static_cast<std::size_t>(2 * N * ksteps), 1.0);
   std::vector<std::uint32_t> cells(static_cast<std::size_t>(256 * std::max(sx, 1)), 0);
+  // sparse: CTA h's rows' nibbles, step st in column st, f16's lane/bit layout (run_sparse_case)
+  for (int h = 0; h < (sparse ? 2 : 0); ++h)
+    for (int r = 0; r < 128; ++r)
+      for (int q = 0; q < Kt / 4; ++q) {
+        const int st = q / 8, qs = q % 8, lane = 16 * (r / 16) + r % 8 + 8 * (qs / 4);
+        const int bit = 16 * ((r / 8) % 2) + 4 * (qs % 4);
+        cells[static_cast<std::size_t>((h * 128 + lane) * sx + st)] |=
+            sparse_nibbles[static_cast<std::size_t>((h * 128 + r) * Kt / 4 + q)] << bit;
+      }
   for (int h = 0; h < (scaled ? 2 : 0); ++h)
     for (int st = 0; st < ksteps; ++st) {
       // quarters: the lane quarters that hold a copy (every one, or for M = 128's B the two of its half)
@@ -1226,7 +1337,7 @@ void run_pair_case(const std::string& name, int n, int ksteps, int swz, const st
   while (ncols < static_cast<std::uint32_t>(N + sx)) ncols *= 2;
   auto idesc_of = [&](int st) {
     if (!scaled)
-      return 1u << 4 | 1u << 7 | 1u << 10 | static_cast<std::uint32_t>(N >> 3) << 17 |
+      return (sparse ? 1u << 2 : 0u) | 1u << 4 | 1u << 7 | 1u << 10 | static_cast<std::uint32_t>(N >> 3) << 17 |
              static_cast<std::uint32_t>(M >> 4) << 24;
     const auto id = static_cast<std::uint32_t>(st);  // the scale factors' byte: A bits 29-30, B 4-5; e4m3 0
     return id << 4 | static_cast<std::uint32_t>(N >> 3) << 17 | 1u << 23 | static_cast<std::uint32_t>(M >> 7) << 27 |
@@ -1254,7 +1365,7 @@ void run_pair_case(const std::string& name, int n, int ksteps, int swz, const st
   for (int i = 0; i < 8; ++i) s << "  mov.b32 %r" << 20 + i << ", " << 0x40490fdbu + static_cast<unsigned>(i) << ";\n";
   for (int col = 0; col < N; col += 8)
     s << "  tcgen05.st.sync.aligned.32x32b.x8.b32 [%r13+" << col << "], " << regs(20, 8) << ";\n";
-  if (scaled) {  // this thread's lane of the scale-factor cells, after D
+  if (scaled || sparse) {  // this thread's lane of the scale-factor (metadata) cells, after D
     s << "  ld.param.u64 %rd13, [simg];\n  cvta.to.global.u64 %rd13, %rd13;\n  mad.lo.u32 %r33, %r30, 128, %r1;\n"
       << "  mul.wide.u32 %rd14, %r33, " << sx * 4 << ";\n  add.s64 %rd13, %rd13, %rd14;\n";
     for (int j = 0; j < sx; ++j) s << "  ld.global.u32 %r" << 120 + j << ", [%rd13+" << 4 * j << "];\n";
@@ -1267,10 +1378,11 @@ void run_pair_case(const std::string& name, int n, int ksteps, int swz, const st
   if (!disable.empty())
     for (int i = 0; i < 8; ++i) s << "  mov.b32 %r" << 60 + i << ", " << (i == 5 ? disable : "0") << ";\n";
   for (int st = 0; st < ksteps; ++st)
-    s << "  mov.b32 %r14, " << idesc_of(st) << ";\n  add.s64 %rd9, %rd6, " << (la.desc() + la.start(st * K) / 16)
-      << ";\n  add.s64 %rd10, %rd6, " << (lb.desc() + (b_off + lb.start(st * K)) / 16)
-      << ";\n  tcgen05.mma.cta_group::2." << (scaled ? "kind::mxf8f6f4.block_scale" : "kind::f16")
-      << " [%r11], %rd9, %rd10, %r14, " << (scaled ? "[%r16], [%r17], " : "")
+    s << "  mov.b32 %r14, " << idesc_of(st) << ";\n  add.s64 %rd9, %rd6, "
+      << (la.desc() + la.start(sparse ? st * K / 2 : st * K) / 16) << ";\n  add.s64 %rd10, %rd6, "
+      << (lb.desc() + (b_off + lb.start(st * K)) / 16) << ";\n  add.u32 %r15, %r11, " << N + st << ";\n  tcgen05.mma"
+      << (sparse ? ".sp" : "") << ".cta_group::2." << (scaled ? "kind::mxf8f6f4.block_scale" : "kind::f16")
+      << " [%r11], %rd9, %rd10, " << (sparse ? "[%r15], " : "") << "%r14, " << (scaled ? "[%r16], [%r17], " : "")
       << (disable.empty() ? "" : regs(60, 8) + ", ") << (st == 0 ? "%p4" : "%p5") << ";\n";
   s << "  mov.b16 %rs1, 3;\n"
     << "  tcgen05.commit.cta_group::2.mbarrier::arrive::one.shared::cluster.multicast::cluster.b64 [%r8], %rs1;\n"
@@ -1350,6 +1462,13 @@ TEST(Tcgen05, BlockScaledCtaPairReadsEachCtasOwnScaleFactors) {
   // M = 128 (the 2x2 datapath): B's factors per lane block of D's columns
   run_pair_case("pair_mxf8f6f4_m128_n64", 64, 2, 2, "", 128, true);
   run_pair_case("pair_mxf8f6f4_m128_n256", 256, 1, 0, "", 128, true);
+}
+
+// tcgen05.mma.sp with a CTA pair (M = 256, the 4x1 datapath): each CTA's 128 compressed rows of A
+// and their metadata in its own TMEM in the one-CTA layout; D against the dense product.
+TEST(Tcgen05, SparseCtaPairReadsEachCtasOwnMetadata) {
+  run_pair_case("pair_sp_n64", 64, 2, 2, "", 256, false, true);
+  run_pair_case("pair_sp_n32_disable", 32, 1, 0, "1431655765", 256, false, true);
 }
 
 TEST(Tcgen05, ShiftMovesAWarpsThirtyTwoLanesOfOneElementDownByOneLane) {
@@ -1469,7 +1588,7 @@ TEST(Tcgen05, LoadWithReductionGivesEachThreadTheMinOrMaxOfItsCells) {
 
 TEST(Tcgen05, InstructionsNotBuiltStopWithTheirNames) {
   const std::pair<const char*, const char*> cases[] = {
-      {"tcgen05.mma.ws.sp.cta_group::1.kind::f16 [%r4], %rd1, %rd2, [%r4], %r6, %p1;\n", "tcgen05.mma.ws.sp"},
+      {"tcgen05.mma.cta_group::1.kind::f16.ashift [%r4], [%r4], %rd2, %r6, %p1;\n", "tcgen05.mma .ashift"},
   };
   int i = 0;
   for (const auto& [inst, needle] : cases)
@@ -1487,9 +1606,12 @@ TEST(Tcgen05, InstructionsNotBuiltStopWithTheirNames) {
   };
   expect_stop("sp_zero_metadata", sp("f16", 1u << 2 | 1u << 4 | 2u << 17 | 8u << 24), ErrorKind::KernelFault,
               {"tcgen05.mma.sp", "metadata nibble 0", "meaningful"});
-  expect_stop("sp_tf32", sp("tf32", 1u << 2 | 1u << 4 | 2u << 7 | 2u << 10 | 2u << 17 | 8u << 24),
-              ErrorKind::Unsupported, {"tcgen05.mma.sp .kind::tf32"});
+  expect_stop("sp_tf32_selector", sp("tf32", 1u | 1u << 2 | 1u << 4 | 2u << 7 | 2u << 10 | 2u << 17 | 8u << 24),
+              ErrorKind::Unsupported, {"tcgen05.mma.sp .kind::tf32 with sparsity selector 1"});
   expect_stop("sp_m64", sp("f16", 1u << 2 | 1u << 4 | 2u << 17 | 4u << 24), ErrorKind::Unsupported, {"M = 64"});
+  std::string ws_sp = sp("f16", 1u << 2 | 1u << 4 | 32u << 17 | 8u << 24);
+  ws_sp.replace(ws_sp.find("mma.sp"), 6, "mma.ws.sp");
+  expect_stop("ws_sp_n256", ws_sp, ErrorKind::KernelFault, {"N = 256: tcgen05.mma.ws.sp takes 64 or 128"});
   expect_stop("sp_no_bit", sp("f16", 1u << 4 | 2u << 17 | 8u << 24), ErrorKind::KernelFault, {"sparsity bit (bit 2)"});
   expect_stop("cp_half_decompression", "  tcgen05.cp.cta_group::1.128x256b.b4x16_p64 [%r4], %rd1;\n", ErrorKind::Parse,
               {".b8x16 with one of"});

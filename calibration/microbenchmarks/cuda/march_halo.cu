@@ -246,3 +246,15 @@ int main() {
   return 0;
 }
 #endif
+
+#if !defined(__NVCC__)
+// kernsim's specs (calibration/microbenchmarks/cuda/specs_march) launch these instances.
+template __global__ void march<0>(const float* __restrict__, float* __restrict__, int, int, int, float, float,
+                                  long long* __restrict__);
+template __global__ void march<1>(const float* __restrict__, float* __restrict__, int, int, int, float, float,
+                                  long long* __restrict__);
+template __global__ void march<2>(const float* __restrict__, float* __restrict__, int, int, int, float, float,
+                                  long long* __restrict__);
+template __global__ void march<3>(const float* __restrict__, float* __restrict__, int, int, int, float, float,
+                                  long long* __restrict__);
+#endif

@@ -99,7 +99,7 @@ def time_tk(ks, out, tk, level, n):
     return r["time_us"], r.get("bottleneck", "")
 
 
-def hk_spec(hk, m=8192):
+def hk_spec(hk, m=8192, gemm=HK_GEMM):
     """HipKittens' micro_tk: `micro_globals {gl a, b, c; hipStream_t stream;}` with
     gl<bf16, -1, -1, -1, -1> = {bf16* raw_ptr; size_t batch, depth, rows, cols; descriptor_dict<> (an
     empty struct, 1 byte)} (48 bytes: no tensor maps on AMD); the stream pointer is never read by
@@ -107,7 +107,7 @@ def hk_spec(hk, m=8192):
     def gl(name, rows, cols):
         return {"struct": [{"pointer": name}, {"type": "u64", "value": 1}, {"type": "u64", "value": 1},
                            {"type": "u64", "value": rows}, {"type": "u64", "value": cols}, {"bytes": "00"}]}
-    return {"spec_version": 2, "source": os.path.join(hk, HK_GEMM), "kernel": "micro_tk",
+    return {"spec_version": 2, "source": os.path.join(hk, gemm), "kernel": "micro_tk",
             "grid": [(m // 256) * (m // 256)], "block": [512], "dynamic_shared_bytes": 160000,
             "buffers": {"A": {"buffer": "bf16", "count": m * m, "init": "uniform"},
                         "B": {"buffer": "bf16", "count": m * m, "init": "uniform"},
@@ -118,26 +118,26 @@ def hk_spec(hk, m=8192):
             "flops": 2 * m ** 3, "id": "hk_bf16_gemm_mi350x_8192", "family": "hipkittens"}
 
 
-def hk_small_source(hk, out, m):
+def hk_small_source(hk, out, m, gemm=HK_GEMM):
     """HipKittens' GEMM fixes its sizes with `#define M 8192` (and K, N): for a check at a size
     kernsim runs with every workgroup, a copy of the source with the three #defines set to `m` is
     written to `out` (outside this repository; the copy includes its headers through the spec's
     include directories, as the original does)."""
-    text = open(os.path.join(hk, HK_GEMM)).read()
+    text = open(os.path.join(hk, gemm)).read()
     for d in ("M", "K", "N"):
         text, k = re.subn(rf"^#define {d} \d+\s*$", f"#define {d} {m}", text, count=1, flags=re.M)
         if k != 1:
-            raise SystemExit(f"{HK_GEMM}: no `#define {d} <size>` line to set (the kernel changed?)")
+            raise SystemExit(f"{gemm}: no `#define {d} <size>` line to set (the kernel changed?)")
     path = os.path.join(out, f"hk_gemm_{m}.cpp")
     open(path, "w").write(text)
     return path
 
 
-def check_hk(ks, out, hk, extra_includes, m):
+def check_hk(ks, out, hk, extra_includes, m, gemm=HK_GEMM):
     """The GEMM at m^3 with every workgroup: C (bf16) against numpy's A B^T (mma_ABt) of the A and
     B kernsim generated."""
-    spec = hk_spec(hk, m)
-    spec["source"] = hk_small_source(hk, out, m)
+    spec = hk_spec(hk, m, gemm)
+    spec["source"] = hk_small_source(hk, out, m, gemm)
     spec["compile"]["include_dirs"] += extra_includes
     path = write_spec(out, f"hk_bf16_gemm_{m}", spec)
     dump = os.path.join(out, f"hk_bf16_gemm_{m}_dump")
@@ -155,16 +155,17 @@ def check_hk(ks, out, hk, extra_includes, m):
 
 
 HK_ATTN = "kernels/attn/gqa/kernel.cpp"
+HK_ATTN_CAUSAL = "kernels/attn/gqa_causal/kernel.cpp"
 
 
-def hk_attn_spec(hk, b, h, h_kv, n, d=128):
+def hk_attn_spec(hk, b, h, h_kv, n, d=128, src=HK_ATTN):
     """HipKittens' GQA attention forward: `attn_globals<128> {gl Qg, Kg, Vg, Og; gl<float> L_vec;
     hipStream_t stream;}`, Q/O (B, N, H, D) and K/V (B, N, H_KV, D) bf16, L (B, H, 1, N) float (the
     log-sum-exp); sizes by -D as its Makefile gives them (the kernel maps workgroups to heads with
     H = (H / H_KV)^2, so H_KV^2 = H). Workgroups (H, N / 256, B) of 8 waves, 160000 bytes of LDS."""
     def gl(name, *dims):
         return {"struct": [{"pointer": name}] + [{"type": "u64", "value": v} for v in dims] + [{"bytes": "00"}]}
-    return {"spec_version": 2, "source": os.path.join(hk, HK_ATTN), "kernel": f"attend_ker<{d}>",
+    return {"spec_version": 2, "source": os.path.join(hk, src), "kernel": f"attend_ker<{d}>",
             "grid": [h, (n // 32 + 7) // 8, b], "block": [512], "dynamic_shared_bytes": 160000,
             "buffers": {"Q": {"buffer": "bf16", "count": b * n * h * d, "init": "uniform"},
                         "K": {"buffer": "bf16", "count": b * n * h_kv * d, "init": "uniform"},
@@ -180,13 +181,15 @@ def hk_attn_spec(hk, b, h, h_kv, n, d=128):
             "flops": 4 * b * n * n * h * d, "id": f"hk_gqa_attn_b{b}_h{h}_n{n}", "family": "hipkittens"}
 
 
-def check_hk_attn(ks, out, hk, extra_includes, b=1, h=4, h_kv=2, n=256, d=128):
+def check_hk_attn(ks, out, hk, extra_includes, b=1, h=4, h_kv=2, n=256, d=128, causal=False):
     """The attention with every workgroup: O against numpy's softmax(Q K^T / sqrt(D)) V per head (KV
-    head h // (H / H_KV)), L against the log-sum-exp of the scaled scores."""
-    spec = hk_attn_spec(hk, b, h, h_kv, n, d)
+    head h // (H / H_KV); causal: key j > query i masked), L against the log-sum-exp of the scaled
+    scores."""
+    spec = hk_attn_spec(hk, b, h, h_kv, n, d, HK_ATTN_CAUSAL if causal else HK_ATTN)
     spec["compile"]["include_dirs"] += extra_includes
-    path = write_spec(out, f"hk_gqa_attn_{n}", spec)
-    dump = os.path.join(out, f"hk_gqa_attn_{n}_dump")
+    tag = f"hk_gqa_attn_{'causal_' if causal else ''}{n}"
+    path = write_spec(out, tag, spec)
+    dump = os.path.join(out, tag + "_dump")
     rc, so, se = run([ks, "run", path, "--arch", "mi355x", "--full", "--dump-buffers", dump, "--json"])
     if rc != 0:
         return False, (se or so).strip()[-2000:] or f"exit {rc}"
@@ -201,12 +204,16 @@ def check_hk_attn(ks, out, hk, extra_includes, b=1, h=4, h_kv=2, n=256, d=128):
         for hi in range(h):
             kv = hi // (h // h_kv)
             s = q[bi, :, hi].astype(np.float64) @ k[bi, :, kv].astype(np.float64).T / np.sqrt(d)
+            if causal:
+                s[np.triu(np.ones((n, n), bool), 1)] = -np.inf
             m = s.max(axis=1, keepdims=True)
             p = np.exp(s - m)
             z = p.sum(axis=1, keepdims=True)
             err_o = max(err_o, float(np.max(np.abs(o[bi, :, hi] - (p / z) @ v[bi, :, kv].astype(np.float64)))))
             err_l = max(err_l, float(np.max(np.abs(lse[bi, hi] - (m + np.log(z))[:, 0]))))
-    tol_o, tol_l = 4e-3, 1e-3  # bf16 outputs of magnitude < 0.5 (half an ulp 1e-3) after fast-math exp2
+    # bf16 outputs: half an ulp is 1e-3 below 0.5 (non-causal rows average many values) and 4e-3
+    # below 1 (a causal row's first query sees one key); fast-math exp2
+    tol_o, tol_l = (8e-3, 2e-3) if causal else (4e-3, 1e-3)
     t = json.loads(so)["time_us"]
     return err_o <= tol_o and err_l <= tol_l, (f"max |O - softmax(QK^T/sqrt(D))V| = {err_o:.3g} (tolerance {tol_o}), "
                                                f"max |L - lse| = {err_l:.3g} (tolerance {tol_l}); {t:.2f} us")
@@ -229,6 +236,10 @@ def main():
     ap.add_argument("--hk-check-n", type=int, default=512,
                     help="HipKittens: matrix size of the checked (every-workgroup) run, a copy of the source with "
                          "its M/K/N #defines set (a multiple of 256; 0: none)")
+    ap.add_argument("--hk-gemm", default=HK_GEMM,
+                    help="HipKittens: the micro_tk GEMM source, relative to the checkout (also "
+                         "kernels/gemm/bf16fp32/mi350x/256_256_64_32_with32x16.cpp: check it at 1024, its workgroup "
+                         "swizzle needs a multiple of 8 workgroups)")
     ap.add_argument("--hk-include", action="append", default=[],
                     help="more include directories for HipKittens (pybind11's and Python's: its kernels include pybind11; "
                          "default: both, found through an installed pybind11)")
@@ -264,14 +275,17 @@ def main():
         except ImportError:
             pass
     if hk:
-        print(f"HipKittens {hk} ({HK_GEMM}, mi355x)")
+        print(f"HipKittens {hk} ({args.hk_gemm}, mi355x)")
         if args.hk_check_n:
-            good, msg = check_hk(ks, out, hk, args.hk_include, args.hk_check_n)
+            good, msg = check_hk(ks, out, hk, args.hk_include, args.hk_check_n, args.hk_gemm)
             ok &= good
             print(f"  {args.hk_check_n}^3 every workgroup: {'ok' if good else 'FAILED'}  {msg}", flush=True)
         good, msg = check_hk_attn(ks, out, hk, args.hk_include)
         ok &= good
         print(f"  {HK_ATTN} B1 H4 H_KV2 N256 D128, every workgroup: {'ok' if good else 'FAILED'}  {msg}", flush=True)
+        good, msg = check_hk_attn(ks, out, hk, args.hk_include, causal=True)
+        ok &= good
+        print(f"  {HK_ATTN_CAUSAL} B1 H4 H_KV2 N256 D128, every workgroup: {'ok' if good else 'FAILED'}  {msg}", flush=True)
         spec = hk_attn_spec(hk, 16, 64, 8, 2048)  # its Makefile's sizes
         spec["compile"]["include_dirs"] += args.hk_include
         rc, so, se = run([ks, "run", write_spec(out, "hk_gqa_attn_2048", spec), "--arch", "mi355x", "--json", "--time-limit", "0"])
@@ -282,7 +296,7 @@ def main():
             t = json.loads(so)["time_us"]
             print(f"  attention B16 H64 H_KV8 N2048 D128 sampled: {t:.1f} us, {spec['flops'] / t / 1e6:.1f} TFLOP/s, "
                   f"{json.loads(so).get('bottleneck', '')}", flush=True)
-        spec = hk_spec(hk)
+        spec = hk_spec(hk, gemm=args.hk_gemm)
         spec["compile"]["include_dirs"] += args.hk_include
         path = write_spec(out, "hk_bf16_gemm_8192", spec)
         rc, so, se = run([ks, "run", path, "--arch", "mi355x", "--json", "--time-limit", "0"])

@@ -34,6 +34,9 @@ struct AsyncRequest {
   const std::uint64_t* addrs = nullptr;
   std::uint32_t mask = 0, bytes_per_lane = 0;
   int warp = -1;  // the warp's slot on its SM
+  // requests with the same non-zero key are the parts of one operation (a wgmma's four warps):
+  // an engine that serves operations whole serves it once, when its first part arrives
+  std::uint64_t op_key = 0;
   // the global (address, bytes) pieces a bulk/tensor copy reads or writes (the TMA engine)
   const std::vector<std::pair<std::uint64_t, std::uint32_t>>* ranges = nullptr;
 };
