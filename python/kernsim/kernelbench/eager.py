@@ -21,7 +21,7 @@ a kernel written for kernsim that follows the algorithm and launch shape of PyTo
   reduction), or one thread per output when the outputs are contiguous (loop over K, loads
   coalesced across threads).
 
-Times are cached like the GEMM models' (gemm.py: ``sgemm_times.json``).
+Times are cached like the GEMM models' (refcache.py: ``sgemm_times.json``).
 """
 
 from __future__ import annotations

@@ -193,7 +193,7 @@ def product(op: dict, dtypes: tuple = ("float32",)) -> dict:
 
 def _spec(module, kernel: str, bm: int, bn: int, p: dict) -> dict:
     flags = [{"type": "i32", "value": int(p["trans_a"])}, {"type": "i32", "value": int(p["trans_b"])}]
-    return refcache.gemm_spec(module, kernel, (bm, bn), THREADS, "f32", p, flags, [])
+    return refcache.gemm_spec(module, kernel, bm, bn, THREADS, "f32", p, flags, [])
 
 
 def time_product(p: dict, arch: str, device_file: str | None = None, cache: str = "cold") -> dict:

@@ -83,12 +83,11 @@ def run_spec(spec: dict, arch: str, device_file: str | None, cache: str, origin:
     return _core.run_jobs([job], 1)[0]
 
 
-def gemm_spec(module_, kernel: str, grid_bm_bn: tuple, block: int, elem: str, p: dict, middle: list,
+def gemm_spec(module_, kernel: str, bm: int, bn: int, block: int, elem: str, p: dict, middle: list,
               tail: list) -> dict:
     """A launch spec of a GEMM kernel taking (A, B, C, D or null, bias or null, M, N, K, *middle,
     strides of A, B, C, D, alpha, beta, *tail) for product ``p``, zero-filled buffers of ``elem``."""
     bsz, m, n, k = p["batch"], p["M"], p["N"], p["K"]
-    bm, bn = grid_bm_bn
 
     def buf(count):
         return {"buffer": elem, "count": int(count), "init": "zeros"}

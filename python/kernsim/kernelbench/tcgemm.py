@@ -15,7 +15,7 @@ loads and deeper pipelines; an mma.sync kernel of this kind reaches a smaller sh
 peak on the same part. How far apart the two are is for a measurement to say (docs/kernelbench.md).
 
 The source is generated per (dtype, operand layouts) so that a compile holds only the variant a
-product needs. Times are cached like the SGEMM's (gemm.py: ``sgemm_times.json``, the key names the
+product needs. Times are cached like the SGEMM's (refcache.py: ``sgemm_times.json``, the key names the
 kernel source's hash).
 """
 
@@ -231,7 +231,7 @@ def _spec(module, kernel: str, bm: int, bn: int, p: dict) -> dict:
     lead_b = p["K"] if p["trans_b"] else p["N"]
     aligned = [{"type": "i32", "value": int(lead_a % 8 == 0)}, {"type": "i32", "value": int(lead_b % 8 == 0)}]
     threads = [c[3] * c[4] * 32 for c in CONFIGS if c[0] == kernel][0]
-    return refcache.gemm_spec(module, kernel, (bm, bn), threads, "f16", p, [], aligned)
+    return refcache.gemm_spec(module, kernel, bm, bn, threads, "f16", p, [], aligned)
 
 
 def time_product(p: dict, arch: str, device_file: str | None = None, cache: str = "cold") -> dict:
