@@ -25,14 +25,16 @@ install_python() {
   # build and test the Python package; ray and triton for kernsim.distributed and Triton kernels
   # (triton also ships nvdisasm, which the CUDA frontend uses to see how ptxas unrolled loops);
   # torch (PyPI's CUDA build, used on the CPU) and pyyaml for kernsim.kernelbench
-  # (docs/kernelbench.md). Each is installed only when missing; installing torch keeps the
+  # (docs/kernelbench.md); pybind11's headers for HipKittens' sources (run_kittens.py,
+  # docs/thunderkittens.md). Each is installed only when missing; installing torch keeps the
   # triton already installed (its version is pinned on the same command line).
   local need
   # shellcheck disable=SC2207
   need=($(python3 -c '
 import importlib.util
 mods = {"numpy": "numpy", "pytest": "pytest", "scikit_build_core": "scikit-build-core",
-        "nanobind": "nanobind", "ray": "ray", "triton": "triton", "yaml": "pyyaml", "torch": "torch"}
+        "nanobind": "nanobind", "ray": "ray", "triton": "triton", "yaml": "pyyaml", "torch": "torch",
+        "pybind11": "pybind11"}
 print(" ".join(pkg for mod, pkg in mods.items() if importlib.util.find_spec(mod) is None))'))
   if [ ${#need[@]} -gt 0 ]; then
     local pin
