@@ -67,15 +67,20 @@ struct InstTiming {
   int guard_issued = 0;          // FP32 instructions ptxas adds around a non-ftz MUFU (TimingDesc::guard_issued)
 };
 
-struct Warp {
-  // what the scheduler's scan reads of every warp first, in one cache line
+// What a scheduler reads of each of its warps on every pick. A sub-partition keeps those of its
+// warps side by side (Sub::sched), so that its scan walks a few cache lines instead of one per warp.
+struct SchedState {
+  double dep_ready = 0;  // cached by refresh(): when the next instruction's operands are ready
+  std::uint64_t age = 0;
+  std::int8_t unit = 0, alt = -1;  // cached by refresh(): the next instruction's pipes (InstTiming)
+  Stall dep_why = Stall::ExecutionDependency;
   bool live = false;
   bool at_barrier = false;
-  Stall dep_why = Stall::ExecutionDependency;
-  std::int8_t unit = 0, alt = -1;  // cached for the scheduler: the next instruction's pipes (InstTiming)
-  std::uint32_t pc = 0;            // next instruction
-  double dep_ready = 0;            // cached for the scheduler: when the next instruction's operands are ready
-  std::uint64_t age = 0;
+};
+
+struct Warp {
+  SchedState* sched = nullptr;  // its entry in its sub-partition's Sub::sched
+  std::uint32_t pc = 0;         // next instruction
   int cta = -1;  // CTA slot
   int widx = 0;  // warp index inside its CTA
   int sub = 0;
@@ -123,7 +128,8 @@ struct CtaSlot {
 struct Sub {
   explicit Sub(bool share) : pipes(share) {}
   PipeSet pipes;
-  std::vector<int> warps;
+  std::vector<int> warps;          // its warps (indices into Sm::warps)
+  std::vector<SchedState> sched;   // theirs, in the same order
   int last = -1;
   double next = kInf;
   double idle_since = 0;
@@ -427,6 +433,10 @@ void NvidiaMachine::assemble(int sms, double share, std::uint64_t ctas) {
       sm.warps[w].sub = static_cast<int>(w % static_cast<std::size_t>(subs));
       sm.warps[w].sb.resize(regs);
       sm.subs[static_cast<std::size_t>(sm.warps[w].sub)].warps.push_back(static_cast<int>(w));
+    }
+    for (Sub& sub : sm.subs) {
+      sub.sched.assign(sub.warps.size(), SchedState{});
+      for (std::size_t k = 0; k < sub.warps.size(); ++k) sm.warps[static_cast<std::size_t>(sub.warps[k])].sched = &sub.sched[k];
     }
   }
 }
@@ -757,11 +767,11 @@ void NvidiaMachine::start_cta(int s, int slot, std::uint64_t id, std::unique_ptr
   c.warps_left = c.cta->num_warps();
   for (int wi = 0; wi < c.warps_left; ++wi) {
     Warp& w = sm.warps[static_cast<std::size_t>(slot * wpb_ + wi)];
-    w.live = true;
-    w.at_barrier = false;
+    w.sched->live = true;
+    w.sched->at_barrier = false;
     w.cta = slot;
     w.widx = wi;
-    w.age = age_++;
+    w.sched->age = age_++;
     w.ready = t;
     w.ready_is_async = false;
     w.sb.reset(t);
@@ -818,7 +828,7 @@ void NvidiaMachine::abandon_in_flight(double now) {
       c.group.reset();
       c.active = false;
     }
-    for (auto& w : sm.warps) w.live = false;
+    for (auto& w : sm.warps) w.sched->live = false;
     sm.tensor->reset(now);  // the abandoned CTAs' queued wgmmas go with them
     if (sm.tc) sm.tc->reset(now);
     sm.tmem_free = now;
@@ -911,7 +921,7 @@ void NvidiaMachine::report_memory(Listener& l, double scale) const {
 // which other warps change). Called only when w's state changes: after it issues, when it is
 // launched, when a barrier releases it.
 void NvidiaMachine::refresh(Warp& w) {
-  if (!w.live) return;
+  if (!w.sched->live) return;
   const P::Inst& in = p_.insts[w.pc];
   const InstTiming& it = itime_[w.pc];
   double t = w.ready;
@@ -934,10 +944,10 @@ void NvidiaMachine::refresh(Warp& w) {
   for (int i = 0; i < in.ndst; ++i) dep(p_.dst(in, i));
   if (in.addr.kind == P::AddrBase::Reg) dep(in.addr.base);
   if (in.addr2.kind == P::AddrBase::Reg) dep(in.addr2.base);
-  w.dep_ready = t;
-  w.dep_why = why;
-  w.unit = static_cast<std::int8_t>(it.unit);
-  w.alt = static_cast<std::int8_t>(it.alt);
+  w.sched->dep_ready = t;
+  w.sched->dep_why = why;
+  w.sched->unit = static_cast<std::int8_t>(it.unit);
+  w.sched->alt = static_cast<std::int8_t>(it.alt);
 }
 
 double NvidiaMachine::step(int s, double now) {
@@ -961,19 +971,34 @@ void NvidiaMachine::pick_and_issue(int s, Sm& sm, Sub& sub, int si, double now) 
   double earliest = kInf;
   Stall earliest_why = Stall::Idle;
   bool any_live = false, all_barrier = true;
-  for (int wi : sub.warps) {
-    Warp& w = sm.warps[static_cast<std::size_t>(wi)];
-    if (!w.live) continue;
-    any_live = true;
-    if (w.at_barrier) continue;
-    all_barrier = false;
-    Stall why = w.dep_why;
-    double t = w.dep_ready;
-    double pf = sub.pipes.free_at(static_cast<int>(w.unit));  // refresh() cached the pipes of w.pc
-    if (w.alt >= 0) pf = std::min(pf, sub.pipes.free_at(static_cast<int>(w.alt)));
+  // when the warp could issue (its operands, then a free pipe) and why not earlier
+  auto when = [&](const SchedState& x, Stall& why) {
+    why = x.dep_why;
+    double t = x.dep_ready;
+    double pf = sub.pipes.free_at(static_cast<int>(x.unit));  // refresh() cached the pipes of its pc
+    if (x.alt >= 0) pf = std::min(pf, sub.pipes.free_at(static_cast<int>(x.alt)));
     if (pf > t) { t = pf; why = Stall::PipeBusy; }
+    return t;
+  };
+  // greedy: the warp that issued last has key 0, the least any warp has, so when it can issue
+  // the scan could only choose it
+  if (policy_ == WarpPolicy::GreedyThenOldest && sub.last >= 0) {
+    const SchedState& x = *sm.warps[static_cast<std::size_t>(sub.last)].sched;
+    Stall why;
+    if (x.live && !x.at_barrier && when(x, why) <= now) best = sub.last;
+  }
+  const std::size_t n = best >= 0 ? 0 : sub.sched.size();
+  for (std::size_t k = 0; k < n; ++k) {
+    const SchedState& x = sub.sched[k];
+    if (!x.live) continue;
+    any_live = true;
+    if (x.at_barrier) continue;
+    all_barrier = false;
+    Stall why;
+    const double t = when(x, why);
+    const int wi = sub.warps[k];
     if (t <= now) {
-      const std::uint64_t key = warp_key(policy_, wi, sub.last, w.age);
+      const std::uint64_t key = warp_key(policy_, wi, sub.last, x.age);
       if (key < best_key) { best_key = key; best = wi; }
       if (key == 0) break;
     } else if (t < earliest) {
@@ -1101,19 +1126,19 @@ double NvidiaMachine::sync_op(int s, Warp& w, const P::Inst& in, double done, do
 void NvidiaMachine::after_step(Sm& sm, Warp& w, CtaSlot& c, const P::Inst& in, const StepInfo& info, double now) {
   if (in.op == P::Op::Bar) c.barrier.arrive(now);  // arrivals count one by one
   if (info.kind == StepInfo::Kind::BarrierWait) {
-    w.at_barrier = true;
+    w.sched->at_barrier = true;
     check_cta_deadlock(sm, c, w);  // the others may all sleep on mbarriers
   }
   if (info.released_barrier) {
     const double t_rel = c.barrier.release(now);
     for (int k = 0; k < wpb_; ++k) {
       Warp& o = sm.warps[static_cast<std::size_t>(w.cta * wpb_ + k)];
-      if (!o.live || !o.at_barrier || c.cta->warp_waiting(o.widx)) continue;
-      o.at_barrier = false;
+      if (!o.sched->live || !o.sched->at_barrier || c.cta->warp_waiting(o.widx)) continue;
+      o.sched->at_barrier = false;
       o.ready = std::max(o.ready, t_rel);
       requeue(sm, c, o);
     }
-    w.at_barrier = false;
+    w.sched->at_barrier = false;
     w.ready = std::max(w.ready, t_rel);
   }
   if (info.released_cluster_barrier) {
@@ -1124,11 +1149,11 @@ void NvidiaMachine::after_step(Sm& sm, Warp& w, CtaSlot& c, const P::Inst& in, c
                                                       : d_.sm.cluster_barrier_latency_cycles;
     release_cluster_barrier(c, static_cast<int>(&sm - sms_.data()), w.cta, last + latency);
     if (!c.cta->warp_waiting(w.widx)) {
-      w.at_barrier = false;
+      w.sched->at_barrier = false;
       w.ready = std::max(w.ready, last + latency);
     }
   }
-  if ((info.kind == StepInfo::Kind::Executed || info.released_barrier || info.released_cluster_barrier) && !w.at_barrier) skip_folded(c, w);
+  if ((info.kind == StepInfo::Kind::Executed || info.released_barrier || info.released_cluster_barrier) && !w.sched->at_barrier) skip_folded(c, w);
   refresh(w);
 }
 
@@ -1152,8 +1177,8 @@ void NvidiaMachine::release_cluster_barrier(const CtaSlot& c, int own_sm, int ow
     if (!o.active || o.group != c.group) continue;
     for (int k = 0; k < wpb_; ++k) {
       Warp& x = sm.warps[static_cast<std::size_t>(slot * wpb_ + k)];
-      if (!x.live || !x.at_barrier || o.cta->warp_waiting(x.widx)) continue;
-      x.at_barrier = false;
+      if (!x.sched->live || !x.sched->at_barrier || o.cta->warp_waiting(x.widx)) continue;
+      x.sched->at_barrier = false;
       x.ready = std::max(x.ready, t_rel);
       requeue(sm, o, x);
     }
@@ -1164,7 +1189,7 @@ void NvidiaMachine::release_cluster_barrier(const CtaSlot& c, int own_sm, int ow
 // The CTA's work is done when its stores and reductions have been accepted and its outstanding
 // loads have drained; its slot takes a new CTA sm.cta_turnover_cycles after its last warp exits.
 void NvidiaMachine::warp_exited(int s, Sm& sm, Warp& w, double now) {
-  w.live = false;
+  w.sched->live = false;
   CtaSlot& c = sm.ctas[static_cast<std::size_t>(w.cta)];
   if (--c.warps_left != 0) return;
   double end = now + 1;
@@ -1427,7 +1452,7 @@ void NvidiaMachine::wake_sleepers(Sm& sm, CtaSlot& c, std::uint32_t addr) {
   const double t = c.mbars.complete_phase(addr) + d_.tma.mbarrier_wake_cycles;
   for (int slot : c.mbars.wake(addr)) {
     Warp& o = sm.warps[static_cast<std::size_t>(slot)];
-    if (!o.live || !o.asleep) continue;  // it woke at its time limit and issued since
+    if (!o.sched->live || !o.asleep) continue;  // it woke at its time limit and issued since
     o.asleep = false;
     o.ready = std::max(o.sleep_floor, t);
     o.ready_is_async = true;
@@ -1453,9 +1478,9 @@ void NvidiaMachine::check_cta_deadlock(Sm& sm, CtaSlot& c, const Warp& w) {
   bool any_asleep = false;
   for (int k = 0; k < wpb_; ++k) {
     const Warp& o = sm.warps[static_cast<std::size_t>(w.cta * wpb_ + k)];
-    if (!o.live) continue;
+    if (!o.sched->live) continue;
     const bool stuck = o.asleep && o.ready == kInf;
-    if (!o.at_barrier && !stuck) return;
+    if (!o.sched->at_barrier && !stuck) return;
     any_asleep |= stuck;
   }
   if (any_asleep) c.cta->mbarrier_deadlock();
