@@ -65,6 +65,9 @@ struct InstTiming {
   double flops_per_lane = 0, flops_per_inst = 0;
   double engine_cycles = 0;      // wgmma.mma_async: its service on the SM's tensor engine
   int guard_issued = 0;          // FP32 instructions ptxas adds around a non-ftz MUFU (TimingDesc::guard_issued)
+  // the scoreboard entries it waits for (guard, sources, destinations, address bases, in that
+  // order): dep_regs_[dep_begin, dep_end)
+  std::uint32_t dep_begin = 0, dep_end = 0;
 };
 
 // What a scheduler reads of each of its warps on every pick. A sub-partition keeps those of its
@@ -370,6 +373,7 @@ class NvidiaMachine final : public SampledMachine {
   WarpPolicy policy_ = WarpPolicy::GreedyThenOldest;
   PipeTiming pipe_[PipeSet::kUnits];
   std::vector<InstTiming> itime_;
+  std::vector<int> dep_regs_;  // InstTiming::dep_begin/dep_end
   double param_latency_ = 0;
   double tc_flops_ = 0;  // FLOP of the tcgen05.mma the instruction being issued handed over (for on_issue)
   int nsms_ = 0, wpb_ = 0;
@@ -487,7 +491,8 @@ void NvidiaMachine::describe_instructions() {
     n64_ = std::max(n64_, f.n64);
     npred_ = std::max(npred_, f.npred);
   }
-  itime_.resize(p_.insts.size());
+  itime_.assign(p_.insts.size(), InstTiming{});
+  dep_regs_.clear();
   for (std::size_t i = 0; i < p_.insts.size(); ++i) {
     const P::Inst& in = p_.insts[i];
     const P::TimingDesc desc = P::timing_desc(in);  // the table's facts (isa/ptx/ops.h)
@@ -505,6 +510,16 @@ void NvidiaMachine::describe_instructions() {
       if (desc.range_reduced) t.latency[k] += pipe_[static_cast<int>(Unit::Fp32)].latency;  // FMUL.RZ ahead, in the chain
       t.latency[k] += desc.guard_chain * pipe_[static_cast<int>(Unit::Fp32)].latency;       // denormal guards, in the chain
     }
+    t.dep_begin = static_cast<std::uint32_t>(dep_regs_.size());
+    auto dep = [&](P::Reg r) {
+      if (const int idx = sb_index(r); idx >= 0) dep_regs_.push_back(idx);
+    };
+    if (in.guard.bank != P::Bank::None) dep(in.guard);
+    for (int k = 0; k < in.nsrc; ++k) dep(p_.src(in, k));
+    for (int k = 0; k < in.ndst; ++k) dep(p_.dst(in, k));
+    if (in.addr.kind == P::AddrBase::Reg) dep(in.addr.base);
+    if (in.addr2.kind == P::AddrBase::Reg) dep(in.addr2.base);
+    t.dep_end = static_cast<std::uint32_t>(dep_regs_.size());
     t.flops_per_lane = desc.flops_per_lane;
     t.flops_per_inst = desc.flops_per_inst;
     t.guard_issued = desc.guard_issued;
@@ -927,23 +942,16 @@ void NvidiaMachine::refresh(Warp& w) {
   double t = w.ready;
   Stall why = w.ready_is_async ? Stall::AsyncWait : Stall::ExecutionDependency;
   const std::uint8_t group = pipe_group(it.alt >= 0 ? static_cast<Unit>(it.alt) : in.unit);  // the pipe it is issued to first
-  auto dep = [&](P::Reg r) {
-    const int i = sb_index(r);
-    if (i < 0) return;
-    const Scoreboard::Entry& e = w.sb.at(i);
-    if (e.from_wgmma && in.op == P::Op::WgmmaMma) return;  // chained on the tensor engine, in order
+  for (std::uint32_t k = it.dep_begin; k < it.dep_end; ++k) {
+    const Scoreboard::Entry& e = w.sb.at(dep_regs_[k]);
+    if (e.from_wgmma && in.op == P::Op::WgmmaMma) continue;  // chained on the tensor engine, in order
     double v = e.ready;
     if (e.pipe_group && group && e.pipe_group != group) v += d_.sm.cross_pipe_latency_cycles;
     if (v > t) {
       t = v;
       why = e.from_memory ? Stall::MemoryDependency : e.from_wgmma ? Stall::AsyncWait : Stall::ExecutionDependency;
     }
-  };
-  if (in.guard.bank != P::Bank::None) dep(in.guard);
-  for (int i = 0; i < in.nsrc; ++i) dep(p_.src(in, i));
-  for (int i = 0; i < in.ndst; ++i) dep(p_.dst(in, i));
-  if (in.addr.kind == P::AddrBase::Reg) dep(in.addr.base);
-  if (in.addr2.kind == P::AddrBase::Reg) dep(in.addr2.base);
+  }
   w.sched->dep_ready = t;
   w.sched->dep_why = why;
   w.sched->unit = static_cast<std::int8_t>(it.unit);
