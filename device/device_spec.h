@@ -184,10 +184,6 @@ struct L1Cache : Cache {
   // The SM's port to L2: cycles it is busy per line request sent beyond L1, plus, for stores,
   // per sector of data carried (a partly written sector also carries its byte mask).
   double miss_request_cycles = 0;
-  // NVIDIA: port time of a global atomic's line request instead of miss_request_cycles (0: the
-  // same as a load's); every SM sending reductions to distinct lines reaches a fixed rate of
-  // line requests, however many sectors or lanes each carries.
-  double atomic_request_cycles = 0;
   double store_sector_cycles = 0;
   double store_partial_sector_cycles = 0;
   std::int64_t store_combine_lines = 0;  // a warp's latest store lines that a new store to the same line joins

@@ -198,7 +198,6 @@ std::vector<Field> build_schema() {
   D("l1.bytes_per_cycle", "bytes/cycle", kBoth, true, "bandwidth per SM/CU", [](DeviceSpec& d) -> double& { return d.l1.bytes_per_cycle; });
   I("l1.max_outstanding_lines", "lines", kBoth, true, "line requests one SM/CU may have in flight beyond L1", [](DeviceSpec& d) -> std::int64_t& { return d.l1.max_outstanding_lines; });
   D("l1.miss_request_cycles", "cycles", kBoth, true, "SM-to-L2 port time per line request sent beyond L1", [](DeviceSpec& d) -> double& { return d.l1.miss_request_cycles; });
-  D("l1.atomic_request_cycles", "cycles", kNv, false, "SM-to-L2 port time per line request of a global atomic or reduction (absent: l1.miss_request_cycles)", [](DeviceSpec& d) -> double& { return d.l1.atomic_request_cycles; });
   D("l1.store_sector_cycles", "cycles", kBoth, true, "SM-to-L2 port time per whole sector a store carries", [](DeviceSpec& d) -> double& { return d.l1.store_sector_cycles; });
   D("l1.store_partial_sector_cycles", "cycles", kBoth, true, "SM-to-L2 port time per partly written sector a store carries", [](DeviceSpec& d) -> double& { return d.l1.store_partial_sector_cycles; });
   I("l1.store_combine_lines", "lines", kBoth, true, "a warp's most recent store lines a new store to the same line joins (write combining)", [](DeviceSpec& d) -> std::int64_t& { return d.l1.store_combine_lines; });

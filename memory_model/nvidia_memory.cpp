@@ -433,11 +433,8 @@ MemTiming NvMemorySystem::global(int sm, double t, const std::uint64_t* addrs, s
     }
     // a miss slot, then the SM's port to L2: a request, and a store's data sector by sector
     const double slot = slots_[static_cast<std::size_t>(sm)].acquire(t);
-    // an atomic's line request holds the port l1.atomic_request_cycles when the device gives it:
-    // a rate, not a latency (the request leaves after a load's port time)
-    const double hold = atomic && dev_.l1.atomic_request_cycles > 0 ? dev_.l1.atomic_request_cycles - dev_.l1.miss_request_cycles : 0.0;
-    const double port = dev_.l1.miss_request_cycles + hold + (kind == Access::Store ? sector_cost(need) : 0.0);
-    const double start = port_[static_cast<std::size_t>(sm)].serve(slot, port) - hold;
+    const double port = dev_.l1.miss_request_cycles + (kind == Access::Store ? sector_cost(need) : 0.0);
+    const double start = port_[static_cast<std::size_t>(sm)].serve(slot, port);
     mt.accepted = std::max(mt.accepted, slot);  // queued for the port: the warp may go on
     double done;
     if (kind == Access::Store) {

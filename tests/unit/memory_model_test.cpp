@@ -473,35 +473,6 @@ TEST_F(NvMemory, SameAddressAtomicsSerialise) {
   EXPECT_NEAR(all - one, 31 * dev.l2.atomic_same_address_cycles, 1.0);
 }
 
-// l1.atomic_request_cycles (atomics.cu's distinct reductions on the H200: 8.3 line requests per
-// clock from 132 SMs): an atomic's line request holds its SM's port to the L2 that long, so one
-// SM's 64 requests to 64 lines of different units follow each other at that interval, while the
-// same requests from 64 SMs do not wait for each other; without the key they take a load's port
-// time (l1.miss_request_cycles) and one SM is not held up.
-TEST_F(NvMemory, AtomicLineRequestsHoldTheirSmsPortForAtomicRequestCycles) {
-  const double x = 40;  // well above the unit's time per request and a load's port time
-  auto finish = [&](double cycles, bool spread) {
-    auto d = dev;
-    d.l1.atomic_request_cycles = cycles;
-    mem::NvMemorySystem s(d, 132, 128 * 1024);
-    std::uint64_t a[32];
-    for (int i = 0; i < 64; ++i) {  // the lines in L2 first, by an SM the test does not use
-      for (int l = 0; l < 32; ++l) a[l] = 0x7000'0000'0000 + 4096 * static_cast<std::uint64_t>(i) + 4 * static_cast<std::uint64_t>(l);
-      s.global(100, 0, a, ~0u, 4, Access::LoadBypassL1);
-    }
-    double last = 0;
-    for (int i = 0; i < 64; ++i) {
-      for (int l = 0; l < 32; ++l) a[l] = 0x7000'0000'0000 + 4096 * static_cast<std::uint64_t>(i) + 4 * static_cast<std::uint64_t>(l);
-      last = std::max(last, s.global(spread ? i : 0, 5000, a, ~0u, 4, Access::Atomic).done);
-    }
-    return last - 5000;
-  };
-  const double one_sm = finish(x, false), one_sm_default = finish(0, false), spread = finish(x, true);
-  EXPECT_GT(one_sm, 63 * x);
-  EXPECT_LT(one_sm_default, 63 * x * 0.5);
-  EXPECT_LT(spread, one_sm_default + x + 1.0);
-}
-
 // A slice's atomic unit owns aligned spans of l2.atomic_unit_bytes: warps adding to 32 words of
 // one line, alternating between two lines, finish about twice as late when the lines share a
 // span as when they are a span apart (the H200: 32 consecutive lines reach 7x the one-line
