@@ -62,6 +62,17 @@ class SectorCache {
   void set_chip_wave(std::uint64_t chip_wave_ctas);
   void cta_started(std::uint64_t cta);                   // a CTA of the slice starts now
   void set_user(std::uint64_t cta) { user_ = cta; }      // the CTA of the accesses that follow (kNoCta: none)
+  // Starts loading what a lookup of `line` reads first (its set's tags and LRU stamps) into the
+  // host's cache, so that the lines of a scattered warp access miss there together rather than
+  // one after another. Changes nothing.
+  void prefetch(std::uint64_t line) const {
+    if (!sets_) return;
+    const std::size_t base = std::size_t{set_of(line)} * ways_;
+    __builtin_prefetch(tags_.data() + base);
+    __builtin_prefetch(tags_.data() + base + ways_ - 1);
+    __builtin_prefetch(stamps_.data() + base);
+    __builtin_prefetch(stamps_.data() + base + ways_ - 1);
+  }
   // Writes a line's dirty sectors back (they become clean); reports them like an eviction.
   CacheResult clean(std::uint64_t line);
   void clear();

@@ -382,6 +382,11 @@ MemTiming NvMemorySystem::global(int sm, double t, const std::uint64_t* addrs, s
   const bool is_load = kind == Access::Load || kind == Access::LoadBypassL1;
   const bool atomic = kind == Access::Atomic || kind == Access::AtomicFloat;
   SectorCache& l1 = l1_[static_cast<std::size_t>(sm)];
+  if (scratch_.size() > 1)  // a scattered access: its lines' lookups miss the host's cache together
+    for (const auto& e : scratch_) {
+      if (kind == Access::Load) l1.prefetch(e.line);
+      l2c_.prefetch(e.line);
+    }
   const std::uint32_t full_words = sector_ >= 128 ? 0xffffffffu : ((1u << (sector_ / 4)) - 1);
   std::uint32_t total_sectors = 0;
   for (const auto& e : scratch_) total_sectors += static_cast<std::uint32_t>(std::popcount(e.sectors));
