@@ -325,7 +325,8 @@ double Sampler::long_cta_threshold() {
 // CTAs none has (and running them all would cost a functional pass over the rest of a one-wave
 // grid, where none has completed), and a CTA the scheduler held back in the drain would otherwise
 // project far beyond its end. In the slice's tail (all_started_: every CTA started, at most half
-// the slots hold one) every CTA in flight is run on and projected, and when each has a rate
+// the slots it filled hold one; a one-wave grid's CTAs are all in flight) every CTA in flight is
+// run on and projected, and when each has a rate
 // (all_projected_) the last of their ends is the kernel's: what is left is their work, not an
 // estimate of the grid's (8 CTAs' mean, with a long CTA among them, inflated it).
 double Sampler::project_in_flight(const std::vector<std::pair<std::uint64_t, std::uint64_t>>& mid, double t_mid,
@@ -419,7 +420,7 @@ TimingResult Sampler::run() {
   window_end_ = m_.checkpoint(now);
   if (!finished_ && !two_windows_) {
     const std::size_t running = m_.in_flight().size();
-    all_started_ = m_.ctas_done() + running >= ctas_ && 2 * running <= m_.slots();
+    all_started_ = m_.ctas_done() + running >= ctas_ && 2 * running <= std::min(m_.slots(), ctas_);
   }
   double floor = finished_ ? 0.0 : drain_floor(now);
   // the drain ran the slice's last CTAs to their ends (none was left to start): every CTA of it was
