@@ -82,6 +82,8 @@ class SectorCache {
   std::uint32_t sectors_per_line() const { return sectors_; }
   std::uint32_t full_words() const { return full_words_; }
   std::uint64_t capacity() const { return std::uint64_t{sets_} * ways_ * line_bytes_; }
+  // sectors filled (read misses, write allocations) since the use window was set or the cache made
+  std::uint64_t filled_sectors() const { return filled_; }
   bool enabled() const { return sets_ > 0; }
 
   // Fills an empty cache with what a long run of allocating reads leaves in it, given the run

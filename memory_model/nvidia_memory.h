@@ -73,6 +73,8 @@ class NvMemorySystem {
   double l2_free_at() const { return l2_.free_at(); }
   double l1_free_at(int sm) const { return l1_bw_[static_cast<std::size_t>(sm)].free_at(); }
   double l2_busy_cycles() const { return l2_.busy_cycles(); }
+  // bytes the L2 has filled (read misses, write allocations)
+  double l2_filled_bytes() const { return static_cast<double>(l2c_.filled_sectors()) * sector_; }
   // busy time of the most loaded chip-wide resource (L2, HBM, the busiest atomic unit)
   double shared_busy_cycles() const;
   double dram_bytes_per_cycle() const { return dram_.rate(); }
