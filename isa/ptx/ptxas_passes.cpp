@@ -9,7 +9,14 @@
 // use. An in-order timing model of the PTX would otherwise charge one full latency per such load.
 // This pass moves every load up within its basic block past instructions it does not depend on;
 // it never crosses an instruction the table marks fence-like (stores, atomics, barriers, fences,
-// calls, branches) or a clock read, so the program computes exactly what it computed before.
+// calls, branches) or a clock read, so the program computes exactly what it computed before; the
+// one exception is a plain store to another state space than the load's (st.local or st.shared
+// before an ld.global: PTX's .global, .shared, .local and .const windows never overlap), which
+// ptxas's SASS issues after the loads below it. clang keeps a tile loaded to registers in a local
+// array (ld.global; st.local; ld.global; st.shared; ...): in PTX order each store waited for its
+// load before the next load issued, one latency per load where the SASS has all of them in
+// flight (hgemm_mma_tn of the grown set: eight LDG before the first STL/STS; sgemm_f4_128: three
+// LDG before its four STS).
 // A load whose address is computed after an instruction it does not depend on (the PTX computes
 // each address just before its load, between the uses of earlier loads) takes its address
 // arithmetic with it: the integer instructions its address depends on move up first, as far as
@@ -34,10 +41,24 @@ bool hoistable(const Inst& in) {
 
 bool is_reg(const Reg& r) { return r.bank != Bank::None; }
 
+// A plain (weak, not volatile or scoped) st to an explicit state space.
+bool plain_store(const Inst& in) {
+  if (in.op != Op::St || (in.flags & (kBypassL1 | kClusterSpace | kReadsClock))) return false;
+  return in.space == Space::Global || in.space == Space::Shared || in.space == Space::Local;
+}
+
+// May a load from `load_space` move above the store `y`? Only a plain store to another explicit
+// state space than the load's (they cannot overlap); a generic load may read any of them.
+bool passes_store(const Inst& y, Space load_space) {
+  if (!plain_store(y) || load_space == Space::Generic || load_space == Space::SharedCluster) return false;
+  return y.space != load_space;
+}
+
 // Instruction indices that start a basic block (branch targets, reconvergence points, the
 // instruction after a fence-like one, function entries): the blocks hoist_loads, sink_loads and
-// fold_predicate_logic work in.
-std::vector<char> block_leaders(const Program& p) {
+// fold_predicate_logic work in. For hoist_loads (`split_at_stores` false) a plain store does not
+// end a block: whether a load may pass it is decided per load (passes_store).
+std::vector<char> block_leaders(const Program& p, bool split_at_stores = true) {
   const std::size_t n = p.insts.size();
   std::vector<char> leader(n + 1, 0);
   for (const Function& f : p.functions)
@@ -46,7 +67,7 @@ std::vector<char> block_leaders(const Program& p) {
     const Inst& in = p.insts[i];
     if (in.op == Op::Bra && in.target >= 0) leader[static_cast<std::size_t>(in.target)] = 1;
     if (in.reconv >= 0 && static_cast<std::size_t>(in.reconv) < n) leader[static_cast<std::size_t>(in.reconv)] = 1;
-    if (fence_like(in)) leader[i + 1] = 1;  // branches are fence-like too
+    if (fence_like(in) && (split_at_stores || !plain_store(in))) leader[i + 1] = 1;  // branches are fence-like too
   }
   for (const auto& table : p.branch_tables)
     for (std::uint32_t t : table) leader[t] = 1;
@@ -70,9 +91,10 @@ bool address_arith(const Inst& in) {
   return in.unit == Unit::IntAlu || in.unit == Unit::IntMul || in.unit == Unit::Nop;
 }
 
-// May `x` (a load or its address arithmetic) move above `y`?
-bool independent(const Program& p, const Inst& y, const Inst& x) {
-  if (fence_like(y)) return false;
+// May `x` (a load or its address arithmetic) move above `y`? `load_space`: the space of the load
+// `x` is or computes the address of (Generic: no store may be passed).
+bool independent(const Program& p, const Inst& y, const Inst& x, Space load_space = Space::Generic) {
+  if (fence_like(y) && !passes_store(y, load_space)) return false;
   if (y.op == Op::Ld && (y.flags & kBypassL1) && (x.flags & kBypassL1)) return false;  // keep volatile/.cg loads in order
   bool ok = true;
   for_writes(p, y, [&](const Reg& w) {
@@ -95,7 +117,7 @@ void address_slice(const Program& p, std::size_t start, std::size_t j, std::vect
   for_reads(p, p.insts[j], [&](const Reg& r) { need.push_back(r); });
   for (std::size_t i = j; i-- > start;) {
     const Inst& y = p.insts[i];
-    if (fence_like(y)) break;
+    if (fence_like(y) && !passes_store(y, p.insts[j].space)) break;
     bool feeds = false;
     for_writes(p, y, [&](const Reg& w) { feeds = feeds || std::find(need.begin(), need.end(), w) != need.end(); });
     if (!feeds) continue;
@@ -110,10 +132,11 @@ void address_slice(const Program& p, std::size_t start, std::size_t j, std::vect
 
 void hoist_loads(Program& p) {
   const std::size_t n = p.insts.size();
-  const std::vector<char> leader = block_leaders(p);
-  auto raise = [&](std::size_t start, std::size_t j) {  // moves insts[j] up past what it does not depend on
+  const std::vector<char> leader = block_leaders(p, false);
+  // moves insts[j] up past what it does not depend on (a store only where a load of `space` may pass it)
+  auto raise = [&](std::size_t start, std::size_t j, Space space) {
     std::size_t k = j;
-    while (k > start && independent(p, p.insts[k - 1], p.insts[j])) --k;
+    while (k > start && independent(p, p.insts[k - 1], p.insts[j], space)) --k;
     if (k < j) std::rotate(p.insts.begin() + static_cast<std::ptrdiff_t>(k), p.insts.begin() + static_cast<std::ptrdiff_t>(j),
                            p.insts.begin() + static_cast<std::ptrdiff_t>(j) + 1);
   };
@@ -123,8 +146,9 @@ void hoist_loads(Program& p) {
     if (leader[j]) start = j;
     if (!hoistable(p.insts[j])) continue;
     address_slice(p, start, j, slice);
-    for (std::size_t q : slice) raise(start, q);  // earliest first: moving one never moves a later one
-    raise(start, j);
+    const Space space = p.insts[j].space;
+    for (std::size_t q : slice) raise(start, q, space);  // earliest first: moving one never moves a later one
+    raise(start, j, space);
   }
 }
 

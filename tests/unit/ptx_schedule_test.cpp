@@ -57,6 +57,37 @@ TEST(HoistLoads, NeverCrossesAStoreOrADependency) {
   EXPECT_GT(index_of(p, P::Op::Ld, 3), index_of(p, P::Op::Add)) << "its address comes from the add";
 }
 
+TEST(HoistLoads, AGlobalLoadPassesStoresToLocalAndSharedMemoryOnly) {
+  // clang's PTX of hgemm_mma_tn (grown set): a tile loaded to registers goes through a local
+  // array; ptxas's SASS issues all the LDGs before the first STL/STS
+  auto p = decode(R"(
+    ld.param.u64 %rd1, [a];
+    ld.param.u64 %rd2, [b];
+    ld.global.b64 %rd3, [%rd1];
+    st.local.b64 [%rd2], %rd3;
+    ld.global.b64 %rd4, [%rd1+8];
+    st.shared.b64 [%rd2], %rd4;
+    ld.global.b64 %rd5, [%rd1+16];
+    ld.shared.b64 %rd6, [%rd2+8];
+    st.global.b64 [%rd1+64], %rd5;
+    ld.global.b64 %rd7, [%rd1+24];
+    st.shared.b64 [%rd2+16], %rd7;
+    ld.b64 %rd8, [%rd1+32];
+    ret;)", ".reg .b64 %rd<9>;");
+  auto load_of = [&](int nth) { return index_where(p, [](const P::Inst& in) { return in.op == P::Op::Ld && in.space == P::Space::Global; }, nth); };
+  const int st_local = index_where(p, [](const P::Inst& in) { return in.op == P::Op::St && in.space == P::Space::Local; }, 0);
+  const int st_shared = index_where(p, [](const P::Inst& in) { return in.op == P::Op::St && in.space == P::Space::Shared; }, 0);
+  const int st_global = index_where(p, [](const P::Inst& in) { return in.op == P::Op::St && in.space == P::Space::Global; }, 0);
+  const int ld_shared = index_where(p, [](const P::Inst& in) { return in.op == P::Op::Ld && in.space == P::Space::Shared; }, 0);
+  const int ld_generic = index_where(p, [](const P::Inst& in) { return in.op == P::Op::Ld && in.space == P::Space::Generic; }, 0);
+  EXPECT_LT(load_of(1), st_local) << "the second global load issues before the local store";
+  EXPECT_LT(load_of(2), st_local) << "the third passes the local and the shared store";
+  EXPECT_GT(ld_shared, st_shared) << "a shared load may read what the shared store wrote";
+  EXPECT_GT(load_of(3), st_global) << "a global load never passes a global store";
+  EXPECT_GT(ld_generic, st_global) << "nor a generic load any store";
+  EXPECT_GT(ld_generic, index_where(p, [](const P::Inst& in) { return in.op == P::Op::St && in.space == P::Space::Shared; }, 1));
+}
+
 TEST(HoistLoads, TakesTheAddressArithmeticOfALoadAlong) {
   // the naive SGEMM's loop body as clang emits it: each B address is computed after the FMA that
   // uses the previous B load; ptxas issues every load of the body before the first FFMA
