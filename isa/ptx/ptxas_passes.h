@@ -21,9 +21,15 @@ struct SassLoops {
 };
 
 // Runs every pass below on `program`, in the order (and for the reasons) given at its definition
-// in ptxas_passes.cpp: hoist_loads, sink_loads, fold_operand_modifiers, fold_predicate_logic,
+// in ptxas_passes.cpp: merge_shared_loads, hoist_loads, sink_loads, fold_operand_modifiers, fold_predicate_logic,
 // mark_uniform_addresses, mark_range_reduction, mark_denormal_guards, then mark_unrolled_loads when `sass` has loops.
 void apply_ptxas_passes(Program& program, const SassLoops& sass);
+
+// Merges scalar shared loads of one base register at consecutive offsets into one vector load
+// (.v2/.v4, 8 or 16 bytes) where the address is provably aligned to its size (known trailing
+// zero bits of the base register), as ptxas emits LDS.64/LDS.128 for them; the merged load takes
+// the first one's place and the others are removed.
+void merge_shared_loads(Program& program);
 
 // Moves each load up within its basic block past instructions it does not depend on (never
 // across a fence-like instruction: ops.h fence_like()), as ptxas's scheduler does, so that loads

@@ -3,6 +3,8 @@
 // chases alone.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "isa/ptx/decode.h"
 #include "isa/ptx/parser.h"
 #include "test_util.h"
@@ -86,6 +88,45 @@ TEST(HoistLoads, AGlobalLoadPassesStoresToLocalAndSharedMemoryOnly) {
   EXPECT_GT(load_of(3), st_global) << "a global load never passes a global store";
   EXPECT_GT(ld_generic, st_global) << "nor a generic load any store";
   EXPECT_GT(ld_generic, index_where(p, [](const P::Inst& in) { return in.op == P::Op::St && in.space == P::Space::Shared; }, 1));
+}
+
+TEST(MergeSharedLoads, AlignedConsecutiveSharedLoadsBecomeOneVectorLoad) {
+  // clang's PTX of `float4 a = *(float4*)&As[k][ty * 4]` (sgemm_f4_64 of the grown set): four
+  // ld.shared.b32 from a base that is the 16-byte-aligned array plus tid * 16; ptxas emits one
+  // LDS.128. The same loads from a base only known 4-byte aligned stay four (ptxas: four LDS).
+  const std::string regs = ".reg .b32 %r<20>;\n.reg .b64 %rd<8>;\n.shared .align 16 .b8 As[2048];";
+  auto p = decode(R"(
+    mov.u32 %r1, %tid.x;
+    shl.b32 %r2, %r1, 2;
+    mul.wide.u32 %rd1, %r2, 4;
+    mov.b64 %rd2, As;
+    add.s64 %rd3, %rd2, %rd1;
+    ld.shared.b32 %r3, [%rd3];
+    ld.shared.b32 %r4, [%rd3+4];
+    ld.shared.b32 %r5, [%rd3+8];
+    ld.shared.b32 %r6, [%rd3+12];
+    ld.shared.b32 %r7, [%rd3+256];
+    ld.shared.b32 %r8, [%rd3+260];
+    mul.wide.u32 %rd4, %r1, 4;
+    add.s64 %rd5, %rd2, %rd4;
+    ld.shared.b32 %r9, [%rd5];
+    ld.shared.b32 %r10, [%rd5+4];
+    ld.shared.b32 %r11, [%rd5+8];
+    ld.shared.b32 %r12, [%rd5+12];
+    add.s32 %r13, %r3, %r6;
+    add.s32 %r14, %r7, %r8;
+    add.s32 %r15, %r9, %r12;
+    ret;)", regs);
+  std::vector<int> vecs;
+  for (const auto& in : p.insts)
+    if (in.op == P::Op::Ld && in.space == P::Space::Shared) vecs.push_back(in.vec);
+  std::sort(vecs.begin(), vecs.end());
+  EXPECT_EQ(vecs, (std::vector<int>{1, 1, 1, 1, 2, 4})) << "one .v4, one .v2 (8 bytes), and four from the 4-byte-aligned base";
+  const int v4 = index_where(p, [](const P::Inst& in) { return in.op == P::Op::Ld && in.vec == 4; }, 0);
+  ASSERT_GE(v4, 0);
+  const P::Inst& sum = p.insts[static_cast<std::size_t>(index_where(p, [](const P::Inst& in) { return in.op == P::Op::Add && in.type == P::Ty::S32; }, 0))];  // add.s32 %r13, %r3, %r6
+  EXPECT_EQ(p.dst(p.insts[static_cast<std::size_t>(v4)], 0), p.src(sum, 0));
+  EXPECT_EQ(p.dst(p.insts[static_cast<std::size_t>(v4)], 3), p.src(sum, 1)) << "its fourth element is what the fourth scalar load wrote";
 }
 
 TEST(HoistLoads, TakesTheAddressArithmeticOfALoadAlong) {
