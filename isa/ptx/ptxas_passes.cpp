@@ -126,7 +126,23 @@ void address_slice(const Program& p, std::size_t start, std::size_t j, std::vect
     slice.push_back(i);
     for_reads(p, y, [&](const Reg& r) { need.push_back(r); });
   }
-  std::reverse(slice.begin(), slice.end());
+  // a predicated load (if_convert) keeps the value its destination had where the guard is off:
+  // the move that sets that default goes up with it (ptxas sets it early), or the load could not
+  // pass it
+  const Inst& ld = p.insts[j];
+  if (is_reg(ld.guard))
+    for_writes(p, ld, [&](const Reg& d) {
+      for (std::size_t i = j; i-- > start;) {
+        const Inst& y = p.insts[i];
+        bool writes = false;
+        for_writes(p, y, [&](const Reg& w) { writes = writes || w == d; });
+        if (!writes) continue;
+        if (y.op == Op::Mov && address_arith(y) && !is_reg(y.guard) && std::find(slice.begin(), slice.end(), i) == slice.end())
+          slice.push_back(i);
+        break;
+      }
+    });
+  std::sort(slice.begin(), slice.end());
 }
 
 }  // namespace
@@ -698,6 +714,87 @@ void merge_shared_loads(Program& p) {
   if (any) erase_insts(p, gone);
 }
 
+// If-conversion: ptxas turns a short then-part without stores, barriers or branches into
+// predicated instructions (`@p bra J; T; J:` becomes T guarded by !p; `@p bra T; bra.uni J; T:
+// ...; J:` T guarded by p; a T that ends in `bra.uni J` keeps that branch), so a bounds-checked
+// load (`x = i < n ? a[i] : 0`) is a predicated LDG in the block around it and issues with the
+// loads before and after it. In PTX order each such load sat in its own block, and the shared
+// store after it waited for it before the next load could issue: the register-blocked SGEMM of
+// the grown set loads its tiles through four of them (four latencies per K step where its SASS
+// has its four LDGs predicated and issued together). The conditional branch goes; the then-part
+// keeps its place and computes what it computed for the lanes that took it (the others do
+// nothing, as they skipped it).
+namespace {
+
+constexpr std::size_t kIfConvertMaxInsts = 8;  // ptxas predicates short then-parts; longer ones keep their branch
+
+bool predicable(const Inst& in) { return !is_reg(in.guard) && !fence_like(in) && in.op != Op::Bra && in.op != Op::BrxIdx; }
+
+// Whether nothing but the branch at `from` enters [first, last) or lands on a removed branch in
+// [lo, first): no branch target, table entry or reconvergence point inside.
+bool entered_only_by(const Program& p, const Function& f, std::size_t from, std::size_t lo, std::size_t first, std::size_t last) {
+  auto inside = [&](std::int64_t t) { return t > static_cast<std::int64_t>(lo) && t < static_cast<std::int64_t>(last) && t != static_cast<std::int64_t>(first); };
+  for (std::size_t i = f.first; i < f.end; ++i) {
+    const Inst& in = p.insts[i];
+    if (in.op == Op::Bra && (inside(in.target) || (in.target == static_cast<std::int32_t>(first) && i != from))) return false;
+    if (in.op == Op::BrxIdx)
+      for (std::uint32_t t : p.branch_tables[in.imm])
+        if (inside(t) || t == first) return false;
+    if (in.reconv >= 0 && (inside(in.reconv) || (in.reconv == static_cast<std::int32_t>(first) && i != from))) return false;
+  }
+  return true;
+}
+
+// The then-part from `first` up to `join`: where it ends (`last`: at the join, or at its own
+// `bra.uni join`), or false when it is not short and predicable all the way.
+bool then_part(const Program& p, const Function& f, std::size_t first, std::size_t join, std::size_t& last) {
+  for (last = first; last < f.end && last - first <= kIfConvertMaxInsts; ++last) {
+    if (last == join) return last > first;  // falls through into the join (a join laid out before it never matches)
+    const Inst& in = p.insts[last];
+    if (in.op == Op::Bra && !is_reg(in.guard) && in.target == static_cast<std::int32_t>(join)) return last > first;
+    if (!predicable(in)) return false;
+  }
+  return false;
+}
+
+}  // namespace
+
+void if_convert(Program& p) {
+  std::vector<char> gone(p.insts.size(), 0);
+  bool any = false;
+  for (const Function& f : p.functions)
+    for (std::size_t j = f.first; j + 2 < f.end; ++j) {
+      const Inst& b = p.insts[j];
+      if (gone[j] || b.op != Op::Bra || !is_reg(b.guard) || b.target < 0 || b.target == static_cast<std::int32_t>(j) ||
+          b.target == static_cast<std::int32_t>(j + 1))
+        continue;
+      const auto target = static_cast<std::size_t>(b.target);
+      const Inst& next = p.insts[j + 1];
+      std::size_t first = j + 1, last = 0;
+      bool around = false;  // `@p bra T; bra.uni J; T:` : T runs where p holds
+      if (target == j + 2 && next.op == Op::Bra && !is_reg(next.guard) && next.target > static_cast<std::int32_t>(j + 2)) {
+        first = j + 2;
+        around = true;
+        if (!then_part(p, f, first, static_cast<std::size_t>(next.target), last)) continue;
+      } else if (!then_part(p, f, first, target, last)) {
+        continue;
+      }
+      if (!entered_only_by(p, f, j, j, first, last)) continue;
+      bool writes_guard = false;  // a guard T overwrites would not be the branch's condition
+      for (std::size_t i = first; i < last; ++i) for_writes(p, p.insts[i], [&](const Reg& r) { writes_guard = writes_guard || r == b.guard; });
+      if (writes_guard) continue;
+      for (std::size_t i = first; i < last; ++i) {
+        p.insts[i].guard = b.guard;
+        p.insts[i].guard_neg = around ? b.guard_neg : !b.guard_neg;
+      }
+      gone[j] = 1;
+      if (around) gone[j + 1] = 1;
+      j = last;
+      any = true;
+    }
+  if (any) erase_insts(p, gone);
+}
+
 // Range reduction: ptxas puts an FMUL.RZ (x / 2 pi) ahead of the MUFU.SIN/COS of a sin/cos.f32,
 // in its dependency chain.
 void mark_range_reduction(Program& p) {
@@ -725,6 +822,7 @@ void mark_denormal_guards(Program& p) {
 // loops as they are after hoisting (hoisting never moves an instruction out of its block, so
 // loops keep their loads) and the SASS's loop facts, which only a launch with ptxas output has.
 void apply_ptxas_passes(Program& p, const SassLoops& sass) {
+  if_convert(p);
   merge_shared_loads(p);
   hoist_loads(p);
   sink_loads(p);

@@ -21,9 +21,14 @@ struct SassLoops {
 };
 
 // Runs every pass below on `program`, in the order (and for the reasons) given at its definition
-// in ptxas_passes.cpp: merge_shared_loads, hoist_loads, sink_loads, fold_operand_modifiers, fold_predicate_logic,
+// in ptxas_passes.cpp: if_convert, merge_shared_loads, hoist_loads, sink_loads, fold_operand_modifiers, fold_predicate_logic,
 // mark_uniform_addresses, mark_range_reduction, mark_denormal_guards, then mark_unrolled_loads when `sass` has loops.
 void apply_ptxas_passes(Program& program, const SassLoops& sass);
+
+// Predicates short then-parts without stores, barriers or branches (at most 8 instructions) and
+// removes the conditional branch around them, as ptxas does (`@p bra J; T; J:` -> T guarded by
+// !p; `@p bra T; bra.uni J; T: ...` -> T guarded by p).
+void if_convert(Program& program);
 
 // Merges scalar shared loads of one base register at consecutive offsets into one vector load
 // (.v2/.v4, 8 or 16 bytes) where the address is provably aligned to its size (known trailing

@@ -129,6 +129,45 @@ TEST(MergeSharedLoads, AlignedConsecutiveSharedLoadsBecomeOneVectorLoad) {
   EXPECT_EQ(p.dst(p.insts[static_cast<std::size_t>(v4)], 3), p.src(sum, 1)) << "its fourth element is what the fourth scalar load wrote";
 }
 
+TEST(IfConvert, ABoundsCheckedLoadBecomesPredicatedAndIssuesWithTheNextOne) {
+  // clang's PTX of `As[k][r] = ok ? A[i] : 0; Bs[k][c] = ok2 ? B[j] : 0;` (sgemm_regblock and
+  // sgemm_tiled): each load in its own then-part; ptxas's SASS has both as predicated LDGs
+  // issued before the first STS. A then-part holding a store keeps its branch.
+  auto p = decode(R"(
+    ld.param.u64 %rd1, [a];
+    ld.param.u64 %rd2, [b];
+    mov.u32 %r1, %tid.x;
+    setp.ge.u32 %p1, %r1, 100;
+    setp.ge.u32 %p2, %r1, 200;
+    mov.b32 %r2, 0;
+    @%p1 bra $L1;
+    ld.global.b32 %r2, [%rd1];
+  $L1:
+    st.shared.b32 [%rd2], %r2;
+    mov.b32 %r3, 0;
+    @%p2 bra $L2;
+    add.s64 %rd3, %rd1, 4096;
+    ld.global.b32 %r3, [%rd3];
+  $L2:
+    st.shared.b32 [%rd2+4], %r3;
+    @%p2 bra $L3;
+    st.global.b32 [%rd1], %r3;
+  $L3:
+    ret;)", ".reg .pred %p<4>;\n.reg .b32 %r<8>;\n.reg .b64 %rd<8>;");
+  auto global_load = [](int nth) { return [nth](const P::Program& q) {
+    return index_where(q, [](const P::Inst& in) { return in.op == P::Op::Ld && in.space == P::Space::Global; }, nth); }; };
+  const int ld0 = global_load(0)(p), ld1 = global_load(1)(p);
+  const int sts = index_where(p, [](const P::Inst& in) { return in.op == P::Op::St && in.space == P::Space::Shared; }, 0);
+  ASSERT_GE(ld1, 0);
+  EXPECT_LT(ld1, sts) << "the second load issues before the first shared store";
+  EXPECT_TRUE(p.insts[static_cast<std::size_t>(ld0)].guard_neg) << "guarded by !p1: it ran where the branch fell through";
+  const P::Reg g1 = p.insts[static_cast<std::size_t>(ld1)].guard;
+  EXPECT_TRUE(g1.bank == P::Bank::Pred && !(g1 == p.insts[static_cast<std::size_t>(ld0)].guard)) << "the second is guarded by !p2";
+  int branches = 0;
+  for (const auto& in : p.insts) branches += in.op == P::Op::Bra;
+  EXPECT_EQ(branches, 1) << "only the branch around the global store is left";
+}
+
 TEST(HoistLoads, TakesTheAddressArithmeticOfALoadAlong) {
   // the naive SGEMM's loop body as clang emits it: each B address is computed after the FMA that
   // uses the previous B load; ptxas issues every load of the body before the first FFMA
@@ -190,18 +229,20 @@ TEST(SinkLoads, ALoadOnlyTheThenPartReadsMovesBelowTheBranch) {
     setp.gt.u32 %p2, %r8, 6;
     @%p2 bra $L10;
     add.s32 %r10, %r2, %r3;
+    st.global.u32 [%rd2+8], %r10;
   $L10:
     st.global.u32 [%rd2], %r10;
     ret;)",
                   ".reg .b64 %rd<3>;\n.reg .b32 %r<11>;\n.reg .pred %p<3>;");
+  // (the then-part holds a store, as switch_ops' holds its brx.idx: ptxas does not predicate it)
   const int bra = index_of(p, P::Op::Bra);
   auto loads_global = [](const P::Inst& in) { return in.op == P::Op::Ld && in.space == P::Space::Global; };
   ASSERT_GE(bra, 0);
   EXPECT_LT(index_where(p, loads_global, 0), bra) << "the case number's load stays: the branch reads it";
   EXPECT_EQ(index_where(p, loads_global, 1), bra + 1);
   EXPECT_EQ(index_where(p, loads_global, 2), bra + 2);
-  EXPECT_EQ(p.insts[static_cast<std::size_t>(bra)].target, index_of(p, P::Op::St)) << "the branch still goes to the join";
-  EXPECT_EQ(p.insts[static_cast<std::size_t>(bra)].reconv, index_of(p, P::Op::St));
+  EXPECT_EQ(p.insts[static_cast<std::size_t>(bra)].target, index_of(p, P::Op::St, 1)) << "the branch still goes to the join";
+  EXPECT_EQ(p.insts[static_cast<std::size_t>(bra)].reconv, index_of(p, P::Op::St, 1));
 }
 
 TEST(SinkLoads, ALoadReadAfterTheJoinOrAThenPartEnteredElsewhereStays) {
