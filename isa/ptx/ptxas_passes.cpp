@@ -468,6 +468,30 @@ void mark_uniform_addresses(Program& p) {
   }
 }
 
+// Shared increments: ptxas compiles a shared-memory atomic add of the constant 1 whose result
+// nothing reads (`atomicAdd(&hist[bin], 1u)`) to ATOMS.POPC.INC, which adds the number of lanes on
+// each word once (read off ptxas 13.0 SASS for sm_90a: histogram_shared and hist_pow_shared of
+// the grown set; an add of a run-time value is ATOMS.ADD, one lane after another per word).
+void mark_shared_increments(Program& p) {
+  auto is_one = [&](const Reg& r) {
+    if (r.bank != Bank::C32) return false;
+    const std::size_t at = std::size_t{r.idx} * 32;
+    return at < p.c32.size() && std::all_of(p.c32.begin() + static_cast<std::ptrdiff_t>(at),
+                                             p.c32.begin() + static_cast<std::ptrdiff_t>(at + 32), [](std::uint32_t v) { return v == 1; });
+  };
+  for (const Function& f : p.functions)
+    for (std::uint32_t i = f.first; i < f.end; ++i) {
+      Inst& in = p.insts[i];
+      if ((in.op != Op::Atom && in.op != Op::Red) || in.space != Space::Shared || static_cast<AtomOp>(in.sub) != AtomOp::Add) continue;
+      if (ty_is_float(in.type) || ty_bits(in.type) != 32 || in.nsrc != 1 || !is_one(p.src(in, 0))) continue;
+      bool read = false;
+      if (in.op == Op::Atom && is_reg(p.dst(in, 0)))
+        for (std::uint32_t k = f.first; k < f.end && !read; ++k)
+          for_reads(p, p.insts[k], [&](const Reg& r) { read = read || r == p.dst(in, 0); });
+      if (!read) in.flags |= kPopcInc;
+    }
+}
+
 namespace {
 
 bool is_global_load(const Inst& in) {
@@ -608,6 +632,7 @@ void apply_ptxas_passes(Program& p, const SassLoops& sass) {
   fold_operand_modifiers(p);
   fold_predicate_logic(p);
   mark_uniform_addresses(p);
+  mark_shared_increments(p);
   mark_range_reduction(p);
   mark_denormal_guards(p);
   if (!sass.loads.empty()) mark_unrolled_loads(p, sass.loads, sass.load_bytes);

@@ -22,7 +22,7 @@ struct SassLoops {
 
 // Runs every pass below on `program`, in the order (and for the reasons) given at its definition
 // in ptxas_passes.cpp: if_convert_shared_skips, hoist_loads, sink_loads, fold_operand_modifiers, fold_predicate_logic,
-// mark_uniform_addresses, mark_range_reduction, mark_denormal_guards, then mark_unrolled_loads when `sass` has loops.
+// mark_uniform_addresses, mark_shared_increments, mark_range_reduction, mark_denormal_guards, then mark_unrolled_loads when `sass` has loops.
 void apply_ptxas_passes(Program& program, const SassLoops& sass);
 
 // Predicates the body of a conditional skip (`@p bra join; body; [bra.uni join;] join:`) of at
@@ -55,6 +55,10 @@ void fold_predicate_logic(Program& program);
 // (computed only from parameters, constants, block indices and loads from such addresses), and
 // atomic adds on such addresses, which ptxas turns into one atomic per warp (kWarpAggregated).
 void mark_uniform_addresses(Program& program);
+
+// Marks a shared-memory atom/red.add.u32/s32 of the constant 1 whose result nothing reads
+// (kPopcInc): ptxas's ATOMS.POPC.INC, which serves the lanes on one word together.
+void mark_shared_increments(Program& program);
 
 // Marks sin/cos.f32 (kRangeReduced): ptxas precedes the MUFU with an FMUL.RZ in its chain.
 void mark_range_reduction(Program& program);

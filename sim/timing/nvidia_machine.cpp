@@ -1221,7 +1221,9 @@ double NvidiaMachine::memory(int s, Sm& sm, Warp& w, const P::Inst& in, const St
                                static_cast<std::uint32_t>(std::popcount(mask)) * eb, mem_->last_access_units(), now, done});
         return done;
       };
-      if (info.space == P::Space::Shared) return report(mem::Level::Shared, mem_->shared(s, now, addrs, mask, eb, atomic));
+      // ATOMS.POPC.INC (kPopcInc) adds each word's lane count once: its lanes on one word are served together
+      if (info.space == P::Space::Shared)
+        return report(mem::Level::Shared, mem_->shared(s, now, addrs, mask, eb, atomic && !(in.flags & P::kPopcInc)));
       if (info.space == P::Space::SharedCluster) return report(mem::Level::Shared, dsmem(s, sm, mask, eb, now));
       if (info.space == P::Space::Param) return now + param_latency_;
       const mem::Access kind = atomic ? (P::ty_is_float(in.type) ? mem::Access::AtomicFloat : mem::Access::Atomic)

@@ -75,6 +75,18 @@ TEST(NvidiaTiming, NonFtzSfuChainsPayTheirDenormalGuards) {
   EXPECT_NEAR(per_iteration("rsqrt_loop", 32, d), sfu + 3 * fma, 1.0);
 }
 
+// atomicAdd(&hist[bin], 1u) with its result unread is ATOMS.POPC.INC in ptxas's SASS: the lanes on
+// one word are served together (hist_pow_shared_p16_256b_32M of the grown set, ~23 lanes a warp on
+// one bin: the H200 takes at most 18.4 cycles per warp instruction, kernsim took 24 serialising
+// them); an add of a run-time value (ATOMS.ADD) serialises its lanes on one word.
+TEST(NvidiaTiming, SharedIncrementsOfOneWordAreServedTogether) {
+  const auto d = device::load_builtin_device("h200");
+  const double wavefront = d.shared.banks * d.shared.bank_width_bytes / d.shared.bytes_per_cycle;  // cycles
+  const double add = per_iteration("add_one_word_loop", 1024, d), inc = per_iteration("inc_one_word_loop", 1024, d);
+  EXPECT_NEAR(add, 32 * 32 * wavefront, 0.1 * 32 * 32 * wavefront) << "32 warps x 32 lanes on one word";
+  EXPECT_LT(inc, 0.2 * add) << "one wavefront per warp";
+}
+
 // ptxas loads a 16x16 f16 wmma fragment with four LDG.E of 4 bytes per lane in the mma.sync
 // layout, each covering 8 rows: with rows a line apart that is 32 L1 line lookups per fragment
 // (Nsight Compute on the H200: 8 sectors per load instruction), against 16 lines if the fragment

@@ -100,3 +100,28 @@ extern "C" __global__ void fma_chain_cta(float* out, int iters) {
   for (int i = 0; i < iters; ++i) asm volatile("fma.rn.f32 %0, %0, 0f3F7FFFFF, 0f3A000000;" : "+f"(x));
   out[blockIdx.x * 32 + threadIdx.x] = x;
 }
+
+// Shared atomic adds by every lane to one word: of the constant 1 with the result unread (ptxas:
+// ATOMS.POPC.INC, the lanes' count added once) and of a run-time value (ATOMS.ADD, lane by lane).
+// The word's index comes from memory (0 at run time), so the address is not provably uniform
+// (a uniform one is warp-aggregated).
+extern "C" __global__ void inc_one_word_loop(unsigned* out, int iters) {
+  __shared__ unsigned s[32];
+  if (threadIdx.x < 32) s[threadIdx.x] = 0;
+  __syncthreads();
+  const unsigned a = (unsigned)__cvta_generic_to_shared(&s[threadIdx.x & out[1022]]);
+  for (int i = 0; i < iters; ++i) asm volatile("red.shared.add.u32 [%0], 1;" ::"r"(a) : "memory");
+  __syncthreads();
+  if (threadIdx.x == 0) out[blockIdx.x] = s[0];
+}
+
+extern "C" __global__ void add_one_word_loop(unsigned* out, int iters) {
+  __shared__ unsigned s[32];
+  if (threadIdx.x < 32) s[threadIdx.x] = 0;
+  __syncthreads();
+  const unsigned a = (unsigned)__cvta_generic_to_shared(&s[threadIdx.x & out[1022]]);
+  const unsigned v = out[1023] + 1;  // a run-time value
+  for (int i = 0; i < iters; ++i) asm volatile("red.shared.add.u32 [%0], %1;" ::"r"(a), "r"(v) : "memory");
+  __syncthreads();
+  if (threadIdx.x == 0) out[blockIdx.x] = s[0];
+}
