@@ -16,6 +16,7 @@
 //                                   divergent branch) loads one warm sector and stores it to shared
 //                    other_warp_1   warp 1 loads 1 cold line, warp 0 times one warm load ~20 cycles later
 //                    other_warp_8   warp 1 loads 8 cold lines at once, the same
+//                    same_smsp_*    the same with warp 4, on warp 0's SM sub-partition
 //                  each next to the same warm load with nothing outstanding ("none"), 64 trials
 //   fill_in_flight two CTAs on two SMs (too much shared memory for two per SM): the filler loads a
 //                  cold line (4 sectors) and raises a flag right after issuing; the reader polls
@@ -103,7 +104,9 @@ __global__ void alone(const unsigned* warm_lines, const unsigned* cold_lines, un
   }
 }
 
-// behind_miss, kMode: 0 same_warp, 1 divergent, 2 other_warp_1, 3 other_warp_8. Two warps.
+// behind_miss, kMode: 0 same_warp, 1 divergent, 2 other_warp_1, 3 other_warp_8 (warp 1: another
+// SM sub-partition), 4 same_smsp_warp_1, 5 same_smsp_warp_8 (warp 4: warp 0's sub-partition, warps
+// being dealt to sub-partitions by warp index mod 4). Two warps (modes 0-3) or five (4-5).
 // out[i]: the warm load with the miss outstanding; out[64 + i]: the same warm-line shape with
 // nothing outstanding (a different warm line); out[128 + i]: the miss's own latency (modes 0, 1).
 template <int kMode>
@@ -149,12 +152,12 @@ __global__ void behind_miss(const unsigned* warm_lines, const unsigned* cold_lin
         out[i] = t1 - tm;
         out[2 * kTrials + i] = t2 - t0;
       }
-    } else if (warp == 1) {
+    } else if (warp == (kMode >= 4 ? 4 : 1)) {
       unsigned m = 0;
 #pragma unroll
-      for (int j = 0; j < (kMode == 3 ? 8 : 1); ++j) m += ld_nc(c + (size_t)j * kColdStride + lane);
+      for (int j = 0; j < ((kMode == 3 || kMode == 5) ? 8 : 1); ++j) m += ld_nc(c + (size_t)j * kColdStride + lane);
       sts(&s[32 + lane], m);
-    } else {
+    } else if (warp == 0) {
       spin(20);
       const unsigned long long t0 = mb_clock64();
       sts(&s[lane], ld_nc(w));
@@ -364,9 +367,9 @@ int main(int argc, char** argv) {
 
   // behind_miss
   {
-    const char* names[] = {"same_warp", "divergent", "other_warp_1", "other_warp_8"};
+    const char* names[] = {"same_warp", "divergent", "other_warp_1", "other_warp_8", "same_smsp_warp_1", "same_smsp_warp_8"};
     std::printf("\"behind_miss\": {\n");
-    for (int m = 0; m < 4; ++m) {
+    for (int m = 0; m < 6; ++m) {
       read_flush();
       warm_lines(warm_base, 2 * kTrials);
       CK(cudaMemset(out, 0, 3 * kTrials * 8));
@@ -374,7 +377,9 @@ int main(int argc, char** argv) {
         case 0: behind_miss<0><<<1, 64>>>(warm_base, cold_base, out); break;
         case 1: behind_miss<1><<<1, 64>>>(warm_base, cold_base, out); break;
         case 2: behind_miss<2><<<1, 64>>>(warm_base, cold_base, out); break;
-        default: behind_miss<3><<<1, 64>>>(warm_base, cold_base, out); break;
+        case 3: behind_miss<3><<<1, 64>>>(warm_base, cold_base, out); break;
+        case 4: behind_miss<4><<<1, 160>>>(warm_base, cold_base, out); break;
+        default: behind_miss<5><<<1, 160>>>(warm_base, cold_base, out); break;
       }
       CK(cudaDeviceSynchronize());
       const auto h = fetch(out, 3 * kTrials);
@@ -384,7 +389,7 @@ int main(int argc, char** argv) {
       print_deciles(with);
       std::printf(", \"hit_alone_median\": %.0f", median(none));
       if (m <= 1) std::printf(", \"miss_median\": %.0f", median(miss));
-      std::printf("}%s\n", m < 3 ? "," : "");
+      std::printf("}%s\n", m < 5 ? "," : "");
     }
     std::printf("},\n");
   }
