@@ -408,6 +408,7 @@ MemTiming NvMemorySystem::global(int sm, double t, const std::uint64_t* addrs, s
       l1.invalidate(e.line);  // stores and atomics: write-through, no allocate
     }
     if (!need) continue;
+    mt.past_l1 = true;
     auto sector_cost = [&](std::uint32_t sectors) {
       double c = 0;
       for (std::uint32_t s = 0; s < line_ / sector_; ++s)

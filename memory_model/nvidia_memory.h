@@ -30,6 +30,7 @@ enum class Access : std::uint8_t { Load, Store, Atomic, AtomicFloat, LoadBypassL
 struct MemTiming {
   double done = 0;      // loads: data back; stores/reductions: accepted by L2
   double accepted = 0;  // when the SM's memory pipeline took the last request (issue back-pressure)
+  bool past_l1 = false;  // some sector went beyond L1 (a load that missed or bypassed it)
 };
 
 class NvMemorySystem {
