@@ -15,6 +15,7 @@ SectorCache::SectorCache(std::uint64_t bytes, std::uint32_t line_bytes, std::uin
   full_words_ = words >= 32 ? 0xffffffffu : ((1u << words) - 1);
   std::uint64_t lines = bytes / line_bytes_;
   sets_ = static_cast<std::uint32_t>(std::max<std::uint64_t>(lines / ways_, bytes ? 1 : 0));
+  set_magic_ = sets_ ? ~std::uint64_t{0} / sets_ + 1 : 0;
   ways_v_.assign(std::size_t{sets_} * ways_, Way{});
   tags_.assign(ways_v_.size(), 0);
   stamps_.assign(ways_v_.size(), 0);
@@ -68,7 +69,11 @@ std::uint32_t SectorCache::set_of(std::uint64_t line) const {
   // GPU caches hash the set index so that power-of-two strides (matrix rows, tiles) spread
   // over all sets; a multiplicative hash of the line number does the same without pretending
   // to know the undocumented bit selection.
-  return static_cast<std::uint32_t>(hash_of(line) >> 32) % static_cast<std::uint32_t>(sets_);  // 32-bit: the same index, a cheaper division
+  // the remainder of the hash's upper 32 bits by sets_, by multiplication (Lemire, Kaser and Kurz,
+  // "Faster remainder by direct computation", 2019: exact for 32-bit dividends and divisors)
+  const auto h = static_cast<std::uint32_t>(hash_of(line) >> 32);
+  const std::uint64_t low = set_magic_ * h;
+  return static_cast<std::uint32_t>((static_cast<unsigned __int128>(low) * sets_) >> 64);
 }
 
 SectorCache::Way* SectorCache::find(std::uint64_t line) {

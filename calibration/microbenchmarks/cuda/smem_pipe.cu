@@ -10,6 +10,10 @@
 //             warp instruction per SM for LDS and STS conflict-free, n-way conflicted (n = 2, 8,
 //             32), with one lane on, and with every lane predicated off (@p false at run time);
 //             and ld.global.nc (L1 hits) all lanes on and predicated off
+//   atoms     shared atomic increments (`red.shared.add.u32 [a], 1`: ATOMS.POPC.INC, the
+//             histograms' `atomicAdd(&s[bin], 1u)`) and adds of a run-time value (ATOMS.ADD) on
+//             1, 2, 4, 8, 32 words (and 4 words in one bank): cycles per warp instruction per SM.
+//             Are same-address increments combined?
 //   hol       one warp issues K (0, 1, 4, 8) 32-way conflicted LDS back to back (the rest of
 //             its 8 predicated off); a second warp,
 //             ~10 cycles later, times one access: an LDG L1 hit, an LDG L2 hit (ld.cg), a
@@ -102,6 +106,35 @@ __global__ void __launch_bounds__(1024) tput(unsigned stride, unsigned lane_mask
 #pragma unroll
   for (int k = 0; k < 8; ++k) x ^= v[k];
   if (x == 0x5eed5eedu) out[0] = x;
+}
+
+// atoms: shared atomic increments, lane l on word (l % naddr) * spread, eight per iteration:
+// kInc 1 `red.shared.add.u32 [a], 1` (ptxas: ATOMS.POPC.INC, what `atomicAdd(&s[i], 1u)` with its
+// result unused compiles to: the histograms of the grown set), 0 the same with a run-time value
+// (ATOMS.ADD). out as tput.
+template <int kInc>
+__global__ void __launch_bounds__(1024) atoms(unsigned naddr, unsigned spread, unsigned inc, int iters, unsigned long long* out) {
+  __shared__ unsigned s[4096];
+  const unsigned lane = threadIdx.x & 31;
+  for (unsigned i = threadIdx.x; i < 4096; i += blockDim.x) s[i] = 0;
+  __syncthreads();
+  const unsigned a = saddr(&s[((lane % naddr) * spread) & 4095]);
+  const unsigned long long t0 = mb_clock64();
+  for (int i = 0; i < iters; ++i) {
+#pragma unroll
+    for (int k = 0; k < 8; ++k) {
+      if (kInc) asm volatile("red.shared.add.u32 [%0], 1;" ::"r"(a) : "memory");
+      else asm volatile("red.shared.add.u32 [%0], %1;" ::"r"(a), "r"(inc) : "memory");
+    }
+  }
+  __syncthreads();
+  const unsigned long long t1 = mb_clock64();
+  if (threadIdx.x == 0) {
+    out[3 * blockIdx.x] = t0;
+    out[3 * blockIdx.x + 1] = t1;
+    out[3 * blockIdx.x + 2] = mb_smid();
+  }
+  if (s[lane] == 0x5eed5eedu) out[0] = 1;
 }
 
 // hol: warp 1 issues `k` (<= 8) 32-way LDS (stride 32 words), warp 0 times one access of kind `probe`
@@ -223,6 +256,35 @@ int main() {
         if (c.op == 0) tput<0><<<sms, 1024>>>(c.stride, c.mask, iters, g, out);
         else if (c.op == 1) tput<1><<<sms, 1024>>>(c.stride, c.mask, iters, g, out);
         else tput<2><<<sms, 1024>>>(c.stride, c.mask, iters, g, out);
+      };
+      launch();
+      CK(cudaDeviceSynchronize());
+      std::vector<double> v;
+      for (int r = 0; r < 5; ++r) {
+        launch();
+        CK(cudaDeviceSynchronize());
+        v.push_back(mean_span(out, sms) / (32.0 * iters * 8));
+      }
+      std::sort(v.begin(), v.end());
+      std::printf("%s\"%s\": %.3f", first ? "" : ", ", c.name, v[2]);
+      first = false;
+    }
+    std::printf("},\n");
+  }
+
+  // atoms
+  {
+    struct Case { const char* name; int inc; unsigned naddr; unsigned spread; };
+    const Case cases[] = {{"popc_inc_1addr", 1, 1, 1},   {"popc_inc_2addr", 1, 2, 1},     {"popc_inc_4addr", 1, 4, 1},
+                          {"popc_inc_8addr", 1, 8, 1},   {"popc_inc_32addr", 1, 32, 1},   {"popc_inc_4addr_1bank", 1, 4, 32},
+                          {"add_1addr", 0, 1, 1},        {"add_4addr", 0, 4, 1},          {"add_32addr", 0, 32, 1}};
+    const int iters = 64;
+    std::printf("\"atoms_cycles_per_warp_instruction_per_sm\": {");
+    bool first = true;
+    for (const Case& c : cases) {
+      auto launch = [&] {
+        if (c.inc) atoms<1><<<sms, 1024>>>(c.naddr, c.spread, 1u, iters, out);
+        else atoms<0><<<sms, 1024>>>(c.naddr, c.spread, 1u, iters, out);
       };
       launch();
       CK(cudaDeviceSynchronize());
