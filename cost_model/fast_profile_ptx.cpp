@@ -618,7 +618,10 @@ class CtaSampler {
         const device::Pipe& pp = pipe(in.unit);
         lat = pp.latency_cycles + pp.issue_cycles * std::max(0, desc.weight - 1);
         if (desc.range_reduced) lat += d_.pipes.fp32.latency_cycles;
-        lat += desc.guard_chain * d_.pipes.fp32.latency_cycles;
+        // denormal guards: sm.mufu_guard_latency_cycles (measured) for FSETP-FMUL-MUFU-FMUL, else FP32 latencies
+        lat += desc.guard_chain == 3 && d_.sm.mufu_guard_latency_cycles > 0
+                   ? d_.sm.mufu_guard_latency_cycles
+                   : desc.guard_chain * d_.pipes.fp32.latency_cycles;
         break;
       }
       case P::Lat::Matrix: {

@@ -123,6 +123,10 @@ struct ComputeUnit {
   double barrier_cycles_per_warp = 0;    // bar.sync: time the CTA's barrier takes per arriving warp
   double cta_turnover_cycles = 0;        // from a CTA's last warp exiting to the next CTA's first instruction in its slot
   double vote_latency_cycles = 0;        // vote.sync (VOTE): issue to dependent issue
+  // what ptxas's denormal guard around a non-ftz ex2/lg2/rsqrt/sqrt.approx.f32 MUFU (FSETP, a
+  // predicated FMUL before, a predicated FMUL or FADD after) adds to the chain (0: three FP32
+  // latencies)
+  double mufu_guard_latency_cycles = 0;
   double redux_latency_cycles = 0;       // redux.sync (REDUX): issue to dependent issue
   // barrier.cluster: last arrival in the cluster to the released warps' next issue, for the
   // default (.release) arrival, a .relaxed one, and a CTA launched without clusters
@@ -209,6 +213,15 @@ struct L2Cache : Cache {
   std::int64_t atomic_unit_bytes = 0;  // NVIDIA: aligned address span one slice's atomic unit owns (0: one line)
   double atomic_same_address_cycles = 0;  // per extra integer operation on one address (serialised)
   double atomic_float_same_address_cycles = 0;  // the same for floating-point atomics
+  // NVIDIA: an atomic unit's time per line request at least when the request is to another line
+  // than its previous one (0: none beyond its sector passes), and its time for each further
+  // operation on an address within one request, integer and
+  // floating point (0: atomic_*same_address_cycles). Operations on one address also follow
+  // each other by atomic_*same_address_cycles across requests, while the unit serves other
+  // addresses' passes in between.
+  double atomic_request_cycles = 0;
+  double atomic_pass_cycles = 0;
+  double atomic_float_pass_cycles = 0;
   double atomic_latency_cycles = 0;      // issue to result of one atomic, unloaded
   // NVIDIA: the fraction of the capacity that holds dirty (written, not yet written back) data at
   // most; the oldest dirty lines are written back beyond it. 0 (absent): the whole L2.

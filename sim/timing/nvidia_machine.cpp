@@ -324,6 +324,14 @@ class NvidiaMachine final : public SampledMachine {
  private:
   void describe_instructions();
   double wgmma_service(const P::Inst& in) const;
+  // what ptxas's denormal guard adds to a non-ftz MUFU's chain (TimingDesc::guard_chain FP32
+  // instructions): sm.mufu_guard_latency_cycles for the FSETP-FMUL-MUFU-FMUL guard of
+  // ex2/lg2/rsqrt/sqrt (sfu_pipe.cu: the FSETP's predicate takes far longer than an FP32
+  // result), FP32 latencies otherwise (rcp's guard; a device without the key)
+  double guard_latency(int guard_chain) const {
+    if (guard_chain == 3 && d_.sm.mufu_guard_latency_cycles > 0) return d_.sm.mufu_guard_latency_cycles;
+    return guard_chain * pipe_[static_cast<int>(Unit::Fp32)].latency;
+  }
   // What the slice and the warm-up count: clusters in a launch with clusters, else CTAs.
   std::uint64_t item_of(std::uint64_t id) const { return cluster_ > 1 ? k_.dims().cluster_of(id) : id; }
   std::uint64_t items() const { return grid_ctas() / static_cast<std::uint64_t>(cluster_); }
@@ -514,7 +522,7 @@ void NvidiaMachine::describe_instructions() {
       t.busy[k] = pt.issue * n;
       t.latency[k] = pt.latency + pt.issue * std::max(0.0, n - 1);
       if (desc.range_reduced) t.latency[k] += pipe_[static_cast<int>(Unit::Fp32)].latency;  // FMUL.RZ ahead, in the chain
-      t.latency[k] += desc.guard_chain * pipe_[static_cast<int>(Unit::Fp32)].latency;       // denormal guards, in the chain
+      t.latency[k] += guard_latency(desc.guard_chain);  // denormal guards, in the chain
     }
     t.dep_begin = static_cast<std::uint32_t>(dep_regs_.size());
     auto dep = [&](P::Reg r) {
