@@ -5,6 +5,9 @@
 //   BM_PtxTriad        STREAM triad, 2^20 floats
 //   BM_PtxSgemmTiled   sgemm_tiled 256 x 256 x 256: shared-memory tiles, barriers
 //   BM_PtxReduceShared reduce_shared_f32, 2^20 floats
+//   BM_PtxMmaGemm      mma_gemm_f16 256 x 256 x 256: ldmatrix, mma.sync m16n8k16 f32.f16.f16.f32
+//   BM_PtxFmaLazy      triad over 2^20 floats from lazily filled inputs (1 KiB pages, the detailed
+//                      tier's): the page test of every access, full-warp fma.rn.f32
 // Timing model (sim/timing/nvidia_machine.cpp, the cycle loop with its memory system): a whole
 // `kernsim run` of a launch through the library (compile cache warm), as users see it; the
 // counter is warp instructions timed in detail per second:
@@ -121,6 +124,56 @@ void BM_PtxReduceShared(benchmark::State& state) {
   functional(state, "reduce.cu", "reduce_shared_f32", d, mem, p);
 }
 BENCHMARK(BM_PtxReduceShared)->Unit(benchmark::kMillisecond);
+
+// f16 values in [-1, 1] (bit patterns of the halves of 0..1 by 1/1024 steps, either sign)
+std::uint64_t half_buffer(sim::GlobalMemory& mem, std::size_t halves, const char* name) {
+  const std::uint64_t a = mem.allocate(halves * 2, name);
+  auto* p = reinterpret_cast<std::uint16_t*>(mem.find(a, 1)->data());
+  std::mt19937 rng(7);
+  for (std::size_t i = 0; i < halves; ++i) p[i] = static_cast<std::uint16_t>((rng() & 0x8000u) | (rng() % 0x3c00u));
+  return a;
+}
+
+void BM_PtxMmaGemm(benchmark::State& state) {
+  const int n = 256;
+  sim::GlobalMemory mem;
+  const std::uint64_t A = half_buffer(mem, n * n, "A"), B = half_buffer(mem, n * n, "B"), C = buffer(mem, n * n, "C");
+  Params p;
+  p.ptr(A).ptr(B).ptr(C).i32(n).i32(n).i32(n);
+  sim::LaunchDims d;
+  d.grid = {static_cast<std::uint32_t>(n / 64), static_cast<std::uint32_t>(n / 64), 1};
+  d.block = {128, 1, 1};
+  functional(state, "mma_gemm.cu", "mma_gemm_f16", d, mem, p);
+}
+BENCHMARK(BM_PtxMmaGemm)->Unit(benchmark::kMillisecond);
+
+void BM_PtxFmaLazy(benchmark::State& state) {
+  const int n = 1 << 20;
+  auto fill = [](std::uint64_t off, std::uint64_t bytes, std::uint8_t* dst) {
+    for (std::uint64_t i = 0; i < bytes; ++i) dst[i] = static_cast<std::uint8_t>((off + i) * 37 % 61);
+  };
+  const isa::ptx::Program& prog = program("stream.cu", "triad_f32");
+  std::uint64_t thread_insts = 0;
+  for (auto _ : state) {
+    sim::GlobalMemory mem;  // fresh lazy inputs: every page is filled once, every access tests its page
+    const std::uint64_t b = mem.allocate_lazy(n * 4, "b", fill, sim::Allocation::kLazyPageDetailed);
+    const std::uint64_t c = mem.allocate_lazy(n * 4, "c", fill, sim::Allocation::kLazyPageDetailed);
+    const std::uint64_t a = mem.allocate(n * 4, "a");
+    Params p;
+    p.ptr(b).ptr(c).ptr(a).f32(3.0f).i32(n);
+    sim::LaunchDims d;
+    d.grid = {static_cast<std::uint32_t>(n / 256), 1, 1};
+    d.block = {256, 1, 1};
+    sim::map_program_statics(prog, mem);
+    sim::ExecOptions o;
+    o.kernel_name = "triad_f32";
+    sim::PtxKernel k(prog, mem, d, p.bytes, o);
+    k.run_all();
+    thread_insts += k.thread_instructions();
+  }
+  state.counters["thread_inst/s"] = benchmark::Counter(static_cast<double>(thread_insts), benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_PtxFmaLazy)->Unit(benchmark::kMillisecond);
 
 void timed(benchmark::State& state, const std::string& json, bool full) {
   const auto spec = api::parse_launch_spec_text(json, (data_dir() / "tests" / "kernels" / "cuda").string(), "bench spec");

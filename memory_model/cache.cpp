@@ -17,6 +17,7 @@ SectorCache::SectorCache(std::uint64_t bytes, std::uint32_t line_bytes, std::uin
   std::uint64_t lines = bytes / line_bytes_;
   sets_ = static_cast<std::uint32_t>(std::max<std::uint64_t>(lines / ways_, bytes ? 1 : 0));
   fold_bits_ = std::max<std::uint32_t>(1, static_cast<std::uint32_t>(std::bit_width(sets_ > 1 ? sets_ - 1 : 1u)));
+  set_magic_ = sets_ ? ~std::uint64_t{0} / sets_ + 1 : 0;
   ways_v_.assign(std::size_t{sets_} * ways_, Way{});
   tags_.assign(ways_v_.size(), 0);
   stamps_.assign(ways_v_.size(), 0);
@@ -71,12 +72,17 @@ std::uint32_t SectorCache::set_of(std::uint64_t line) const {
     const std::uint64_t group = (std::uint64_t{1} << fold_bits_) - 1;
     std::uint64_t h = 0;
     for (std::uint64_t x = line >> line_shift_; x; x >>= fold_bits_) h ^= x & group;
-    return static_cast<std::uint32_t>(h % sets_);
+    const std::uint64_t low = set_magic_ * static_cast<std::uint32_t>(h);  // h % sets_, as below
+    return static_cast<std::uint32_t>((static_cast<unsigned __int128>(low) * sets_) >> 64);
   }
   // GPU caches hash the set index so that power-of-two strides (matrix rows, tiles) spread
   // over all sets; a multiplicative hash of the line number does the same without pretending
   // to know the undocumented bit selection.
-  return static_cast<std::uint32_t>(hash_of(line) >> 32) % static_cast<std::uint32_t>(sets_);  // 32-bit: the same index, a cheaper division
+  // the remainder of the hash's upper 32 bits by sets_, by multiplication (Lemire, Kaser and Kurz,
+  // "Faster remainder by direct computation", 2019: exact for 32-bit dividends and divisors)
+  const auto h = static_cast<std::uint32_t>(hash_of(line) >> 32);
+  const std::uint64_t low = set_magic_ * h;
+  return static_cast<std::uint32_t>((static_cast<unsigned __int128>(low) * sets_) >> 64);
 }
 
 SectorCache::Way* SectorCache::find(std::uint64_t line) {

@@ -108,6 +108,7 @@ class SectorCache {
   };
   std::uint64_t hash_of(std::uint64_t line) const { return (line >> line_shift_) * 0x9E3779B97F4A7C15ull; }  // multiplicative
   std::uint32_t set_of(std::uint64_t line) const;
+  std::uint64_t set_magic_ = 0;  // ~0 / sets_ + 1: the set index's remainder without a division (set_of)
   Way* find(std::uint64_t line);
   // find(), with a line out of the use window invalidated (its dirty sectors reported in `r`)
   Way* find_live(std::uint64_t line, CacheResult& r);

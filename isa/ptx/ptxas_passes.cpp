@@ -1,8 +1,9 @@
 // The passes that make a decoded PTX program look like what ptxas makes of it, and the one
 // function that runs them in order (apply_ptxas_passes, ptxas_passes.h). Each pass changes only
 // the order of a basic block's instructions (load sinking: moves loads from a block into the
-// then-part that follows it), or per-instruction marks the timing model reads; none changes what
-// the program computes.
+// then-part that follows it), or per-instruction marks the timing model reads, or (if-conversion)
+// turns a branch around a short body into predicates on the body; none changes what the program
+// computes.
 //
 // Load hoisting: ptxas schedules each basic block so that loads issue as early as their operands
 // allow, which lets a warp have several loads in flight where the PTX has a load followed by its
@@ -126,6 +127,85 @@ void hoist_loads(Program& p) {
     for (std::size_t q : slice) raise(start, q);  // earliest first: moving one never moves a later one
     raise(start, j);
   }
+}
+
+// If-conversion: ptxas turns a conditional skip of a short body of shared-memory accesses and
+// arithmetic (`@p bra join; body; [bra.uni join;] join:`) into the body with every instruction
+// predicated on !p and no branch, so every warp issues the body's instructions, those whose lanes
+// all skip it with no lane on. Read off ptxas 13.0 SASS for sm_90a: scan_blelloch's up- and
+// down-sweep bodies (`if (tid < d) { temp[bi] += temp[ai]; }`: 10 PTX instructions, 8 predicated
+// SASS ones) and reduce_shared_f32's tree step; ncu's instruction count of scan_blelloch_16M
+// (86.0 M warp instructions) is the SASS's with every warp issuing every body. Bodies that touch
+// global memory keep their branch here: transpose_tiled's LDS + STG body and the marching stencils'
+// halo loads stay branches in the SASS (the tile's one LDG + STS body is predicated there, a case
+// this pass leaves alone). The bodies taken: at most kIfConvertMaxBody instructions, straight-line,
+// entered only through the branch, each unguarded, arithmetic or a shared-memory ld/st, none
+// writing p. The branch (and a trailing bra.uni to the join) become folded jumps to the next
+// instruction: no machine instruction, as in the SASS.
+namespace {
+
+constexpr std::size_t kIfConvertMaxBody = 12;
+
+bool if_convertible(const Program& p, const Inst& in, const Reg& guard) {
+  if (is_reg(in.guard) || (in.flags & kReadsClock)) return false;
+  bool writes_guard = false;
+  for_writes(p, in, [&](const Reg& w) { writes_guard = writes_guard || w == guard; });
+  if (writes_guard) return false;
+  if (in.op == Op::Ld || in.op == Op::St) return in.space == Space::Shared && !(in.flags & kBypassL1);
+  return !fence_like(in) && in.ndst >= 1 && (is_math(in.unit) || in.unit == Unit::Nop || in.unit == Unit::Fp64 || in.unit == Unit::Convert);
+}
+
+// Is [first, last] entered only by falling into `first` (no branch, table or reconvergence point
+// inside but at `first`, from anywhere in f)?
+bool entered_only_at(const Program& p, const Function& f, std::size_t first, std::size_t last) {
+  auto inside = [&](std::int64_t t) { return t > static_cast<std::int64_t>(first) && t <= static_cast<std::int64_t>(last); };
+  for (std::size_t i = f.first; i < f.end; ++i) {
+    const Inst& in = p.insts[i];
+    if ((in.op == Op::Bra && inside(in.target)) || inside(in.reconv)) return false;
+    if (in.op == Op::BrxIdx)
+      for (std::uint32_t t : p.branch_tables[in.imm])
+        if (inside(t) || t == first) return false;
+  }
+  return true;
+}
+
+void fold_into_jump(Inst& b, std::size_t next) {
+  b.guard = Reg{};
+  b.guard_neg = false;
+  b.target = static_cast<std::int32_t>(next);
+  b.reconv = static_cast<std::int32_t>(next);
+  b.flags |= kFoldedModifier;
+}
+
+}  // namespace
+
+int if_convert_shared_skips(Program& p) {
+  int converted = 0;
+  for (const Function& f : p.functions)
+    for (std::size_t j = f.first; j + 1 < f.end; ++j) {
+      const Inst& b = p.insts[j];
+      if (b.op != Op::Bra || !is_reg(b.guard) || b.target < 0 || (b.flags & kFoldedModifier)) continue;
+      const std::size_t join = static_cast<std::size_t>(b.target);
+      std::size_t e = j + 1;
+      bool ok = true, shared = false;
+      for (; e < f.end && e != join && p.insts[e].op != Op::Bra && ok; ++e) {
+        ok = if_convertible(p, p.insts[e], b.guard);
+        shared = shared || ((p.insts[e].op == Op::Ld || p.insts[e].op == Op::St) && p.insts[e].space == Space::Shared);
+      }
+      if (!ok || !shared || e >= f.end || e - (j + 1) > kIfConvertMaxBody) continue;
+      const bool jumps = e != join;  // the body ends with an unconditional branch to the join
+      if (jumps && (is_reg(p.insts[e].guard) || p.insts[e].target != b.target)) continue;
+      if (!entered_only_at(p, f, j + 1, jumps ? e : e - 1)) continue;
+      for (std::size_t k = j + 1; k < e; ++k) {
+        p.insts[k].guard = b.guard;
+        p.insts[k].guard_neg = !b.guard_neg;
+      }
+      if (jumps) p.insts[e].flags |= kFoldedModifier;
+      fold_into_jump(p.insts[j], j + 1);
+      ++converted;
+      j = e;
+    }
+  return converted;
 }
 
 // Load sinking: a load whose value only the then-part of an if reads (`@p bra join; then...;
@@ -511,7 +591,9 @@ void mark_denormal_guards(Program& p) {
   }
 }
 
-// The order: hoisting and sinking first, because they are the only passes that move instructions
+// The order: if-conversion first (it changes which instructions a warp issues, not their order;
+// the folded branch still ends a block, so the body stays a block for hoisting), then hoisting
+// and sinking, because they are the only passes that move instructions
 // (the others mark them, and the marks travel with them; unrolled loads are numbered in their
 // final order); sinking after hoisting, so that a load hoisted to the top of its block can still
 // go down into the then-part that alone reads it.
@@ -520,6 +602,7 @@ void mark_denormal_guards(Program& p) {
 // loops as they are after hoisting (hoisting never moves an instruction out of its block, so
 // loops keep their loads) and the SASS's loop facts, which only a launch with ptxas output has.
 void apply_ptxas_passes(Program& p, const SassLoops& sass) {
+  if_convert_shared_skips(p);
   hoist_loads(p);
   sink_loads(p);
   fold_operand_modifiers(p);

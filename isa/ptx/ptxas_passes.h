@@ -1,5 +1,5 @@
-// kernsim::isa::ptx — the passes that imitate what ptxas does to a kernel (instruction order
-// within basic blocks, operand folding, the uniform datapath, range reduction, loop unrolling),
+// kernsim::isa::ptx — the passes that imitate what ptxas does to a kernel (if-conversion of
+// short shared-memory bodies, instruction order within basic blocks, operand folding, the uniform datapath, range reduction, loop unrolling),
 // run in one fixed order by apply_ptxas_passes(). decode_kernel() runs it on every program it
 // makes; the individual passes are public for their tests.
 #pragma once
@@ -21,9 +21,15 @@ struct SassLoops {
 };
 
 // Runs every pass below on `program`, in the order (and for the reasons) given at its definition
-// in ptxas_passes.cpp: hoist_loads, sink_loads, fold_operand_modifiers, fold_predicate_logic,
+// in ptxas_passes.cpp: if_convert_shared_skips, hoist_loads, sink_loads, fold_operand_modifiers, fold_predicate_logic,
 // mark_uniform_addresses, mark_range_reduction, mark_denormal_guards, then mark_unrolled_loads when `sass` has loops.
 void apply_ptxas_passes(Program& program, const SassLoops& sass);
+
+// Predicates the body of a conditional skip (`@p bra join; body; [bra.uni join;] join:`) of at
+// most 12 arithmetic and shared-memory ld/st instructions on !p and folds the branches into
+// jumps to the next instruction, as ptxas does: every warp then issues the body (a warp whose lanes
+// all skip it, with no lane on). Returns the number of bodies converted.
+int if_convert_shared_skips(Program& program);
 
 // Moves each load up within its basic block past instructions it does not depend on (never
 // across a fence-like instruction: ops.h fence_like()), as ptxas's scheduler does, so that loads

@@ -4,6 +4,7 @@
 #include <sys/mman.h>
 
 #include <algorithm>
+#include <bit>
 #include <cstdio>
 #include <new>
 
@@ -70,9 +71,12 @@ std::uint64_t GlobalMemory::allocate_lazy(std::uint64_t size, std::string label,
   a->bytes = host_bytes(size, false);
   a->size = size;
   a->fill = std::move(fill);
+  if (page == 0 || (page & (page - 1)) != 0)
+    throw Error(ErrorKind::Internal, "kernsim bug: lazy allocation page of " + std::to_string(page) + " bytes (a power of two is needed)");
   a->page = page;
+  a->page_shift = static_cast<std::uint32_t>(std::countr_zero(page));
   a->unfilled = (size + page - 1) / page;
-  a->filled.assign(a->unfilled, false);
+  a->filled.assign(a->unfilled, 0);
   next_ = (base + size + kGuard + 0xffff) & ~std::uint64_t{0xffff};
   return base;
 }
@@ -87,14 +91,13 @@ std::uint64_t GlobalMemory::allocate_filled(std::uint64_t size, std::string labe
   return base;
 }
 
-void Allocation::materialize(std::uint64_t offset, std::uint64_t n) {
-  if (!lazy() || offset >= size) return;
+void Allocation::fill_pages(std::uint64_t offset, std::uint64_t n) {
   const std::uint64_t end = std::min(size, offset + std::max<std::uint64_t>(n, 1));
-  for (std::uint64_t p = offset / page; p * page < end; ++p) {
+  for (std::uint64_t p = offset >> page_shift; p << page_shift < end; ++p) {
     if (filled[p]) continue;
-    const std::uint64_t from = p * page, len = std::min(page, size - from);
+    const std::uint64_t from = p << page_shift, len = std::min(page, size - from);
     fill(from, len, bytes.get() + from);
-    filled[p] = true;
+    filled[p] = 1;
     --unfilled;
   }
   if (unfilled == 0) {  // every page filled: an eager allocation from now on

@@ -45,12 +45,23 @@ struct Allocation {
   static constexpr std::uint64_t kLazyPage = 64;
   static constexpr std::uint64_t kLazyPageDetailed = 1024;
   std::function<void(std::uint64_t, std::uint64_t, std::uint8_t*)> fill;
-  std::vector<bool> filled;  // per page
-  std::uint64_t page = kLazyPage;
-  std::uint64_t unfilled = 0;  // pages not filled yet
+  std::vector<std::uint8_t> filled;  // per page: 1 once filled
+  std::uint64_t page = kLazyPage;     // a power of two (allocate_lazy checks)
+  std::uint32_t page_shift = 6;       // log2(page)
+  std::uint64_t unfilled = 0;         // pages not filled yet
   bool lazy() const { return static_cast<bool>(fill); }
-  // Fills the pages of [offset, offset + n) not yet filled; every page, n == size.
-  void materialize(std::uint64_t offset, std::uint64_t n);
+  // Fills the pages of [offset, offset + n) not yet filled; every page, n == size. Inline for
+  // the common case, an access within one page already filled (a warp's lanes spread over a
+  // matrix call it once per lane).
+  void materialize(std::uint64_t offset, std::uint64_t n) {
+    if (!lazy() || offset >= size) return;
+    const std::uint64_t p = offset >> page_shift;
+    if (filled[p] && (offset + std::max<std::uint64_t>(n, 1) - 1) >> page_shift == p) return;
+    fill_pages(offset, n);
+  }
+
+ private:
+  void fill_pages(std::uint64_t offset, std::uint64_t n);
 };
 
 class GlobalMemory {

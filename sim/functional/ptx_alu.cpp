@@ -2,6 +2,7 @@
 #include <cfenv>
 #include <cmath>
 #include <limits>
+#include <type_traits>
 
 #include "base/float16.h"
 #include "base/float_format.h"
@@ -78,6 +79,55 @@ inline std::uint64_t srcv(PtxCta::Impl& c, Warp& w, const Inst& in, int i, int l
 // ---- float helpers ---------------------------------------------------------------------------
 
 inline float ftz(float x) { return std::fpclassify(x) == FP_SUBNORMAL ? std::copysign(0.0f, x) : x; }
+
+// ---- fused multiply-add over a full warp ---------------------------------------------------
+// The build targets x86-64 without FMA, so std::fma is a libm call per lane. Where the CPU has the
+// FMA instruction (checked once), a full warp's fma.rn runs as a loop the compiler vectorises with
+// it. Both round once in the current rounding mode (RoundingScope): the same bits.
+
+template <class T>
+[[gnu::always_inline]] inline void fma_rows_body(T* D, const T* A, const T* B, const T* C, bool flush) {
+  if constexpr (std::is_same_v<T, float>) {
+    if (flush) {
+      for (int l = 0; l < 32; ++l) D[l] = ftz(__builtin_fmaf(ftz(A[l]), ftz(B[l]), ftz(C[l])));
+      return;
+    }
+    for (int l = 0; l < 32; ++l) D[l] = __builtin_fmaf(A[l], B[l], C[l]);
+  } else {
+    for (int l = 0; l < 32; ++l) D[l] = __builtin_fma(A[l], B[l], C[l]);
+  }
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+template <class T>
+[[gnu::target("fma")]] void fma_rows_hw(T* D, const T* A, const T* B, const T* C, bool flush) {
+  fma_rows_body(D, A, B, C, flush);
+}
+bool cpu_has_fma() {
+  static const bool has = __builtin_cpu_supports("fma");
+  return has;
+}
+#else
+bool cpu_has_fma() { return false; }
+#endif
+
+// D = A * B + C on every lane: register rows of 32 values of T (D may be one of the sources).
+template <class T>
+void fma_rows(void* D, const void* A, const void* B, const void* C, bool flush) {
+  // copies: D may alias a source, and the loop reads each lane's sources before writing its D
+  alignas(32) T a[32], b[32], c[32], d[32];
+  std::memcpy(a, A, sizeof a);
+  std::memcpy(b, B, sizeof b);
+  std::memcpy(c, C, sizeof c);
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (cpu_has_fma()) fma_rows_hw(d, a, b, c, flush);
+  else fma_rows_body(d, a, b, c, flush);
+#else
+  fma_rows_body(d, a, b, c, flush);
+#endif
+  std::memcpy(D, d, sizeof d);
+}
+
 
 class RoundingScope {
  public:
@@ -524,12 +574,24 @@ void PtxCta::Impl::exec_alu(Warp& w, const Inst& in, std::uint32_t m) {
     case Op::Fma: {
       if (t == Ty::F32) {
         RoundingScope rs(in.rnd);
-        if (f32ftz) map3<float>(*this, w, in, m, [](float a, float b, float c) { return ftz(std::fma(ftz(a), ftz(b), ftz(c))); });
-        else map3<float>(*this, w, in, m, [](float a, float b, float c) { return std::fma(a, b, c); });
+        if (m == kFullMask) {
+          fma_rows<float>(row32(w, p.dst(in, 0)), row32(w, p.src(in, 0)), row32(w, p.src(in, 1)), row32(w, p.src(in, 2)), f32ftz);
+        } else if (f32ftz) {
+          map3<float>(*this, w, in, m, [](float a, float b, float c) { return ftz(std::fma(ftz(a), ftz(b), ftz(c))); });
+        } else {
+          map3<float>(*this, w, in, m, [](float a, float b, float c) { return std::fma(a, b, c); });
+        }
         if (in.flags & P::kSat) map1<float>(*this, w, in, m, [](float x) { return std::isnan(x) ? 0.0f : std::fmin(1.0f, std::fmax(0.0f, x)); });
         return;
       }
-      if (t == Ty::F64) { RoundingScope rs(in.rnd); map3<double>(*this, w, in, m, [](double a, double b, double c) { return std::fma(a, b, c); }); return; }
+      if (t == Ty::F64) {
+        RoundingScope rs(in.rnd);
+        if (m == kFullMask)
+          fma_rows<double>(row64(w, p.dst(in, 0)), row64(w, p.src(in, 0)), row64(w, p.src(in, 1)), row64(w, p.src(in, 2)), false);
+        else
+          map3<double>(*this, w, in, m, [](double a, double b, double c) { return std::fma(a, b, c); });
+        return;
+      }
       if (t == Ty::F16 || t == Ty::F16x2 || t == Ty::BF16 || t == Ty::BF16x2) {
         HalfKind k = (t == Ty::F16 || t == Ty::F16x2) ? HalfKind::F16 : HalfKind::BF16;
         half_op(*this, w, in, m, k, (t == Ty::F16x2 || t == Ty::BF16x2) ? 2 : 1, 3, [](double a, double b, double c) { return std::fma(a, b, c); });

@@ -18,7 +18,7 @@ namespace P = isa::ptx;
 namespace {
 
 // Value of one fragment element (bits) of type t as double.
-double elem_value(std::uint32_t bits, Ty t) {
+[[gnu::always_inline]] inline double elem_value(std::uint32_t bits, Ty t) {
   switch (t) {
     case Ty::F16: return half_to_float(static_cast<std::uint16_t>(bits));
     case Ty::BF16: return bf16_to_float(static_cast<std::uint16_t>(bits));
@@ -33,7 +33,7 @@ double elem_value(std::uint32_t bits, Ty t) {
   }
 }
 
-int elem_bits(Ty t) {
+[[gnu::always_inline]] inline int elem_bits(Ty t) {
   switch (t) {
     case Ty::F16: case Ty::BF16: return 16;
     case Ty::S8: case Ty::U8: case Ty::E4M3: case Ty::E5M2: return 8;
@@ -45,7 +45,7 @@ int elem_bits(Ty t) {
 struct Coord { int row, col; };
 
 // Fragment element i of lane l for mma.sync m16n8kK (A: MxK, B: KxN, C/D: MxN).
-Coord frag_a(int m, int k, Ty t, int lane, int i) {
+[[gnu::always_inline]] inline Coord frag_a(int m, int k, Ty t, int lane, int i) {
   const int g = lane >> 2, tg = lane & 3;
   const int eb = elem_bits(t);
   if (eb == 16) {
@@ -64,7 +64,7 @@ Coord frag_a(int m, int k, Ty t, int lane, int i) {
   return {g, tg};  // f64 m8n8k4
 }
 
-Coord frag_b(int k, Ty t, int lane, int i) {
+[[gnu::always_inline]] inline Coord frag_b(int k, Ty t, int lane, int i) {
   const int g = lane >> 2, tg = lane & 3;
   const int eb = elem_bits(t);
   if (eb == 16) return {tg * 2 + (i & 1) + (i >= 2 ? 8 : 0), g};
@@ -73,11 +73,29 @@ Coord frag_b(int k, Ty t, int lane, int i) {
   return {tg, g};  // f64
 }
 
-Coord frag_c(int m, Ty t, int lane, int i) {
+[[gnu::always_inline]] inline Coord frag_c(int m, Ty t, int lane, int i) {
   const int g = lane >> 2, tg = lane & 3;
   if (m == 8) return {g, tg * 2 + i};  // f64 m8n8k4: 2 elements
   (void)t;
   return {i < 2 ? g : g + 8, tg * 2 + (i & 1)};
+}
+
+// Register r of a 16-bit A (m16n8k8/k16) or B fragment, its 32 lanes' two elements each, into the
+// row-major matrix of `cols` columns: frag_a/frag_b for 16-bit types (element i = 2r + e of lane l
+// with g = l / 4, tg = l % 4: A at row g + 8 (r % 2), column 2 tg + e + 8 (r / 2); B at row
+// 2 tg + e + 8 r, column g).
+template <bool kBf16>
+void gather16(const std::uint64_t* v, int r, bool is_a, int cols, double* mat) {
+  for (int l = 0; l < 32; ++l) {
+    const int g = l >> 2, tg = l & 3;
+    for (int e = 0; e < 2; ++e) {
+      const auto bits = static_cast<std::uint16_t>(v[l] >> (16 * e));
+      const double val = kBf16 ? bf16_to_float(bits) : half_to_float(bits);
+      const int row = is_a ? g + 8 * (r & 1) : tg * 2 + e + 8 * r;
+      const int col = is_a ? tg * 2 + e + 8 * (r >> 1) : g;
+      mat[row * cols + col] = val;
+    }
+  }
 }
 
 }  // namespace
@@ -95,23 +113,57 @@ Space PtxCta::Impl::exec_mma(Warp& w, const Inst& in, std::uint32_t m) {
     const bool supported = (M == 16 && N == 8 && (K == 16 || K == 8 || K == 32 || K == 4)) || (M == 8 && N == 8 && K == 4 && ta == Ty::F64);
     if (!supported || (M == 8 && ta != Ty::F64))
       unsupported(in, "mma.sync shape m" + std::to_string(M) + "n" + std::to_string(N) + "k" + std::to_string(K) + " with ." + to_string(ta));
-    std::vector<double> A(static_cast<std::size_t>(M * K), 0.0), B(static_cast<std::size_t>(K * N), 0.0), C(static_cast<std::size_t>(M * N), 0.0);
+    // the largest fragments: A 16x32 and B 32x8 (int8/fp8 k32), C/D 16x8; each element is
+    // written by the gathers below (the zeros stand for nothing)
+    constexpr std::size_t kMaxA = 16 * 32, kMaxB = 32 * 8, kMaxC = 16 * 8;
+    std::array<double, kMaxA> A;
+    std::array<double, kMaxB> B;
+    std::array<double, kMaxC> C;
+    std::fill_n(A.begin(), M * K, 0.0);
+    std::fill_n(B.begin(), K * N, 0.0);
+    std::fill_n(C.begin(), M * N, 0.0);
     const bool integer = ta == Ty::S8 || ta == Ty::U8;
-    std::vector<std::int64_t> Ai, Bi, Ci;
-    if (integer) { Ai.assign(A.size(), 0); Bi.assign(B.size(), 0); Ci.assign(C.size(), 0); }
+    std::array<std::int64_t, kMaxA> Ai;
+    std::array<std::int64_t, kMaxB> Bi;
+    std::array<std::int64_t, kMaxC> Ci;
+    if (integer) {
+      std::fill_n(Ai.begin(), M * K, 0);
+      std::fill_n(Bi.begin(), K * N, 0);
+      std::fill_n(Ci.begin(), M * N, 0);
+    }
+    // a source register's 32 lanes, its row read once
+    std::array<std::uint64_t, 32> v;
+    auto read_row = [&](Reg reg) {
+      if (reg.bank == Bank::R32 || reg.bank == Bank::C32 || reg.bank == Bank::S32) {
+        const std::uint32_t* row = row32(w, reg);
+        for (int l = 0; l < 32; ++l) v[static_cast<std::size_t>(l)] = row[l];
+      } else {
+        for (int l = 0; l < 32; ++l) v[static_cast<std::size_t>(l)] = get(w, reg, l);
+      }
+    };
     auto gather = [&](int first_src, int nregs, Ty t, bool is_a) {
       const int eb = elem_bits(t);
-      const int per = eb == 64 ? 1 : 32 / eb;
-      for (int l = 0; l < 32; ++l) {
+      if (eb == 16 && !integer) {  // f16/bf16: frag_a/frag_b's 16-bit layouts in closed form
         for (int r = 0; r < nregs; ++r) {
-          const Reg reg = p.src(in, first_src + r);
-          std::uint64_t v = get(w, reg, l);
+          read_row(p.src(in, first_src + r));
+          if (t == Ty::F16) gather16<false>(v.data(), r, is_a, is_a ? K : N, is_a ? A.data() : B.data());
+          else gather16<true>(v.data(), r, is_a, is_a ? K : N, is_a ? A.data() : B.data());
+        }
+        return;
+      }
+      const int per = eb == 64 ? 1 : 32 / eb;
+      const std::uint32_t emask = eb == 32 ? 0xffffffffu : ((1u << eb) - 1);
+      for (int r = 0; r < nregs; ++r) {
+        read_row(p.src(in, first_src + r));
+        for (int l = 0; l < 32; ++l) {
           for (int e = 0; e < per; ++e) {
-            int i = r * per + e;
-            Coord cd = is_a ? frag_a(M, K, t, l, i) : frag_b(K, t, l, i);
-            double val = eb == 64 ? from64<double>(v) : elem_value(static_cast<std::uint32_t>(v >> (eb * e)) & (eb == 32 ? 0xffffffffu : ((1u << eb) - 1)), t);
-            if (is_a) { A[static_cast<std::size_t>(cd.row * K + cd.col)] = val; if (integer) Ai[static_cast<std::size_t>(cd.row * K + cd.col)] = static_cast<std::int64_t>(val); }
-            else { B[static_cast<std::size_t>(cd.row * N + cd.col)] = val; if (integer) Bi[static_cast<std::size_t>(cd.row * N + cd.col)] = static_cast<std::int64_t>(val); }
+            const int i = r * per + e;
+            const Coord cd = is_a ? frag_a(M, K, t, l, i) : frag_b(K, t, l, i);
+            const double val = eb == 64 ? from64<double>(v[static_cast<std::size_t>(l)])
+                                        : elem_value(static_cast<std::uint32_t>(v[static_cast<std::size_t>(l)] >> (eb * e)) & emask, t);
+            const std::size_t idx = static_cast<std::size_t>(is_a ? cd.row * K + cd.col : cd.row * N + cd.col);
+            (is_a ? A.data() : B.data())[idx] = val;
+            if (integer) (is_a ? Ai.data() : Bi.data())[idx] = static_cast<std::int64_t>(val);
           }
         }
       }
@@ -120,25 +172,26 @@ Space PtxCta::Impl::exec_mma(Warp& w, const Inst& in, std::uint32_t m) {
     gather(na, nb, tb, false);
     // C
     const bool c_half = tc == Ty::F16 || tc == Ty::BF16;
-    for (int l = 0; l < 32; ++l) {
-      for (int r = 0; r < ncr; ++r) {
-        std::uint64_t v = get(w, p.src(in, na + nb + r), l);
-        int per = c_half ? 2 : 1;
+    for (int r = 0; r < ncr; ++r) {
+      read_row(p.src(in, na + nb + r));
+      for (int l = 0; l < 32; ++l) {
+        const std::uint64_t x = v[static_cast<std::size_t>(l)];
+        const int per = c_half ? 2 : 1;
         for (int e = 0; e < per; ++e) {
-          int i = r * per + e;
-          Coord cd = frag_c(M, tc, l, i);
-          std::size_t idx = static_cast<std::size_t>(cd.row * N + cd.col);
-          if (tc == Ty::F64) C[idx] = from64<double>(v);
-          else if (c_half) C[idx] = elem_value(static_cast<std::uint32_t>(v >> (16 * e)) & 0xffffu, tc);
-          else if (integer) Ci[idx] = static_cast<std::int32_t>(static_cast<std::uint32_t>(v));
-          else C[idx] = from32<float>(static_cast<std::uint32_t>(v));
+          const int i = r * per + e;
+          const Coord cd = frag_c(M, tc, l, i);
+          const std::size_t idx = static_cast<std::size_t>(cd.row * N + cd.col);
+          if (tc == Ty::F64) C[idx] = from64<double>(x);
+          else if (c_half) C[idx] = elem_value(static_cast<std::uint32_t>(x >> (16 * e)) & 0xffffu, tc);
+          else if (integer) Ci[idx] = static_cast<std::int32_t>(static_cast<std::uint32_t>(x));
+          else C[idx] = from32<float>(static_cast<std::uint32_t>(x));
         }
       }
     }
     // D = A*B + C
     // each element of D sums over k in order; a row's elements accumulate side by side
-    std::vector<double>& D = C;
-    std::vector<std::int64_t>& Di = Ci;
+    std::array<double, kMaxC>& D = C;
+    std::array<std::int64_t, kMaxC>& Di = Ci;
     for (int i = 0; i < M; ++i)
       for (int kk = 0; kk < K; ++kk) {
         if (integer) {
@@ -150,23 +203,26 @@ Space PtxCta::Impl::exec_mma(Warp& w, const Inst& in, std::uint32_t m) {
         }
       }
     if (integer && (in.flags & P::kSatFinite))
-      for (auto& acc : Di) acc = std::max<std::int64_t>(INT32_MIN, std::min<std::int64_t>(INT32_MAX, acc));
-    // scatter D
+      for (int x = 0; x < M * N; ++x) Di[static_cast<std::size_t>(x)] = std::max<std::int64_t>(INT32_MIN, std::min<std::int64_t>(INT32_MAX, Di[static_cast<std::size_t>(x)]));
+    // scatter D, a destination register's row at a time
     const bool d_half = td == Ty::F16 || td == Ty::BF16;
-    for (int l = 0; l < 32; ++l) {
-      for (int r = 0; r < in.ndst; ++r) {
-        int per = d_half ? 2 : 1;
+    for (int r = 0; r < in.ndst; ++r) {
+      const Reg dr = p.dst(in, r);
+      std::uint32_t* row = dr.bank == Bank::R32 ? row32(w, dr) : nullptr;
+      for (int l = 0; l < 32; ++l) {
+        const int per = d_half ? 2 : 1;
         std::uint64_t out = 0;
         for (int e = 0; e < per; ++e) {
-          int i = r * per + e;
-          Coord cd = frag_c(M, td, l, i);
-          std::size_t idx = static_cast<std::size_t>(cd.row * N + cd.col);
+          const int i = r * per + e;
+          const Coord cd = frag_c(M, td, l, i);
+          const std::size_t idx = static_cast<std::size_t>(cd.row * N + cd.col);
           if (td == Ty::F64) out = to64(D[idx]);
           else if (d_half) out |= static_cast<std::uint64_t>(round_to_format(D[idx], td == Ty::F16 ? FloatFormat::F16 : FloatFormat::BF16, RoundMode::NearestEven)) << (16 * e);
           else if (integer) out = static_cast<std::uint32_t>(static_cast<std::int32_t>(Di[idx]));
           else out = to32(static_cast<float>(D[idx]));
         }
-        put(w, p.dst(in, r), l, out);
+        if (row) row[l] = static_cast<std::uint32_t>(out);
+        else put(w, dr, l, out);
       }
     }
     return Space::Generic;

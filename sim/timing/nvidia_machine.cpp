@@ -65,17 +65,25 @@ struct InstTiming {
   double flops_per_lane = 0, flops_per_inst = 0;
   double engine_cycles = 0;      // wgmma.mma_async: its service on the SM's tensor engine
   int guard_issued = 0;          // FP32 instructions ptxas adds around a non-ftz MUFU (TimingDesc::guard_issued)
+  // the scoreboard entries it waits for (guard, sources, destinations, address bases, in that
+  // order): dep_regs_[dep_begin, dep_end)
+  std::uint32_t dep_begin = 0, dep_end = 0;
+};
+
+// What a scheduler reads of each of its warps on every pick. A sub-partition keeps those of its
+// warps side by side (Sub::sched), so that its scan walks a few cache lines instead of one per warp.
+struct SchedState {
+  double dep_ready = 0;  // cached by refresh(): when the next instruction's operands are ready
+  std::uint64_t age = 0;
+  std::int8_t unit = 0, alt = -1;  // cached by refresh(): the next instruction's pipes (InstTiming)
+  Stall dep_why = Stall::ExecutionDependency;
+  bool live = false;
+  bool at_barrier = false;
 };
 
 struct Warp {
-  // what the scheduler's scan reads of every warp first, in one cache line
-  bool live = false;
-  bool at_barrier = false;
-  Stall dep_why = Stall::ExecutionDependency;
-  std::int8_t unit = 0, alt = -1;  // cached for the scheduler: the next instruction's pipes (InstTiming)
-  std::uint32_t pc = 0;            // next instruction
-  double dep_ready = 0;            // cached for the scheduler: when the next instruction's operands are ready
-  std::uint64_t age = 0;
+  SchedState* sched = nullptr;  // its entry in its sub-partition's Sub::sched
+  std::uint32_t pc = 0;         // next instruction
   int cta = -1;  // CTA slot
   int widx = 0;  // warp index inside its CTA
   int sub = 0;
@@ -123,7 +131,8 @@ struct CtaSlot {
 struct Sub {
   explicit Sub(bool share) : pipes(share) {}
   PipeSet pipes;
-  std::vector<int> warps;
+  std::vector<int> warps;          // its warps (indices into Sm::warps)
+  std::vector<SchedState> sched;   // theirs, in the same order
   int last = -1;
   double next = kInf;
   double idle_since = 0;
@@ -364,6 +373,7 @@ class NvidiaMachine final : public SampledMachine {
   WarpPolicy policy_ = WarpPolicy::GreedyThenOldest;
   PipeTiming pipe_[PipeSet::kUnits];
   std::vector<InstTiming> itime_;
+  std::vector<int> dep_regs_;  // InstTiming::dep_begin/dep_end
   double param_latency_ = 0;
   double tc_flops_ = 0;  // FLOP of the tcgen05.mma the instruction being issued handed over (for on_issue)
   int nsms_ = 0, wpb_ = 0;
@@ -427,6 +437,10 @@ void NvidiaMachine::assemble(int sms, double share, std::uint64_t ctas) {
       sm.warps[w].sb.resize(regs);
       sm.subs[static_cast<std::size_t>(sm.warps[w].sub)].warps.push_back(static_cast<int>(w));
     }
+    for (Sub& sub : sm.subs) {
+      sub.sched.assign(sub.warps.size(), SchedState{});
+      for (std::size_t k = 0; k < sub.warps.size(); ++k) sm.warps[static_cast<std::size_t>(sub.warps[k])].sched = &sub.sched[k];
+    }
   }
 }
 
@@ -476,7 +490,8 @@ void NvidiaMachine::describe_instructions() {
     n64_ = std::max(n64_, f.n64);
     npred_ = std::max(npred_, f.npred);
   }
-  itime_.resize(p_.insts.size());
+  itime_.assign(p_.insts.size(), InstTiming{});
+  dep_regs_.clear();
   for (std::size_t i = 0; i < p_.insts.size(); ++i) {
     const P::Inst& in = p_.insts[i];
     const P::TimingDesc desc = P::timing_desc(in);  // the table's facts (isa/ptx/ops.h)
@@ -494,6 +509,16 @@ void NvidiaMachine::describe_instructions() {
       if (desc.range_reduced) t.latency[k] += pipe_[static_cast<int>(Unit::Fp32)].latency;  // FMUL.RZ ahead, in the chain
       t.latency[k] += desc.guard_chain * pipe_[static_cast<int>(Unit::Fp32)].latency;       // denormal guards, in the chain
     }
+    t.dep_begin = static_cast<std::uint32_t>(dep_regs_.size());
+    auto dep = [&](P::Reg r) {
+      if (const int idx = sb_index(r); idx >= 0) dep_regs_.push_back(idx);
+    };
+    if (in.guard.bank != P::Bank::None) dep(in.guard);
+    for (int k = 0; k < in.nsrc; ++k) dep(p_.src(in, k));
+    for (int k = 0; k < in.ndst; ++k) dep(p_.dst(in, k));
+    if (in.addr.kind == P::AddrBase::Reg) dep(in.addr.base);
+    if (in.addr2.kind == P::AddrBase::Reg) dep(in.addr2.base);
+    t.dep_end = static_cast<std::uint32_t>(dep_regs_.size());
     t.flops_per_lane = desc.flops_per_lane;
     t.flops_per_inst = desc.flops_per_inst;
     t.guard_issued = desc.guard_issued;
@@ -756,11 +781,11 @@ void NvidiaMachine::start_cta(int s, int slot, std::uint64_t id, std::unique_ptr
   c.warps_left = c.cta->num_warps();
   for (int wi = 0; wi < c.warps_left; ++wi) {
     Warp& w = sm.warps[static_cast<std::size_t>(slot * wpb_ + wi)];
-    w.live = true;
-    w.at_barrier = false;
+    w.sched->live = true;
+    w.sched->at_barrier = false;
     w.cta = slot;
     w.widx = wi;
-    w.age = age_++;
+    w.sched->age = age_++;
     w.ready = t;
     w.ready_is_async = false;
     w.sb.reset(t);
@@ -817,7 +842,7 @@ void NvidiaMachine::abandon_in_flight(double now) {
       c.group.reset();
       c.active = false;
     }
-    for (auto& w : sm.warps) w.live = false;
+    for (auto& w : sm.warps) w.sched->live = false;
     sm.tensor->reset(now);  // the abandoned CTAs' queued wgmmas go with them
     if (sm.tc) sm.tc->reset(now);
     sm.tmem_free = now;
@@ -910,33 +935,26 @@ void NvidiaMachine::report_memory(Listener& l, double scale) const {
 // which other warps change). Called only when w's state changes: after it issues, when it is
 // launched, when a barrier releases it.
 void NvidiaMachine::refresh(Warp& w) {
-  if (!w.live) return;
+  if (!w.sched->live) return;
   const P::Inst& in = p_.insts[w.pc];
   const InstTiming& it = itime_[w.pc];
   double t = w.ready;
   Stall why = w.ready_is_async ? Stall::AsyncWait : Stall::ExecutionDependency;
   const std::uint8_t group = pipe_group(it.alt >= 0 ? static_cast<Unit>(it.alt) : in.unit);  // the pipe it is issued to first
-  auto dep = [&](P::Reg r) {
-    const int i = sb_index(r);
-    if (i < 0) return;
-    const Scoreboard::Entry& e = w.sb.at(i);
-    if (e.from_wgmma && in.op == P::Op::WgmmaMma) return;  // chained on the tensor engine, in order
+  for (std::uint32_t k = it.dep_begin; k < it.dep_end; ++k) {
+    const Scoreboard::Entry& e = w.sb.at(dep_regs_[k]);
+    if (e.from_wgmma && in.op == P::Op::WgmmaMma) continue;  // chained on the tensor engine, in order
     double v = e.ready;
     if (e.pipe_group && group && e.pipe_group != group) v += d_.sm.cross_pipe_latency_cycles;
     if (v > t) {
       t = v;
       why = e.from_memory ? Stall::MemoryDependency : e.from_wgmma ? Stall::AsyncWait : Stall::ExecutionDependency;
     }
-  };
-  if (in.guard.bank != P::Bank::None) dep(in.guard);
-  for (int i = 0; i < in.nsrc; ++i) dep(p_.src(in, i));
-  for (int i = 0; i < in.ndst; ++i) dep(p_.dst(in, i));
-  if (in.addr.kind == P::AddrBase::Reg) dep(in.addr.base);
-  if (in.addr2.kind == P::AddrBase::Reg) dep(in.addr2.base);
-  w.dep_ready = t;
-  w.dep_why = why;
-  w.unit = static_cast<std::int8_t>(it.unit);
-  w.alt = static_cast<std::int8_t>(it.alt);
+  }
+  w.sched->dep_ready = t;
+  w.sched->dep_why = why;
+  w.sched->unit = static_cast<std::int8_t>(it.unit);
+  w.sched->alt = static_cast<std::int8_t>(it.alt);
 }
 
 double NvidiaMachine::step(int s, double now) {
@@ -960,19 +978,34 @@ void NvidiaMachine::pick_and_issue(int s, Sm& sm, Sub& sub, int si, double now) 
   double earliest = kInf;
   Stall earliest_why = Stall::Idle;
   bool any_live = false, all_barrier = true;
-  for (int wi : sub.warps) {
-    Warp& w = sm.warps[static_cast<std::size_t>(wi)];
-    if (!w.live) continue;
-    any_live = true;
-    if (w.at_barrier) continue;
-    all_barrier = false;
-    Stall why = w.dep_why;
-    double t = w.dep_ready;
-    double pf = sub.pipes.free_at(static_cast<int>(w.unit));  // refresh() cached the pipes of w.pc
-    if (w.alt >= 0) pf = std::min(pf, sub.pipes.free_at(static_cast<int>(w.alt)));
+  // when the warp could issue (its operands, then a free pipe) and why not earlier
+  auto when = [&](const SchedState& x, Stall& why) {
+    why = x.dep_why;
+    double t = x.dep_ready;
+    double pf = sub.pipes.free_at(static_cast<int>(x.unit));  // refresh() cached the pipes of its pc
+    if (x.alt >= 0) pf = std::min(pf, sub.pipes.free_at(static_cast<int>(x.alt)));
     if (pf > t) { t = pf; why = Stall::PipeBusy; }
+    return t;
+  };
+  // greedy: the warp that issued last has key 0, the least any warp has, so when it can issue
+  // the scan could only choose it
+  if (policy_ == WarpPolicy::GreedyThenOldest && sub.last >= 0) {
+    const SchedState& x = *sm.warps[static_cast<std::size_t>(sub.last)].sched;
+    Stall why;
+    if (x.live && !x.at_barrier && when(x, why) <= now) best = sub.last;
+  }
+  const std::size_t n = best >= 0 ? 0 : sub.sched.size();
+  for (std::size_t k = 0; k < n; ++k) {
+    const SchedState& x = sub.sched[k];
+    if (!x.live) continue;
+    any_live = true;
+    if (x.at_barrier) continue;
+    all_barrier = false;
+    Stall why;
+    const double t = when(x, why);
+    const int wi = sub.warps[k];
     if (t <= now) {
-      const std::uint64_t key = warp_key(policy_, wi, sub.last, w.age);
+      const std::uint64_t key = warp_key(policy_, wi, sub.last, x.age);
       if (key < best_key) { best_key = key; best = wi; }
       if (key == 0) break;
     } else if (t < earliest) {
@@ -1100,19 +1133,19 @@ double NvidiaMachine::sync_op(int s, Warp& w, const P::Inst& in, double done, do
 void NvidiaMachine::after_step(Sm& sm, Warp& w, CtaSlot& c, const P::Inst& in, const StepInfo& info, double now) {
   if (in.op == P::Op::Bar) c.barrier.arrive(now);  // arrivals count one by one
   if (info.kind == StepInfo::Kind::BarrierWait) {
-    w.at_barrier = true;
+    w.sched->at_barrier = true;
     check_cta_deadlock(sm, c, w);  // the others may all sleep on mbarriers
   }
   if (info.released_barrier) {
     const double t_rel = c.barrier.release(now);
     for (int k = 0; k < wpb_; ++k) {
       Warp& o = sm.warps[static_cast<std::size_t>(w.cta * wpb_ + k)];
-      if (!o.live || !o.at_barrier || c.cta->warp_waiting(o.widx)) continue;
-      o.at_barrier = false;
+      if (!o.sched->live || !o.sched->at_barrier || c.cta->warp_waiting(o.widx)) continue;
+      o.sched->at_barrier = false;
       o.ready = std::max(o.ready, t_rel);
       requeue(sm, c, o);
     }
-    w.at_barrier = false;
+    w.sched->at_barrier = false;
     w.ready = std::max(w.ready, t_rel);
   }
   if (info.released_cluster_barrier) {
@@ -1123,11 +1156,11 @@ void NvidiaMachine::after_step(Sm& sm, Warp& w, CtaSlot& c, const P::Inst& in, c
                                                       : d_.sm.cluster_barrier_latency_cycles;
     release_cluster_barrier(c, static_cast<int>(&sm - sms_.data()), w.cta, last + latency);
     if (!c.cta->warp_waiting(w.widx)) {
-      w.at_barrier = false;
+      w.sched->at_barrier = false;
       w.ready = std::max(w.ready, last + latency);
     }
   }
-  if ((info.kind == StepInfo::Kind::Executed || info.released_barrier || info.released_cluster_barrier) && !w.at_barrier) skip_folded(c, w);
+  if ((info.kind == StepInfo::Kind::Executed || info.released_barrier || info.released_cluster_barrier) && !w.sched->at_barrier) skip_folded(c, w);
   refresh(w);
 }
 
@@ -1151,8 +1184,8 @@ void NvidiaMachine::release_cluster_barrier(const CtaSlot& c, int own_sm, int ow
     if (!o.active || o.group != c.group) continue;
     for (int k = 0; k < wpb_; ++k) {
       Warp& x = sm.warps[static_cast<std::size_t>(slot * wpb_ + k)];
-      if (!x.live || !x.at_barrier || o.cta->warp_waiting(x.widx)) continue;
-      x.at_barrier = false;
+      if (!x.sched->live || !x.sched->at_barrier || o.cta->warp_waiting(x.widx)) continue;
+      x.sched->at_barrier = false;
       x.ready = std::max(x.ready, t_rel);
       requeue(sm, o, x);
     }
@@ -1163,7 +1196,7 @@ void NvidiaMachine::release_cluster_barrier(const CtaSlot& c, int own_sm, int ow
 // The CTA's work is done when its stores and reductions have been accepted and its outstanding
 // loads have drained; its slot takes a new CTA sm.cta_turnover_cycles after its last warp exits.
 void NvidiaMachine::warp_exited(int s, Sm& sm, Warp& w, double now) {
-  w.live = false;
+  w.sched->live = false;
   CtaSlot& c = sm.ctas[static_cast<std::size_t>(w.cta)];
   if (--c.warps_left != 0) return;
   double end = now + 1;
@@ -1426,7 +1459,7 @@ void NvidiaMachine::wake_sleepers(Sm& sm, CtaSlot& c, std::uint32_t addr) {
   const double t = c.mbars.complete_phase(addr) + d_.tma.mbarrier_wake_cycles;
   for (int slot : c.mbars.wake(addr)) {
     Warp& o = sm.warps[static_cast<std::size_t>(slot)];
-    if (!o.live || !o.asleep) continue;  // it woke at its time limit and issued since
+    if (!o.sched->live || !o.asleep) continue;  // it woke at its time limit and issued since
     o.asleep = false;
     o.ready = std::max(o.sleep_floor, t);
     o.ready_is_async = true;
@@ -1452,9 +1485,9 @@ void NvidiaMachine::check_cta_deadlock(Sm& sm, CtaSlot& c, const Warp& w) {
   bool any_asleep = false;
   for (int k = 0; k < wpb_; ++k) {
     const Warp& o = sm.warps[static_cast<std::size_t>(w.cta * wpb_ + k)];
-    if (!o.live) continue;
+    if (!o.sched->live) continue;
     const bool stuck = o.asleep && o.ready == kInf;
-    if (!o.at_barrier && !stuck) return;
+    if (!o.sched->at_barrier && !stuck) return;
     any_asleep |= stuck;
   }
   if (any_asleep) c.cta->mbarrier_deadlock();

@@ -218,6 +218,79 @@ TEST(FoldPredicateLogic, AValueReadTwiceOrProducedInAnotherBlockIsKept) {
   EXPECT_FALSE(folded(p, P::Op::Setp, 3)) << "selp is no logical op";
 }
 
+// scan_blelloch's up-sweep step as clang writes it (`if (tid < d) temp[bi] += temp[ai];` in a loop
+// with a barrier): ptxas predicates the body (@!P LDS, LDS, IADD3, STS; ncu counts every warp
+// issuing it) and emits no branch around it, nor the body's jump back to the loop's latch.
+TEST(IfConvert, AShortSharedMemoryBodyIsPredicatedAndItsBranchesFolded) {
+  auto p = decode(R"(
+    mov.u32 %r1, %tid.x;
+    mov.b32 %r2, 512;
+    mov.b64 %rd1, s;
+    bra.uni $L2;
+  $L1:
+    shr.u32 %r2, %r2, 1;
+    setp.eq.b32 %p2, %r2, 0;
+    @%p2 bra $L3;
+  $L2:
+    bar.sync 0;
+    setp.ge.u32 %p1, %r1, %r2;
+    @%p1 bra $L1;
+    mul.wide.u32 %rd2, %r1, 8;
+    add.s64 %rd3, %rd1, %rd2;
+    ld.shared.u32 %r3, [%rd3];
+    ld.shared.u32 %r4, [%rd3+4];
+    add.s32 %r5, %r4, %r3;
+    st.shared.u32 [%rd3+4], %r5;
+    bra.uni $L1;
+  $L3:
+    ret;)",
+                  ".reg .b64 %rd<4>;\n.reg .b32 %r<6>;\n.reg .pred %p<3>;\n.shared .align 4 .b8 s[4096];");
+  const int bra = index_of(p, P::Op::Ld, 0) - 3;  // the skip: mul.wide and add.s64 stand between it and the first load
+  ASSERT_GE(bra, 0);
+  ASSERT_EQ(p.insts[static_cast<std::size_t>(bra)].op, P::Op::Bra);
+  const P::Inst& b = p.insts[static_cast<std::size_t>(bra)];
+  EXPECT_TRUE(b.flags & P::kFoldedModifier) << "no branch around the body";
+  EXPECT_EQ(b.guard.bank, P::Bank::None) << "every lane goes on into the body";
+  EXPECT_EQ(b.target, bra + 1);
+  int guarded = 0;
+  for (int k = bra + 1; k <= bra + 6; ++k) {
+    const P::Inst& in = p.insts[static_cast<std::size_t>(k)];
+    EXPECT_NE(in.guard.bank, P::Bank::None) << "body instruction " << k - bra;
+    EXPECT_TRUE(in.guard_neg) << "on where %p1 (the skip) is false";
+    guarded += in.guard.bank != P::Bank::None;
+  }
+  EXPECT_EQ(guarded, 6);
+  const P::Inst& back = p.insts[static_cast<std::size_t>(bra + 7)];
+  EXPECT_EQ(back.op, P::Op::Bra);
+  EXPECT_TRUE(back.flags & P::kFoldedModifier) << "the body's jump to the latch is the loop's layout, no instruction";
+  EXPECT_EQ(back.guard.bank, P::Bank::None);
+}
+
+TEST(IfConvert, BodiesWithGlobalAccessesBarriersOtherEntriesOrManyInstructionsKeepTheirBranch) {
+  auto branches_kept = [](const std::string& body, const std::string& regs) {
+    auto p = decode(body, regs);
+    int kept = 0;
+    for (const auto& in : p.insts) kept += in.op == P::Op::Bra && in.guard.bank != P::Bank::None && !(in.flags & P::kFoldedModifier);
+    return kept;
+  };
+  const std::string regs = ".reg .b64 %rd<4>;\n.reg .b32 %r<20>;\n.reg .pred %p<3>;\n.shared .align 4 .b8 s[4096];";
+  const std::string head = "ld.param.u64 %rd1, [a];\n mov.u32 %r1, %tid.x;\n mov.b64 %rd2, s;\n setp.ge.u32 %p1, %r1, 16;\n @%p1 bra $L1;\n";
+  EXPECT_EQ(branches_kept(head + "ld.global.u32 %r2, [%rd1];\n st.shared.u32 [%rd2], %r2;\n$L1:\n ret;", regs), 1) << "a global load";
+  EXPECT_EQ(branches_kept(head + "ld.shared.u32 %r2, [%rd2];\n st.global.u32 [%rd1], %r2;\n$L1:\n ret;", regs), 1) << "a global store";
+  EXPECT_EQ(branches_kept(head + "ld.shared.u32 %r2, [%rd2];\n bar.sync 0;\n st.shared.u32 [%rd2+4], %r2;\n$L1:\n ret;", regs), 1)
+      << "a barrier";
+  EXPECT_EQ(branches_kept(head + "ld.shared.u32 %r2, [%rd2];\n setp.eq.u32 %p1, %r2, 0;\n st.shared.u32 [%rd2+4], %r2;\n$L1:\n ret;", regs), 1)
+      << "the body writes the skip's predicate";
+  EXPECT_EQ(branches_kept(head + "ld.shared.u32 %r2, [%rd2];\n$L2:\n st.shared.u32 [%rd2+4], %r2;\n$L1:\n setp.eq.u32 %p2, %r1, 3;\n @%p2 bra $L2;\n ret;",
+                          regs),
+            2)
+      << "the body is entered at $L2 too";
+  std::string many;
+  for (int k = 2; k < 15; ++k) many += "add.s32 %r" + std::to_string(k) + ", %r1, " + std::to_string(k) + ";\n";
+  EXPECT_EQ(branches_kept(head + many + "st.shared.u32 [%rd2], %r14;\n$L1:\n ret;", regs), 1) << "14 instructions";
+  EXPECT_EQ(branches_kept(head + "add.s32 %r2, %r1, 1;\n st.shared.u32 [%rd2], %r2;\n$L1:\n ret;", regs), 0) << "the short shared body is converted";
+}
+
 const char* kLoops = R"(
     ld.param.u64 %rd1, [a];
     ld.param.u64 %rd2, [b];
