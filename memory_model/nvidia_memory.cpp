@@ -59,8 +59,9 @@ NvMemorySystem::NvMemorySystem(const device::DeviceSpec& d, int num_sms, std::ui
   warp_seq_.assign(static_cast<std::size_t>(num_sms) * warps_per_sm_, 0);
   bank_words_.assign(static_cast<std::size_t>(std::max<std::int64_t>(1, d.shared.banks)), 0);
   l1_.reserve(static_cast<std::size_t>(num_sms));
+  const SectorCache::Index l1_index = d.l1.set_hash == "xor" ? SectorCache::Index::Xor : SectorCache::Index::Multiplicative;
   for (int i = 0; i < num_sms; ++i) {
-    l1_.emplace_back(l1_bytes, line_, sector_, static_cast<std::uint32_t>(d.l1.ways));
+    l1_.emplace_back(l1_bytes, line_, sector_, static_cast<std::uint32_t>(d.l1.ways), l1_index);
     l1_bw_.emplace_back(d.l1.bytes_per_cycle);
     smem_bw_.emplace_back(d.shared.bytes_per_cycle);
     port_.emplace_back(1.0);

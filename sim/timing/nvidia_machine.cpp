@@ -423,9 +423,8 @@ void NvidiaMachine::assemble(int sms, double share, std::uint64_t ctas) {
   occ_ = compute_occupancy(d_, res_);
   wpb_ = occ_.warps_per_block;
   describe_instructions();
-  // L1 gets what the shared-memory carveout leaves of the unified array.
-  const std::int64_t l1_bytes = std::max<std::int64_t>(0, d_.l1.bytes - occ_.shared_used_per_unit);
-  mem_ = std::make_unique<mem::NvMemorySystem>(d_, nsms_, static_cast<std::uint64_t>(l1_bytes), share);
+  // L1 gets what the shared-memory carveout leaves of the unified array (occupancy.h).
+  mem_ = std::make_unique<mem::NvMemorySystem>(d_, nsms_, static_cast<std::uint64_t>(occ_.l1_bytes), share);
   // the CTAs the chip runs at once: a slice's L2 keeps lines CTAs of one chip wave share
   const double slots = static_cast<double>(nsms_) * static_cast<double>(occ_.blocks_per_unit);
   mem_->set_cta_layout(wpb_, static_cast<std::uint64_t>(std::llround(slots / std::max(share, 1e-9))));
