@@ -30,6 +30,7 @@ enum class Access : std::uint8_t { Load, Store, Atomic, AtomicFloat, LoadBypassL
 struct MemTiming {
   double done = 0;      // loads: data back; stores/reductions: accepted by L2
   double accepted = 0;  // when the SM's memory pipeline took the last request (issue back-pressure)
+  bool past_l1 = false;  // some sector went beyond L1 (a load that missed or bypassed it)
 };
 
 class NvMemorySystem {
@@ -184,6 +185,22 @@ class NvMemorySystem {
   void tpc_record(int sm, double t, std::uint64_t line, std::uint32_t sectors, double done);
   double atomic_lat_ = 0, float_same_addr_cycles_ = 0;
   std::uint64_t atomic_span_ = 0;  // bytes of address space one atomic unit owns (l2.atomic_unit_bytes, else a line)
+  // The atomic unit's side of one line request of a warp's atomic (lanes `mask` at `addrs`,
+  // sectors `need` of `line`) arriving at `arrive`: returns when its last operation is done.
+  double atomic_at_unit(double arrive, std::uint64_t line, std::uint32_t need, const std::uint64_t* addrs, std::uint32_t mask,
+                        bool is_float);
+  double atomic_req_cycles_ = 0, pass_cycles_ = 0, float_pass_cycles_ = 0;  // l2.atomic_request/pass cycles, / share
+  // Per unit, the addresses it operated on last (direct-mapped, kChainSlots each) and when their
+  // last operation is done: the next operation on the address follows it by the same-address time.
+  struct AddrChain {
+    std::uint64_t addr = ~std::uint64_t{0};
+    double ready = 0;
+    double busy = 0;  // the address's operations so far, in same-address cycles
+  };
+  static constexpr std::size_t kChainSlots = 64;
+  std::vector<AddrChain> addr_chains_;
+  std::vector<std::uint64_t> unit_line_;  // per unit: the line of its last request
+  double chain_busy_ = 0;                 // the busiest address chain's time (shared_busy_cycles)
   std::uint32_t burst_ = 64;  // HBM access granule
   MemCounters c_;
   std::uint32_t last_units_ = 0;

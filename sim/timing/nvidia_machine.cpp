@@ -102,6 +102,8 @@ struct Warp {
   bool asleep = false;
   double sleep_floor = 0;  // when it could issue had it not slept
   double drain = 0;    // when its stores and reductions have been accepted
+  double l2_load_done = 0;  // when its latest load that went beyond L1 returns (they return in issue order)
+  bool last_past_l1 = false;  // the last global access went beyond L1
   // loads ptxas unrolled (Inst::batch > 1): executions so far and when the current group of
   // `batch` iterations began; the SASS issues a group's loads together
   std::vector<std::pair<std::uint32_t, double>> batch;
@@ -322,6 +324,14 @@ class NvidiaMachine final : public SampledMachine {
  private:
   void describe_instructions();
   double wgmma_service(const P::Inst& in) const;
+  // what ptxas's denormal guard adds to a non-ftz MUFU's chain (TimingDesc::guard_chain FP32
+  // instructions): sm.mufu_guard_latency_cycles for the FSETP-FMUL-MUFU-FMUL guard of
+  // ex2/lg2/rsqrt/sqrt (sfu_pipe.cu: the FSETP's predicate takes far longer than an FP32
+  // result), FP32 latencies otherwise (rcp's guard; a device without the key)
+  double guard_latency(int guard_chain) const {
+    if (guard_chain == 3 && d_.sm.mufu_guard_latency_cycles > 0) return d_.sm.mufu_guard_latency_cycles;
+    return guard_chain * pipe_[static_cast<int>(Unit::Fp32)].latency;
+  }
   // What the slice and the warm-up count: clusters in a launch with clusters, else CTAs.
   std::uint64_t item_of(std::uint64_t id) const { return cluster_ > 1 ? k_.dims().cluster_of(id) : id; }
   std::uint64_t items() const { return grid_ctas() / static_cast<std::uint64_t>(cluster_); }
@@ -413,9 +423,8 @@ void NvidiaMachine::assemble(int sms, double share, std::uint64_t ctas) {
   occ_ = compute_occupancy(d_, res_);
   wpb_ = occ_.warps_per_block;
   describe_instructions();
-  // L1 gets what the shared-memory carveout leaves of the unified array.
-  const std::int64_t l1_bytes = std::max<std::int64_t>(0, d_.l1.bytes - occ_.shared_used_per_unit);
-  mem_ = std::make_unique<mem::NvMemorySystem>(d_, nsms_, static_cast<std::uint64_t>(l1_bytes), share);
+  // L1 gets what the shared-memory carveout leaves of the unified array (occupancy.h).
+  mem_ = std::make_unique<mem::NvMemorySystem>(d_, nsms_, static_cast<std::uint64_t>(occ_.l1_bytes), share);
   // the CTAs the chip runs at once: a slice's L2 keeps lines CTAs of one chip wave share
   const double slots = static_cast<double>(nsms_) * static_cast<double>(occ_.blocks_per_unit);
   mem_->set_cta_layout(wpb_, static_cast<std::uint64_t>(std::llround(slots / std::max(share, 1e-9))));
@@ -512,7 +521,7 @@ void NvidiaMachine::describe_instructions() {
       t.busy[k] = pt.issue * n;
       t.latency[k] = pt.latency + pt.issue * std::max(0.0, n - 1);
       if (desc.range_reduced) t.latency[k] += pipe_[static_cast<int>(Unit::Fp32)].latency;  // FMUL.RZ ahead, in the chain
-      t.latency[k] += desc.guard_chain * pipe_[static_cast<int>(Unit::Fp32)].latency;       // denormal guards, in the chain
+      t.latency[k] += guard_latency(desc.guard_chain);  // denormal guards, in the chain
     }
     t.dep_begin = static_cast<std::uint32_t>(dep_regs_.size());
     auto dep = [&](P::Reg r) {
@@ -862,6 +871,8 @@ void NvidiaMachine::start_cta(int s, int slot, std::uint64_t id, std::unique_ptr
     w.asleep = false;
     w.batch.assign(p_.n_batch_slots, {0u, 0.0});
     w.drain = t;
+    w.l2_load_done = t;
+    w.last_past_l1 = false;
     w.pc = c.cta->next_pc(wi);
     skip_folded(c, w);
     refresh(w);
@@ -1301,6 +1312,7 @@ void NvidiaMachine::skip_folded(CtaSlot& c, Warp& w) {
 double NvidiaMachine::global(int s, Warp& w, double now, const std::uint64_t* addrs, std::uint32_t mask, std::uint32_t bytes, mem::Access kind) {
   const mem::MemTiming t = mem_->global(s, now, addrs, mask, bytes, kind, w.cta * wpb_ + w.widx);
   w.ready = std::max(w.ready, t.accepted + 1);
+  w.last_past_l1 = t.past_l1;
   return t.done;
 }
 
@@ -1309,7 +1321,11 @@ double NvidiaMachine::memory(int s, Sm& sm, Warp& w, const P::Inst& in, const St
   const std::uint64_t* addrs = c.cta->lane_addresses(w.widx);
   const std::uint32_t mask = info.active;
   const std::uint32_t eb = static_cast<std::uint32_t>(std::max(1, P::ty_bits(in.type) / 8)) * std::max<std::uint32_t>(1, in.vec);
-  if (!mask) return now + 1;
+  // an LDS/STS with no lane on (ptxas's if-converted bodies) still takes the shared pipe for one
+  // wavefront (smem_pipe.cu on the H100: 0.997 and 1.012 cycles per instruction per SM, as a
+  // conflict-free access)
+  const bool shared_access = (in.op == P::Op::Ld || in.op == P::Op::St || in.op == P::Op::Atom || in.op == P::Op::Red) && in.space == P::Space::Shared;
+  if (!mask) return shared_access ? mem_->shared_wavefronts(s, now, 1) : now + 1;
   switch (in.op) {
     case P::Op::Ld: case P::Op::St: case P::Op::Atom: case P::Op::Red: {
       const bool atomic = in.op == P::Op::Atom || in.op == P::Op::Red;
@@ -1318,7 +1334,9 @@ double NvidiaMachine::memory(int s, Sm& sm, Warp& w, const P::Inst& in, const St
                                static_cast<std::uint32_t>(std::popcount(mask)) * eb, mem_->last_access_units(), now, done});
         return done;
       };
-      if (info.space == P::Space::Shared) return report(mem::Level::Shared, mem_->shared(s, now, addrs, mask, eb, atomic));
+      // ATOMS.POPC.INC (kPopcInc) adds each word's lane count once: its lanes on one word are served together
+      if (info.space == P::Space::Shared)
+        return report(mem::Level::Shared, mem_->shared(s, now, addrs, mask, eb, atomic && !(in.flags & P::kPopcInc)));
       if (info.space == P::Space::SharedCluster) return report(mem::Level::Shared, dsmem(s, sm, mask, eb, now));
       if (info.space == P::Space::Param) return now + param_latency_;
       const mem::Access kind = atomic ? (P::ty_is_float(in.type) ? mem::Access::AtomicFloat : mem::Access::Atomic)
@@ -1334,6 +1352,13 @@ double NvidiaMachine::memory(int s, Sm& sm, Warp& w, const P::Inst& in, const St
         const std::uint32_t k = count++ % in.batch;
         if (k == 0) start = now;
         done = std::max(now + 1.0, std::min(done, start + (done - now) + k));
+      }
+      // a warp's loads that go beyond L1 return in issue order: an L2 hit behind the same warp's
+      // HBM miss comes back with the miss (halo_latency.cu on the H100: 711 cycles against 294
+      // alone, the miss 726; another warp's misses do not hold it: 285)
+      if (in.op == P::Op::Ld && w.last_past_l1) {
+        done = std::max(done, w.l2_load_done);
+        w.l2_load_done = done;
       }
       return report(mem::Level::L1, done);
     }
