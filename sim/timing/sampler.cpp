@@ -326,23 +326,23 @@ double Sampler::long_cta_threshold() {
 // grid, where none has completed), and a CTA the scheduler held back in the drain would otherwise
 // project far beyond its end. In the slice's tail (all_started_: every CTA started, at most half
 // the slots it filled hold one; a one-wave grid's CTAs are all in flight) every CTA in flight is
-// run on and projected, and when each has a rate
-// (all_projected_) the last of their ends is the kernel's: what is left is their work, not an
-// estimate of the grid's (8 CTAs' mean, with a long CTA among them, inflated it).
+// run on and projected, and when each has a rate (all_projected_) the last of their ends is the
+// kernel's: what is left is their work, not an estimate of the grid's (8 CTAs' mean, with a long
+// CTA among them, inflated it); when one has none, the long ones' ends are the floor, as outside
+// the tail.
 double Sampler::project_in_flight(const std::vector<std::pair<std::uint64_t, std::uint64_t>>& mid, double t_mid,
                                   double now) {
   if (now <= t_mid) return now;
-  const double mean = work_per_cta(), threshold = all_started_ ? -1.0 : long_cta_threshold();
+  const double mean = work_per_cta(), threshold = long_cta_threshold();
   const auto at_end = m_.in_flight();
-  std::vector<std::uint64_t> long_ones;
+  std::vector<std::uint64_t> run_on;
   for (const auto& [id, insts] : at_end)
-    if (static_cast<double>(insts) > threshold) long_ones.push_back(id);
-  const auto left = m_.run_in_flight(long_ones, kProbeBudgets * opts_.detail_budget);
+    if (all_started_ || static_cast<double>(insts) > threshold) run_on.push_back(id);
+  const auto left = m_.run_in_flight(run_on, kProbeBudgets * opts_.detail_budget);
   all_projected_ = all_started_ && left.size() == at_end.size();
-  double end = now;
+  double end = now, end_long = now;  // of every CTA run on; of the long ones with much work left
   for (const auto& [id, n] : left) {
     left_in_flight_ += static_cast<double>(n);
-    if (!all_started_ && static_cast<double>(n) <= 2.0 * mean) continue;
     const auto a = std::find_if(mid.begin(), mid.end(), [&](const auto& p) { return p.first == id; });
     const auto b = std::find_if(at_end.begin(), at_end.end(), [&](const auto& p) { return p.first == id; });
     if (a == mid.end() || b == at_end.end() || b->second <= a->second) {
@@ -351,8 +351,10 @@ double Sampler::project_in_flight(const std::vector<std::pair<std::uint64_t, std
     }
     const double rate = static_cast<double>(b->second - a->second) / (now - t_mid);
     end = std::max(end, now + static_cast<double>(n) / rate);
+    if (static_cast<double>(b->second) > threshold && static_cast<double>(n) > 2.0 * mean)
+      end_long = std::max(end_long, now + static_cast<double>(n) / rate);
   }
-  return end;
+  return all_projected_ ? end : end_long;
 }
 
 // A slice's result stands for the whole grid; the CTAs beyond the slice and its warm-up run
