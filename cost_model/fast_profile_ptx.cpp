@@ -145,10 +145,8 @@ class CtaSampler {
     sector_ = std::max<std::int64_t>(1, dev.l1.sector_bytes);
     line_ = std::max<std::int64_t>(sector_, dev.l1.line_bytes);
     nominal_miss_ = 0.5 * (dev.l2.hit_latency_cycles + dev.dram.latency_cycles);
-    // the L1 a CTA has: what the shared-memory carveout leaves, shared by the resident CTAs
-    const double l1 =
-        std::max<double>(0, static_cast<double>(dev.l1.bytes) - static_cast<double>(occ.shared_used_per_unit));
-    l1_share_bytes_ = l1 / std::max(1, occ.blocks_per_unit);
+    // the L1 a CTA has: what the shared-memory carveout leaves (occupancy.h), shared by the resident CTAs
+    l1_share_bytes_ = static_cast<double>(occ.l1_bytes) / std::max(1, occ.blocks_per_unit);
     for (auto& a : k.memory().allocations()) bases_.push_back({a->base, a->size});
     find_counted_loops();
   }

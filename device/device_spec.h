@@ -162,6 +162,11 @@ struct SharedMemory {
   double latency_cycles = 0;                // load-to-use, no conflicts
   double conflict_latency_cycles = 0;       // extra latency per additional (conflicting) wavefront
   double bytes_per_cycle = 0;               // per SM/CU
+  // NVIDIA only: the shared-memory capacities above 0 the unified L1/shared array can be split at
+  // (the carveout), rising; the driver gives a kernel the smallest that holds its resident CTAs' shared
+  // memory, and the L1 keeps the rest of l1.bytes. Empty: the L1 keeps l1.bytes less the bytes
+  // the CTAs use.
+  std::vector<std::int64_t> carveout_steps_bytes;
   // NVIDIA only: distributed shared memory, another CTA of the cluster's shared memory through the
   // SM-to-SM network: load-to-use latency and the bytes one SM moves per cycle
   double dsmem_latency_cycles = 0;
@@ -185,6 +190,10 @@ struct Cache {
 
 struct L1Cache : Cache {
   std::int64_t max_outstanding_lines = 0;  // lines one SM/CU may have in flight to L2 (MSHR-like)
+  // NVIDIA: how a line's address picks its set: "multiplicative" (a multiplicative hash of the
+  // line number, the default) or "xor" (the line number's bits folded by exclusive-or, so that a
+  // contiguous footprint fills every set evenly); mem::SectorCache::Index
+  std::string set_hash;
   // The SM's port to L2: cycles it is busy per line request sent beyond L1, plus, for stores,
   // per sector of data carried (a partly written sector also carries its byte mask).
   double miss_request_cycles = 0;

@@ -191,6 +191,9 @@ std::vector<Field> build_schema() {
   I("shared.simds_per_port", "SIMDs", kAmd, true, "SIMDs sharing one LDS port", [](DeviceSpec& d) -> std::int64_t& { return d.shared.simds_per_port; });
   D("shared.address_bytes_per_lane", "bytes", kAmd, true, "address bytes a lane sends on the LDS input port (with store data)", [](DeviceSpec& d) -> double& { return d.shared.address_bytes_per_lane; });
 
+  s.push_back({"shared.carveout_steps_bytes", Type::IntList, "bytes", kNv, false,
+               "the shared-memory capacities above 0 the unified L1/shared array can be set to, rising; a kernel gets the smallest that holds its resident CTAs' shared memory (with shared.reserved_per_block_bytes each, also when it declares none) and the L1 the rest of l1.bytes (absent: l1.bytes less the shared memory the CTAs use)",
+               binder(+[](DeviceSpec& d) -> std::vector<std::int64_t>& { return d.shared.carveout_steps_bytes; })});
   I("l1.bytes", "bytes", kBoth, true, "L1 data cache per SM/CU (NVIDIA: unified L1+shared capacity)", [](DeviceSpec& d) -> std::int64_t& { return d.l1.bytes; });
   I("l1.line_bytes", "bytes", kBoth, true, "line size", [](DeviceSpec& d) -> std::int64_t& { return d.l1.line_bytes; });
   I("l1.sector_bytes", "bytes", kBoth, true, "fill granule", [](DeviceSpec& d) -> std::int64_t& { return d.l1.sector_bytes; });
@@ -202,6 +205,7 @@ std::vector<Field> build_schema() {
   D("l1.store_sector_cycles", "cycles", kBoth, true, "SM-to-L2 port time per whole sector a store carries", [](DeviceSpec& d) -> double& { return d.l1.store_sector_cycles; });
   D("l1.store_partial_sector_cycles", "cycles", kBoth, true, "SM-to-L2 port time per partly written sector a store carries", [](DeviceSpec& d) -> double& { return d.l1.store_partial_sector_cycles; });
   I("l1.store_combine_lines", "lines", kBoth, true, "a warp's most recent store lines a new store to the same line joins (write combining)", [](DeviceSpec& d) -> std::int64_t& { return d.l1.store_combine_lines; });
+  S("l1.set_hash", kNv, false, "how a line picks its L1 set: multiplicative (a hash of the line number; the default) or xor (the line number's bits folded by exclusive-or: a contiguous footprint fills every set evenly)", [](DeviceSpec& d) -> std::string& { return d.l1.set_hash; });
   D("l1.lines_per_cycle", "lines/cycle", kBoth, true, "distinct cache lines the L1 pipeline of one SM/CU looks up per cycle", [](DeviceSpec& d) -> double& { return d.l1.lines_per_cycle; });
 
   I("l2.bytes", "bytes", kBoth, true, "capacity of one L2 instance", [](DeviceSpec& d) -> std::int64_t& { return d.l2.bytes; });
@@ -592,6 +596,18 @@ void check_model_limits(const DeviceSpec& d) {
   if (nv) {
     if (d.sm.warp_scheduler != "greedy_then_oldest" && d.sm.warp_scheduler != "loose_round_robin")
       reject("sm.warp_scheduler", "`" + d.sm.warp_scheduler + "` is not a policy the NVIDIA model has (greedy_then_oldest, loose_round_robin)");
+    if (!d.l1.set_hash.empty() && d.l1.set_hash != "multiplicative" && d.l1.set_hash != "xor")
+      reject("l1.set_hash", "`" + d.l1.set_hash + "` is not one of multiplicative, xor");
+    if (const auto& c = d.shared.carveout_steps_bytes; !c.empty()) {
+      if (c.front() < 0 || !std::is_sorted(c.begin(), c.end()) || std::adjacent_find(c.begin(), c.end()) != c.end())
+        reject("shared.carveout_steps_bytes", "takes rising capacities of at least 0 bytes");
+      if (c.back() > d.l1.bytes)
+        reject("shared.carveout_steps_bytes", "its largest step (" + std::to_string(c.back()) + ") is more than the unified array, l1.bytes (" +
+                                                  std::to_string(d.l1.bytes) + ")");
+      if (c.back() < d.shared.bytes_per_unit)
+        reject("shared.carveout_steps_bytes", "its largest step (" + std::to_string(c.back()) + ") holds less than shared.bytes_per_unit (" +
+                                                  std::to_string(d.shared.bytes_per_unit) + ")");
+    }
     rate("sm.wgmma_flops_per_cycle_f16", d.sm.wgmma_flops_per_cycle_f16, "the tensor engine's service time divides by it");
     rate("sm.wgmma_flops_per_cycle_tf32", d.sm.wgmma_flops_per_cycle_tf32, "the tensor engine's service time divides by it");
     rate("sm.wgmma_flops_per_cycle_fp8", d.sm.wgmma_flops_per_cycle_fp8, "the tensor engine's service time divides by it");

@@ -59,8 +59,9 @@ NvMemorySystem::NvMemorySystem(const device::DeviceSpec& d, int num_sms, std::ui
   warp_seq_.assign(static_cast<std::size_t>(num_sms) * warps_per_sm_, 0);
   bank_words_.assign(static_cast<std::size_t>(std::max<std::int64_t>(1, d.shared.banks)), 0);
   l1_.reserve(static_cast<std::size_t>(num_sms));
+  const SectorCache::Index l1_index = d.l1.set_hash == "xor" ? SectorCache::Index::Xor : SectorCache::Index::Multiplicative;
   for (int i = 0; i < num_sms; ++i) {
-    l1_.emplace_back(l1_bytes, line_, sector_, static_cast<std::uint32_t>(d.l1.ways));
+    l1_.emplace_back(l1_bytes, line_, sector_, static_cast<std::uint32_t>(d.l1.ways), l1_index);
     l1_bw_.emplace_back(d.l1.bytes_per_cycle);
     smem_bw_.emplace_back(d.shared.bytes_per_cycle);
     port_.emplace_back(1.0);
@@ -388,6 +389,11 @@ MemTiming NvMemorySystem::global(int sm, double t, const std::uint64_t* addrs, s
   const bool is_load = kind == Access::Load || kind == Access::LoadBypassL1;
   const bool atomic = kind == Access::Atomic || kind == Access::AtomicFloat;
   SectorCache& l1 = l1_[static_cast<std::size_t>(sm)];
+  if (scratch_.size() > 1)  // a scattered access: its lines' lookups miss the host's cache together
+    for (const auto& e : scratch_) {
+      if (kind == Access::Load) l1.prefetch(e.line);
+      l2c_.prefetch(e.line);
+    }
   const std::uint32_t full_words = sector_ >= 128 ? 0xffffffffu : ((1u << (sector_ / 4)) - 1);
   std::uint32_t total_sectors = 0;
   for (const auto& e : scratch_) total_sectors += static_cast<std::uint32_t>(std::popcount(e.sectors));
@@ -409,6 +415,7 @@ MemTiming NvMemorySystem::global(int sm, double t, const std::uint64_t* addrs, s
       l1.invalidate(e.line);  // stores and atomics: write-through, no allocate
     }
     if (!need) continue;
+    mt.past_l1 = true;
     auto sector_cost = [&](std::uint32_t sectors) {
       double c = 0;
       for (std::uint32_t s = 0; s < line_ / sector_; ++s)

@@ -30,6 +30,7 @@ enum class Access : std::uint8_t { Load, Store, Atomic, AtomicFloat, LoadBypassL
 struct MemTiming {
   double done = 0;      // loads: data back; stores/reductions: accepted by L2
   double accepted = 0;  // when the SM's memory pipeline took the last request (issue back-pressure)
+  bool past_l1 = false;  // some sector went beyond L1 (a load that missed or bypassed it)
 };
 
 class NvMemorySystem {
@@ -73,6 +74,8 @@ class NvMemorySystem {
   double l2_free_at() const { return l2_.free_at(); }
   double l1_free_at(int sm) const { return l1_bw_[static_cast<std::size_t>(sm)].free_at(); }
   double l2_busy_cycles() const { return l2_.busy_cycles(); }
+  // bytes the L2 has filled (read misses, write allocations)
+  double l2_filled_bytes() const { return static_cast<double>(l2c_.filled_sectors()) * sector_; }
   // busy time of the most loaded chip-wide resource (L2, HBM, the busiest atomic unit)
   double shared_busy_cycles() const;
   double dram_bytes_per_cycle() const { return dram_.rate(); }

@@ -76,6 +76,7 @@ enum : std::uint32_t {
   kClusterSpace = 1u << 28,     // the address (Inst::addr; for bulk copies the destination) is a .shared::cluster one
   kRelaxed = 1u << 29,          // .relaxed: no release fence (barrier.cluster.arrive.relaxed)
   kDenormGuarded = 1u << 30,    // ex2/lg2/rsqrt/sqrt/rcp.approx.f32 without .ftz: ptxas wraps the MUFU in FP32 range fixes
+  kPopcInc = 1u << 31,          // a shared-memory add of 1 whose result is unread: ptxas's ATOMS.POPC.INC (one add of the lane count per word)
 };
 
 // wgmma.mma_async's immediate operands, in Inst::imm.

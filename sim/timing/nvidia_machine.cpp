@@ -102,6 +102,8 @@ struct Warp {
   bool asleep = false;
   double sleep_floor = 0;  // when it could issue had it not slept
   double drain = 0;    // when its stores and reductions have been accepted
+  double l2_load_done = 0;  // when its latest load that went beyond L1 returns (they return in issue order)
+  bool last_past_l1 = false;  // the last global access went beyond L1
   // loads ptxas unrolled (Inst::batch > 1): executions so far and when the current group of
   // `batch` iterations began; the SASS issues a group's loads together
   std::vector<std::pair<std::uint32_t, double>> batch;
@@ -296,6 +298,7 @@ class NvidiaMachine final : public SampledMachine {
   void close_window(double end, bool stopped) override;
   double l2_dirty_bytes() const override { return 0; }
   double l2_capacity_bytes() const override { return static_cast<double>(d_.l2.bytes); }
+  double l2_fill_bytes() const override { return mem_->l2_filled_bytes(); }
   double flush_at_end(double) override { return 0; }  // the L2 writes back on eviction
   void report_memory(Listener& l, double scale) const override;
   bool reports_window() const override { return false; }
@@ -335,6 +338,8 @@ class NvidiaMachine final : public SampledMachine {
   std::vector<int> slice_gpcs(int wanted) const;
   std::string cluster_slice_text(int sms) const;
   void warm_item(std::uint64_t item);
+  bool shares_lines(std::uint64_t max_insts);
+  void record(const std::uint64_t* addrs, std::uint32_t mask, std::uint32_t bytes);
   std::string replay_previous_launch(bool full, std::uint64_t max_insts);
   bool warm_warp(PtxCta& cta, int w);
   void launch_cta(int s, int slot, std::uint64_t id, double t) { start_cta(s, slot, id, k_.make_cta(id), t, nullptr); }
@@ -388,7 +393,8 @@ class NvidiaMachine final : public SampledMachine {
   std::uint64_t slice_ctas_ = 0;                 // the CTAs the assembled SMs run
   std::uint64_t slice_items_ = 0;                // clusters (CTAs) 0..slice_items_-1: those CTAs
   std::uint64_t warm_begin_ = 0, warm_end_ = 0;  // the clusters (CTAs) the L2 warm-up ran
-  const char* warm_why_ = "";                    // and why it stopped there, for slice_text
+  const char* warm_why_ = "";                    // and why it stopped there, for slice_text (null: not run)
+  std::vector<std::uint64_t>* record_lines_ = nullptr;  // where warm_warp records lines (shares_lines) instead of warming
   std::uint64_t slots_ = 0;                      // CTAs resident at once
   std::uint32_t n32_ = 0, n64_ = 0, npred_ = 0;
   std::vector<Sm> sms_;
@@ -417,9 +423,8 @@ void NvidiaMachine::assemble(int sms, double share, std::uint64_t ctas) {
   occ_ = compute_occupancy(d_, res_);
   wpb_ = occ_.warps_per_block;
   describe_instructions();
-  // L1 gets what the shared-memory carveout leaves of the unified array.
-  const std::int64_t l1_bytes = std::max<std::int64_t>(0, d_.l1.bytes - occ_.shared_used_per_unit);
-  mem_ = std::make_unique<mem::NvMemorySystem>(d_, nsms_, static_cast<std::uint64_t>(l1_bytes), share);
+  // L1 gets what the shared-memory carveout leaves of the unified array (occupancy.h).
+  mem_ = std::make_unique<mem::NvMemorySystem>(d_, nsms_, static_cast<std::uint64_t>(occ_.l1_bytes), share);
   // the CTAs the chip runs at once: a slice's L2 keeps lines CTAs of one chip wave share
   const double slots = static_cast<double>(nsms_) * static_cast<double>(occ_.blocks_per_unit);
   mem_->set_cta_layout(wpb_, static_cast<std::uint64_t>(std::llround(slots / std::max(share, 1e-9))));
@@ -594,15 +599,60 @@ std::string NvidiaMachine::warm_up(std::uint64_t max_insts, bool previous_launch
   warm_end_ = std::min(items(), 2 * slice_items_);
   warm_begin_ = warm_end_;
   bool full = false, alone = true;
+  const bool skip = warm_end_ > slice_items_ && !shares_lines(max_insts);
+  if (skip) warm_end_ = warm_begin_ = slice_items_;
   for (std::uint64_t id = warm_end_; !full && id-- > slice_items_;) {
     if (!(alone = probe_alone(k_, kProbeBudgets * max_insts, [&] { warm_item(id); }))) break;
     warm_begin_ = id;
     full = mem_->warm_cta_done();
   }
-  warm_why_ = full ? "until every L2 set was full" : !alone ? "up to one that cannot run alone" : "all of them, the L2 never full";
+  warm_why_ = skip    ? nullptr
+              : full  ? "until every L2 set was full"
+              : !alone ? "up to one that cannot run alone"
+                       : "all of them, the L2 never full";
   std::string note = previous_launch ? replay_previous_launch(full, max_insts) : std::string();
   mem_->warm_finish();
   return note;
+}
+
+// Whether CTAs of the launch read or write lines another CTA touches: the pairs of CTAs next to
+// each other in x, y and z from CTA 0, two in the grid's middle, and the slice's last with the
+// warm-up's first, each run functionally (writes undone) with its global lines recorded. The
+// warm-up's lines matter to the slice only where it touches them: an L2 line it never uses is
+// evicted first (the warm-up's lines are older than its fills) or expires with the use window
+// (they count as used before its first fill). A launch whose CTAs share no line (a copy, an
+// elementwise or a row-wise kernel) has the same time without the warm-up, which ran as many CTAs
+// as the slice, functionally, for nothing. A CTA that cannot run alone counts as sharing.
+bool NvidiaMachine::shares_lines(std::uint64_t max_insts) {
+  if (cluster_ > 1) return true;
+  const std::array<std::uint32_t, 3> g = k_.dims().grid;
+  const std::uint64_t gx = g[0], gxy = std::uint64_t{g[0]} * g[1], n = items(), mid = n / 2;
+  const std::pair<std::uint64_t, std::uint64_t> pairs[] = {
+      {0, 1}, {0, gx}, {0, gxy}, {mid, mid + 1}, {slice_items_ - 1, slice_items_}};
+  std::unordered_map<std::uint64_t, std::vector<std::uint64_t>> lines;
+  auto lines_of = [&](std::uint64_t id) -> const std::vector<std::uint64_t>* {
+    if (auto it = lines.find(id); it != lines.end()) return &it->second;
+    std::vector<std::uint64_t> v;
+    record_lines_ = &v;
+    bool alone = true;
+    k_.memory().run_undone([&] { alone = probe_alone(k_, kProbeBudgets * max_insts, [&] { warm_item(id); }); });
+    record_lines_ = nullptr;
+    if (!alone) return nullptr;
+    std::sort(v.begin(), v.end());
+    v.erase(std::unique(v.begin(), v.end()), v.end());
+    return &(lines[id] = std::move(v));
+  };
+  for (const auto& [a, b] : pairs) {
+    if (a == b || b >= n) continue;
+    const std::vector<std::uint64_t>* la = lines_of(a);
+    const std::vector<std::uint64_t>* lb = la ? lines_of(b) : nullptr;
+    if (!la || !lb) return true;
+    for (auto i = la->begin(), j = lb->begin(); i != la->end() && j != lb->end();) {
+      if (*i == *j) return true;
+      *i < *j ? ++i : ++j;
+    }
+  }
+  return false;
 }
 
 // cache: warm. Before the CTAs of this launch (the slice's neighbours, already in the backfill)
@@ -696,9 +746,11 @@ void NvidiaMachine::run_untimed(std::uint64_t id) {
 
 std::string NvidiaMachine::slice_text(int sms) const {
   if (cluster_ > 1) return cluster_slice_text(sms);
-  return "SM slice: " + std::to_string(sms) + " of " + std::to_string(d_.sm.count) + " SMs ran CTAs 0-" +
-         std::to_string(slice_ctas_ - 1) + " of " + std::to_string(grid_ctas()) +
-         " with that share of L2 and HBM bandwidth, atomics and dispatch (L2 as the next " +
+  const std::string head = "SM slice: " + std::to_string(sms) + " of " + std::to_string(d_.sm.count) + " SMs ran CTAs 0-" +
+                           std::to_string(slice_ctas_ - 1) + " of " + std::to_string(grid_ctas()) +
+                           " with that share of L2 and HBM bandwidth, atomics and dispatch";
+  if (!warm_why_) return head + " (no L2 warm-up: CTAs next to each other share no line)";
+  return head + " (L2 as the next " +
          std::to_string(warm_end_ - slice_ctas_) + " leave it: CTAs " + std::to_string(warm_begin_) + "-" +
          std::to_string(warm_end_ - 1) + " ran, the last first, " + warm_why_ + ")";
 }
@@ -731,9 +783,22 @@ bool NvidiaMachine::warm_warp(PtxCta& cta, int w) {
     if (info.kind != StepInfo::Kind::Executed || !info.active) continue;
     if ((in.op != P::Op::Ld && in.op != P::Op::St) || (info.space != P::Space::Global && info.space != P::Space::Generic)) continue;
     const std::uint32_t eb = static_cast<std::uint32_t>(std::max(1, P::ty_bits(in.type) / 8)) * std::max<std::uint32_t>(1, in.vec);
-    mem_->warm(cta.lane_addresses(w), info.active, eb);
+    if (record_lines_)
+      record(cta.lane_addresses(w), info.active, eb);
+    else
+      mem_->warm(cta.lane_addresses(w), info.active, eb);
   }
   return false;
+}
+
+// shares_lines(): the lines of each lane's access of `bytes` (to its last byte) into record_lines_.
+void NvidiaMachine::record(const std::uint64_t* addrs, std::uint32_t mask, std::uint32_t bytes) {
+  const std::uint64_t line = static_cast<std::uint64_t>(d_.l2.line_bytes);
+  for (std::uint32_t m = mask; m; m &= m - 1) {
+    const std::uint64_t a = addrs[std::countr_zero(m)];
+    for (std::uint64_t l = a / line; l <= (a + std::max<std::uint32_t>(bytes, 1) - 1) / line; ++l)
+      if (record_lines_->empty() || record_lines_->back() != l) record_lines_->push_back(l);
+  }
 }
 
 // The first wave: each SM's first CTA in slot order, SM by SM.
@@ -806,6 +871,8 @@ void NvidiaMachine::start_cta(int s, int slot, std::uint64_t id, std::unique_ptr
     w.asleep = false;
     w.batch.assign(p_.n_batch_slots, {0u, 0.0});
     w.drain = t;
+    w.l2_load_done = t;
+    w.last_past_l1 = false;
     w.pc = c.cta->next_pc(wi);
     skip_folded(c, w);
     refresh(w);
@@ -1245,6 +1312,7 @@ void NvidiaMachine::skip_folded(CtaSlot& c, Warp& w) {
 double NvidiaMachine::global(int s, Warp& w, double now, const std::uint64_t* addrs, std::uint32_t mask, std::uint32_t bytes, mem::Access kind) {
   const mem::MemTiming t = mem_->global(s, now, addrs, mask, bytes, kind, w.cta * wpb_ + w.widx);
   w.ready = std::max(w.ready, t.accepted + 1);
+  w.last_past_l1 = t.past_l1;
   return t.done;
 }
 
@@ -1253,7 +1321,11 @@ double NvidiaMachine::memory(int s, Sm& sm, Warp& w, const P::Inst& in, const St
   const std::uint64_t* addrs = c.cta->lane_addresses(w.widx);
   const std::uint32_t mask = info.active;
   const std::uint32_t eb = static_cast<std::uint32_t>(std::max(1, P::ty_bits(in.type) / 8)) * std::max<std::uint32_t>(1, in.vec);
-  if (!mask) return now + 1;
+  // an LDS/STS with no lane on (ptxas's if-converted bodies) still takes the shared pipe for one
+  // wavefront (smem_pipe.cu on the H100: 0.997 and 1.012 cycles per instruction per SM, as a
+  // conflict-free access)
+  const bool shared_access = (in.op == P::Op::Ld || in.op == P::Op::St || in.op == P::Op::Atom || in.op == P::Op::Red) && in.space == P::Space::Shared;
+  if (!mask) return shared_access ? mem_->shared_wavefronts(s, now, 1) : now + 1;
   switch (in.op) {
     case P::Op::Ld: case P::Op::St: case P::Op::Atom: case P::Op::Red: {
       const bool atomic = in.op == P::Op::Atom || in.op == P::Op::Red;
@@ -1262,7 +1334,9 @@ double NvidiaMachine::memory(int s, Sm& sm, Warp& w, const P::Inst& in, const St
                                static_cast<std::uint32_t>(std::popcount(mask)) * eb, mem_->last_access_units(), now, done});
         return done;
       };
-      if (info.space == P::Space::Shared) return report(mem::Level::Shared, mem_->shared(s, now, addrs, mask, eb, atomic));
+      // ATOMS.POPC.INC (kPopcInc) adds each word's lane count once: its lanes on one word are served together
+      if (info.space == P::Space::Shared)
+        return report(mem::Level::Shared, mem_->shared(s, now, addrs, mask, eb, atomic && !(in.flags & P::kPopcInc)));
       if (info.space == P::Space::SharedCluster) return report(mem::Level::Shared, dsmem(s, sm, mask, eb, now));
       if (info.space == P::Space::Param) return now + param_latency_;
       const mem::Access kind = atomic ? (P::ty_is_float(in.type) ? mem::Access::AtomicFloat : mem::Access::Atomic)
@@ -1278,6 +1352,13 @@ double NvidiaMachine::memory(int s, Sm& sm, Warp& w, const P::Inst& in, const St
         const std::uint32_t k = count++ % in.batch;
         if (k == 0) start = now;
         done = std::max(now + 1.0, std::min(done, start + (done - now) + k));
+      }
+      // a warp's loads that go beyond L1 return in issue order: an L2 hit behind the same warp's
+      // HBM miss comes back with the miss (halo_latency.cu on the H100: 711 cycles against 294
+      // alone, the miss 726; another warp's misses do not hold it: 285)
+      if (in.op == P::Op::Ld && w.last_past_l1) {
+        done = std::max(done, w.l2_load_done);
+        w.l2_load_done = done;
       }
       return report(mem::Level::L1, done);
     }

@@ -65,6 +65,37 @@ TEST(SectorCache, LeastRecentlyUsedLineIsEvicted) {
   EXPECT_EQ(c.read(0x080, 1, false).hit_sectors, 0u);
 }
 
+// A contiguous footprint of exactly the capacity, read again and again in one cyclic order (the
+// H200's latency.chase_256k: 2048 lines of 128 B through a 256 KiB, 4-way L1): with the folded
+// (xor) index every set holds four of its lines and every lap after the first hits; with a
+// multiplicative hash some sets get five or more of them, which miss on every lap.
+TEST(SectorCache, AFoldedIndexHoldsAContiguousFootprintOfItsCapacity) {
+  auto laps = [](mem::SectorCache::Index index) {
+    mem::SectorCache c(256 * 1024, 128, 32, 4, index);
+    const std::uint64_t lines = 2048, jump = 1267;  // one cycle through all lines (odd jump, lines a power of two)
+    std::uint64_t hits = 0, reads = 0, x = 0;
+    for (int lap = 0; lap < 3; ++lap)
+      for (std::uint64_t i = 0; i < lines; ++i, x = (x + jump) % lines) {
+        const auto r = c.read(0x7000'0000'0000 + x * 128, 1, true);
+        if (lap > 0) hits += r.hit_sectors != 0, ++reads;
+      }
+    return static_cast<double>(hits) / static_cast<double>(reads);
+  };
+  EXPECT_EQ(laps(mem::SectorCache::Index::Xor), 1.0);
+  EXPECT_LT(laps(mem::SectorCache::Index::Multiplicative), 0.8) << "sets with five or more of the lines miss every lap";
+}
+
+// The folded index spreads power-of-two strides too: 64 lines 16 KiB apart (matrix rows) fit
+// a 512-set, 4-way cache without conflict misses.
+TEST(SectorCache, AFoldedIndexSpreadsPowerOfTwoStrides) {
+  mem::SectorCache c(256 * 1024, 128, 32, 4, mem::SectorCache::Index::Xor);
+  for (int lap = 0; lap < 2; ++lap)
+    for (std::uint64_t i = 0; i < 64; ++i) {
+      const auto r = c.read(0x7000'0000'0000 + i * 16384, 1, true);
+      if (lap > 0) EXPECT_EQ(r.hit_sectors, 1u) << "row " << i;
+    }
+}
+
 TEST(SectorCache, BackfillLeavesWhatTheForwardRunLeaves) {
   // a long run of reads over more lines than the cache holds, each line always with its own
   // sectors; filled from the end backwards (stopping once every set is full), the cache must
@@ -737,6 +768,25 @@ TEST(Occupancy, FollowsTheLimitsOfTheDevice) {
   EXPECT_EQ(sim::compute_occupancy(d, k).limiter, "shared");
   k = {1024, 255, 0};
   test::expect_error([&] { sim::compute_occupancy(d, k); }, ErrorKind::LaunchSpec, {"does not fit", "registers"});
+}
+
+// The L1 keeps what the shared-memory carveout leaves of the unified 256 KB, and the carveout is
+// the smallest documented step (shared.carveout_steps_bytes) that holds the resident CTAs' shared
+// memory, the 1 KB each CTA has reserved included, also when the kernel declares none.
+TEST(Occupancy, TheL1KeepsWhatTheSmallestCarveoutStepLeaves) {
+  auto d = device::load_builtin_device("h200");
+  auto o = sim::compute_occupancy(d, {256, 32, 0});  // 8 CTAs x 1 KB reserved: the 8 KB step
+  EXPECT_EQ(o.carveout_bytes, 8 * 1024);
+  EXPECT_EQ(o.l1_bytes, 248 * 1024);
+  o = sim::compute_occupancy(d, {256, 32, 1024});  // 8 x (1 + 1) KB = 16 KB: the 16 KB step
+  EXPECT_EQ(o.l1_bytes, 240 * 1024);
+  o = sim::compute_occupancy(d, {256, 32, 4 * 1024});  // 8 x 5 KB = 40 KB: the 64 KB step
+  EXPECT_EQ(o.l1_bytes, 192 * 1024);
+  o = sim::compute_occupancy(d, {128, 32, 48 * 1024});  // 4 x 49 KB = 196 KB: the 196 KB step
+  EXPECT_EQ(o.l1_bytes, 60 * 1024);
+  d.shared.carveout_steps_bytes.clear();  // without steps: the unified array less what the CTAs use
+  EXPECT_EQ(sim::compute_occupancy(d, {256, 32, 0}).l1_bytes, 256 * 1024);
+  EXPECT_EQ(sim::compute_occupancy(d, {256, 32, 1024}).l1_bytes, 240 * 1024);
 }
 
 

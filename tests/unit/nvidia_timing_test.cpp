@@ -82,6 +82,48 @@ TEST(NvidiaTiming, NonFtzSfuChainsPayTheirDenormalGuards) {
   EXPECT_NEAR(per_iteration("ex2_loop", 32, no_key), sfu + 3 * fma, 1.0);
 }
 
+// atomicAdd(&hist[bin], 1u) with its result unread is ATOMS.POPC.INC in ptxas's SASS: the lanes on
+// one word are served together (hist_pow_shared_p16_256b_32M of the grown set, ~23 lanes a warp on
+// one bin: the H200 takes at most 18.4 cycles per warp instruction, kernsim took 24 serialising
+// them); an add of a run-time value (ATOMS.ADD) serialises its lanes on one word.
+TEST(NvidiaTiming, SharedIncrementsOfOneWordAreServedTogether) {
+  const auto d = device::load_builtin_device("h200");
+  const double wavefront = d.shared.banks * d.shared.bank_width_bytes / d.shared.bytes_per_cycle;  // cycles
+  const double add = per_iteration("add_one_word_loop", 1024, d), inc = per_iteration("inc_one_word_loop", 1024, d);
+  EXPECT_NEAR(add, 32 * 32 * wavefront, 0.1 * 32 * 32 * wavefront) << "32 warps x 32 lanes on one word";
+  EXPECT_LT(inc, 0.2 * add) << "one wavefront per warp";
+}
+
+// An LDS with every lane predicated off (what the warps that skip an if-converted body issue)
+// still takes the shared pipe for one wavefront: smem_pipe.cu on the H100, 0.997 cycles per
+// instruction per SM (1.013 for a conflict-free access with every lane on).
+TEST(NvidiaTiming, PredicatedOffSharedAccessesTakeAWavefront) {
+  const auto d = device::load_builtin_device("h200");
+  const double wavefront = d.shared.banks * d.shared.bank_width_bytes / d.shared.bytes_per_cycle;
+  const double per = per_iteration("lds_off_loop", 1024, d);
+  EXPECT_NEAR(per, 32 * 8 * wavefront, 0.1 * 32 * 8 * wavefront) << "32 warps x 8 LDS, one wavefront each";
+}
+
+// A warp's loads that go past L1 return in issue order (halo_latency.cu on the H100: an L2 hit
+// issued behind the same warp's HBM miss came back after 711 cycles, alone 294; the miss 726).
+TEST(NvidiaTiming, AWarpsL2HitBehindItsMissReturnsWithTheMiss) {
+  const auto d = device::load_builtin_device("h200");
+  auto run = [&](const std::string& kernel, int iters) {
+    const std::string json = R"({"source": "sync.cu", "kernel": ")" + kernel + R"(", "grid": 1, "block": 32,
+      "args": [{"buffer": "u32", "count": 1048576}, {"buffer": "u32", "count": 1024}, {"type": "i32", "value": )" +
+                             std::to_string(iters) + "}]}";
+    auto spec = api::parse_launch_spec_text(json, kData + "/kernels", "nvidia timing test");
+    api::RunOptions o;
+    o.full = true;
+    return api::run_launch(spec, d, o).cycles;
+  };
+  // a step waits for the hit; issued after the step's miss, the hit comes back with it
+  const double behind = (run("hit_behind_miss_loop", 200) - run("hit_behind_miss_loop", 100)) / 100.0;
+  const double alone = (run("hit_only_loop", 200) - run("hit_only_loop", 100)) / 100.0;
+  EXPECT_GT(alone, d.l2.hit_latency_cycles) << "a step is at least the hit's latency";
+  EXPECT_GT(behind, alone + 0.25 * d.l2.hit_latency_cycles) << "the hit waits for the miss issued before it";
+}
+
 // ptxas loads a 16x16 f16 wmma fragment with four LDG.E of 4 bytes per lane in the mma.sync
 // layout, each covering 8 rows: with rows a line apart that is 32 L1 line lookups per fragment
 // (Nsight Compute on the H200: 8 sectors per load instruction), against 16 lines if the fragment

@@ -16,6 +16,7 @@
 //                                   divergent branch) loads one warm sector and stores it to shared
 //                    other_warp_1   warp 1 loads 1 cold line, warp 0 times one warm load ~20 cycles later
 //                    other_warp_8   warp 1 loads 8 cold lines at once, the same
+//                    same_smsp_*    the same with warp 4, on warp 0's SM sub-partition
 //                  each next to the same warm load with nothing outstanding ("none"), 64 trials
 //   fill_in_flight two CTAs on two SMs (too much shared memory for two per SM): the filler loads a
 //                  cold line (4 sectors) and raises a flag right after issuing; the reader polls
@@ -69,7 +70,8 @@ static __device__ __forceinline__ void spin(unsigned long long cycles) {
 // Warms `n` words spaced `stride` words apart with ld.global.cg (L2 only).
 __global__ void warm(const unsigned* mem, unsigned n, unsigned stride, unsigned* sink) {
   unsigned acc = 0;
-  for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) acc += ld_cg(mem + (size_t)i * stride);
+  for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+    acc += ld_cg(mem + (size_t)i * stride);
   if (acc == 0x12345678u) sink[0] = acc;
 }
 
@@ -103,7 +105,9 @@ __global__ void alone(const unsigned* warm_lines, const unsigned* cold_lines, un
   }
 }
 
-// behind_miss, kMode: 0 same_warp, 1 divergent, 2 other_warp_1, 3 other_warp_8. Two warps.
+// behind_miss, kMode: 0 same_warp, 1 divergent, 2 other_warp_1, 3 other_warp_8 (warp 1: another
+// SM sub-partition), 4 same_smsp_warp_1, 5 same_smsp_warp_8 (warp 4: warp 0's sub-partition, warps
+// being dealt to sub-partitions by warp index mod 4). Two warps (modes 0-3) or five (4-5).
 // out[i]: the warm load with the miss outstanding; out[64 + i]: the same warm-line shape with
 // nothing outstanding (a different warm line); out[128 + i]: the miss's own latency (modes 0, 1).
 template <int kMode>
@@ -149,12 +153,12 @@ __global__ void behind_miss(const unsigned* warm_lines, const unsigned* cold_lin
         out[i] = t1 - tm;
         out[2 * kTrials + i] = t2 - t0;
       }
-    } else if (warp == 1) {
+    } else if (warp == (kMode >= 4 ? 4 : 1)) {
       unsigned m = 0;
 #pragma unroll
-      for (int j = 0; j < (kMode == 3 ? 8 : 1); ++j) m += ld_nc(c + (size_t)j * kColdStride + lane);
+      for (int j = 0; j < ((kMode == 3 || kMode == 5) ? 8 : 1); ++j) m += ld_nc(c + (size_t)j * kColdStride + lane);
       sts(&s[32 + lane], m);
-    } else {
+    } else if (warp == 0) {
       spin(20);
       const unsigned long long t0 = mb_clock64();
       sts(&s[lane], ld_nc(w));
@@ -164,7 +168,7 @@ __global__ void behind_miss(const unsigned* warm_lines, const unsigned* cold_lin
   }
 }
 
-constexpr int kDelays = 13;      // d = 0, 100, .., 1200
+constexpr int kDelays = 13;  // d = 0, 100, .., 1200
 constexpr int kFillReps = 8;
 constexpr int kFillTrials = kDelays * 2 * kFillReps;
 
@@ -172,8 +176,8 @@ constexpr int kFillTrials = kDelays * 2 * kFillReps;
 // reader), ctl[2..3] the two CTAs' SM ids. out[5 t + 0..4] for trial t: filler latency, reader
 // latency on the filled line, reader's warm-hit latency, reader's cold-miss latency, cycles the
 // reader polled before it saw the flag.
-__global__ void fill_in_flight(const unsigned* lines, const unsigned* warm_lines, const unsigned* cold_lines, unsigned* ctl,
-                               unsigned long long* out) {
+__global__ void fill_in_flight(const unsigned* lines, const unsigned* warm_lines, const unsigned* cold_lines,
+                               unsigned* ctl, unsigned long long* out) {
   extern __shared__ unsigned dyn[];
   const int lane = threadIdx.x & 31;
   if (lane == 0) ctl[2 + blockIdx.x] = mb_smid();
@@ -238,8 +242,8 @@ __global__ void far_l2(const unsigned* warm_lines, unsigned long long* out) {
 // trace[(warp * (nz - 2) + (z - 1)) * 4 + k]: loop top, after x halo, after y halo, loop end.
 // cta_sm[cta]: the SM.
 template <int kHalo>
-__global__ void march(const float* __restrict__ in, float* __restrict__ out, int nx, int ny, int nz, int xcol_mul, int xcol_add,
-                      long long* __restrict__ trace, unsigned* __restrict__ cta_sm) {
+__global__ void march(const float* __restrict__ in, float* __restrict__ out, int nx, int ny, int nz, int xcol_mul,
+                      int xcol_add, long long* __restrict__ trace, unsigned* __restrict__ cta_sm) {
   __shared__ float t[8 + 2][32 + 2];
   const int tx = threadIdx.x, ty = threadIdx.y;
   const int bx = blockIdx.x * xcol_mul + xcol_add;
@@ -308,7 +312,8 @@ static std::vector<unsigned long long> fetch(const unsigned long long* d, size_t
 static void print_deciles(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   std::printf("[");
-  for (int d = 0; d <= 10; ++d) std::printf("%.0f%s", v.empty() ? -1.0 : v[std::min(v.size() - 1, v.size() * d / 10)], d < 10 ? ", " : "");
+  for (int d = 0; d <= 10; ++d)
+    std::printf("%.0f%s", v.empty() ? -1.0 : v[std::min(v.size() - 1, v.size() * d / 10)], d < 10 ? ", " : "");
   std::printf("]");
 }
 
@@ -337,7 +342,9 @@ int main(int argc, char** argv) {
     flush_read<<<4 * sms, 512>>>(reinterpret_cast<const uint4*>(flush), flush_words / 4, sink);
     CK(cudaDeviceSynchronize());
   };
-  auto flush_queued = [&] { flush_read<<<4 * sms, 512>>>(reinterpret_cast<const uint4*>(flush), flush_words / 4, sink); };
+  auto flush_queued = [&] {
+    flush_read<<<4 * sms, 512>>>(reinterpret_cast<const uint4*>(flush), flush_words / 4, sink);
+  };
   auto warm_lines = [&](const unsigned* base, unsigned n) {
     warm<<<sms, 128>>>(base, n, kWarmStride, sink);
     CK(cudaDeviceSynchronize());
@@ -364,27 +371,43 @@ int main(int argc, char** argv) {
 
   // behind_miss
   {
-    const char* names[] = {"same_warp", "divergent", "other_warp_1", "other_warp_8"};
+    const char* names[] = {"same_warp",    "divergent",        "other_warp_1",
+                           "other_warp_8", "same_smsp_warp_1", "same_smsp_warp_8"};
     std::printf("\"behind_miss\": {\n");
-    for (int m = 0; m < 4; ++m) {
+    for (int m = 0; m < 6; ++m) {
       read_flush();
       warm_lines(warm_base, 2 * kTrials);
       CK(cudaMemset(out, 0, 3 * kTrials * 8));
       switch (m) {
-        case 0: behind_miss<0><<<1, 64>>>(warm_base, cold_base, out); break;
-        case 1: behind_miss<1><<<1, 64>>>(warm_base, cold_base, out); break;
-        case 2: behind_miss<2><<<1, 64>>>(warm_base, cold_base, out); break;
-        default: behind_miss<3><<<1, 64>>>(warm_base, cold_base, out); break;
+        case 0:
+          behind_miss<0><<<1, 64>>>(warm_base, cold_base, out);
+          break;
+        case 1:
+          behind_miss<1><<<1, 64>>>(warm_base, cold_base, out);
+          break;
+        case 2:
+          behind_miss<2><<<1, 64>>>(warm_base, cold_base, out);
+          break;
+        case 3:
+          behind_miss<3><<<1, 64>>>(warm_base, cold_base, out);
+          break;
+        case 4:
+          behind_miss<4><<<1, 160>>>(warm_base, cold_base, out);
+          break;
+        default:
+          behind_miss<5><<<1, 160>>>(warm_base, cold_base, out);
+          break;
       }
       CK(cudaDeviceSynchronize());
       const auto h = fetch(out, 3 * kTrials);
-      std::vector<double> with(h.begin() + 1, h.begin() + kTrials), none(h.begin() + kTrials + 1, h.begin() + 2 * kTrials),
+      std::vector<double> with(h.begin() + 1, h.begin() + kTrials),
+          none(h.begin() + kTrials + 1, h.begin() + 2 * kTrials),
           miss(h.begin() + 2 * kTrials + 1, h.begin() + 3 * kTrials);
       std::printf("  \"%s\": {\"hit_with_miss_outstanding_median\": %.0f, \"deciles\": ", names[m], median(with));
       print_deciles(with);
       std::printf(", \"hit_alone_median\": %.0f", median(none));
       if (m <= 1) std::printf(", \"miss_median\": %.0f", median(miss));
-      std::printf("}%s\n", m < 3 ? "," : "");
+      std::printf("}%s\n", m < 5 ? "," : "");
     }
     std::printf("},\n");
   }
@@ -415,8 +438,10 @@ int main(int argc, char** argv) {
           cm.push_back(h[5 * t + 3]);
           poll.push_back(h[5 * t + 4]);
         }
-        std::printf(", \"sector%d\": {\"reader\": %.0f, \"filler\": %.0f, \"reader_warm_hit\": %.0f, \"reader_cold_miss\": %.0f, \"poll\": %.0f}",
-                    s ? 3 : 0, median(rd), median(fl), median(wh), median(cm), median(poll));
+        std::printf(
+            ", \"sector%d\": {\"reader\": %.0f, \"filler\": %.0f, \"reader_warm_hit\": %.0f, \"reader_cold_miss\": "
+            "%.0f, \"poll\": %.0f}",
+            s ? 3 : 0, median(rd), median(fl), median(wh), median(cm), median(poll));
       }
       std::printf("}%s\n", d < kDelays - 1 ? "," : "");
     }
@@ -516,10 +541,13 @@ int main(int argc, char** argv) {
       }
       double xs = 0;
       for (double v : xh) xs += v;
-      std::printf("  \"%s\": {\"flushed_us\": %.2f, \"ctas\": %d, \"sms_used\": %zu, \"sms_with_2_or_more\": %d, \"x_halo_mean\": %.1f, \"x_halo_deciles\": ",
-                  names[m], times[times.size() / 2] * 1e3, ctas, per_sm.size(), two, xh.empty() ? -1.0 : xs / xh.size());
+      std::printf(
+          "  \"%s\": {\"flushed_us\": %.2f, \"ctas\": %d, \"sms_used\": %zu, \"sms_with_2_or_more\": %d, "
+          "\"x_halo_mean\": %.1f, \"x_halo_deciles\": ",
+          names[m], times[times.size() / 2] * 1e3, ctas, per_sm.size(), two, xh.empty() ? -1.0 : xs / xh.size());
       print_deciles(xh);
-      std::printf(", \"y_halo_median_ty0_7\": %.0f, \"iteration_median\": %.0f}%s\n", median(yh), median(it), m < 2 ? "," : "");
+      std::printf(", \"y_halo_median_ty0_7\": %.0f, \"iteration_median\": %.0f}%s\n", median(yh), median(it),
+                  m < 2 ? "," : "");
     }
     std::printf("}\n}\n");
   }

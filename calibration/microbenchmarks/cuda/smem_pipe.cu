@@ -27,60 +27,79 @@
 
 #include "mb_helpers.cuh"  // mb_clock64, mb_smid
 
-static __device__ __forceinline__ unsigned saddr(const void* p) { return (unsigned)__cvta_generic_to_shared(p); }
+static __device__ __forceinline__ unsigned saddr(const void* p) {
+  return (unsigned)__cvta_generic_to_shared(p);
+}
 
 // v = @on ld.shared [a] (v kept when off)
 static __device__ __forceinline__ void lds_p(unsigned& v, unsigned a, unsigned on) {
-  asm volatile("{ .reg .pred p; setp.ne.u32 p, %2, 0; @p ld.shared.u32 %0, [%1]; }" : "+r"(v) : "r"(a), "r"(on) : "memory");
+  asm volatile("{ .reg .pred p; setp.ne.u32 p, %2, 0; @p ld.shared.u32 %0, [%1]; }"
+               : "+r"(v)
+               : "r"(a), "r"(on)
+               : "memory");
 }
 static __device__ __forceinline__ void sts_p(unsigned a, unsigned v, unsigned on) {
-  asm volatile("{ .reg .pred p; setp.ne.u32 p, %2, 0; @p st.shared.u32 [%0], %1; }" ::"r"(a), "r"(v), "r"(on) : "memory");
+  asm volatile("{ .reg .pred p; setp.ne.u32 p, %2, 0; @p st.shared.u32 [%0], %1; }" ::"r"(a), "r"(v), "r"(on)
+               : "memory");
 }
 static __device__ __forceinline__ void ldg_p(unsigned& v, const unsigned* a, unsigned on) {
-  asm volatile("{ .reg .pred p; setp.ne.u32 p, %2, 0; @p ld.global.nc.u32 %0, [%1]; }" : "+r"(v) : "l"(a), "r"(on) : "memory");
+  asm volatile("{ .reg .pred p; setp.ne.u32 p, %2, 0; @p ld.global.nc.u32 %0, [%1]; }"
+               : "+r"(v)
+               : "l"(a), "r"(on)
+               : "memory");
 }
 
 // Eight predicated accesses in one inline-PTX block: ptxas keeps them predicated (eight separate
 // blocks it turned into branches around each access). Lane address a (shared) or ga (global).
 static __device__ __forceinline__ void lds8(unsigned (&v)[8], unsigned a, unsigned on) {
-  asm volatile("{ .reg .pred p; setp.ne.u32 p, %8, 0;\n"
-               "@p ld.shared.u32 %0, [%9];\n@p ld.shared.u32 %1, [%9];\n@p ld.shared.u32 %2, [%9];\n@p ld.shared.u32 %3, [%9];\n"
-               "@p ld.shared.u32 %4, [%9];\n@p ld.shared.u32 %5, [%9];\n@p ld.shared.u32 %6, [%9];\n@p ld.shared.u32 %7, [%9]; }"
-               : "+r"(v[0]), "+r"(v[1]), "+r"(v[2]), "+r"(v[3]), "+r"(v[4]), "+r"(v[5]), "+r"(v[6]), "+r"(v[7])
-               : "r"(on), "r"(a)
-               : "memory");
+  asm volatile(
+      "{ .reg .pred p; setp.ne.u32 p, %8, 0;\n"
+      "@p ld.shared.u32 %0, [%9];\n@p ld.shared.u32 %1, [%9];\n@p ld.shared.u32 %2, [%9];\n@p ld.shared.u32 %3, [%9];\n"
+      "@p ld.shared.u32 %4, [%9];\n@p ld.shared.u32 %5, [%9];\n@p ld.shared.u32 %6, [%9];\n@p ld.shared.u32 %7, [%9]; }"
+      : "+r"(v[0]), "+r"(v[1]), "+r"(v[2]), "+r"(v[3]), "+r"(v[4]), "+r"(v[5]), "+r"(v[6]), "+r"(v[7])
+      : "r"(on), "r"(a)
+      : "memory");
 }
 static __device__ __forceinline__ void sts8(unsigned a, unsigned x, unsigned on) {
-  asm volatile("{ .reg .pred p; setp.ne.u32 p, %2, 0;\n"
-               "@p st.shared.u32 [%0], %1;\n@p st.shared.u32 [%0], %1;\n@p st.shared.u32 [%0], %1;\n@p st.shared.u32 [%0], %1;\n"
-               "@p st.shared.u32 [%0], %1;\n@p st.shared.u32 [%0], %1;\n@p st.shared.u32 [%0], %1;\n@p st.shared.u32 [%0], %1; }"
-               ::"r"(a), "r"(x), "r"(on)
-               : "memory");
+  asm volatile(
+      "{ .reg .pred p; setp.ne.u32 p, %2, 0;\n"
+      "@p st.shared.u32 [%0], %1;\n@p st.shared.u32 [%0], %1;\n@p st.shared.u32 [%0], %1;\n@p st.shared.u32 [%0], %1;\n"
+      "@p st.shared.u32 [%0], %1;\n@p st.shared.u32 [%0], %1;\n@p st.shared.u32 [%0], %1;\n@p st.shared.u32 [%0], %1; "
+      "}" ::"r"(a),
+      "r"(x), "r"(on)
+      : "memory");
 }
 static __device__ __forceinline__ void ldg8(unsigned (&v)[8], const unsigned* a, unsigned on) {
-  asm volatile("{ .reg .pred p; setp.ne.u32 p, %8, 0;\n"
-               "@p ld.global.nc.u32 %0, [%9];\n@p ld.global.nc.u32 %1, [%9];\n@p ld.global.nc.u32 %2, [%9];\n@p ld.global.nc.u32 %3, [%9];\n"
-               "@p ld.global.nc.u32 %4, [%9];\n@p ld.global.nc.u32 %5, [%9];\n@p ld.global.nc.u32 %6, [%9];\n@p ld.global.nc.u32 %7, [%9]; }"
-               : "+r"(v[0]), "+r"(v[1]), "+r"(v[2]), "+r"(v[3]), "+r"(v[4]), "+r"(v[5]), "+r"(v[6]), "+r"(v[7])
-               : "r"(on), "l"(a)
-               : "memory");
+  asm volatile(
+      "{ .reg .pred p; setp.ne.u32 p, %8, 0;\n"
+      "@p ld.global.nc.u32 %0, [%9];\n@p ld.global.nc.u32 %1, [%9];\n@p ld.global.nc.u32 %2, [%9];\n@p "
+      "ld.global.nc.u32 %3, [%9];\n"
+      "@p ld.global.nc.u32 %4, [%9];\n@p ld.global.nc.u32 %5, [%9];\n@p ld.global.nc.u32 %6, [%9];\n@p "
+      "ld.global.nc.u32 %7, [%9]; }"
+      : "+r"(v[0]), "+r"(v[1]), "+r"(v[2]), "+r"(v[3]), "+r"(v[4]), "+r"(v[5]), "+r"(v[6]), "+r"(v[7])
+      : "r"(on), "l"(a)
+      : "memory");
 }
 // The first k of eight 32-way conflicted loads (lane address a, the k-th at a + 4 k) on.
 static __device__ __forceinline__ void lds8_first(unsigned (&v)[8], unsigned a, unsigned k) {
-  asm volatile("{ .reg .pred p<8>;\n"
-               "setp.gt.u32 p0, %8, 0; setp.gt.u32 p1, %8, 1; setp.gt.u32 p2, %8, 2; setp.gt.u32 p3, %8, 3;\n"
-               "setp.gt.u32 p4, %8, 4; setp.gt.u32 p5, %8, 5; setp.gt.u32 p6, %8, 6; setp.gt.u32 p7, %8, 7;\n"
-               "@p0 ld.shared.u32 %0, [%9];\n@p1 ld.shared.u32 %1, [%9+4];\n@p2 ld.shared.u32 %2, [%9+8];\n@p3 ld.shared.u32 %3, [%9+12];\n"
-               "@p4 ld.shared.u32 %4, [%9+16];\n@p5 ld.shared.u32 %5, [%9+20];\n@p6 ld.shared.u32 %6, [%9+24];\n@p7 ld.shared.u32 %7, [%9+28]; }"
-               : "+r"(v[0]), "+r"(v[1]), "+r"(v[2]), "+r"(v[3]), "+r"(v[4]), "+r"(v[5]), "+r"(v[6]), "+r"(v[7])
-               : "r"(k), "r"(a)
-               : "memory");
+  asm volatile(
+      "{ .reg .pred p<8>;\n"
+      "setp.gt.u32 p0, %8, 0; setp.gt.u32 p1, %8, 1; setp.gt.u32 p2, %8, 2; setp.gt.u32 p3, %8, 3;\n"
+      "setp.gt.u32 p4, %8, 4; setp.gt.u32 p5, %8, 5; setp.gt.u32 p6, %8, 6; setp.gt.u32 p7, %8, 7;\n"
+      "@p0 ld.shared.u32 %0, [%9];\n@p1 ld.shared.u32 %1, [%9+4];\n@p2 ld.shared.u32 %2, [%9+8];\n@p3 ld.shared.u32 "
+      "%3, [%9+12];\n"
+      "@p4 ld.shared.u32 %4, [%9+16];\n@p5 ld.shared.u32 %5, [%9+20];\n@p6 ld.shared.u32 %6, [%9+24];\n@p7 "
+      "ld.shared.u32 %7, [%9+28]; }"
+      : "+r"(v[0]), "+r"(v[1]), "+r"(v[2]), "+r"(v[3]), "+r"(v[4]), "+r"(v[5]), "+r"(v[6]), "+r"(v[7])
+      : "r"(k), "r"(a)
+      : "memory");
 }
 
 // kOp: 0 LDS, 1 STS, 2 LDG (L1-resident `g`). Lane l accesses word l * stride (mod 4096 words);
 // it is on when (lane_mask >> l) & 1. out[3 b + 0..2]: t0, t1, smid of block b.
 template <int kOp>
-__global__ void __launch_bounds__(1024) tput(unsigned stride, unsigned lane_mask, int iters, const unsigned* g, unsigned long long* out) {
+__global__ void __launch_bounds__(1024)
+    tput(unsigned stride, unsigned lane_mask, int iters, const unsigned* g, unsigned long long* out) {
   __shared__ unsigned s[4096];
   const unsigned lane = threadIdx.x & 31;
   for (unsigned i = threadIdx.x; i < 4096; i += blockDim.x) s[i] = i;
@@ -91,9 +110,12 @@ __global__ void __launch_bounds__(1024) tput(unsigned stride, unsigned lane_mask
   unsigned v[8] = {0, 1, 2, 3, 4, 5, 6, 7};
   const unsigned long long t0 = mb_clock64();
   for (int i = 0; i < iters; ++i) {
-    if (kOp == 0) lds8(v, a, on);
-    else if (kOp == 1) sts8(a, v[i & 7] + i, on);
-    else ldg8(v, ga, on);
+    if (kOp == 0)
+      lds8(v, a, on);
+    else if (kOp == 1)
+      sts8(a, v[i & 7] + i, on);
+    else
+      ldg8(v, ga, on);
   }
   __syncthreads();
   const unsigned long long t1 = mb_clock64();
@@ -113,7 +135,8 @@ __global__ void __launch_bounds__(1024) tput(unsigned stride, unsigned lane_mask
 // result unused compiles to: the histograms of the grown set), 0 the same with a run-time value
 // (ATOMS.ADD). out as tput.
 template <int kInc>
-__global__ void __launch_bounds__(1024) atoms(unsigned naddr, unsigned spread, unsigned inc, int iters, unsigned long long* out) {
+__global__ void __launch_bounds__(1024)
+    atoms(unsigned naddr, unsigned spread, unsigned inc, int iters, unsigned long long* out) {
   __shared__ unsigned s[4096];
   const unsigned lane = threadIdx.x & 31;
   for (unsigned i = threadIdx.x; i < 4096; i += blockDim.x) s[i] = 0;
@@ -123,8 +146,10 @@ __global__ void __launch_bounds__(1024) atoms(unsigned naddr, unsigned spread, u
   for (int i = 0; i < iters; ++i) {
 #pragma unroll
     for (int k = 0; k < 8; ++k) {
-      if (kInc) asm volatile("red.shared.add.u32 [%0], 1;" ::"r"(a) : "memory");
-      else asm volatile("red.shared.add.u32 [%0], %1;" ::"r"(a), "r"(inc) : "memory");
+      if (kInc)
+        asm volatile("red.shared.add.u32 [%0], 1;" ::"r"(a) : "memory");
+      else
+        asm volatile("red.shared.add.u32 [%0], %1;" ::"r"(a), "r"(inc) : "memory");
     }
   }
   __syncthreads();
@@ -161,9 +186,12 @@ __global__ void hol(const unsigned* g, int k, int probe, unsigned long long* out
       }
       unsigned v = 0;
       const unsigned long long t0 = mb_clock64();
-      if (probe == 0) ldg_p(v, g + lane, 1u);
-      else if (probe == 1) asm volatile("ld.global.cg.u32 %0, [%1];" : "=r"(v) : "l"(g + 4096 + lane) : "memory");
-      else lds_p(v, a1, 1u);
+      if (probe == 0)
+        ldg_p(v, g + lane, 1u);
+      else if (probe == 1)
+        asm volatile("ld.global.cg.u32 %0, [%1];" : "=r"(v) : "l"(g + 4096 + lane) : "memory");
+      else
+        lds_p(v, a1, 1u);
       asm volatile("st.volatile.shared.u32 [%0], %1;" ::"r"(saddr(&sink[lane])), "r"(v) : "memory");
       const unsigned long long t1 = mb_clock64();
       if (lane == 0) out[t] = t1 - t0;
@@ -241,21 +269,38 @@ int main() {
 
   // tput
   {
-    struct Case { const char* name; int op; unsigned stride; unsigned mask; };
-    const Case cases[] = {{"lds_1way", 0, 1, ~0u},      {"lds_2way", 0, 2, ~0u},     {"lds_8way", 0, 8, ~0u},
-                          {"lds_32way", 0, 32, ~0u},    {"lds_one_lane", 0, 1, 1u},  {"lds_all_off", 0, 1, 0u},
+    struct Case {
+      const char* name;
+      int op;
+      unsigned stride;
+      unsigned mask;
+    };
+    const Case cases[] = {{"lds_1way", 0, 1, ~0u},
+                          {"lds_2way", 0, 2, ~0u},
+                          {"lds_8way", 0, 8, ~0u},
+                          {"lds_32way", 0, 32, ~0u},
+                          {"lds_one_lane", 0, 1, 1u},
+                          {"lds_all_off", 0, 1, 0u},
                           {"lds_32way_half", 0, 32, 0xffffu},
-                          {"sts_1way", 1, 1, ~0u},      {"sts_2way", 1, 2, ~0u},     {"sts_8way", 1, 8, ~0u},
-                          {"sts_32way", 1, 32, ~0u},    {"sts_one_lane", 1, 1, 1u},  {"sts_all_off", 1, 1, 0u},
-                          {"ldg_l1hit", 2, 1, ~0u},     {"ldg_all_off", 2, 1, 0u}};
+                          {"sts_1way", 1, 1, ~0u},
+                          {"sts_2way", 1, 2, ~0u},
+                          {"sts_8way", 1, 8, ~0u},
+                          {"sts_32way", 1, 32, ~0u},
+                          {"sts_one_lane", 1, 1, 1u},
+                          {"sts_all_off", 1, 1, 0u},
+                          {"ldg_l1hit", 2, 1, ~0u},
+                          {"ldg_all_off", 2, 1, 0u}};
     const int iters = 256;
     std::printf("\"tput_cycles_per_warp_instruction_per_sm\": {");
     bool first = true;
     for (const Case& c : cases) {
       auto launch = [&] {
-        if (c.op == 0) tput<0><<<sms, 1024>>>(c.stride, c.mask, iters, g, out);
-        else if (c.op == 1) tput<1><<<sms, 1024>>>(c.stride, c.mask, iters, g, out);
-        else tput<2><<<sms, 1024>>>(c.stride, c.mask, iters, g, out);
+        if (c.op == 0)
+          tput<0><<<sms, 1024>>>(c.stride, c.mask, iters, g, out);
+        else if (c.op == 1)
+          tput<1><<<sms, 1024>>>(c.stride, c.mask, iters, g, out);
+        else
+          tput<2><<<sms, 1024>>>(c.stride, c.mask, iters, g, out);
       };
       launch();
       CK(cudaDeviceSynchronize());
@@ -274,17 +319,25 @@ int main() {
 
   // atoms
   {
-    struct Case { const char* name; int inc; unsigned naddr; unsigned spread; };
-    const Case cases[] = {{"popc_inc_1addr", 1, 1, 1},   {"popc_inc_2addr", 1, 2, 1},     {"popc_inc_4addr", 1, 4, 1},
-                          {"popc_inc_8addr", 1, 8, 1},   {"popc_inc_32addr", 1, 32, 1},   {"popc_inc_4addr_1bank", 1, 4, 32},
-                          {"add_1addr", 0, 1, 1},        {"add_4addr", 0, 4, 1},          {"add_32addr", 0, 32, 1}};
+    struct Case {
+      const char* name;
+      int inc;
+      unsigned naddr;
+      unsigned spread;
+    };
+    const Case cases[] = {
+        {"popc_inc_1addr", 1, 1, 1}, {"popc_inc_2addr", 1, 2, 1},   {"popc_inc_4addr", 1, 4, 1},
+        {"popc_inc_8addr", 1, 8, 1}, {"popc_inc_32addr", 1, 32, 1}, {"popc_inc_4addr_1bank", 1, 4, 32},
+        {"add_1addr", 0, 1, 1},      {"add_4addr", 0, 4, 1},        {"add_32addr", 0, 32, 1}};
     const int iters = 64;
     std::printf("\"atoms_cycles_per_warp_instruction_per_sm\": {");
     bool first = true;
     for (const Case& c : cases) {
       auto launch = [&] {
-        if (c.inc) atoms<1><<<sms, 1024>>>(c.naddr, c.spread, 1u, iters, out);
-        else atoms<0><<<sms, 1024>>>(c.naddr, c.spread, 1u, iters, out);
+        if (c.inc)
+          atoms<1><<<sms, 1024>>>(c.naddr, c.spread, 1u, iters, out);
+        else
+          atoms<0><<<sms, 1024>>>(c.naddr, c.spread, 1u, iters, out);
       };
       launch();
       CK(cudaDeviceSynchronize());
@@ -334,10 +387,18 @@ int main() {
           const int ctas = sms * per_sm;
           auto launch = [&] {
             switch (m) {
-              case 0: phases<0><<<ctas, 512>>>(stride, nph, 1, out); break;
-              case 1: phases<1><<<ctas, 512>>>(stride, nph, 1, out); break;
-              case 2: phases<2><<<ctas, 512>>>(stride, nph, 1, out); break;
-              default: phases<3><<<ctas, 512>>>(stride, nph, 1, out); break;
+              case 0:
+                phases<0><<<ctas, 512>>>(stride, nph, 1, out);
+                break;
+              case 1:
+                phases<1><<<ctas, 512>>>(stride, nph, 1, out);
+                break;
+              case 2:
+                phases<2><<<ctas, 512>>>(stride, nph, 1, out);
+                break;
+              default:
+                phases<3><<<ctas, 512>>>(stride, nph, 1, out);
+                break;
             }
           };
           launch();

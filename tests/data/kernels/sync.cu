@@ -100,3 +100,74 @@ extern "C" __global__ void fma_chain_cta(float* out, int iters) {
   for (int i = 0; i < iters; ++i) asm volatile("fma.rn.f32 %0, %0, 0f3F7FFFFF, 0f3A000000;" : "+f"(x));
   out[blockIdx.x * 32 + threadIdx.x] = x;
 }
+
+// Shared atomic adds by every lane to one word: of the constant 1 with the result unread (ptxas:
+// ATOMS.POPC.INC, the lanes' count added once) and of a run-time value (ATOMS.ADD, lane by lane).
+// The word's index comes from memory (0 at run time), so the address is not provably uniform
+// (a uniform one is warp-aggregated).
+extern "C" __global__ void inc_one_word_loop(unsigned* out, int iters) {
+  __shared__ unsigned s[32];
+  if (threadIdx.x < 32) s[threadIdx.x] = 0;
+  __syncthreads();
+  const unsigned a = (unsigned)__cvta_generic_to_shared(&s[threadIdx.x & out[1022]]);
+  for (int i = 0; i < iters; ++i) asm volatile("red.shared.add.u32 [%0], 1;" ::"r"(a) : "memory");
+  __syncthreads();
+  if (threadIdx.x == 0) out[blockIdx.x] = s[0];
+}
+
+extern "C" __global__ void add_one_word_loop(unsigned* out, int iters) {
+  __shared__ unsigned s[32];
+  if (threadIdx.x < 32) s[threadIdx.x] = 0;
+  __syncthreads();
+  const unsigned a = (unsigned)__cvta_generic_to_shared(&s[threadIdx.x & out[1022]]);
+  const unsigned v = out[1023] + 1;  // a run-time value
+  for (int i = 0; i < iters; ++i) asm volatile("red.shared.add.u32 [%0], %1;" ::"r"(a), "r"(v) : "memory");
+  __syncthreads();
+  if (threadIdx.x == 0) out[blockIdx.x] = s[0];
+}
+
+// Eight ld.shared per step with every lane predicated off (the predicate comes from memory: 0),
+// as ptxas's if-converted bodies issue them in the warps whose lanes all skip the body.
+extern "C" __global__ void lds_off_loop(unsigned* out, int iters) {
+  __shared__ unsigned s[32];
+  if (threadIdx.x < 32) s[threadIdx.x] = threadIdx.x;
+  __syncthreads();
+  const unsigned a = (unsigned)__cvta_generic_to_shared(&s[threadIdx.x & 31]), on = out[1022];
+  unsigned v0 = 0, v1 = 0, v2 = 0, v3 = 0, v4 = 0, v5 = 0, v6 = 0, v7 = 0;
+  for (int i = 0; i < iters; ++i)
+    asm volatile("{ .reg .pred p; setp.ne.u32 p, %8, 0;\n"
+                 "@p ld.shared.u32 %0, [%9];\n@p ld.shared.u32 %1, [%9];\n@p ld.shared.u32 %2, [%9];\n@p ld.shared.u32 %3, [%9];\n"
+                 "@p ld.shared.u32 %4, [%9];\n@p ld.shared.u32 %5, [%9];\n@p ld.shared.u32 %6, [%9];\n@p ld.shared.u32 %7, [%9]; }"
+                 : "+r"(v0), "+r"(v1), "+r"(v2), "+r"(v3), "+r"(v4), "+r"(v5), "+r"(v6), "+r"(v7)
+                 : "r"(on), "r"(a)
+                 : "memory");
+  out[threadIdx.x] = v0 + v1 + v2 + v3 + v4 + v5 + v6 + v7;
+}
+
+// One warp: each step loads a line no step has touched (an HBM miss), then one word every step
+// (both ld.global.cg, which ptxas and kernsim keep in order)
+// reads with ld.global.cg (an L2 hit after the first), whose value (0) the next step's addresses
+// depend on: a step takes the hit's latency, or the miss's if the hit waits for it.
+extern "C" __global__ void hit_behind_miss_loop(const unsigned* buf, unsigned* out, int iters) {
+  unsigned h = 0, acc = 0;
+  for (int i = 0; i < iters; ++i) {
+    const unsigned* cold = buf + 1024 + (size_t)i * 64 + h + threadIdx.x;  // 256 bytes apart: a new line each step
+    unsigned m, w;
+    asm volatile("ld.global.cg.u32 %0, [%1];" : "=r"(m) : "l"(cold) : "memory");  // .cg: kept before the next
+    asm volatile("ld.global.cg.u32 %0, [%1];" : "=r"(w) : "l"(buf + h) : "memory");
+    h = w;
+    acc += m;
+  }
+  out[threadIdx.x] = acc + h;
+}
+
+// The same without the misses: a step is the hit's latency.
+extern "C" __global__ void hit_only_loop(const unsigned* buf, unsigned* out, int iters) {
+  unsigned h = 0;
+  for (int i = 0; i < iters; ++i) {
+    unsigned w;
+    asm volatile("ld.global.cg.u32 %0, [%1];" : "=r"(w) : "l"(buf + h) : "memory");
+    h = w;
+  }
+  out[threadIdx.x] = h;
+}
