@@ -145,10 +145,8 @@ class CtaSampler {
     sector_ = std::max<std::int64_t>(1, dev.l1.sector_bytes);
     line_ = std::max<std::int64_t>(sector_, dev.l1.line_bytes);
     nominal_miss_ = 0.5 * (dev.l2.hit_latency_cycles + dev.dram.latency_cycles);
-    // the L1 a CTA has: what the shared-memory carveout leaves, shared by the resident CTAs
-    const double l1 =
-        std::max<double>(0, static_cast<double>(dev.l1.bytes) - static_cast<double>(occ.shared_used_per_unit));
-    l1_share_bytes_ = l1 / std::max(1, occ.blocks_per_unit);
+    // the L1 a CTA has: what the shared-memory carveout leaves (occupancy.h), shared by the resident CTAs
+    l1_share_bytes_ = static_cast<double>(occ.l1_bytes) / std::max(1, occ.blocks_per_unit);
     for (auto& a : k.memory().allocations()) bases_.push_back({a->base, a->size});
     find_counted_loops();
   }
@@ -618,7 +616,10 @@ class CtaSampler {
         const device::Pipe& pp = pipe(in.unit);
         lat = pp.latency_cycles + pp.issue_cycles * std::max(0, desc.weight - 1);
         if (desc.range_reduced) lat += d_.pipes.fp32.latency_cycles;
-        lat += desc.guard_chain * d_.pipes.fp32.latency_cycles;
+        // denormal guards: sm.mufu_guard_latency_cycles (measured) for FSETP-FMUL-MUFU-FMUL, else FP32 latencies
+        lat += desc.guard_chain == 3 && d_.sm.mufu_guard_latency_cycles > 0
+                   ? d_.sm.mufu_guard_latency_cycles
+                   : desc.guard_chain * d_.pipes.fp32.latency_cycles;
         break;
       }
       case P::Lat::Matrix: {

@@ -123,6 +123,10 @@ struct ComputeUnit {
   double barrier_cycles_per_warp = 0;    // bar.sync: time the CTA's barrier takes per arriving warp
   double cta_turnover_cycles = 0;        // from a CTA's last warp exiting to the next CTA's first instruction in its slot
   double vote_latency_cycles = 0;        // vote.sync (VOTE): issue to dependent issue
+  // what ptxas's denormal guard around a non-ftz ex2/lg2/rsqrt/sqrt.approx.f32 MUFU (FSETP, a
+  // predicated FMUL before, a predicated FMUL or FADD after) adds to the chain (0: three FP32
+  // latencies)
+  double mufu_guard_latency_cycles = 0;
   double redux_latency_cycles = 0;       // redux.sync (REDUX): issue to dependent issue
   // barrier.cluster: last arrival in the cluster to the released warps' next issue, for the
   // default (.release) arrival, a .relaxed one, and a CTA launched without clusters
@@ -158,6 +162,11 @@ struct SharedMemory {
   double latency_cycles = 0;                // load-to-use, no conflicts
   double conflict_latency_cycles = 0;       // extra latency per additional (conflicting) wavefront
   double bytes_per_cycle = 0;               // per SM/CU
+  // NVIDIA only: the shared-memory capacities above 0 the unified L1/shared array can be split at
+  // (the carveout), rising; the driver gives a kernel the smallest that holds its resident CTAs' shared
+  // memory, and the L1 keeps the rest of l1.bytes. Empty: the L1 keeps l1.bytes less the bytes
+  // the CTAs use.
+  std::vector<std::int64_t> carveout_steps_bytes;
   // NVIDIA only: distributed shared memory, another CTA of the cluster's shared memory through the
   // SM-to-SM network: load-to-use latency and the bytes one SM moves per cycle
   double dsmem_latency_cycles = 0;
@@ -181,6 +190,10 @@ struct Cache {
 
 struct L1Cache : Cache {
   std::int64_t max_outstanding_lines = 0;  // lines one SM/CU may have in flight to L2 (MSHR-like)
+  // NVIDIA: how a line's address picks its set: "multiplicative" (a multiplicative hash of the
+  // line number, the default) or "xor" (the line number's bits folded by exclusive-or, so that a
+  // contiguous footprint fills every set evenly); mem::SectorCache::Index
+  std::string set_hash;
   // The SM's port to L2: cycles it is busy per line request sent beyond L1, plus, for stores,
   // per sector of data carried (a partly written sector also carries its byte mask).
   double miss_request_cycles = 0;
@@ -209,6 +222,15 @@ struct L2Cache : Cache {
   std::int64_t atomic_unit_bytes = 0;  // NVIDIA: aligned address span one slice's atomic unit owns (0: one line)
   double atomic_same_address_cycles = 0;  // per extra integer operation on one address (serialised)
   double atomic_float_same_address_cycles = 0;  // the same for floating-point atomics
+  // NVIDIA: an atomic unit's time per line request at least when the request is to another line
+  // than its previous one (0: none beyond its sector passes), and its time for each further
+  // operation on an address within one request, integer and
+  // floating point (0: atomic_*same_address_cycles). Operations on one address also follow
+  // each other by atomic_*same_address_cycles across requests, while the unit serves other
+  // addresses' passes in between.
+  double atomic_request_cycles = 0;
+  double atomic_pass_cycles = 0;
+  double atomic_float_pass_cycles = 0;
   double atomic_latency_cycles = 0;      // issue to result of one atomic, unloaded
   // NVIDIA: the fraction of the capacity that holds dirty (written, not yet written back) data at
   // most; the oldest dirty lines are written back beyond it. 0 (absent): the whole L2.

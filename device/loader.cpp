@@ -135,6 +135,7 @@ std::vector<Field> build_schema() {
   D("sm.barrier_latency_cycles", "cycles", kNv, true, "bar.sync: last arrival (after the barrier's per-warp time) to the released warps' next issue", [](DeviceSpec& d) -> double& { return d.sm.barrier_latency_cycles; });
   D("sm.barrier_cycles_per_warp", "cycles", kNv, true, "bar.sync: time the CTA's barrier takes per arriving warp (arrivals are counted one after another)", [](DeviceSpec& d) -> double& { return d.sm.barrier_cycles_per_warp; });
   D("sm.cta_turnover_cycles", "cycles", kNv, true, "from a CTA's last warp exiting to the next CTA's first instruction in the slot it frees (the dispatcher not limiting)", [](DeviceSpec& d) -> double& { return d.sm.cta_turnover_cycles; });
+  D("sm.mufu_guard_latency_cycles", "cycles", kNv, false, "latency ptxas's denormal guard (FSETP, predicated FMUL, MUFU, predicated FMUL/FADD) adds to a non-ftz ex2/lg2/rsqrt/sqrt.approx.f32 chain (absent: three pipes.fp32 latencies)", [](DeviceSpec& d) -> double& { return d.sm.mufu_guard_latency_cycles; });
   D("sm.vote_latency_cycles", "cycles", kNv, true, "vote.sync (VOTE): issue to dependent issue", [](DeviceSpec& d) -> double& { return d.sm.vote_latency_cycles; });
   D("sm.redux_latency_cycles", "cycles", kNv, true, "redux.sync (REDUX): issue to dependent issue", [](DeviceSpec& d) -> double& { return d.sm.redux_latency_cycles; });
   D("sm.cluster_barrier_latency_cycles", "cycles", kNv, true, "barrier.cluster: last arrival in the cluster to the released warps' next issue", [](DeviceSpec& d) -> double& { return d.sm.cluster_barrier_latency_cycles; });
@@ -190,6 +191,9 @@ std::vector<Field> build_schema() {
   I("shared.simds_per_port", "SIMDs", kAmd, true, "SIMDs sharing one LDS port", [](DeviceSpec& d) -> std::int64_t& { return d.shared.simds_per_port; });
   D("shared.address_bytes_per_lane", "bytes", kAmd, true, "address bytes a lane sends on the LDS input port (with store data)", [](DeviceSpec& d) -> double& { return d.shared.address_bytes_per_lane; });
 
+  s.push_back({"shared.carveout_steps_bytes", Type::IntList, "bytes", kNv, false,
+               "the shared-memory capacities above 0 the unified L1/shared array can be set to, rising; a kernel gets the smallest that holds its resident CTAs' shared memory (with shared.reserved_per_block_bytes each, also when it declares none) and the L1 the rest of l1.bytes (absent: l1.bytes less the shared memory the CTAs use)",
+               binder(+[](DeviceSpec& d) -> std::vector<std::int64_t>& { return d.shared.carveout_steps_bytes; })});
   I("l1.bytes", "bytes", kBoth, true, "L1 data cache per SM/CU (NVIDIA: unified L1+shared capacity)", [](DeviceSpec& d) -> std::int64_t& { return d.l1.bytes; });
   I("l1.line_bytes", "bytes", kBoth, true, "line size", [](DeviceSpec& d) -> std::int64_t& { return d.l1.line_bytes; });
   I("l1.sector_bytes", "bytes", kBoth, true, "fill granule", [](DeviceSpec& d) -> std::int64_t& { return d.l1.sector_bytes; });
@@ -201,6 +205,7 @@ std::vector<Field> build_schema() {
   D("l1.store_sector_cycles", "cycles", kBoth, true, "SM-to-L2 port time per whole sector a store carries", [](DeviceSpec& d) -> double& { return d.l1.store_sector_cycles; });
   D("l1.store_partial_sector_cycles", "cycles", kBoth, true, "SM-to-L2 port time per partly written sector a store carries", [](DeviceSpec& d) -> double& { return d.l1.store_partial_sector_cycles; });
   I("l1.store_combine_lines", "lines", kBoth, true, "a warp's most recent store lines a new store to the same line joins (write combining)", [](DeviceSpec& d) -> std::int64_t& { return d.l1.store_combine_lines; });
+  S("l1.set_hash", kNv, false, "how a line picks its L1 set: multiplicative (a hash of the line number; the default) or xor (the line number's bits folded by exclusive-or: a contiguous footprint fills every set evenly)", [](DeviceSpec& d) -> std::string& { return d.l1.set_hash; });
   D("l1.lines_per_cycle", "lines/cycle", kBoth, true, "distinct cache lines the L1 pipeline of one SM/CU looks up per cycle", [](DeviceSpec& d) -> double& { return d.l1.lines_per_cycle; });
 
   I("l2.bytes", "bytes", kBoth, true, "capacity of one L2 instance", [](DeviceSpec& d) -> std::int64_t& { return d.l2.bytes; });
@@ -223,6 +228,9 @@ std::vector<Field> build_schema() {
   I("l2.atomic_unit_bytes", "bytes", kNv, false, "aligned address span owned by one slice's atomic unit: spans of this many bytes go round the slices (absent: one line)", [](DeviceSpec& d) -> std::int64_t& { return d.l2.atomic_unit_bytes; });
   D("l2.atomic_same_address_cycles", "cycles", kBoth, true, "cycles per additional integer atomic on one address (serialised)", [](DeviceSpec& d) -> double& { return d.l2.atomic_same_address_cycles; });
   D("l2.atomic_float_same_address_cycles", "cycles", kBoth, true, "cycles per additional floating-point atomic on one address", [](DeviceSpec& d) -> double& { return d.l2.atomic_float_same_address_cycles; });
+  D("l2.atomic_request_cycles", "cycles", kNv, false, "an atomic unit's time at least per line request to another line than its previous request's (absent: its sector passes alone)", [](DeviceSpec& d) -> double& { return d.l2.atomic_request_cycles; });
+  D("l2.atomic_pass_cycles", "cycles", kNv, false, "an atomic unit's time for each further integer operation on an address within one request, other addresses' operations interleaving (absent: l2.atomic_same_address_cycles)", [](DeviceSpec& d) -> double& { return d.l2.atomic_pass_cycles; });
+  D("l2.atomic_float_pass_cycles", "cycles", kNv, false, "the same for floating-point atomics (absent: l2.atomic_float_same_address_cycles)", [](DeviceSpec& d) -> double& { return d.l2.atomic_float_pass_cycles; });
   D("l2.max_dirty_fraction", "fraction", kNv, false, "fraction of the capacity that holds dirty data at most: the oldest dirty lines are written back beyond it, and a flush that writes leaves this much dirty (absent: the whole L2)", [](DeviceSpec& d) -> double& { return d.l2.max_dirty_fraction; });
   D("l2.tpc_merge_window_cycles", "cycles", kNv, false, "a read of sectors the other SM of its TPC sent to the L2 at most this many cycles earlier joins that request and does not reach the L2 (absent: no merging; needs topology.tpc_sms)", [](DeviceSpec& d) -> double& { return d.l2.tpc_merge_window_cycles; });
   D("l2.slice_read_bytes_per_cycle", "bytes/cycle", kNv, false, "read throughput of one L2 slice: reads of one l2.atomic_unit_bytes span go to one slice of l2.slices and share its rate besides the whole L2's (absent: one pool for every read)", [](DeviceSpec& d) -> double& { return d.l2.slice_read_bytes_per_cycle; });
@@ -588,6 +596,18 @@ void check_model_limits(const DeviceSpec& d) {
   if (nv) {
     if (d.sm.warp_scheduler != "greedy_then_oldest" && d.sm.warp_scheduler != "loose_round_robin")
       reject("sm.warp_scheduler", "`" + d.sm.warp_scheduler + "` is not a policy the NVIDIA model has (greedy_then_oldest, loose_round_robin)");
+    if (!d.l1.set_hash.empty() && d.l1.set_hash != "multiplicative" && d.l1.set_hash != "xor")
+      reject("l1.set_hash", "`" + d.l1.set_hash + "` is not one of multiplicative, xor");
+    if (const auto& c = d.shared.carveout_steps_bytes; !c.empty()) {
+      if (c.front() < 0 || !std::is_sorted(c.begin(), c.end()) || std::adjacent_find(c.begin(), c.end()) != c.end())
+        reject("shared.carveout_steps_bytes", "takes rising capacities of at least 0 bytes");
+      if (c.back() > d.l1.bytes)
+        reject("shared.carveout_steps_bytes", "its largest step (" + std::to_string(c.back()) + ") is more than the unified array, l1.bytes (" +
+                                                  std::to_string(d.l1.bytes) + ")");
+      if (c.back() < d.shared.bytes_per_unit)
+        reject("shared.carveout_steps_bytes", "its largest step (" + std::to_string(c.back()) + ") holds less than shared.bytes_per_unit (" +
+                                                  std::to_string(d.shared.bytes_per_unit) + ")");
+    }
     rate("sm.wgmma_flops_per_cycle_f16", d.sm.wgmma_flops_per_cycle_f16, "the tensor engine's service time divides by it");
     rate("sm.wgmma_flops_per_cycle_tf32", d.sm.wgmma_flops_per_cycle_tf32, "the tensor engine's service time divides by it");
     rate("sm.wgmma_flops_per_cycle_fp8", d.sm.wgmma_flops_per_cycle_fp8, "the tensor engine's service time divides by it");

@@ -6,15 +6,17 @@
 
 namespace kernsim::mem {
 
-SectorCache::SectorCache(std::uint64_t bytes, std::uint32_t line_bytes, std::uint32_t sector_bytes, std::uint32_t ways)
+SectorCache::SectorCache(std::uint64_t bytes, std::uint32_t line_bytes, std::uint32_t sector_bytes, std::uint32_t ways,
+                         Index index)
     : line_bytes_(line_bytes), sector_bytes_(sector_bytes ? sector_bytes : line_bytes),
-      sectors_(line_bytes / (sector_bytes ? sector_bytes : line_bytes)), ways_(std::max(1u, ways)) {
+      sectors_(line_bytes / (sector_bytes ? sector_bytes : line_bytes)), ways_(std::max(1u, ways)), index_(index) {
   sectors_ = std::min<std::uint32_t>(sectors_, kMaxSectors);
   line_shift_ = static_cast<std::uint32_t>(std::countr_zero(line_bytes_));
   const std::uint32_t words = std::min<std::uint32_t>(32, sector_bytes_ / 4);
   full_words_ = words >= 32 ? 0xffffffffu : ((1u << words) - 1);
   std::uint64_t lines = bytes / line_bytes_;
   sets_ = static_cast<std::uint32_t>(std::max<std::uint64_t>(lines / ways_, bytes ? 1 : 0));
+  fold_bits_ = std::max<std::uint32_t>(1, static_cast<std::uint32_t>(std::bit_width(sets_ > 1 ? sets_ - 1 : 1u)));
   set_magic_ = sets_ ? ~std::uint64_t{0} / sets_ + 1 : 0;
   ways_v_.assign(std::size_t{sets_} * ways_, Way{});
   tags_.assign(ways_v_.size(), 0);
@@ -66,6 +68,13 @@ void SectorCache::report_dirty(const Way& w, std::uint32_t sectors, std::uint32_
 }
 
 std::uint32_t SectorCache::set_of(std::uint64_t line) const {
+  if (index_ == Index::Xor) {  // fold the line number's bits, then the sets (not always a power of two)
+    const std::uint64_t group = (std::uint64_t{1} << fold_bits_) - 1;
+    std::uint64_t h = 0;
+    for (std::uint64_t x = line >> line_shift_; x; x >>= fold_bits_) h ^= x & group;
+    const std::uint64_t low = set_magic_ * static_cast<std::uint32_t>(h);  // h % sets_, as below
+    return static_cast<std::uint32_t>((static_cast<unsigned __int128>(low) * sets_) >> 64);
+  }
   // GPU caches hash the set index so that power-of-two strides (matrix rows, tiles) spread
   // over all sets; a multiplicative hash of the line number does the same without pretending
   // to know the undocumented bit selection.

@@ -30,8 +30,15 @@ class SectorCache {
   // Sectors a line holds at most; the device loader rejects files with more (device::kMaxSectorsPerLine).
   static constexpr int kMaxSectors = 4;
 
+  // How a line picks its set. Multiplicative: a multiplicative hash of the line number (any
+  // footprint spreads like random placement). Xor: the line number's bits folded by exclusive-or
+  // in groups of log2(sets) bits (rounded up), then modulo the sets: a contiguous footprint fills
+  // every set evenly (as a bit-selected index does) while power-of-two strides still spread.
+  enum class Index : std::uint8_t { Multiplicative, Xor };
+
   SectorCache() = default;
-  SectorCache(std::uint64_t bytes, std::uint32_t line_bytes, std::uint32_t sector_bytes, std::uint32_t ways);
+  SectorCache(std::uint64_t bytes, std::uint32_t line_bytes, std::uint32_t sector_bytes, std::uint32_t ways,
+              Index index = Index::Multiplicative);
 
   // A read of the sectors in `mask` of `line` (line-aligned). allocate: missing sectors are
   // filled (their data arrives at `fill_ready`, see set_ready).
@@ -62,6 +69,17 @@ class SectorCache {
   void set_chip_wave(std::uint64_t chip_wave_ctas);
   void cta_started(std::uint64_t cta);                   // a CTA of the slice starts now
   void set_user(std::uint64_t cta) { user_ = cta; }      // the CTA of the accesses that follow (kNoCta: none)
+  // Starts loading what a lookup of `line` reads first (its set's tags and LRU stamps) into the
+  // host's cache, so that the lines of a scattered warp access miss there together rather than
+  // one after another. Changes nothing.
+  void prefetch(std::uint64_t line) const {
+    if (!sets_) return;
+    const std::size_t base = std::size_t{set_of(line)} * ways_;
+    __builtin_prefetch(tags_.data() + base);
+    __builtin_prefetch(tags_.data() + base + ways_ - 1);
+    __builtin_prefetch(stamps_.data() + base);
+    __builtin_prefetch(stamps_.data() + base + ways_ - 1);
+  }
   // Writes a line's dirty sectors back (they become clean); reports them like an eviction.
   CacheResult clean(std::uint64_t line);
   void clear();
@@ -71,6 +89,8 @@ class SectorCache {
   std::uint32_t sectors_per_line() const { return sectors_; }
   std::uint32_t full_words() const { return full_words_; }
   std::uint64_t capacity() const { return std::uint64_t{sets_} * ways_ * line_bytes_; }
+  // sectors filled (read misses, write allocations) since the use window was set or the cache made
+  std::uint64_t filled_sectors() const { return filled_; }
   bool enabled() const { return sets_ > 0; }
 
   // Fills an empty cache with what a long run of allocating reads leaves in it, given the run
@@ -108,6 +128,8 @@ class SectorCache {
   Way& allocate(std::uint64_t line, CacheResult& r);
   static void report_dirty(const Way& w, std::uint32_t sectors, std::uint32_t full_words, CacheResult& r);
   std::uint32_t line_bytes_ = 128, sector_bytes_ = 32, sectors_ = 4, ways_ = 0, sets_ = 0;
+  Index index_ = Index::Multiplicative;
+  std::uint32_t fold_bits_ = 1;  // Index::Xor: bits per fold group, ceil(log2(sets_))
   std::uint32_t line_shift_ = 7, full_words_ = 0xff;
   void touch(const Way* w) {
     const auto i = static_cast<std::size_t>(w - ways_v_.data());

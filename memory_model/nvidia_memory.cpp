@@ -24,6 +24,9 @@ NvMemorySystem::NvMemorySystem(const device::DeviceSpec& d, int num_sms, std::ui
   float_same_addr_cycles_ = d.l2.atomic_float_same_address_cycles / share;
   atomic_lat_ = d.l2.atomic_latency_cycles;
   atomic_span_ = static_cast<std::uint64_t>(d.l2.atomic_unit_bytes > 0 ? d.l2.atomic_unit_bytes : d.l1.line_bytes);
+  atomic_req_cycles_ = d.l2.atomic_request_cycles / share;
+  pass_cycles_ = (d.l2.atomic_pass_cycles > 0 ? d.l2.atomic_pass_cycles : d.l2.atomic_same_address_cycles) / share;
+  float_pass_cycles_ = (d.l2.atomic_float_pass_cycles > 0 ? d.l2.atomic_float_pass_cycles : d.l2.atomic_float_same_address_cycles) / share;
   burst_ = static_cast<std::uint32_t>(d.dram.access_bytes);
   const double peak_bytes_per_cycle = d.dram.bandwidth_gbps * 1e9 / (d.clocks.core_mhz * 1e6);
   dram_ = CalendarServer(peak_bytes_per_cycle * share);
@@ -56,8 +59,9 @@ NvMemorySystem::NvMemorySystem(const device::DeviceSpec& d, int num_sms, std::ui
   warp_seq_.assign(static_cast<std::size_t>(num_sms) * warps_per_sm_, 0);
   bank_words_.assign(static_cast<std::size_t>(std::max<std::int64_t>(1, d.shared.banks)), 0);
   l1_.reserve(static_cast<std::size_t>(num_sms));
+  const SectorCache::Index l1_index = d.l1.set_hash == "xor" ? SectorCache::Index::Xor : SectorCache::Index::Multiplicative;
   for (int i = 0; i < num_sms; ++i) {
-    l1_.emplace_back(l1_bytes, line_, sector_, static_cast<std::uint32_t>(d.l1.ways));
+    l1_.emplace_back(l1_bytes, line_, sector_, static_cast<std::uint32_t>(d.l1.ways), l1_index);
     l1_bw_.emplace_back(d.l1.bytes_per_cycle);
     smem_bw_.emplace_back(d.shared.bytes_per_cycle);
     port_.emplace_back(1.0);
@@ -65,6 +69,8 @@ NvMemorySystem::NvMemorySystem(const device::DeviceSpec& d, int num_sms, std::ui
     pending_next_.push_back(0);
   }
   atomic_units_.assign(static_cast<std::size_t>(std::max<std::int64_t>(1, d.l2.slices)), CalendarServer(d.l2.atomic_ops_per_cycle * share));
+  addr_chains_.assign(atomic_units_.size() * kChainSlots, AddrChain{});
+  unit_line_.assign(atomic_units_.size(), ~std::uint64_t{0});
   if (d.l2.slice_read_bytes_per_cycle > 0) {  // the slice's CTAs send a hot span's slice its share of the chip's reads
     slice_reads_.assign(static_cast<std::size_t>(std::max<std::int64_t>(1, d.l2.slices)), CalendarServer(d.l2.slice_read_bytes_per_cycle * share));
     slice_span_ = static_cast<std::uint64_t>(std::max<std::int64_t>(d.l2.line_bytes, d.l2.atomic_unit_bytes));
@@ -226,6 +232,7 @@ double NvMemorySystem::l2_read(int sm, double t, std::uint64_t line, std::uint32
 double NvMemorySystem::shared_busy_cycles() const {
   double b = std::max({l2_.busy_cycles(), dram_.busy_cycles(), link_.busy_cycles()});
   for (const auto& u : atomic_units_) b = std::max(b, u.busy_cycles());
+  b = std::max(b, chain_busy_);
   return b;
 }
 
@@ -382,6 +389,11 @@ MemTiming NvMemorySystem::global(int sm, double t, const std::uint64_t* addrs, s
   const bool is_load = kind == Access::Load || kind == Access::LoadBypassL1;
   const bool atomic = kind == Access::Atomic || kind == Access::AtomicFloat;
   SectorCache& l1 = l1_[static_cast<std::size_t>(sm)];
+  if (scratch_.size() > 1)  // a scattered access: its lines' lookups miss the host's cache together
+    for (const auto& e : scratch_) {
+      if (kind == Access::Load) l1.prefetch(e.line);
+      l2c_.prefetch(e.line);
+    }
   const std::uint32_t full_words = sector_ >= 128 ? 0xffffffffu : ((1u << (sector_ / 4)) - 1);
   std::uint32_t total_sectors = 0;
   for (const auto& e : scratch_) total_sectors += static_cast<std::uint32_t>(std::popcount(e.sectors));
@@ -459,42 +471,77 @@ MemTiming NvMemorySystem::global(int sm, double t, const std::uint64_t* addrs, s
     }
     if (kind == Access::Load) l1.set_ready(e.line, need, done);
     if (atomic) {
-      // The L2 slice owning the line performs the operations once the data is there: one
-      // request per 32-byte sector; operations on the same address serialise. A slice's atomic
-      // unit owns aligned spans of l2.atomic_unit_bytes (several lines on the H200): lines in one
-      // span share its throughput.
+      // the L2 slice owning the line performs the operations once the data is there (atomic_at_unit)
       const double lat = last_read_latency_;
       const double in_l2 = std::max(start, done - lat);
       done = std::max(done, l2_write(sm, in_l2, e.line, need, nullptr, need, false).second - 0.5 * lat);
-      CalendarServer& unit = atomic_units_[static_cast<std::size_t>((e.line / atomic_span_) % atomic_units_.size())];
-      const double per_same = kind == Access::AtomicFloat ? float_same_addr_cycles_ : same_addr_cycles_;
-      for (std::uint32_t sm_ = need; sm_;) {
-        const int sidx = std::countr_zero(sm_);
-        sm_ &= sm_ - 1;
-        const std::uint64_t lo = e.line + static_cast<std::uint64_t>(sidx) * sector_, hi = lo + sector_;
-        int worst = 0;
-        for (std::uint32_t m = mask; m;) {
-          const int l = std::countr_zero(m);
-          m &= m - 1;
-          if (addrs[l] < lo || addrs[l] >= hi) continue;
-          int same = 0;
-          for (std::uint32_t m2 = mask; m2;) {
-            const int l2 = std::countr_zero(m2);
-            m2 &= m2 - 1;
-            same += addrs[l2] == addrs[l];
-          }
-          worst = std::max(worst, same);
-        }
-        if (!worst) continue;
-        const double cost = 1.0 + static_cast<double>(worst - 1) * per_same * unit.rate();
-        done = std::max(done, unit.serve(in_l2 + atomic_lat_ * 0.5, cost) + atomic_lat_ * 0.5);
-      }
+      done = std::max(done, atomic_at_unit(in_l2 + atomic_lat_ * 0.5, e.line, need, addrs, mask, kind == Access::AtomicFloat) +
+                                atomic_lat_ * 0.5);
     }
     slots_[static_cast<std::size_t>(sm)].release(done);
     mt.done = std::max(mt.done, done);
   }
   if (atomic) c_.atomics += static_cast<std::uint64_t>(std::popcount(mask));
   return mt;
+}
+
+// The L2 slice owning the line performs the operations once the data is there. A slice's atomic
+// unit owns aligned spans of l2.atomic_unit_bytes (several lines on the H200): lines in one span
+// share its time. The unit makes one pass per 32-byte sector for the sector's distinct addresses
+// (l2.atomic_ops_per_cycle) and a further pass for each further operation on an address
+// (l2.atomic_*pass_cycles); the first passes of a request to another line than the unit's previous
+// one take at least l2.atomic_request_cycles (a unit alternating between lines is slower than one
+// kept on a line). Operations on one
+// address follow each other by l2.atomic_*same_address_cycles, across requests too, while the
+// unit serves other addresses in between (atomic_units.cu on the H100: four same-address lanes
+// on each of 8 lines run at 2 cycles an f32 operation per unit, one address alone at 3.48).
+double NvMemorySystem::atomic_at_unit(double arrive, std::uint64_t line, std::uint32_t need, const std::uint64_t* addrs,
+                                      std::uint32_t mask, bool is_float) {
+  const std::size_t ui = static_cast<std::size_t>((line / atomic_span_) % atomic_units_.size());
+  CalendarServer& unit = atomic_units_[ui];
+  const double chain = is_float ? float_same_addr_cycles_ : same_addr_cycles_;
+  const double pass = is_float ? float_pass_cycles_ : pass_cycles_;
+  // the request's lanes in this line: each address's first lane counts the lanes on it
+  int count[32] = {};
+  std::uint32_t sector_worst[32] = {};
+  for (std::uint32_t m = mask; m;) {
+    const int l = std::countr_zero(m);
+    m &= m - 1;
+    if (addrs[l] < line || addrs[l] >= line + line_ || !(need >> sector_of(addrs[l] - line) & 1)) continue;
+    int first = l;
+    for (std::uint32_t m2 = mask & ((1u << l) - 1); m2;) {
+      const int l2 = std::countr_zero(m2);
+      m2 &= m2 - 1;
+      if (addrs[l2] == addrs[l]) {
+        first = l2;
+        break;
+      }
+    }
+    const std::uint32_t s = sector_of(addrs[l] - line);
+    sector_worst[s] = std::max<std::uint32_t>(sector_worst[s], static_cast<std::uint32_t>(++count[first]));
+  }
+  double passes = 0, further = 0;  // the sectors' first passes; the further same-address passes
+  for (std::uint32_t s = 0; s < line_ / sector_ && s < 32; ++s)
+    if (sector_worst[s]) {
+      passes += 1.0 / unit.rate();
+      further += static_cast<double>(sector_worst[s] - 1) * pass;
+    }
+  const bool other_line = unit_line_[ui] != line;  // the unit's previous request was to another line
+  unit_line_[ui] = line;
+  double fin = unit.serve(arrive, (std::max(passes, other_line ? atomic_req_cycles_ : 0.0) + further) * unit.rate());
+  for (std::uint32_t m = mask; m;) {
+    const int l = std::countr_zero(m);
+    m &= m - 1;
+    if (!count[l]) continue;
+    AddrChain& c = addr_chains_[ui * kChainSlots + static_cast<std::size_t>((addrs[l] >> 2) % kChainSlots)];
+    if (c.addr != addrs[l]) c = AddrChain{addrs[l], 0.0, 0.0};
+    const double from = std::max(c.ready, arrive);
+    c.ready = from + static_cast<double>(count[l]) * chain;
+    c.busy += static_cast<double>(count[l]) * chain;
+    chain_busy_ = std::max(chain_busy_, c.busy);  // one address's chain is a chip-wide resource too
+    fin = std::max(fin, c.ready);
+  }
+  return fin;
 }
 
 double NvMemorySystem::shared(int sm, double t, const std::uint64_t* addrs, std::uint32_t mask, std::uint32_t bytes, bool atomic) {

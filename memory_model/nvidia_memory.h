@@ -74,6 +74,8 @@ class NvMemorySystem {
   double l2_free_at() const { return l2_.free_at(); }
   double l1_free_at(int sm) const { return l1_bw_[static_cast<std::size_t>(sm)].free_at(); }
   double l2_busy_cycles() const { return l2_.busy_cycles(); }
+  // bytes the L2 has filled (read misses, write allocations)
+  double l2_filled_bytes() const { return static_cast<double>(l2c_.filled_sectors()) * sector_; }
   // busy time of the most loaded chip-wide resource (L2, HBM, the busiest atomic unit)
   double shared_busy_cycles() const;
   double dram_bytes_per_cycle() const { return dram_.rate(); }
@@ -183,6 +185,22 @@ class NvMemorySystem {
   void tpc_record(int sm, double t, std::uint64_t line, std::uint32_t sectors, double done);
   double atomic_lat_ = 0, float_same_addr_cycles_ = 0;
   std::uint64_t atomic_span_ = 0;  // bytes of address space one atomic unit owns (l2.atomic_unit_bytes, else a line)
+  // The atomic unit's side of one line request of a warp's atomic (lanes `mask` at `addrs`,
+  // sectors `need` of `line`) arriving at `arrive`: returns when its last operation is done.
+  double atomic_at_unit(double arrive, std::uint64_t line, std::uint32_t need, const std::uint64_t* addrs, std::uint32_t mask,
+                        bool is_float);
+  double atomic_req_cycles_ = 0, pass_cycles_ = 0, float_pass_cycles_ = 0;  // l2.atomic_request/pass cycles, / share
+  // Per unit, the addresses it operated on last (direct-mapped, kChainSlots each) and when their
+  // last operation is done: the next operation on the address follows it by the same-address time.
+  struct AddrChain {
+    std::uint64_t addr = ~std::uint64_t{0};
+    double ready = 0;
+    double busy = 0;  // the address's operations so far, in same-address cycles
+  };
+  static constexpr std::size_t kChainSlots = 64;
+  std::vector<AddrChain> addr_chains_;
+  std::vector<std::uint64_t> unit_line_;  // per unit: the line of its last request
+  double chain_busy_ = 0;                 // the busiest address chain's time (shared_busy_cycles)
   std::uint32_t burst_ = 64;  // HBM access granule
   MemCounters c_;
   std::uint32_t last_units_ = 0;

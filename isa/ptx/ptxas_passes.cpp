@@ -10,7 +10,14 @@
 // use. An in-order timing model of the PTX would otherwise charge one full latency per such load.
 // This pass moves every load up within its basic block past instructions it does not depend on;
 // it never crosses an instruction the table marks fence-like (stores, atomics, barriers, fences,
-// calls, branches) or a clock read, so the program computes exactly what it computed before.
+// calls, branches) or a clock read, so the program computes exactly what it computed before; the
+// one exception is a plain store to another state space than the load's (st.local or st.shared
+// before an ld.global: PTX's .global, .shared, .local and .const windows never overlap), which
+// ptxas's SASS issues after the loads below it. clang keeps a tile loaded to registers in a local
+// array (ld.global; st.local; ld.global; st.shared; ...): in PTX order each store waited for its
+// load before the next load issued, one latency per load where the SASS has all of them in
+// flight (hgemm_mma_tn of the grown set: eight LDG before the first STL/STS; sgemm_f4_128: three
+// LDG before its four STS).
 // A load whose address is computed after an instruction it does not depend on (the PTX computes
 // each address just before its load, between the uses of earlier loads) takes its address
 // arithmetic with it: the integer instructions its address depends on move up first, as far as
@@ -20,6 +27,7 @@
 #include "isa/ptx/ptxas_passes.h"
 
 #include <algorithm>
+#include <bit>
 #include <map>
 
 #include "isa/ptx/ops.h"
@@ -35,10 +43,24 @@ bool hoistable(const Inst& in) {
 
 bool is_reg(const Reg& r) { return r.bank != Bank::None; }
 
+// A plain (weak, not volatile or scoped) st to an explicit state space.
+bool plain_store(const Inst& in) {
+  if (in.op != Op::St || (in.flags & (kBypassL1 | kClusterSpace | kReadsClock))) return false;
+  return in.space == Space::Global || in.space == Space::Shared || in.space == Space::Local;
+}
+
+// May a load from `load_space` move above the store `y`? Only a plain store to another explicit
+// state space than the load's (they cannot overlap); a generic load may read any of them.
+bool passes_store(const Inst& y, Space load_space) {
+  if (!plain_store(y) || load_space == Space::Generic || load_space == Space::SharedCluster) return false;
+  return y.space != load_space;
+}
+
 // Instruction indices that start a basic block (branch targets, reconvergence points, the
 // instruction after a fence-like one, function entries): the blocks hoist_loads, sink_loads and
-// fold_predicate_logic work in.
-std::vector<char> block_leaders(const Program& p) {
+// fold_predicate_logic work in. For hoist_loads (`split_at_stores` false) a plain store does not
+// end a block: whether a load may pass it is decided per load (passes_store).
+std::vector<char> block_leaders(const Program& p, bool split_at_stores = true) {
   const std::size_t n = p.insts.size();
   std::vector<char> leader(n + 1, 0);
   for (const Function& f : p.functions)
@@ -47,7 +69,7 @@ std::vector<char> block_leaders(const Program& p) {
     const Inst& in = p.insts[i];
     if (in.op == Op::Bra && in.target >= 0) leader[static_cast<std::size_t>(in.target)] = 1;
     if (in.reconv >= 0 && static_cast<std::size_t>(in.reconv) < n) leader[static_cast<std::size_t>(in.reconv)] = 1;
-    if (fence_like(in)) leader[i + 1] = 1;  // branches are fence-like too
+    if (fence_like(in) && (split_at_stores || !plain_store(in))) leader[i + 1] = 1;  // branches are fence-like too
   }
   for (const auto& table : p.branch_tables)
     for (std::uint32_t t : table) leader[t] = 1;
@@ -71,9 +93,10 @@ bool address_arith(const Inst& in) {
   return in.unit == Unit::IntAlu || in.unit == Unit::IntMul || in.unit == Unit::Nop;
 }
 
-// May `x` (a load or its address arithmetic) move above `y`?
-bool independent(const Program& p, const Inst& y, const Inst& x) {
-  if (fence_like(y)) return false;
+// May `x` (a load or its address arithmetic) move above `y`? `load_space`: the space of the load
+// `x` is or computes the address of (Generic: no store may be passed).
+bool independent(const Program& p, const Inst& y, const Inst& x, Space load_space = Space::Generic) {
+  if (fence_like(y) && !passes_store(y, load_space)) return false;
   if (y.op == Op::Ld && (y.flags & kBypassL1) && (x.flags & kBypassL1)) return false;  // keep volatile/.cg loads in order
   bool ok = true;
   for_writes(p, y, [&](const Reg& w) {
@@ -96,7 +119,7 @@ void address_slice(const Program& p, std::size_t start, std::size_t j, std::vect
   for_reads(p, p.insts[j], [&](const Reg& r) { need.push_back(r); });
   for (std::size_t i = j; i-- > start;) {
     const Inst& y = p.insts[i];
-    if (fence_like(y)) break;
+    if (fence_like(y) && !passes_store(y, p.insts[j].space)) break;
     bool feeds = false;
     for_writes(p, y, [&](const Reg& w) { feeds = feeds || std::find(need.begin(), need.end(), w) != need.end(); });
     if (!feeds) continue;
@@ -104,17 +127,34 @@ void address_slice(const Program& p, std::size_t start, std::size_t j, std::vect
     slice.push_back(i);
     for_reads(p, y, [&](const Reg& r) { need.push_back(r); });
   }
-  std::reverse(slice.begin(), slice.end());
+  // a predicated load (if_convert) keeps the value its destination had where the guard is off:
+  // the move that sets that default goes up with it (ptxas sets it early), or the load could not
+  // pass it
+  const Inst& ld = p.insts[j];
+  if (is_reg(ld.guard))
+    for_writes(p, ld, [&](const Reg& d) {
+      for (std::size_t i = j; i-- > start;) {
+        const Inst& y = p.insts[i];
+        bool writes = false;
+        for_writes(p, y, [&](const Reg& w) { writes = writes || w == d; });
+        if (!writes) continue;
+        if (y.op == Op::Mov && address_arith(y) && !is_reg(y.guard) && std::find(slice.begin(), slice.end(), i) == slice.end())
+          slice.push_back(i);
+        break;
+      }
+    });
+  std::sort(slice.begin(), slice.end());
 }
 
 }  // namespace
 
 void hoist_loads(Program& p) {
   const std::size_t n = p.insts.size();
-  const std::vector<char> leader = block_leaders(p);
-  auto raise = [&](std::size_t start, std::size_t j) {  // moves insts[j] up past what it does not depend on
+  const std::vector<char> leader = block_leaders(p, false);
+  // moves insts[j] up past what it does not depend on (a store only where a load of `space` may pass it)
+  auto raise = [&](std::size_t start, std::size_t j, Space space) {
     std::size_t k = j;
-    while (k > start && independent(p, p.insts[k - 1], p.insts[j])) --k;
+    while (k > start && independent(p, p.insts[k - 1], p.insts[j], space)) --k;
     if (k < j) std::rotate(p.insts.begin() + static_cast<std::ptrdiff_t>(k), p.insts.begin() + static_cast<std::ptrdiff_t>(j),
                            p.insts.begin() + static_cast<std::ptrdiff_t>(j) + 1);
   };
@@ -124,8 +164,9 @@ void hoist_loads(Program& p) {
     if (leader[j]) start = j;
     if (!hoistable(p.insts[j])) continue;
     address_slice(p, start, j, slice);
-    for (std::size_t q : slice) raise(start, q);  // earliest first: moving one never moves a later one
-    raise(start, j);
+    const Space space = p.insts[j].space;
+    for (std::size_t q : slice) raise(start, q, space);  // earliest first: moving one never moves a later one
+    raise(start, j, space);
   }
 }
 
@@ -597,6 +638,272 @@ int mark_unrolled_loads(Program& p, const std::vector<int>& sass_loop_loads, con
   return unrolled;
 }
 
+// Vector shared loads: ptxas merges scalar shared loads of one base register at consecutive
+// offsets into one LDS.64/LDS.128 when it can prove the address aligned to the vector's size
+// (known trailing zero bits of the base: a symbol's alignment, multiplications and shifts of the
+// thread index), as it does for clang's PTX of a float4 read from shared memory (`float4 a =
+// *(float4*)&As[k][ty * 4]` becomes four ld.shared.b32 at +0, +4, +8, +12; the SASS has one
+// LDS.128). Timed as four loads they cost four LSU issues and, where 32 lanes read 16 words 16
+// bytes apart, four two-way bank conflicts where LDS.128 has two wavefronts (sgemm_f4_64 of the
+// grown set: 64 ld.shared.b32 per K step, 16 LDS.128 in its SASS). The merged load takes the
+// first load's place; the others go.
+namespace {
+
+// Known trailing zero bits of each 32/64-bit register of one function, from a fixed point over
+// its definitions (every register starts at "all zero bits known" and falls to what every
+// definition guarantees).
+class KnownZeros {
+ public:
+  KnownZeros(const Program& p, const Function& f) : p_(p) {
+    for (std::uint32_t i = f.first; i < f.end; ++i)
+      for_writes(p, p.insts[i], [&](const Reg& r) {
+        if (r.bank == Bank::R32 || r.bank == Bank::R64) tz_[key(r)] = bits(r);
+      });
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (std::uint32_t i = f.first; i < f.end; ++i) {
+        const Inst& in = p.insts[i];
+        for (int k = 0; k < in.ndst; ++k) {
+          const Reg& d = p.regs[in.ops + k];
+          auto it = tz_.find(key(d));
+          if (it == tz_.end()) continue;
+          const int v = std::min(in.ndst == 1 ? transfer(in) : 0, bits(d));
+          if (v < it->second) {
+            it->second = v;
+            changed = true;
+          }
+        }
+      }
+    }
+  }
+
+  int of(const Reg& r) const {
+    if (r.bank == Bank::C32 || r.bank == Bank::C64) {
+      int z = 64;
+      for (int lane = 0; lane < 32; ++lane) {
+        const std::size_t at = std::size_t{r.idx} * 32 + static_cast<std::size_t>(lane);
+        const std::uint64_t v = r.bank == Bank::C32 ? (at < p_.c32.size() ? p_.c32[at] : 1) : (at < p_.c64.size() ? p_.c64[at] : 1);
+        z = std::min(z, v == 0 ? bits(r) : std::countr_zero(v));
+      }
+      return z;
+    }
+    const auto it = tz_.find(key(r));
+    return it == tz_.end() ? 0 : it->second;
+  }
+
+ private:
+  static std::pair<Bank, std::uint32_t> key(const Reg& r) { return {r.bank, r.idx}; }
+  static int bits(const Reg& r) { return r.bank == Bank::R32 || r.bank == Bank::C32 ? 32 : 64; }
+
+  int transfer(const Inst& in) const {
+    if (ty_is_float(in.type) && in.op != Op::Mov) return 0;
+    auto s = [&](int k) { return k < in.nsrc ? of(p_.src(in, k)) : 0; };
+    switch (in.op) {
+      case Op::Mov: case Op::Cvt: case Op::Cvta: return in.nsrc == 1 && !ty_is_float(in.type2) ? s(0) : 0;
+      case Op::Add: case Op::Sub: case Op::Or: case Op::Xor: return std::min(s(0), s(1));
+      case Op::And: return std::max(s(0), s(1));
+      case Op::Mul: return (in.flags & kHi) ? 0 : s(0) + s(1);
+      case Op::Mad: return (in.flags & kHi) ? 0 : std::min(s(0) + s(1), s(2));
+      case Op::Shl: {
+        const Reg& c = p_.src(in, 1);
+        if (c.bank != Bank::C32 && c.bank != Bank::C64) return s(0);
+        const std::size_t at = std::size_t{c.idx} * 32;
+        const std::uint64_t v = c.bank == Bank::C32 ? (at < p_.c32.size() ? p_.c32[at] : 0) : (at < p_.c64.size() ? p_.c64[at] : 0);
+        return s(0) + static_cast<int>(std::min<std::uint64_t>(v, 64));
+      }
+      default: return 0;
+    }
+  }
+
+  const Program& p_;
+  std::map<std::pair<Bank, std::uint32_t>, int> tz_;
+};
+
+// Removes the instructions marked in `gone`, renumbering branch targets, reconvergence points,
+// branch tables and function ranges (a removed instruction's index becomes its successor's).
+void erase_insts(Program& p, const std::vector<char>& gone) {
+  const std::size_t n = p.insts.size();
+  std::vector<std::int64_t> where(n + 1);
+  std::int64_t kept = 0;
+  for (std::size_t i = 0; i <= n; ++i) {
+    where[i] = kept;
+    if (i < n && !gone[i]) ++kept;
+  }
+  auto renumber = [&](std::int32_t& x) {
+    if (x >= 0 && static_cast<std::size_t>(x) <= n) x = static_cast<std::int32_t>(where[static_cast<std::size_t>(x)]);
+  };
+  std::vector<Inst> out;
+  out.reserve(static_cast<std::size_t>(kept));
+  for (std::size_t i = 0; i < n; ++i) {
+    if (gone[i]) continue;
+    Inst in = p.insts[i];
+    if (in.op == Op::Bra || in.op == Op::BrxIdx) renumber(in.target);
+    renumber(in.reconv);
+    out.push_back(in);
+  }
+  p.insts = std::move(out);
+  for (auto& table : p.branch_tables)
+    for (std::uint32_t& t : table) t = static_cast<std::uint32_t>(where[std::min<std::size_t>(t, n)]);
+  for (Function& f : p.functions) {
+    f.first = static_cast<std::uint32_t>(where[std::min<std::size_t>(f.first, n)]);
+    f.end = static_cast<std::uint32_t>(where[std::min<std::size_t>(f.end, n)]);
+  }
+}
+
+bool scalar_shared_load(const Inst& in) {
+  const int bytes = ty_bits(in.type) / 8;
+  return in.op == Op::Ld && in.space == Space::Shared && in.vec == 1 && in.ndst == 1 && in.nsrc == 0 &&
+         in.addr.kind == AddrBase::Reg && is_reg(in.addr.base) && !is_reg(in.guard) &&
+         !(in.flags & (kBypassL1 | kClusterSpace | kReadsClock)) && (bytes == 4 || bytes == 8);
+}
+
+// The followers of the scalar shared load at `i` that ptxas merges with it into one vector of
+// `bytes` (positions in offset order, the load itself first), or empty.
+std::vector<std::size_t> vector_group(const Program& p, const std::vector<char>& leader, std::size_t end, std::size_t i, int bytes,
+                                      const KnownZeros& kz) {
+  const Inst& head = p.insts[i];
+  const int w = ty_bits(head.type) / 8, n = bytes / w;
+  if (n < 2 || head.addr.offset % bytes != 0 || kz.of(head.addr.base) < std::countr_zero(static_cast<unsigned>(bytes))) return {};
+  std::vector<std::size_t> group(static_cast<std::size_t>(n), 0);
+  group[0] = i;
+  int found = 1;
+  std::vector<Reg> dsts{p.dst(head, 0)};
+  for (std::size_t j = i + 1; j < end && !leader[j] && found < n; ++j) {
+    const Inst& y = p.insts[j];
+    if (fence_like(y)) break;
+    bool base_written = false;
+    for_writes(p, y, [&](const Reg& r) { base_written = base_written || r == head.addr.base; });
+    const std::int64_t k = (y.addr.offset - head.addr.offset) / w;
+    if (scalar_shared_load(y) && y.type == head.type && y.addr.base == head.addr.base && y.flags == head.flags &&
+        (y.addr.offset - head.addr.offset) % w == 0 && k > 0 && k < n && group[static_cast<std::size_t>(k)] == 0) {
+      const Reg d = p.dst(y, 0);
+      bool clear = !(d == head.addr.base) && std::find(dsts.begin(), dsts.end(), d) == dsts.end();
+      for (std::size_t q = i + 1; q < j && clear; ++q) {  // nothing between reads or writes it (it is written at i now)
+        for_reads(p, p.insts[q], [&](const Reg& r) { clear = clear && !(r == d); });
+        for_writes(p, p.insts[q], [&](const Reg& r) { clear = clear && !(r == d); });
+      }
+      if (clear) {
+        group[static_cast<std::size_t>(k)] = j;
+        dsts.push_back(d);
+        ++found;
+      }
+    }
+    if (base_written) break;
+  }
+  return found == n ? group : std::vector<std::size_t>{};
+}
+
+}  // namespace
+
+void merge_shared_loads(Program& p) {
+  const std::vector<char> leader = block_leaders(p);
+  std::vector<char> gone(p.insts.size(), 0);
+  bool any = false;
+  for (const Function& f : p.functions) {
+    const KnownZeros kz(p, f);
+    for (std::size_t i = f.first; i < f.end; ++i) {
+      if (gone[i] || !scalar_shared_load(p.insts[i])) continue;
+      std::vector<std::size_t> group = vector_group(p, leader, f.end, i, 16, kz);
+      if (group.empty() && ty_bits(p.insts[i].type) == 32) group = vector_group(p, leader, f.end, i, 8, kz);
+      if (group.empty()) continue;
+      Inst& head = p.insts[i];
+      const auto ops = static_cast<std::uint32_t>(p.regs.size());
+      for (std::size_t q : group) p.regs.push_back(p.dst(p.insts[q], 0));
+      head.ops = ops;
+      head.ndst = head.vec = static_cast<std::uint8_t>(group.size());
+      for (std::size_t k = 1; k < group.size(); ++k) gone[group[k]] = 1;
+      any = true;
+    }
+  }
+  if (any) erase_insts(p, gone);
+}
+
+// If-conversion of loads from memory (if_convert_shared_skips above takes the bodies with shared
+// accesses): ptxas turns a short then-part that loads from global memory, without stores, barriers
+// or branches, into predicated instructions (`@p bra J; T; J:` becomes T guarded by !p; `@p bra T; bra.uni J; T:
+// ...; J:` T guarded by p; a T that ends in `bra.uni J` keeps that branch), so a bounds-checked
+// load (`x = i < n ? a[i] : 0`) is a predicated LDG in the block around it and issues with the
+// loads before and after it. In PTX order each such load sat in its own block, and the shared
+// store after it waited for it before the next load could issue: the register-blocked SGEMM of
+// the grown set loads its tiles through four of them (four latencies per K step where its SASS
+// has its four LDGs predicated and issued together). The conditional branch goes; the then-part
+// keeps its place and computes what it computed for the lanes that took it (the others do
+// nothing, as they skipped it).
+namespace {
+
+constexpr std::size_t kIfConvertMaxInsts = 8;  // ptxas predicates short then-parts; longer ones keep their branch
+
+bool predicable(const Inst& in) { return !is_reg(in.guard) && !fence_like(in) && in.op != Op::Bra && in.op != Op::BrxIdx; }
+
+// Whether nothing but the branch at `from` enters [first, last) or lands on a removed branch in
+// [lo, first): no branch target, table entry or reconvergence point inside.
+bool entered_only_by(const Program& p, const Function& f, std::size_t from, std::size_t lo, std::size_t first, std::size_t last) {
+  auto inside = [&](std::int64_t t) { return t > static_cast<std::int64_t>(lo) && t < static_cast<std::int64_t>(last) && t != static_cast<std::int64_t>(first); };
+  for (std::size_t i = f.first; i < f.end; ++i) {
+    const Inst& in = p.insts[i];
+    if (in.op == Op::Bra && (inside(in.target) || (in.target == static_cast<std::int32_t>(first) && i != from))) return false;
+    if (in.op == Op::BrxIdx)
+      for (std::uint32_t t : p.branch_tables[in.imm])
+        if (inside(t) || t == first) return false;
+    if (in.reconv >= 0 && (inside(in.reconv) || (in.reconv == static_cast<std::int32_t>(first) && i != from))) return false;
+  }
+  return true;
+}
+
+// The then-part from `first` up to `join`: where it ends (`last`: at the join, or at its own
+// `bra.uni join`), or false when it is not short and predicable all the way.
+bool then_part(const Program& p, const Function& f, std::size_t first, std::size_t join, std::size_t& last) {
+  for (last = first; last < f.end && last - first <= kIfConvertMaxInsts; ++last) {
+    if (last == join) return last > first;  // falls through into the join (a join laid out before it never matches)
+    const Inst& in = p.insts[last];
+    if (in.op == Op::Bra && !is_reg(in.guard) && in.target == static_cast<std::int32_t>(join)) return last > first;
+    if (!predicable(in)) return false;
+  }
+  return false;
+}
+
+}  // namespace
+
+int if_convert_load_skips(Program& p) {
+  std::vector<char> gone(p.insts.size(), 0);
+  int converted = 0;
+  for (const Function& f : p.functions)
+    for (std::size_t j = f.first; j + 2 < f.end; ++j) {
+      const Inst& b = p.insts[j];
+      if (gone[j] || b.op != Op::Bra || !is_reg(b.guard) || b.target < 0 || b.target == static_cast<std::int32_t>(j) ||
+          b.target == static_cast<std::int32_t>(j + 1))
+        continue;
+      const auto target = static_cast<std::size_t>(b.target);
+      const Inst& next = p.insts[j + 1];
+      std::size_t first = j + 1, last = 0;
+      bool around = false;  // `@p bra T; bra.uni J; T:` : T runs where p holds
+      if (target == j + 2 && next.op == Op::Bra && !is_reg(next.guard) && next.target > static_cast<std::int32_t>(j + 2)) {
+        first = j + 2;
+        around = true;
+        if (!then_part(p, f, first, static_cast<std::size_t>(next.target), last)) continue;
+      } else if (!then_part(p, f, first, target, last)) {
+        continue;
+      }
+      bool loads_memory = false;  // bodies of arithmetic alone, or with shared accesses (if_convert_shared_skips), are left
+      for (std::size_t i = first; i < last; ++i)
+        loads_memory = loads_memory || (p.insts[i].op == Op::Ld && p.insts[i].space != Space::Shared && p.insts[i].space != Space::Param);
+      if (!loads_memory || !entered_only_by(p, f, j, j, first, last)) continue;
+      bool writes_guard = false;  // a guard T overwrites would not be the branch's condition
+      for (std::size_t i = first; i < last; ++i) for_writes(p, p.insts[i], [&](const Reg& r) { writes_guard = writes_guard || r == b.guard; });
+      if (writes_guard) continue;
+      for (std::size_t i = first; i < last; ++i) {
+        p.insts[i].guard = b.guard;
+        p.insts[i].guard_neg = around ? b.guard_neg : !b.guard_neg;
+      }
+      gone[j] = 1;
+      if (around) gone[j + 1] = 1;
+      j = last;
+      ++converted;
+    }
+  if (converted) erase_insts(p, gone);
+  return converted;
+}
+
 // Range reduction: ptxas puts an FMUL.RZ (x / 2 pi) ahead of the MUFU.SIN/COS of a sin/cos.f32,
 // in its dependency chain.
 void mark_range_reduction(Program& p) {
@@ -627,6 +934,8 @@ void mark_denormal_guards(Program& p) {
 // loops keep their loads) and the SASS's loop facts, which only a launch with ptxas output has.
 void apply_ptxas_passes(Program& p, const SassLoops& sass) {
   if_convert_shared_skips(p);
+  if_convert_load_skips(p);
+  merge_shared_loads(p);
   hoist_loads(p);
   sink_loads(p);
   fold_operand_modifiers(p);

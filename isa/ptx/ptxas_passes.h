@@ -21,8 +21,9 @@ struct SassLoops {
 };
 
 // Runs every pass below on `program`, in the order (and for the reasons) given at its definition
-// in ptxas_passes.cpp: if_convert_shared_skips, hoist_loads, sink_loads, fold_operand_modifiers, fold_predicate_logic,
-// mark_uniform_addresses, mark_shared_increments, mark_range_reduction, mark_denormal_guards, then mark_unrolled_loads when `sass` has loops.
+// in ptxas_passes.cpp: if_convert_shared_skips, if_convert_load_skips, merge_shared_loads, hoist_loads, sink_loads,
+// fold_operand_modifiers, fold_predicate_logic, mark_uniform_addresses, mark_shared_increments,
+// mark_range_reduction, mark_denormal_guards, then mark_unrolled_loads when `sass` has loops.
 void apply_ptxas_passes(Program& program, const SassLoops& sass);
 
 // Predicates the body of a conditional skip (`@p bra join; body; [bra.uni join;] join:`) of at
@@ -30,6 +31,18 @@ void apply_ptxas_passes(Program& program, const SassLoops& sass);
 // jumps to the next instruction, as ptxas does: every warp then issues the body (a warp whose lanes
 // all skip it, with no lane on). Returns the number of bodies converted.
 int if_convert_shared_skips(Program& program);
+
+// Predicates short then-parts (at most 8 instructions) that load from global memory, without
+// stores, barriers or branches, and removes the conditional branch around them, as ptxas does for
+// bounds-checked loads (`@p bra J; T; J:` -> T guarded by !p; `@p bra T; bra.uni J; T: ...` -> T
+// guarded by p), so the load joins the block around it. Returns the number converted.
+int if_convert_load_skips(Program& program);
+
+// Merges scalar shared loads of one base register at consecutive offsets into one vector load
+// (.v2/.v4, 8 or 16 bytes) where the address is provably aligned to its size (known trailing
+// zero bits of the base register), as ptxas emits LDS.64/LDS.128 for them; the merged load takes
+// the first one's place and the others are removed.
+void merge_shared_loads(Program& program);
 
 // Moves each load up within its basic block past instructions it does not depend on (never
 // across a fence-like instruction: ops.h fence_like()), as ptxas's scheduler does, so that loads

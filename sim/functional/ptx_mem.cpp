@@ -256,11 +256,17 @@ Space PtxCta::Impl::exec_mem(Warp& w, const Inst& in, std::uint32_t m) {
           m == kFullMask) {
         // fast path: the whole warp inside one global allocation
         warp_addresses(w, in.addr, kFullMask);
-        std::uint64_t lo = ~std::uint64_t{0}, hi = 0;
-        for (int l = 0; l < 32; ++l) {
-          lo = std::min(lo, w.addrs[l]);
-          hi = std::max(hi, w.addrs[l]);
-        }
+        // four independent chains of compare-and-select (one would be 64 dependent steps)
+        std::array<std::uint64_t, 4> los, his;
+        los.fill(~std::uint64_t{0});
+        his.fill(0);
+        for (int l = 0; l < 32; l += 4)
+          for (int j = 0; j < 4; ++j) {
+            los[j] = std::min(los[j], w.addrs[l + j]);
+            his[j] = std::max(his[j], w.addrs[l + j]);
+          }
+        const std::uint64_t lo = std::min(std::min(los[0], los[1]), std::min(los[2], los[3]));
+        const std::uint64_t hi = std::max(std::max(his[0], his[1]), std::max(his[2], his[3]));
         // the lanes' span is one allocation; a lazy one fills only the pages the lanes reach
         Allocation* al =
             (lo >= P::kGlobalBase && hi < P::kLocalWindow) ? k.memory().find_unfilled(lo, hi - lo + bytes) : nullptr;

@@ -298,6 +298,7 @@ class NvidiaMachine final : public SampledMachine {
   void close_window(double end, bool stopped) override;
   double l2_dirty_bytes() const override { return 0; }
   double l2_capacity_bytes() const override { return static_cast<double>(d_.l2.bytes); }
+  double l2_fill_bytes() const override { return mem_->l2_filled_bytes(); }
   double flush_at_end(double) override { return 0; }  // the L2 writes back on eviction
   void report_memory(Listener& l, double scale) const override;
   bool reports_window() const override { return false; }
@@ -323,12 +324,22 @@ class NvidiaMachine final : public SampledMachine {
  private:
   void describe_instructions();
   double wgmma_service(const P::Inst& in) const;
+  // what ptxas's denormal guard adds to a non-ftz MUFU's chain (TimingDesc::guard_chain FP32
+  // instructions): sm.mufu_guard_latency_cycles for the FSETP-FMUL-MUFU-FMUL guard of
+  // ex2/lg2/rsqrt/sqrt (sfu_pipe.cu: the FSETP's predicate takes far longer than an FP32
+  // result), FP32 latencies otherwise (rcp's guard; a device without the key)
+  double guard_latency(int guard_chain) const {
+    if (guard_chain == 3 && d_.sm.mufu_guard_latency_cycles > 0) return d_.sm.mufu_guard_latency_cycles;
+    return guard_chain * pipe_[static_cast<int>(Unit::Fp32)].latency;
+  }
   // What the slice and the warm-up count: clusters in a launch with clusters, else CTAs.
   std::uint64_t item_of(std::uint64_t id) const { return cluster_ > 1 ? k_.dims().cluster_of(id) : id; }
   std::uint64_t items() const { return grid_ctas() / static_cast<std::uint64_t>(cluster_); }
   std::vector<int> slice_gpcs(int wanted) const;
   std::string cluster_slice_text(int sms) const;
   void warm_item(std::uint64_t item);
+  bool shares_lines(std::uint64_t max_insts);
+  void record(const std::uint64_t* addrs, std::uint32_t mask, std::uint32_t bytes);
   std::string replay_previous_launch(bool full, std::uint64_t max_insts);
   bool warm_warp(PtxCta& cta, int w);
   void launch_cta(int s, int slot, std::uint64_t id, double t) { start_cta(s, slot, id, k_.make_cta(id), t, nullptr); }
@@ -382,7 +393,8 @@ class NvidiaMachine final : public SampledMachine {
   std::uint64_t slice_ctas_ = 0;                 // the CTAs the assembled SMs run
   std::uint64_t slice_items_ = 0;                // clusters (CTAs) 0..slice_items_-1: those CTAs
   std::uint64_t warm_begin_ = 0, warm_end_ = 0;  // the clusters (CTAs) the L2 warm-up ran
-  const char* warm_why_ = "";                    // and why it stopped there, for slice_text
+  const char* warm_why_ = "";                    // and why it stopped there, for slice_text (null: not run)
+  std::vector<std::uint64_t>* record_lines_ = nullptr;  // where warm_warp records lines (shares_lines) instead of warming
   std::uint64_t slots_ = 0;                      // CTAs resident at once
   std::uint32_t n32_ = 0, n64_ = 0, npred_ = 0;
   std::vector<Sm> sms_;
@@ -411,9 +423,8 @@ void NvidiaMachine::assemble(int sms, double share, std::uint64_t ctas) {
   occ_ = compute_occupancy(d_, res_);
   wpb_ = occ_.warps_per_block;
   describe_instructions();
-  // L1 gets what the shared-memory carveout leaves of the unified array.
-  const std::int64_t l1_bytes = std::max<std::int64_t>(0, d_.l1.bytes - occ_.shared_used_per_unit);
-  mem_ = std::make_unique<mem::NvMemorySystem>(d_, nsms_, static_cast<std::uint64_t>(l1_bytes), share);
+  // L1 gets what the shared-memory carveout leaves of the unified array (occupancy.h).
+  mem_ = std::make_unique<mem::NvMemorySystem>(d_, nsms_, static_cast<std::uint64_t>(occ_.l1_bytes), share);
   // the CTAs the chip runs at once: a slice's L2 keeps lines CTAs of one chip wave share
   const double slots = static_cast<double>(nsms_) * static_cast<double>(occ_.blocks_per_unit);
   mem_->set_cta_layout(wpb_, static_cast<std::uint64_t>(std::llround(slots / std::max(share, 1e-9))));
@@ -510,7 +521,7 @@ void NvidiaMachine::describe_instructions() {
       t.busy[k] = pt.issue * n;
       t.latency[k] = pt.latency + pt.issue * std::max(0.0, n - 1);
       if (desc.range_reduced) t.latency[k] += pipe_[static_cast<int>(Unit::Fp32)].latency;  // FMUL.RZ ahead, in the chain
-      t.latency[k] += desc.guard_chain * pipe_[static_cast<int>(Unit::Fp32)].latency;       // denormal guards, in the chain
+      t.latency[k] += guard_latency(desc.guard_chain);  // denormal guards, in the chain
     }
     t.dep_begin = static_cast<std::uint32_t>(dep_regs_.size());
     auto dep = [&](P::Reg r) {
@@ -588,15 +599,60 @@ std::string NvidiaMachine::warm_up(std::uint64_t max_insts, bool previous_launch
   warm_end_ = std::min(items(), 2 * slice_items_);
   warm_begin_ = warm_end_;
   bool full = false, alone = true;
+  const bool skip = warm_end_ > slice_items_ && !shares_lines(max_insts);
+  if (skip) warm_end_ = warm_begin_ = slice_items_;
   for (std::uint64_t id = warm_end_; !full && id-- > slice_items_;) {
     if (!(alone = probe_alone(k_, kProbeBudgets * max_insts, [&] { warm_item(id); }))) break;
     warm_begin_ = id;
     full = mem_->warm_cta_done();
   }
-  warm_why_ = full ? "until every L2 set was full" : !alone ? "up to one that cannot run alone" : "all of them, the L2 never full";
+  warm_why_ = skip    ? nullptr
+              : full  ? "until every L2 set was full"
+              : !alone ? "up to one that cannot run alone"
+                       : "all of them, the L2 never full";
   std::string note = previous_launch ? replay_previous_launch(full, max_insts) : std::string();
   mem_->warm_finish();
   return note;
+}
+
+// Whether CTAs of the launch read or write lines another CTA touches: the pairs of CTAs next to
+// each other in x, y and z from CTA 0, two in the grid's middle, and the slice's last with the
+// warm-up's first, each run functionally (writes undone) with its global lines recorded. The
+// warm-up's lines matter to the slice only where it touches them: an L2 line it never uses is
+// evicted first (the warm-up's lines are older than its fills) or expires with the use window
+// (they count as used before its first fill). A launch whose CTAs share no line (a copy, an
+// elementwise or a row-wise kernel) has the same time without the warm-up, which ran as many CTAs
+// as the slice, functionally, for nothing. A CTA that cannot run alone counts as sharing.
+bool NvidiaMachine::shares_lines(std::uint64_t max_insts) {
+  if (cluster_ > 1) return true;
+  const std::array<std::uint32_t, 3> g = k_.dims().grid;
+  const std::uint64_t gx = g[0], gxy = std::uint64_t{g[0]} * g[1], n = items(), mid = n / 2;
+  const std::pair<std::uint64_t, std::uint64_t> pairs[] = {
+      {0, 1}, {0, gx}, {0, gxy}, {mid, mid + 1}, {slice_items_ - 1, slice_items_}};
+  std::unordered_map<std::uint64_t, std::vector<std::uint64_t>> lines;
+  auto lines_of = [&](std::uint64_t id) -> const std::vector<std::uint64_t>* {
+    if (auto it = lines.find(id); it != lines.end()) return &it->second;
+    std::vector<std::uint64_t> v;
+    record_lines_ = &v;
+    bool alone = true;
+    k_.memory().run_undone([&] { alone = probe_alone(k_, kProbeBudgets * max_insts, [&] { warm_item(id); }); });
+    record_lines_ = nullptr;
+    if (!alone) return nullptr;
+    std::sort(v.begin(), v.end());
+    v.erase(std::unique(v.begin(), v.end()), v.end());
+    return &(lines[id] = std::move(v));
+  };
+  for (const auto& [a, b] : pairs) {
+    if (a == b || b >= n) continue;
+    const std::vector<std::uint64_t>* la = lines_of(a);
+    const std::vector<std::uint64_t>* lb = la ? lines_of(b) : nullptr;
+    if (!la || !lb) return true;
+    for (auto i = la->begin(), j = lb->begin(); i != la->end() && j != lb->end();) {
+      if (*i == *j) return true;
+      *i < *j ? ++i : ++j;
+    }
+  }
+  return false;
 }
 
 // cache: warm. Before the CTAs of this launch (the slice's neighbours, already in the backfill)
@@ -690,9 +746,11 @@ void NvidiaMachine::run_untimed(std::uint64_t id) {
 
 std::string NvidiaMachine::slice_text(int sms) const {
   if (cluster_ > 1) return cluster_slice_text(sms);
-  return "SM slice: " + std::to_string(sms) + " of " + std::to_string(d_.sm.count) + " SMs ran CTAs 0-" +
-         std::to_string(slice_ctas_ - 1) + " of " + std::to_string(grid_ctas()) +
-         " with that share of L2 and HBM bandwidth, atomics and dispatch (L2 as the next " +
+  const std::string head = "SM slice: " + std::to_string(sms) + " of " + std::to_string(d_.sm.count) + " SMs ran CTAs 0-" +
+                           std::to_string(slice_ctas_ - 1) + " of " + std::to_string(grid_ctas()) +
+                           " with that share of L2 and HBM bandwidth, atomics and dispatch";
+  if (!warm_why_) return head + " (no L2 warm-up: CTAs next to each other share no line)";
+  return head + " (L2 as the next " +
          std::to_string(warm_end_ - slice_ctas_) + " leave it: CTAs " + std::to_string(warm_begin_) + "-" +
          std::to_string(warm_end_ - 1) + " ran, the last first, " + warm_why_ + ")";
 }
@@ -725,9 +783,22 @@ bool NvidiaMachine::warm_warp(PtxCta& cta, int w) {
     if (info.kind != StepInfo::Kind::Executed || !info.active) continue;
     if ((in.op != P::Op::Ld && in.op != P::Op::St) || (info.space != P::Space::Global && info.space != P::Space::Generic)) continue;
     const std::uint32_t eb = static_cast<std::uint32_t>(std::max(1, P::ty_bits(in.type) / 8)) * std::max<std::uint32_t>(1, in.vec);
-    mem_->warm(cta.lane_addresses(w), info.active, eb);
+    if (record_lines_)
+      record(cta.lane_addresses(w), info.active, eb);
+    else
+      mem_->warm(cta.lane_addresses(w), info.active, eb);
   }
   return false;
+}
+
+// shares_lines(): the lines of each lane's access of `bytes` (to its last byte) into record_lines_.
+void NvidiaMachine::record(const std::uint64_t* addrs, std::uint32_t mask, std::uint32_t bytes) {
+  const std::uint64_t line = static_cast<std::uint64_t>(d_.l2.line_bytes);
+  for (std::uint32_t m = mask; m; m &= m - 1) {
+    const std::uint64_t a = addrs[std::countr_zero(m)];
+    for (std::uint64_t l = a / line; l <= (a + std::max<std::uint32_t>(bytes, 1) - 1) / line; ++l)
+      if (record_lines_->empty() || record_lines_->back() != l) record_lines_->push_back(l);
+  }
 }
 
 // The first wave: each SM's first CTA in slot order, SM by SM.

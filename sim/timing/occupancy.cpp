@@ -51,9 +51,20 @@ Occupancy compute_occupancy(const device::DeviceSpec& d, const KernelResources& 
                                            std::to_string(k.threads_per_block) + " threads does not fit an SM/CU (" + why + ")");
   }
   o.theoretical = static_cast<double>(o.blocks_per_unit * o.warps_per_block) / static_cast<double>(d.sm.max_warps);
-  if (k.shared_per_block > 0) {
-    const std::int64_t unit = std::max<std::int64_t>(1, d.shared.alloc_unit_bytes);
-    o.shared_used_per_unit = o.blocks_per_unit * ((k.shared_per_block + d.shared.reserved_per_block_bytes + unit - 1) / unit * unit);
+  const std::int64_t unit = std::max<std::int64_t>(1, d.shared.alloc_unit_bytes);
+  const std::int64_t per_block = (k.shared_per_block + d.shared.reserved_per_block_bytes + unit - 1) / unit * unit;
+  if (k.shared_per_block > 0) o.shared_used_per_unit = o.blocks_per_unit * per_block;
+  o.l1_bytes = d.l1.bytes;
+  if (d.vendor == device::Vendor::Nvidia) {
+    o.l1_bytes = std::max<std::int64_t>(0, d.l1.bytes - o.shared_used_per_unit);
+    const auto& steps = d.shared.carveout_steps_bytes;
+    const std::int64_t need = o.blocks_per_unit * per_block;  // the reservation counts without declared shared memory too
+    if (need == 0 && !steps.empty()) {
+      o.l1_bytes = d.l1.bytes;  // the zero step
+    } else if (auto it = std::lower_bound(steps.begin(), steps.end(), need); it != steps.end()) {
+      o.carveout_bytes = *it;
+      o.l1_bytes = std::max<std::int64_t>(0, d.l1.bytes - *it);
+    }
   }
   return o;
 }

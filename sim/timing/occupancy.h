@@ -24,6 +24,12 @@ struct Occupancy {
   std::string limiter;          // "blocks", "warps", "registers", "shared", "tensor memory"
   double theoretical = 0;       // resident warps / max warps
   std::int64_t shared_used_per_unit = 0;
+  // the L1's data capacity while these CTAs run. NVIDIA: the unified array (l1.bytes) less the
+  // shared-memory carveout, the smallest of shared.carveout_steps_bytes that holds the resident
+  // CTAs' shared memory with shared.reserved_per_block_bytes each (also when they declare none);
+  // without steps, less shared_used_per_unit. AMD: l1.bytes (the LDS is separate).
+  std::int64_t l1_bytes = 0;
+  std::int64_t carveout_bytes = 0;  // NVIDIA with steps: the shared-memory capacity chosen
 };
 
 Occupancy compute_occupancy(const device::DeviceSpec& dev, const KernelResources& k);

@@ -32,6 +32,13 @@ constexpr std::uint64_t kConvergeBudgetShare = 4;
 // slice is sized to the budget in whole SMs and overruns it by a few per cent, and its last
 // per cents are extrapolated when it does (its waves' structure is timed, not extrapolated)
 constexpr double kBeyondBudget = 2.0;
+// The tail stop (Sampler::may_skip_to_tail): a window of a launch the budget would time to its end
+// may stop on a converged rate once this many waves of CTAs (the slots of the machine) have
+// completed, so that the CTAs no longer start together as the first wave did ...
+constexpr std::uint64_t kTailWaves = 2;
+// ... when the CTAs' work is alike: the CTAs work_per_cta() ran, and the mean of those the window
+// completed, within this fraction of their mean
+constexpr double kAlikeWork = 0.02;
 }  // namespace
 
 // SM slice. k is chosen so that the slice's work fits the detail budget, measured by running
@@ -107,19 +114,50 @@ bool Sampler::simulate(std::uint64_t budget, double& now) {
 // times to its end pays for no estimate and runs as before (the estimate, work_per_cta(), is
 // the one the extrapolation uses, made earlier).
 bool Sampler::converged() {
-  if (!may_converge_ || opts_.full || beyond_budget_ == false) return false;
-  const std::size_t n = progress_.size() - window_from_;
-  const std::uint64_t least =
-      std::max(kConvergeInstsPerWarp * resident_warps_, opts_.detail_budget / kConvergeBudgetShare);
-  if (n * kCheckpointInsts < least) return false;
-  if (!rate_converged(progress_, window_from_, kRateTolerance)) return false;
+  if (!may_converge_ || opts_.full) return false;
+  if (!settled_from_ && share_ * m_.l2_capacity_bytes() <= m_.l2_fill_bytes()) settled_from_ = progress_.size() - 1;
+  const bool steady = converged_since(window_from_, kConvergeInstsPerWarp);
+  const bool settled_steady = settled_from_ && !two_windows_ && converged_since(*settled_from_, 0);
+  if (!steady && !settled_steady) return false;
   if (!beyond_budget_) {
     const double allowed = static_cast<double>(opts_.detail_budget) * (ctas_ <= m_.slots() ? 2.0 : 1.0);
     beyond_budget_ = work_per_cta() * static_cast<double>(ctas_) > kBeyondBudget * allowed;
-    if (!*beyond_budget_) return false;
   }
+  if (*beyond_budget_ ? !steady : !(settled_steady && may_skip_to_tail())) return false;
+  tail_stop_ = !*beyond_budget_;
   converged_ = true;
   ++windows_converged_;
+  return true;
+}
+
+// Whether the rate of the checkpoints since `from` has converged (sampling.h rate_converged), once
+// they span `per_warp` instructions per resident warp and a kConvergeBudgetShare-th of the budget
+// (the tail stop asks for no instructions per warp: its kTailWaves completed waves keep warps that
+// started together from agreeing by chance).
+bool Sampler::converged_since(std::size_t from, std::uint64_t per_warp) const {
+  const std::size_t n = progress_.size() - from;
+  const std::uint64_t least = std::max(per_warp * resident_warps_, opts_.detail_budget / kConvergeBudgetShare);
+  return n * kCheckpointInsts >= least && rate_converged(progress_, from, kRateTolerance);
+}
+
+// The tail stop. A launch the budget times to its end (an SM slice, a grid of many small CTAs)
+// spends most of the budget on CTAs like those already timed. Its window may stop on a converged
+// rate when what is left is more of the same: kTailWaves waves of CTAs have completed (the CTAs no
+// longer start together as the first wave did), at least a wave of CTAs has not started, and the
+// CTAs' work is alike (kAlikeWork). The CTAs in flight then run to their ends in the drain, a tail
+// like the launch's own (CTAs in flight, none left to start), and the CTAs not started are
+// extrapolated at the converged rate (extrapolate).
+bool Sampler::may_skip_to_tail() {
+  if (two_windows_ || window_from_ != 0) return false;
+  const std::uint64_t slots = m_.slots(), done = m_.ctas_done();
+  if (done < kTailWaves * slots) return false;
+  const std::uint64_t started = done + m_.in_flight().size();
+  if (started >= ctas_ || ctas_ - started < slots) return false;
+  const double mean = work_per_cta();
+  if (!(mean > 0) || per_cta_spread_ > kAlikeWork) return false;
+  const double done_mean = static_cast<double>(m_.done_cta_insts()) / static_cast<double>(done);
+  if (std::abs(done_mean - mean) > kAlikeWork * mean) return false;
+  queued_at_stop_ = ctas_ - started;
   return true;
 }
 
@@ -164,17 +202,24 @@ double Sampler::work_per_cta() {
 double Sampler::mean_cta_work() {
   const std::uint64_t grid = m_.grid_ctas();
   const std::uint64_t n = std::min<std::uint64_t>(kWorkSampleCtas, grid);
-  double sum = 0;
+  double sum = 0, least = std::numeric_limits<double>::infinity(), most = 0;
   std::uint64_t ended = 0;
   for (std::uint64_t k = 0; k < n; ++k) {
     const double f = std::fmod(static_cast<double>(k) * kGoldenRatioFraction, 1.0);
     const auto id = std::min(grid - 1, static_cast<std::uint64_t>(f * static_cast<double>(grid)));
     if (const std::optional<std::uint64_t> w = m_.probe_cta(id, kProbeBudgets * opts_.detail_budget)) {
       sum += static_cast<double>(*w);
+      least = std::min(least, static_cast<double>(*w));
+      most = std::max(most, static_cast<double>(*w));
       ++ended;
     }
   }
-  if (ended) return sum / static_cast<double>(ended);
+  per_cta_spread_ = kInf;  // unknown unless the sampled CTAs ended
+  if (ended) {
+    const double mean = sum / static_cast<double>(ended);
+    if (ended == n && mean > 0) per_cta_spread_ = (most - least) / mean;
+    return mean;
+  }
   // none could end alone (each waits on others): the CTAs the timed run completed
   const std::uint64_t done = m_.ctas_done();
   if (done) return static_cast<double>(m_.done_cta_insts()) / static_cast<double>(done);
@@ -200,6 +245,10 @@ void Sampler::extrapolate(TimingResult& r, double dirty, double flush) {
       const double wave1 = per_cta * static_cast<double>(std::min<std::uint64_t>(m_.slots(), r.ctas_total));
       const double t_wave1 = rate_a_[k] > 0 ? wave1 / rate_a_[k] : t_a_;
       cycles[k] = t_wave1 + (rate_b_[k] > 0 ? std::max(0.0, total - wave1) / rate_b_[k] : 0.0);
+    } else if (tail_stop_ && drain_cycles_ >= 0) {  // the CTAs not started, then the drain's tail
+      const double rate = steady_rate(progress_, *settled_from_, window_end_, k == 1);
+      const double queued = per_cta * static_cast<double>(queued_at_stop_);
+      cycles[k] = now + (rate > 0 ? queued / rate : 0) + drain_cycles_;
     } else {
       const double rate = steady_rate(progress_, 0, window_end_, k == 1);
       cycles[k] = now + (rate > 0 ? std::max(0.0, total - in_windows) / rate : 0);
@@ -227,6 +276,9 @@ void Sampler::extrapolate(TimingResult& r, double dirty, double flush) {
     r.sampling_note += std::string("; ") + (windows_converged_ > 1 ? "both windows" : "the window") +
                        " stopped once the steady rate had converged (the rates of its last three quarters within " +
                        std::to_string(static_cast<int>(std::lround(kRateTolerance * 100))) + "% of the last half's)";
+  if (tail_stop_ && drain_cycles_ >= 0)
+    r.sampling_note += "; the " + std::to_string(queued_at_stop_) + " " + m_.cta_noun() +
+                       "s not yet started extrapolated at that rate, the ones in flight run to their ends";
 }
 
 // A floor for the CTAs still in flight when the windows end (a power-law SpMV's longest rows, one
@@ -251,39 +303,54 @@ double Sampler::drain_floor(double& now) {
     floor = ended ? now : std::max(now, project_in_flight(mid, t_mid, now));
   }
   if (ended) floor = m_.last_cta_end();
+  if (ended && tail_stop_) drain_cycles_ = std::max(0.0, floor - window_end_.t);
   progress_.resize(from);
   return floor;
 }
 
+// A CTA is long when it has timed more than a mean CTA's work or than the CTAs that completed did
+// on average: a chain of dependent loads times few instructions, and the sampled mean holds the
+// long CTAs it happened to sample (a power-law SpMV's CTA 0).
+double Sampler::long_cta_threshold() {
+  double threshold = work_per_cta();
+  if (const std::uint64_t done = m_.ctas_done())
+    threshold = std::min(threshold, static_cast<double>(m_.done_cta_insts()) / static_cast<double>(done));
+  return threshold;
+}
+
 // The end of the CTAs in flight that hold far more work than the rest: each CTA's instructions
 // left at its own rate over the second half of the drain (a CTA left with one slow warp: that
-// warp's rate). Only CTAs that have already timed more than a mean CTA's work, or than a completed
-// CTA's, are run on (functionally) to count what they have left, and only those with more than
-// twice a mean CTA's work left count: in a grid of like CTAs none has (and running them all would
-// cost a functional pass over the rest of a one-wave grid, where none has completed), and a CTA
-// the scheduler held back in the drain would otherwise project far beyond its end.
+// warp's rate). Only long CTAs (long_cta_threshold) are run on (functionally) to count what they
+// have left, and only those with more than twice a mean CTA's work left count: in a grid of like
+// CTAs none has (and running them all would cost a functional pass over the rest of a one-wave
+// grid, where none has completed), and a CTA the scheduler held back in the drain would otherwise
+// project far beyond its end. In the slice's tail (all_started_: every CTA started, at most half
+// the slots it filled hold one; a one-wave grid's CTAs are all in flight) every CTA in flight is
+// run on and projected, and when each has a rate
+// (all_projected_) the last of their ends is the kernel's: what is left is their work, not an
+// estimate of the grid's (8 CTAs' mean, with a long CTA among them, inflated it).
 double Sampler::project_in_flight(const std::vector<std::pair<std::uint64_t, std::uint64_t>>& mid, double t_mid,
                                   double now) {
   if (now <= t_mid) return now;
-  const double mean = work_per_cta();
-  // a CTA is long when it has timed more than a mean CTA's work or than the CTAs that completed
-  // did on average: a chain of dependent loads times few instructions, and the sampled mean holds
-  // the long CTAs it happened to sample (a power-law SpMV's CTA 0)
-  double threshold = mean;
-  if (const std::uint64_t done = m_.ctas_done())
-    threshold = std::min(mean, static_cast<double>(m_.done_cta_insts()) / static_cast<double>(done));
+  const double mean = work_per_cta(), threshold = all_started_ ? -1.0 : long_cta_threshold();
   const auto at_end = m_.in_flight();
   std::vector<std::uint64_t> long_ones;
   for (const auto& [id, insts] : at_end)
     if (static_cast<double>(insts) > threshold) long_ones.push_back(id);
+  const auto left = m_.run_in_flight(long_ones, kProbeBudgets * opts_.detail_budget);
+  all_projected_ = all_started_ && left.size() == at_end.size();
   double end = now;
-  for (const auto& [id, left] : m_.run_in_flight(long_ones, kProbeBudgets * opts_.detail_budget)) {
-    if (static_cast<double>(left) <= 2.0 * mean) continue;
+  for (const auto& [id, n] : left) {
+    left_in_flight_ += static_cast<double>(n);
+    if (!all_started_ && static_cast<double>(n) <= 2.0 * mean) continue;
     const auto a = std::find_if(mid.begin(), mid.end(), [&](const auto& p) { return p.first == id; });
     const auto b = std::find_if(at_end.begin(), at_end.end(), [&](const auto& p) { return p.first == id; });
-    if (a == mid.end() || b == at_end.end() || b->second <= a->second) continue;
+    if (a == mid.end() || b == at_end.end() || b->second <= a->second) {
+      all_projected_ = false;
+      continue;
+    }
     const double rate = static_cast<double>(b->second - a->second) / (now - t_mid);
-    end = std::max(end, now + static_cast<double>(left) / rate);
+    end = std::max(end, now + static_cast<double>(n) / rate);
   }
   return end;
 }
@@ -351,7 +418,11 @@ TimingResult Sampler::run() {
                                          std::to_string(ctas_) + " " + m_.cta_noun() + "s never finished, and no " +
                                          m_.unit_noun() + " had anything left to do");
   window_end_ = m_.checkpoint(now);
-  const double floor = finished_ ? 0.0 : drain_floor(now);
+  if (!finished_ && !two_windows_) {
+    const std::size_t running = m_.in_flight().size();
+    all_started_ = m_.ctas_done() + running >= ctas_ && 2 * running <= std::min(m_.slots(), ctas_);
+  }
+  double floor = finished_ ? 0.0 : drain_floor(now);
   // the drain ran the slice's last CTAs to their ends (none was left to start): every CTA of it was
   // timed, and its end is the kernel's, not an extrapolation of a work estimate (8 CTAs' mean: one
   // long CTA among them doubles it)
@@ -371,7 +442,16 @@ TimingResult Sampler::run() {
     r.sampling_note = std::string("every ") + m_.cta_noun() + " timed in detail";
   } else {
     extrapolate(r, dirty, flush);
-    if (floor > r.cycles) {
+    if (all_projected_) {
+      r.cycles = floor;
+      r.warp_insts_estimated = static_cast<double>(r.warp_insts_timed) + left_in_flight_;
+      r.sampled_fraction = static_cast<double>(r.warp_insts_timed) / std::max(1.0, r.warp_insts_estimated);
+      r.sampling_note = std::string("every ") + m_.cta_noun() + " started; timed " +
+                        std::to_string(r.warp_insts_timed) + " " + m_.inst_noun() + " instructions, and the " +
+                        m_.cta_noun() +
+                        "s in flight at the drain's end ended at their own rates (the work they had left counted by "
+                        "running them on)";
+    } else if (floor > r.cycles) {
       r.cycles = floor;
       r.sampling_note += std::string("; ended no earlier than the ") + m_.cta_noun() +
                          "s in flight at the windows' end (run on, timed, with none started)";

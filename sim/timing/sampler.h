@@ -134,6 +134,10 @@ class SampledMachine {
   virtual void close_window(double end, bool stopped) = 0;
   virtual double l2_dirty_bytes() const = 0;
   virtual double l2_capacity_bytes() const = 0;
+  // Bytes the cache the slice shares with the chip (the L2) has filled since the timed run began
+  // (read misses, write allocations); negative where the machine does not count them (the
+  // sampler's tail stop, which waits until the L2 has filled its capacity once, stays off).
+  virtual double l2_fill_bytes() const { return -1; }
   // The kernel's end writes dirty L2 data back from `t`; returns how long that takes (0 when the
   // part's L2 writes back on eviction only).
   virtual double flush_at_end(double t) = 0;
@@ -203,12 +207,15 @@ class Sampler {
   void choose_slice();
   bool simulate(std::uint64_t budget, double& now);
   bool converged();
+  bool converged_since(std::size_t from, std::uint64_t per_warp) const;
   void run_windows(double& now);
   void extrapolate(TimingResult& r, double dirty, double flush);
   double drain_floor(double& now);
   double project_in_flight(const std::vector<std::pair<std::uint64_t, std::uint64_t>>& mid, double t_mid, double now);
+  double long_cta_threshold();
   double work_per_cta();
   double mean_cta_work();
+  bool may_skip_to_tail();
   void finish_slice(TimingResult& r);
   void probe_corners(TimingResult& r);
 
@@ -225,8 +232,9 @@ class Sampler {
   double t_a_ = 0;
   bool two_windows_ = false, finished_ = false;
   double rate_a_[2] = {0, 0}, rate_b_[2] = {0, 0};
-  Progress window_end_;  // where the windows ended (before the drain)
-  double per_cta_ = -1;  // work_per_cta(), once computed
+  Progress window_end_;        // where the windows ended (before the drain)
+  double per_cta_ = -1;        // work_per_cta(), once computed
+  double per_cta_spread_ = 0;  // (largest - smallest) / mean of the CTAs work_per_cta() averaged
   // the convergence stop (converged()): whether it may stop the window being timed (not the
   // drain), where that window's checkpoints begin, whether the launch's work is beyond what the
   // budget can time (decided at the first converged rate), how many windows stopped on it
@@ -236,6 +244,18 @@ class Sampler {
   std::optional<bool> beyond_budget_;
   bool converged_ = false;
   int windows_converged_ = 0;
+  // the tail stop (may_skip_to_tail): the window of a launch the budget would time to its end
+  // stopped on a converged rate with CTAs still queued; the CTAs never started then, and the
+  // drain's length when it ran the CTAs in flight to their ends (-1: it did not)
+  bool tail_stop_ = false;
+  std::optional<std::size_t> settled_from_;  // the first checkpoint after the L2 filled its capacity
+  std::uint64_t queued_at_stop_ = 0;
+  // every CTA had started by the windows' end (none was queued), so the work left is the CTAs in
+  // flight's, counted by running them on (drain_floor): their projected ends are the kernel's
+  bool all_started_ = false;
+  bool all_projected_ = false;
+  double left_in_flight_ = 0;  // the instructions the CTAs run on in the drain had left
+  double drain_cycles_ = -1;
 };
 
 }  // namespace kernsim::sim

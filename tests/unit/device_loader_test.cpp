@@ -349,5 +349,17 @@ TEST(DeviceFiles, TheWarpSchedulerIsAPolicyTheModelHas) {
   expect_error([&] { load_device_file(h); }, ErrorKind::DeviceFile, {"amd_gto.yaml:3", "`cu.warp_scheduler`", "oldest_first_by_priority"});
 }
 
+TEST(DeviceFiles, TheL1SetHashAndTheCarveoutStepsAreChecked) {
+  TempDir t;
+  auto f = t.write("mod.yaml", "inherits: h200\nl1:\n  set_hash: {value: modulo, source: a-b, confidence: estimated}\n");
+  expect_error([&] { load_device_file(f); }, ErrorKind::DeviceFile, {"mod.yaml:3", "`l1.set_hash`", "multiplicative, xor"});
+  auto g = t.write("steps.yaml", "inherits: h200\nshared:\n  carveout_steps_bytes: {value: [16384, 8192, 233472], source: a-b, confidence: estimated}\n");
+  expect_error([&] { load_device_file(g); }, ErrorKind::DeviceFile, {"steps.yaml:3", "`shared.carveout_steps_bytes`", "rising"});
+  auto h = t.write("small.yaml", "inherits: h200\nshared:\n  carveout_steps_bytes: {value: [8192, 65536], source: a-b, confidence: estimated}\n");
+  expect_error([&] { load_device_file(h); }, ErrorKind::DeviceFile, {"small.yaml:3", "`shared.carveout_steps_bytes`", "shared.bytes_per_unit"});
+  EXPECT_EQ(load_builtin_device("h200").l1.set_hash, "xor");
+  EXPECT_EQ(load_builtin_device("h100").shared.carveout_steps_bytes.back(), 233472) << "inherited";
+}
+
 }  // namespace
 }  // namespace kernsim::device

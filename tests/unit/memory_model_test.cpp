@@ -65,6 +65,37 @@ TEST(SectorCache, LeastRecentlyUsedLineIsEvicted) {
   EXPECT_EQ(c.read(0x080, 1, false).hit_sectors, 0u);
 }
 
+// A contiguous footprint of exactly the capacity, read again and again in one cyclic order (the
+// H200's latency.chase_256k: 2048 lines of 128 B through a 256 KiB, 4-way L1): with the folded
+// (xor) index every set holds four of its lines and every lap after the first hits; with a
+// multiplicative hash some sets get five or more of them, which miss on every lap.
+TEST(SectorCache, AFoldedIndexHoldsAContiguousFootprintOfItsCapacity) {
+  auto laps = [](mem::SectorCache::Index index) {
+    mem::SectorCache c(256 * 1024, 128, 32, 4, index);
+    const std::uint64_t lines = 2048, jump = 1267;  // one cycle through all lines (odd jump, lines a power of two)
+    std::uint64_t hits = 0, reads = 0, x = 0;
+    for (int lap = 0; lap < 3; ++lap)
+      for (std::uint64_t i = 0; i < lines; ++i, x = (x + jump) % lines) {
+        const auto r = c.read(0x7000'0000'0000 + x * 128, 1, true);
+        if (lap > 0) hits += r.hit_sectors != 0, ++reads;
+      }
+    return static_cast<double>(hits) / static_cast<double>(reads);
+  };
+  EXPECT_EQ(laps(mem::SectorCache::Index::Xor), 1.0);
+  EXPECT_LT(laps(mem::SectorCache::Index::Multiplicative), 0.8) << "sets with five or more of the lines miss every lap";
+}
+
+// The folded index spreads power-of-two strides too: 64 lines 16 KiB apart (matrix rows) fit
+// a 512-set, 4-way cache without conflict misses.
+TEST(SectorCache, AFoldedIndexSpreadsPowerOfTwoStrides) {
+  mem::SectorCache c(256 * 1024, 128, 32, 4, mem::SectorCache::Index::Xor);
+  for (int lap = 0; lap < 2; ++lap)
+    for (std::uint64_t i = 0; i < 64; ++i) {
+      const auto r = c.read(0x7000'0000'0000 + i * 16384, 1, true);
+      if (lap > 0) EXPECT_EQ(r.hit_sectors, 1u) << "row " << i;
+    }
+}
+
 TEST(SectorCache, BackfillLeavesWhatTheForwardRunLeaves) {
   // a long run of reads over more lines than the cache holds, each line always with its own
   // sectors; filled from the end backwards (stopping once every set is full), the cache must
@@ -473,6 +504,89 @@ TEST_F(NvMemory, SameAddressAtomicsSerialise) {
   EXPECT_NEAR(all - one, 31 * dev.l2.atomic_same_address_cycles, 1.0);
 }
 
+// Operations on one address follow each other by l2.atomic_float_same_address_cycles across
+// requests too (atomic_units.cu addr1_lane1 on the H100: one lane per request, every SM, 3.49
+// cycles an f32 operation): 64 one-lane requests to one word, each from its own SM, end about 63
+// chain steps after the first, while 64 requests to words of 64 different units do not wait.
+TEST_F(NvMemory, SameAddressAtomicsFollowEachOtherAcrossRequests) {
+  auto last = [&](std::uint64_t stride) {
+    mem::NvMemorySystem s(dev, 132, 128 * 1024);
+    std::uint64_t a[32];
+    for (int i = 0; i < 64; ++i) {  // the lines in L2 first, by an SM the test does not use
+      a[0] = 0x7000'0000'0000 + stride * static_cast<std::uint64_t>(i);
+      s.global(100, 0, a, 1u, 4, Access::LoadBypassL1);
+    }
+    double first = 1e300, end = 0;
+    for (int i = 0; i < 64; ++i) {
+      a[0] = 0x7000'0000'0000 + stride * static_cast<std::uint64_t>(i);
+      const double d = s.global(i, 5000, a, 1u, 4, Access::AtomicFloat).done;
+      first = std::min(first, d);
+      end = std::max(end, d);
+    }
+    return end - first;
+  };
+  const double chain = dev.l2.atomic_float_same_address_cycles;
+  EXPECT_GT(last(0), 0.9 * 63 * chain);
+  EXPECT_LT(last(4096), 0.5 * 63 * chain);
+}
+
+// l2.atomic_*pass_cycles: a unit interleaves the operations of its lines, so the further
+// same-address operations of a request cost it the pass time, not the address's chain time
+// (atomic_units.cu same4_8lines on the H100: f32 at 2 cycles an operation per unit where one
+// address alone takes 3.48). Requests of four same-address lanes on each of four lines of one
+// unit: without the key (the chain time) the unit takes 1.27 + 3 x 3.48 per request.
+TEST_F(NvMemory, AnAtomicUnitInterleavesTheSameAddressChainsOfItsLines) {
+  auto finish = [&](double pass) {
+    auto d = dev;
+    d.l2.atomic_float_pass_cycles = pass;
+    mem::NvMemorySystem s(d, 132, 128 * 1024);
+    std::uint64_t a[32];
+    double end = 0;
+    for (int round = 0; round < 32; ++round)
+      for (std::uint64_t line = 0; line < 4; ++line) {
+        for (int l = 0; l < 32; ++l) a[l] = 0x7000'0000'0000 + 128 * line;
+        end = std::max(end, s.global(round % 100, 5000, a, 0xfu, 4, Access::AtomicFloat).done);
+      }
+    return end - 5000;
+  };
+  ASSERT_EQ(dev.l2.atomic_unit_bytes, 512);
+  const double per_request = 1.0 / dev.l2.atomic_ops_per_cycle;
+  const double with_pass = finish(2.0), with_chain = finish(0);
+  EXPECT_NEAR(with_chain - with_pass, 128 * 3 * (dev.l2.atomic_float_same_address_cycles - 2.0), 0.1 * 128 * 3 * 1.48);
+  EXPECT_GT(with_pass, 128 * (per_request + 3 * 2.0));
+}
+
+// l2.atomic_request_cycles: a unit whose requests alternate between lines takes at least that
+// per request (atomic_units.cu perline_N on the H100: 1.94 cycles per one-sector request), a unit
+// kept on one line only its pass (sector_1: 1.16). One-lane requests to distinct words, all of
+// one line, or alternating between two lines of one unit.
+TEST_F(NvMemory, AtomicRequestsToAnotherLineTakeTheUnitsRequestTime) {
+  auto finish = [&](double request_cycles, bool alternate) {
+    auto d = dev;
+    d.l2.atomic_request_cycles = request_cycles;
+    mem::NvMemorySystem s(d, 132, 128 * 1024);
+    std::uint64_t a[32];
+    for (std::uint64_t line : {0, 128}) {  // the lines in L2 first, by an SM the test does not use
+      for (int l = 0; l < 32; ++l) a[l] = 0x7000'0000'0000 + line + 4 * static_cast<std::uint64_t>(l);
+      s.global(120, 0, a, ~0u, 4, Access::LoadBypassL1);
+    }
+    double first = 1e300, end = 0;
+    for (int i = 0; i < 128; ++i) {
+      const std::uint64_t line = alternate ? static_cast<std::uint64_t>(i % 2) * 128 : 0;
+      a[0] = 0x7000'0000'0000 + line + 4 * static_cast<std::uint64_t>((i / 2) % 32);
+      const double d = s.global(70 + i % 60, 5000, a, 1u, 4, Access::Atomic).done;  // SMs of the preloading SM's partition
+      first = std::min(first, d);
+      end = std::max(end, d);
+    }
+    return end - first;
+  };
+  const double pass = 1.0 / dev.l2.atomic_ops_per_cycle, req = 3 * pass;
+  const double alternating = finish(req, true), one_line = finish(req, false), no_key = finish(0, true);
+  EXPECT_GT(alternating, 0.95 * 127 * req);
+  EXPECT_LT(one_line, 0.6 * 127 * req);
+  EXPECT_LT(no_key, 0.6 * 127 * req);
+}
+
 // A slice's atomic unit owns aligned spans of l2.atomic_unit_bytes: warps adding to 32 words of
 // one line, alternating between two lines, finish about twice as late when the lines share a
 // span as when they are a span apart (the H200: 32 consecutive lines reach 7x the one-line
@@ -654,6 +768,25 @@ TEST(Occupancy, FollowsTheLimitsOfTheDevice) {
   EXPECT_EQ(sim::compute_occupancy(d, k).limiter, "shared");
   k = {1024, 255, 0};
   test::expect_error([&] { sim::compute_occupancy(d, k); }, ErrorKind::LaunchSpec, {"does not fit", "registers"});
+}
+
+// The L1 keeps what the shared-memory carveout leaves of the unified 256 KB, and the carveout is
+// the smallest documented step (shared.carveout_steps_bytes) that holds the resident CTAs' shared
+// memory, the 1 KB each CTA has reserved included, also when the kernel declares none.
+TEST(Occupancy, TheL1KeepsWhatTheSmallestCarveoutStepLeaves) {
+  auto d = device::load_builtin_device("h200");
+  auto o = sim::compute_occupancy(d, {256, 32, 0});  // 8 CTAs x 1 KB reserved: the 8 KB step
+  EXPECT_EQ(o.carveout_bytes, 8 * 1024);
+  EXPECT_EQ(o.l1_bytes, 248 * 1024);
+  o = sim::compute_occupancy(d, {256, 32, 1024});  // 8 x (1 + 1) KB = 16 KB: the 16 KB step
+  EXPECT_EQ(o.l1_bytes, 240 * 1024);
+  o = sim::compute_occupancy(d, {256, 32, 4 * 1024});  // 8 x 5 KB = 40 KB: the 64 KB step
+  EXPECT_EQ(o.l1_bytes, 192 * 1024);
+  o = sim::compute_occupancy(d, {128, 32, 48 * 1024});  // 4 x 49 KB = 196 KB: the 196 KB step
+  EXPECT_EQ(o.l1_bytes, 60 * 1024);
+  d.shared.carveout_steps_bytes.clear();  // without steps: the unified array less what the CTAs use
+  EXPECT_EQ(sim::compute_occupancy(d, {256, 32, 0}).l1_bytes, 256 * 1024);
+  EXPECT_EQ(sim::compute_occupancy(d, {256, 32, 1024}).l1_bytes, 240 * 1024);
 }
 
 

@@ -3,6 +3,8 @@
 // chases alone.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "isa/ptx/decode.h"
 #include "isa/ptx/parser.h"
 #include "test_util.h"
@@ -55,6 +57,115 @@ TEST(HoistLoads, NeverCrossesAStoreOrADependency) {
     ret;)", ".reg .b64 %rd<4>;\n.reg .f32 %f<8>;");
   EXPECT_GT(index_of(p, P::Op::Ld, 2), index_of(p, P::Op::St)) << "a load may read what the store wrote";
   EXPECT_GT(index_of(p, P::Op::Ld, 3), index_of(p, P::Op::Add)) << "its address comes from the add";
+}
+
+TEST(HoistLoads, AGlobalLoadPassesStoresToLocalAndSharedMemoryOnly) {
+  // clang's PTX of hgemm_mma_tn (grown set): a tile loaded to registers goes through a local
+  // array; ptxas's SASS issues all the LDGs before the first STL/STS
+  auto p = decode(R"(
+    ld.param.u64 %rd1, [a];
+    ld.param.u64 %rd2, [b];
+    ld.global.b64 %rd3, [%rd1];
+    st.local.b64 [%rd2], %rd3;
+    ld.global.b64 %rd4, [%rd1+8];
+    st.shared.b64 [%rd2], %rd4;
+    ld.global.b64 %rd5, [%rd1+16];
+    ld.shared.b64 %rd6, [%rd2+8];
+    st.global.b64 [%rd1+64], %rd5;
+    ld.global.b64 %rd7, [%rd1+24];
+    st.shared.b64 [%rd2+16], %rd7;
+    ld.b64 %rd8, [%rd1+32];
+    ret;)", ".reg .b64 %rd<9>;");
+  auto load_of = [&](int nth) { return index_where(p, [](const P::Inst& in) { return in.op == P::Op::Ld && in.space == P::Space::Global; }, nth); };
+  const int st_local = index_where(p, [](const P::Inst& in) { return in.op == P::Op::St && in.space == P::Space::Local; }, 0);
+  const int st_shared = index_where(p, [](const P::Inst& in) { return in.op == P::Op::St && in.space == P::Space::Shared; }, 0);
+  const int st_global = index_where(p, [](const P::Inst& in) { return in.op == P::Op::St && in.space == P::Space::Global; }, 0);
+  const int ld_shared = index_where(p, [](const P::Inst& in) { return in.op == P::Op::Ld && in.space == P::Space::Shared; }, 0);
+  const int ld_generic = index_where(p, [](const P::Inst& in) { return in.op == P::Op::Ld && in.space == P::Space::Generic; }, 0);
+  EXPECT_LT(load_of(1), st_local) << "the second global load issues before the local store";
+  EXPECT_LT(load_of(2), st_local) << "the third passes the local and the shared store";
+  EXPECT_GT(ld_shared, st_shared) << "a shared load may read what the shared store wrote";
+  EXPECT_GT(load_of(3), st_global) << "a global load never passes a global store";
+  EXPECT_GT(ld_generic, st_global) << "nor a generic load any store";
+  EXPECT_GT(ld_generic, index_where(p, [](const P::Inst& in) { return in.op == P::Op::St && in.space == P::Space::Shared; }, 1));
+}
+
+TEST(MergeSharedLoads, AlignedConsecutiveSharedLoadsBecomeOneVectorLoad) {
+  // clang's PTX of `float4 a = *(float4*)&As[k][ty * 4]` (sgemm_f4_64 of the grown set): four
+  // ld.shared.b32 from a base that is the 16-byte-aligned array plus tid * 16; ptxas emits one
+  // LDS.128. The same loads from a base only known 4-byte aligned stay four (ptxas: four LDS).
+  const std::string regs = ".reg .b32 %r<20>;\n.reg .b64 %rd<8>;\n.shared .align 16 .b8 As[2048];";
+  auto p = decode(R"(
+    mov.u32 %r1, %tid.x;
+    shl.b32 %r2, %r1, 2;
+    mul.wide.u32 %rd1, %r2, 4;
+    mov.b64 %rd2, As;
+    add.s64 %rd3, %rd2, %rd1;
+    ld.shared.b32 %r3, [%rd3];
+    ld.shared.b32 %r4, [%rd3+4];
+    ld.shared.b32 %r5, [%rd3+8];
+    ld.shared.b32 %r6, [%rd3+12];
+    ld.shared.b32 %r7, [%rd3+256];
+    ld.shared.b32 %r8, [%rd3+260];
+    mul.wide.u32 %rd4, %r1, 4;
+    add.s64 %rd5, %rd2, %rd4;
+    ld.shared.b32 %r9, [%rd5];
+    ld.shared.b32 %r10, [%rd5+4];
+    ld.shared.b32 %r11, [%rd5+8];
+    ld.shared.b32 %r12, [%rd5+12];
+    add.s32 %r13, %r3, %r6;
+    add.s32 %r14, %r7, %r8;
+    add.s32 %r15, %r9, %r12;
+    ret;)", regs);
+  std::vector<int> vecs;
+  for (const auto& in : p.insts)
+    if (in.op == P::Op::Ld && in.space == P::Space::Shared) vecs.push_back(in.vec);
+  std::sort(vecs.begin(), vecs.end());
+  EXPECT_EQ(vecs, (std::vector<int>{1, 1, 1, 1, 2, 4})) << "one .v4, one .v2 (8 bytes), and four from the 4-byte-aligned base";
+  const int v4 = index_where(p, [](const P::Inst& in) { return in.op == P::Op::Ld && in.vec == 4; }, 0);
+  ASSERT_GE(v4, 0);
+  const P::Inst& sum = p.insts[static_cast<std::size_t>(index_where(p, [](const P::Inst& in) { return in.op == P::Op::Add && in.type == P::Ty::S32; }, 0))];  // add.s32 %r13, %r3, %r6
+  EXPECT_EQ(p.dst(p.insts[static_cast<std::size_t>(v4)], 0), p.src(sum, 0));
+  EXPECT_EQ(p.dst(p.insts[static_cast<std::size_t>(v4)], 3), p.src(sum, 1)) << "its fourth element is what the fourth scalar load wrote";
+}
+
+TEST(IfConvertLoads, ABoundsCheckedLoadBecomesPredicatedAndIssuesWithTheNextOne) {
+  // clang's PTX of `As[k][r] = ok ? A[i] : 0; Bs[k][c] = ok2 ? B[j] : 0;` (sgemm_regblock and
+  // sgemm_tiled): each load in its own then-part; ptxas's SASS has both as predicated LDGs
+  // issued before the first STS. A then-part holding a store keeps its branch.
+  auto p = decode(R"(
+    ld.param.u64 %rd1, [a];
+    ld.param.u64 %rd2, [b];
+    mov.u32 %r1, %tid.x;
+    setp.ge.u32 %p1, %r1, 100;
+    setp.ge.u32 %p2, %r1, 200;
+    mov.b32 %r2, 0;
+    @%p1 bra $L1;
+    ld.global.b32 %r2, [%rd1];
+  $L1:
+    st.shared.b32 [%rd2], %r2;
+    mov.b32 %r3, 0;
+    @%p2 bra $L2;
+    add.s64 %rd3, %rd1, 4096;
+    ld.global.b32 %r3, [%rd3];
+  $L2:
+    st.shared.b32 [%rd2+4], %r3;
+    @%p2 bra $L3;
+    st.global.b32 [%rd1], %r3;
+  $L3:
+    ret;)", ".reg .pred %p<4>;\n.reg .b32 %r<8>;\n.reg .b64 %rd<8>;");
+  auto global_load = [](int nth) { return [nth](const P::Program& q) {
+    return index_where(q, [](const P::Inst& in) { return in.op == P::Op::Ld && in.space == P::Space::Global; }, nth); }; };
+  const int ld0 = global_load(0)(p), ld1 = global_load(1)(p);
+  const int sts = index_where(p, [](const P::Inst& in) { return in.op == P::Op::St && in.space == P::Space::Shared; }, 0);
+  ASSERT_GE(ld1, 0);
+  EXPECT_LT(ld1, sts) << "the second load issues before the first shared store";
+  EXPECT_TRUE(p.insts[static_cast<std::size_t>(ld0)].guard_neg) << "guarded by !p1: it ran where the branch fell through";
+  const P::Reg g1 = p.insts[static_cast<std::size_t>(ld1)].guard;
+  EXPECT_TRUE(g1.bank == P::Bank::Pred && !(g1 == p.insts[static_cast<std::size_t>(ld0)].guard)) << "the second is guarded by !p2";
+  int branches = 0;
+  for (const auto& in : p.insts) branches += in.op == P::Op::Bra;
+  EXPECT_EQ(branches, 1) << "only the branch around the global store is left";
 }
 
 TEST(HoistLoads, TakesTheAddressArithmeticOfALoadAlong) {
@@ -118,18 +229,20 @@ TEST(SinkLoads, ALoadOnlyTheThenPartReadsMovesBelowTheBranch) {
     setp.gt.u32 %p2, %r8, 6;
     @%p2 bra $L10;
     add.s32 %r10, %r2, %r3;
+    st.global.u32 [%rd2+8], %r10;
   $L10:
     st.global.u32 [%rd2], %r10;
     ret;)",
                   ".reg .b64 %rd<3>;\n.reg .b32 %r<11>;\n.reg .pred %p<3>;");
+  // (the then-part holds a store, as switch_ops' holds its brx.idx: ptxas does not predicate it)
   const int bra = index_of(p, P::Op::Bra);
   auto loads_global = [](const P::Inst& in) { return in.op == P::Op::Ld && in.space == P::Space::Global; };
   ASSERT_GE(bra, 0);
   EXPECT_LT(index_where(p, loads_global, 0), bra) << "the case number's load stays: the branch reads it";
   EXPECT_EQ(index_where(p, loads_global, 1), bra + 1);
   EXPECT_EQ(index_where(p, loads_global, 2), bra + 2);
-  EXPECT_EQ(p.insts[static_cast<std::size_t>(bra)].target, index_of(p, P::Op::St)) << "the branch still goes to the join";
-  EXPECT_EQ(p.insts[static_cast<std::size_t>(bra)].reconv, index_of(p, P::Op::St));
+  EXPECT_EQ(p.insts[static_cast<std::size_t>(bra)].target, index_of(p, P::Op::St, 1)) << "the branch still goes to the join";
+  EXPECT_EQ(p.insts[static_cast<std::size_t>(bra)].reconv, index_of(p, P::Op::St, 1));
 }
 
 TEST(SinkLoads, ALoadReadAfterTheJoinOrAThenPartEnteredElsewhereStays) {

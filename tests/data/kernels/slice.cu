@@ -5,6 +5,13 @@ extern "C" __global__ void axpy_inplace(float a, const float* x, float* y, int n
   if (i < n) y[i] = a * x[i] + y[i];
 }
 
+// The same, `a` read from memory: every CTA reads its line (CTAs that share a line get the slice's
+// L2 warm-up; the launch above, whose CTAs share none, runs without it).
+extern "C" __global__ void axpy_inplace_a(const float* a, const float* x, float* y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = a[0] * x[i] + y[i];
+}
+
 extern "C" __global__ void fma_loop(float* out, int iters) {
   float v = threadIdx.x * 0.001f, w = 1.0001f;
   for (int k = 0; k < iters; ++k) v = v * w + 0.5f;
