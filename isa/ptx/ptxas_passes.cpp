@@ -509,71 +509,6 @@ void mark_uniform_addresses(Program& p) {
   }
 }
 
-// Shared addresses: the shared window is 32 bits wide, and ptxas computes a shared-memory address
-// in 32-bit registers: the PTX's 64-bit add of a shared base and a scaled index (`mul.wide.u32
-// %rd2, %r1, 4; add.s64 %rd3, %rd1, %rd2; ld.shared [%rd3]`) is one IMAD (R1 * 4 + R_base) in
-// ptxas 13.0's SASS for sm_90a (scan_blelloch's sweeps, the shared tree reductions), where kernsim
-// counted a 64-bit add (two instructions) beside the IMAD.WIDE. A 64-bit integer add written once,
-// whose every reader takes it as the address of a shared-memory access or is such an add itself,
-// costs one instruction; when an operand is the result of a mul.wide (or a 64-bit shl) in the same
-// block, under the same guard, that nothing else reads, the add is folded into it (the IMAD/LEA
-// does both). Guarded adds count (if-converted bodies are guarded).
-void fold_shared_address_adds(Program& p) {
-  const std::vector<char> leader = block_leaders(p);
-  for (const Function& f : p.functions) {
-    std::map<std::pair<Bank, std::uint32_t>, int> writes, reads, addr_reads;
-    std::map<std::pair<Bank, std::uint32_t>, std::size_t> writer;
-    for (std::size_t i = f.first; i < f.end; ++i) {
-      const Inst& in = p.insts[i];
-      for_writes(p, in, [&](const Reg& w) { ++writes[{w.bank, w.idx}]; writer[{w.bank, w.idx}] = i; });
-      for_reads(p, in, [&](const Reg& r) { ++reads[{r.bank, r.idx}]; });
-      const bool shared_mem = (in.op == Op::Ld || in.op == Op::St || in.op == Op::Atom || in.op == Op::Red) && in.space == Space::Shared;
-      if (shared_mem && in.addr.kind == AddrBase::Reg && in.addr.base.bank == Bank::R64) ++addr_reads[{in.addr.base.bank, in.addr.base.idx}];
-    }
-    auto is_add64 = [&](const Inst& in) {
-      return in.op == Op::Add && !ty_is_float(in.type) && ty_bits(in.type) == 64 && in.ndst == 1 &&
-             p.dst(in, 0).bank == Bank::R64 && writes[{Bank::R64, p.dst(in, 0).idx}] == 1;
-    };
-    // candidates: 64-bit adds; drop those with a reader that is neither a shared address nor a kept add
-    std::map<std::uint32_t, std::size_t> cand;  // R64 index -> the add
-    for (std::size_t i = f.first; i < f.end; ++i)
-      if (is_add64(p.insts[i])) cand[p.dst(p.insts[i], 0).idx] = i;
-    for (bool changed = true; changed;) {
-      changed = false;
-      for (auto it = cand.begin(); it != cand.end();) {
-        int by_adds = 0;
-        for (const auto& [idx, i] : cand)
-          for (int k = 0; k < p.insts[i].nsrc; ++k) by_adds += p.src(p.insts[i], k) == Reg{Bank::R64, it->first};
-        const int r = reads[{Bank::R64, it->first}];
-        if (r == 0 || r != addr_reads[{Bank::R64, it->first}] + by_adds) {
-          it = cand.erase(it);
-          changed = true;
-        } else {
-          ++it;
-        }
-      }
-    }
-    for (const auto& [idx, i] : cand) {
-      Inst& a = p.insts[i];
-      a.weight = 1;
-      for (int k = 0; k < a.nsrc; ++k) {
-        const Reg& r = p.src(a, k);
-        if (r.bank != Bank::R64 || writes[{r.bank, r.idx}] != 1 || reads[{r.bank, r.idx}] != 1) continue;
-        const std::size_t w = writer[{r.bank, r.idx}];
-        const Inst& m = p.insts[w];
-        const bool scale = (m.op == Op::Mul && (m.flags & kWide)) || (m.op == Op::Shl && ty_bits(m.type) == 64);
-        if (!scale || m.guard != a.guard || m.guard_neg != a.guard_neg || w >= i) continue;
-        bool same_block = true;
-        for (std::size_t q = w + 1; q <= i; ++q) same_block = same_block && !leader[q];
-        if (!same_block) continue;
-        a.flags |= kFoldedModifier;
-        if (m.op == Op::Shl) p.insts[w].weight = 1;
-        break;
-      }
-    }
-  }
-}
-
 // Shared increments: ptxas compiles a shared-memory atomic add of the constant 1 whose result
 // nothing reads (`atomicAdd(&hist[bin], 1u)`) to ATOMS.POPC.INC, which adds the number of lanes on
 // each word once (read off ptxas 13.0 SASS for sm_90a: histogram_shared and hist_pow_shared of
@@ -1007,7 +942,6 @@ void apply_ptxas_passes(Program& p, const SassLoops& sass) {
   fold_predicate_logic(p);
   mark_uniform_addresses(p);
   mark_shared_increments(p);
-  fold_shared_address_adds(p);
   mark_range_reduction(p);
   mark_denormal_guards(p);
   if (!sass.loads.empty()) mark_unrolled_loads(p, sass.loads, sass.load_bytes);

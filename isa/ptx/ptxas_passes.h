@@ -22,7 +22,7 @@ struct SassLoops {
 
 // Runs every pass below on `program`, in the order (and for the reasons) given at its definition
 // in ptxas_passes.cpp: if_convert_shared_skips, if_convert_load_skips, merge_shared_loads, hoist_loads, sink_loads,
-// fold_operand_modifiers, fold_predicate_logic, mark_uniform_addresses, mark_shared_increments, fold_shared_address_adds,
+// fold_operand_modifiers, fold_predicate_logic, mark_uniform_addresses, mark_shared_increments,
 // mark_range_reduction, mark_denormal_guards, then mark_unrolled_loads when `sass` has loops.
 void apply_ptxas_passes(Program& program, const SassLoops& sass);
 
@@ -68,12 +68,6 @@ void fold_predicate_logic(Program& program);
 // (computed only from parameters, constants, block indices and loads from such addresses), and
 // atomic adds on such addresses, which ptxas turns into one atomic per warp (kWarpAggregated).
 void mark_uniform_addresses(Program& program);
-
-// Shared-memory addresses are 32-bit in ptxas's SASS: a 64-bit add written once whose readers all
-// take it as a shared-memory address (or are such adds) costs one instruction (weight 1), and is
-// folded (kFoldedModifier) into the mul.wide or 64-bit shl in its block that alone feeds it (one
-// IMAD or LEA does both).
-void fold_shared_address_adds(Program& program);
 
 // Marks a shared-memory atom/red.add.u32/s32 of the constant 1 whose result nothing reads
 // (kPopcInc): ptxas's ATOMS.POPC.INC, which serves the lanes on one word together.

@@ -404,32 +404,6 @@ TEST(IfConvert, BodiesWithGlobalAccessesBarriersOtherEntriesOrManyInstructionsKe
   EXPECT_EQ(branches_kept(head + "add.s32 %r2, %r1, 1;\n st.shared.u32 [%rd2], %r2;\n$L1:\n ret;", regs), 0) << "the short shared body is converted";
 }
 
-// ptxas computes shared-memory addresses in 32 bits: `mul.wide.u32; add.s64; ld.shared` is one IMAD
-// (R * 4 + Rbase) in its SASS; a 64-bit add that also feeds a global address stays two instructions.
-TEST(FoldSharedAddressAdds, ASharedAddressAddIsOneInstructionFoldedIntoItsScale) {
-  auto p = decode(R"(
-    ld.param.u64 %rd1, [a];
-    mov.u32 %r1, %tid.x;
-    mov.b64 %rd2, s;
-    mul.wide.u32 %rd3, %r1, 4;
-    add.s64 %rd4, %rd2, %rd3;
-    ld.shared.u32 %r2, [%rd4];
-    add.s64 %rd5, %rd4, 128;
-    st.shared.u32 [%rd5], %r2;
-    mul.wide.u32 %rd6, %r1, 4;
-    add.s64 %rd7, %rd1, %rd6;
-    st.global.u32 [%rd7], %r2;
-    ret;)",
-                  ".reg .b64 %rd<8>;\n.reg .b32 %r<3>;\n.shared .align 4 .b8 s[4096];");
-  auto add = [&](int nth) -> const P::Inst& { return p.insts[static_cast<std::size_t>(index_of(p, P::Op::Add, nth))]; };
-  EXPECT_TRUE(add(0).flags & P::kFoldedModifier) << "base + index * 4: one IMAD";
-  EXPECT_EQ(add(0).weight, 1);
-  EXPECT_FALSE(add(1).flags & P::kFoldedModifier) << "its operand is an add, not a scale";
-  EXPECT_EQ(add(1).weight, 1) << "a 32-bit add";
-  EXPECT_FALSE(add(2).flags & P::kFoldedModifier) << "a global address";
-  EXPECT_EQ(add(2).weight, 2);
-}
-
 const char* kLoops = R"(
     ld.param.u64 %rd1, [a];
     ld.param.u64 %rd2, [b];
