@@ -213,10 +213,10 @@ class AmdMachine final : public SampledMachine {
   // The kernel's end releases its writes to the device: dirty L2 lines of every XCD are written
   // back (the XCDs' L2s are not coherent with each other).
   double flush_at_end(double t) override { return std::max(0.0, mem_->write_back_l2(-1, t) - t); }
-  void report_memory(Listener& l, double scale) const override {
+  void report_memory(Listener& l, double scale, double busy_scale) const override {
     mem::MemCounters c = mem_->counters();
     if (scale != 1.0) c.scale(scale);
-    l.on_memory(c, mem_->dram_busy_cycles(), mem_->l2_busy_cycles(), scale);
+    l.on_memory(c, busy_scale * mem_->dram_busy_cycles(), busy_scale * mem_->l2_busy_cycles(), scale);
   }
   bool reports_window() const override { return true; }
   void complete_started() override;

@@ -300,7 +300,7 @@ class NvidiaMachine final : public SampledMachine {
   double l2_capacity_bytes() const override { return static_cast<double>(d_.l2.bytes); }
   double l2_fill_bytes() const override { return mem_->l2_filled_bytes(); }
   double flush_at_end(double) override { return 0; }  // the L2 writes back on eviction
-  void report_memory(Listener& l, double scale) const override;
+  void report_memory(Listener& l, double scale, double busy_scale) const override;
   bool reports_window() const override { return false; }
   void complete_started() override;
   void run_untimed(std::uint64_t id) override;
@@ -998,10 +998,10 @@ void NvidiaMachine::close_window(double end, bool stopped) {
     }
 }
 
-void NvidiaMachine::report_memory(Listener& l, double scale) const {
+void NvidiaMachine::report_memory(Listener& l, double scale, double busy_scale) const {
   mem::MemCounters c = mem_->counters();
   if (scale != 1.0) c.scale(scale);
-  l.on_memory(c, mem_->dram_busy_cycles(), mem_->l2_busy_cycles(), scale);
+  l.on_memory(c, busy_scale * mem_->dram_busy_cycles(), busy_scale * mem_->l2_busy_cycles(), scale);
 }
 
 // ---------------------------------------------------------------------------------------------

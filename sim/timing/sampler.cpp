@@ -161,6 +161,21 @@ bool Sampler::may_skip_to_tail() {
   return true;
 }
 
+// A window the tail stop ended (may_skip_to_tail) is short: its span before the L2 settled (no
+// evictions, no write-backs yet) is a good part of it, and the shared resources' busy share over
+// the whole window understates the steady one the rest of the launch runs at (a copy's HBM 59%
+// busy where its settled span has it bound). The factor that brings the window's share to the
+// settled span's, never below 1; 1 for every other window.
+double Sampler::steady_busy_scale() const {
+  if (!tail_stop_ || !settled_from_ || progress_.empty()) return 1.0;
+  const Progress& a = progress_[*settled_from_];
+  const Progress& b = progress_.back();
+  if (!(b.t > a.t) || !(b.t > 0) || !(b.shared_busy > 0)) return 1.0;
+  const double steady = (b.shared_busy - a.shared_busy) / (b.t - a.t);
+  const double whole = b.shared_busy / b.t;
+  return std::max(1.0, steady / whole);
+}
+
 // Window A from the start; window B on fresh CTAs of the next wave when the first wave is still
 // running at A's end; a grid of one wave (grid-stride loops), whose CTAs all end at about the
 // same time in a last phase unlike the steady loop, gets a second budget to reach its end.
@@ -464,7 +479,7 @@ TimingResult Sampler::run() {
   double scale = share_ < 1.0 ? 1.0 / share_ : 1.0;
   if (r.extrapolated && r.warp_insts_timed > 0)
     scale *= r.warp_insts_estimated / static_cast<double>(r.warp_insts_timed);
-  m_.report_memory(lis_, scale);
+  m_.report_memory(lis_, scale, steady_busy_scale());
   if ((!finished_ || two_windows_) && opts_.complete_functionally) m_.complete_started();
   finish_slice(r);
   probe_corners(r);

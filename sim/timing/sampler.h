@@ -141,7 +141,9 @@ class SampledMachine {
   // The kernel's end writes dirty L2 data back from `t`; returns how long that takes (0 when the
   // part's L2 writes back on eviction only).
   virtual double flush_at_end(double t) = 0;
-  virtual void report_memory(Listener& l, double scale) const = 0;
+  // `busy_scale` multiplies the shared resources' busy cycles: a window that stopped on its tail
+  // reports their busy share over its steady span, not over a span its cold start dilutes
+  virtual void report_memory(Listener& l, double scale, double busy_scale) const = 0;
   virtual bool reports_window() const = 0;  // its schedulers issue several instructions a cycle
   virtual void complete_started() = 0;      // finishes in-flight, abandoned and queued CTAs untimed
   virtual void run_untimed(std::uint64_t id) = 0;
@@ -216,6 +218,7 @@ class Sampler {
   double work_per_cta();
   double mean_cta_work();
   bool may_skip_to_tail();
+  double steady_busy_scale() const;  // busy_scale for report_memory
   void finish_slice(TimingResult& r);
   void probe_corners(TimingResult& r);
 
