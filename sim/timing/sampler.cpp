@@ -187,7 +187,8 @@ void Sampler::run_windows(double& now) {
   timed_a_ = m_.timed_insts();
   t_a_ = now;
   const std::uint64_t slots = m_.slots();
-  if (!finished_ && ctas_ > slots && m_.ctas_done() < slots / 2) {
+  if (!finished_ && ctas_ > slots && m_.ctas_done() < slots / 2 &&
+      !first_wave_ends_within(opts_.detail_budget - budget_a)) {
     two_windows_ = true;
     beyond_budget_ = true;  // extrapolated in any case
     m_.abandon_in_flight(now);
@@ -202,6 +203,16 @@ void Sampler::run_windows(double& now) {
     finished_ = simulate(opts_.detail_budget - budget_a, now);
     if (!finished_ && !converged_ && ctas_ <= slots) finished_ = simulate(opts_.detail_budget, now);
   }
+}
+
+// Whether window A, run on with the rest of the budget (`left`), reaches the end of the first
+// wave: the first wave's work (work_per_cta() for each slot) less what A has timed is within it.
+// Window B then has no reason to run: it would abandon CTAs nearly done, start a wave of fresh CTAs
+// in step that the chip starts as the first wave's end, and run fewer CTAs beside them than the
+// chip does when the slice holds less than two waves.
+bool Sampler::first_wave_ends_within(std::uint64_t left) {
+  const double wave1 = work_per_cta() * static_cast<double>(std::min(m_.slots(), ctas_));
+  return wave1 - static_cast<double>(m_.timed_insts()) <= static_cast<double>(left);
 }
 
 // Work per CTA from kWorkSampleCtas CTAs spread over the grid (golden-ratio steps, so a grid

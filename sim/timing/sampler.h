@@ -211,6 +211,7 @@ class Sampler {
   bool converged();
   bool converged_since(std::size_t from, std::uint64_t per_warp) const;
   void run_windows(double& now);
+  bool first_wave_ends_within(std::uint64_t left);
   void extrapolate(TimingResult& r, double dirty, double flush);
   double drain_floor(double& now);
   double project_in_flight(const std::vector<std::pair<std::uint64_t, std::uint64_t>>& mid, double t_mid, double now);

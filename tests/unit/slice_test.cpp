@@ -198,6 +198,24 @@ TEST(SmSlice, AWorkEstimateInflatedByALongCtaItSampledDoesNotSetTheEnd) {
   EXPECT_NEAR(r.ratio, 1.0, 0.1);
 }
 
+// A slice of two waves of like CTAs whose threads run in step, sized (in whole SMs) a little over
+// the detail budget: window A, half the budget, ends with every CTA of the first wave in flight
+// and nearly done. A second window would abandon them and time a wave of fresh CTAs in step, and
+// the first wave, extrapolated at the rate of A's second half (the row softmax's later passes,
+// slower than its first), came out a third long (44.2 us against 33.8 us --full; the H200's
+// softmax_short_dyn32x512k: 488 us sampled, 381 us --full). A runs on instead with the rest of the
+// budget, to the first wave's end and into the second. One thread per row of 16 floats, 80 KiB of
+// shared memory a CTA (two CTAs an SM), 528 CTAs: two waves on the chip, 36 CTAs on 9 SMs.
+TEST(SmSlice, AFirstWaveTheBudgetCanFinishIsNotAbandonedForASecondWindow) {
+  const char* spec = R"({"source": "slice.cu", "kernel": "row_softmax", "grid": 528, "block": 256, "dynamic_shared_bytes": 81920,
+    "args": [{"buffer": "f32", "count": 2162688, "init": "uniform"}, {"buffer": "f32", "count": 2162688},
+             {"type": "i32", "value": 135168}, {"type": "i32", "value": 16}]})";
+  const SampledAndFull r = sampled_and_full(spec, 151100);
+  ASSERT_NE(r.note.find("SM slice: 9 of 132"), std::string::npos) << r.note;
+  EXPECT_EQ(r.note.find("two windows"), std::string::npos) << r.note;
+  EXPECT_NEAR(r.ratio, 1.0, 0.05);
+}
+
 // A slice of many waves of like CTAs stops timing once its rate has converged after the L2 has
 // turned over (its share of the capacity filled), with at least a wave of CTAs not started: the CTAs
 // in flight run to their ends (the tail, as at the launch's end) and the CTAs not started are

@@ -54,3 +54,18 @@ extern "C" __global__ void long_rows(const int* next, float* out, int mask, int 
   for (int k = 0; k < others; ++k) v = v * w + 0.5f;
   out[t] = v;
 }
+
+// One thread per row of `cols` floats, three passes over the row in global memory (max, sum of
+// exponentials, the scaled row): CTAs of like work whose threads run in step and end together.
+extern "C" __global__ void row_softmax(const float* __restrict__ in, float* __restrict__ out, int rows, int cols) {
+  const int r = blockIdx.x * blockDim.x + threadIdx.x;
+  if (r >= rows) return;
+  const float* x = in + static_cast<size_t>(r) * cols;
+  float m = -1e30f;
+  for (int c = 0; c < cols; ++c) m = fmaxf(m, x[c]);
+  float s = 0.0f;
+  for (int c = 0; c < cols; ++c) s += expf(x[c] - m);
+  const float inv = 1.0f / s;
+  float* y = out + static_cast<size_t>(r) * cols;
+  for (int c = 0; c < cols; ++c) y[c] = expf(x[c] - m) * inv;
+}
