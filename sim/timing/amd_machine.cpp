@@ -204,7 +204,7 @@ class AmdMachine final : public SampledMachine {
   void hold() override { hold_ = true; }
   std::vector<std::pair<std::uint64_t, std::uint64_t>> in_flight() const override;
   std::vector<std::pair<std::uint64_t, std::uint64_t>> run_in_flight(const std::vector<std::uint64_t>& ids, std::uint64_t max_insts) override;
-  void abandon_in_flight(double now) override;
+  void abandon_in_flight(double now, const std::vector<std::uint64_t>& keep) override;
   // closing
   double last_cta_end() const override { return std::max(last_end_, drain_); }
   void close_window(double end, bool stopped) override;
@@ -1085,7 +1085,7 @@ double AmdMachine::vector_access(int c, Cu& cu, Wave& w, const A::Inst& in, cons
 
 // Stops every workgroup in flight (kept for a later functional completion) and clears the CUs'
 // timing state, so that a second detailed window can start from fresh workgroups.
-void AmdMachine::abandon_in_flight(double now) {
+void AmdMachine::abandon_in_flight(double now, const std::vector<std::uint64_t>& /*keep: can_keep_in_flight() is false*/) {
   for (int c = 0; c < ncus_; ++c) {
     Cu& cu = cus_[static_cast<std::size_t>(c)];
     set_residency(cu, c, now, -cu.resident);

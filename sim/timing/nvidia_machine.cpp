@@ -292,7 +292,8 @@ class NvidiaMachine final : public SampledMachine {
   void hold() override { hold_ = true; }
   std::vector<std::pair<std::uint64_t, std::uint64_t>> in_flight() const override;
   std::vector<std::pair<std::uint64_t, std::uint64_t>> run_in_flight(const std::vector<std::uint64_t>& ids, std::uint64_t max_insts) override;
-  void abandon_in_flight(double now) override;
+  void abandon_in_flight(double now, const std::vector<std::uint64_t>& keep) override;
+  bool can_keep_in_flight() const override { return cluster_ == 1; }
   // closing
   double last_cta_end() const override { return last_end_; }
   void close_window(double end, bool stopped) override;
@@ -813,7 +814,8 @@ void NvidiaMachine::fill(double t) {
   }
   for (int slot = 0; slot < occ_.blocks_per_unit; ++slot)
     for (int s = 0; s < nsms_; ++s)
-      if (!queue_.empty(s)) launch_cta(s, slot, queue_.next(s), t);
+      if (!queue_.empty(s) && !sms_[static_cast<std::size_t>(s)].ctas[static_cast<std::size_t>(slot)].active)
+        launch_cta(s, slot, queue_.next(s), t);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -902,36 +904,44 @@ void NvidiaMachine::finish_cta(int s, int slot, double t, double next_start) {
   if (!stop_ && !hold_ && !queue_.empty(s)) launch_cta(s, slot, queue_.next(s), next_start);
 }
 
-// Stops every CTA in flight (kept for a later functional completion) and clears the SMs' timing
-// state, so that a second detailed window can start from fresh CTAs.
-void NvidiaMachine::abandon_in_flight(double now) {
+// Stops every CTA in flight but those in `keep` (kept for a later functional completion) and
+// clears the SMs' timing state, so that a second detailed window can start from fresh CTAs. An SM
+// that keeps a CTA keeps its warps, their scoreboards and its tensor engines; its schedulers look
+// at them again at `now`.
+void NvidiaMachine::abandon_in_flight(double now, const std::vector<std::uint64_t>& keep) {
   for (int s = 0; s < nsms_; ++s) {
     Sm& sm = sms_[static_cast<std::size_t>(s)];
-    sm.residency.change(now, -sm.residency.warps());
-    for (std::size_t slot = 0; slot < sm.ctas.size(); ++slot)
-      if (sm.ctas[slot].active) {
-        abandoned_.push_back(std::move(sm.ctas[slot]));
-        if (cluster_ > 1) placer_.release(s, static_cast<int>(slot));
+    bool kept = false;
+    for (std::size_t slot = 0; slot < sm.ctas.size(); ++slot) {
+      CtaSlot& c = sm.ctas[slot];
+      if (!c.active) continue;
+      if (std::find(keep.begin(), keep.end(), c.id) != keep.end()) {
+        kept = true;
+        continue;
       }
-    for (auto& c : sm.ctas) {
+      sm.residency.change(now, -wpb_);
+      if (cluster_ > 1) placer_.release(s, static_cast<int>(slot));
+      abandoned_.push_back(std::move(c));
       c.cta.reset();
       c.group.reset();
       c.active = false;
+      for (int wi = 0; wi < wpb_; ++wi) sm.warps[slot * static_cast<std::size_t>(wpb_) + static_cast<std::size_t>(wi)].sched->live = false;
     }
-    for (auto& w : sm.warps) w.sched->live = false;
-    sm.tensor->reset(now);  // the abandoned CTAs' queued wgmmas go with them
-    if (sm.tc) sm.tc->reset(now);
-    sm.tmem_free = now;
+    if (!kept) {
+      sm.tensor->reset(now);  // the abandoned CTAs' queued wgmmas go with them
+      if (sm.tc) sm.tc->reset(now);
+      sm.tmem_free = now;
+    }
     for (std::size_t si = 0; si < sm.subs.size(); ++si) {
       Sub& sub = sm.subs[si];
       if (now > sub.idle_since)  // close window A's interval
         lis_.on_stall({s, static_cast<int>(si), sub.why, sub.idle_since, now - sub.idle_since, sub.wait_warp, sub.wait_pc});
       sub.pipes.reset(now);
-      sub.next = kInf;
+      sub.next = kept ? now : kInf;
       sub.idle_since = now;
       sub.last = -1;
     }
-    sm.next = kInf;
+    sm.next = kept ? now : kInf;
   }
 }
 

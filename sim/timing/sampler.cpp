@@ -39,6 +39,11 @@ constexpr std::uint64_t kTailWaves = 2;
 // ... when the CTAs' work is alike: the CTAs work_per_cta() ran, and the mean of those the window
 // completed, within this fraction of their mean
 constexpr double kAlikeWork = 0.02;
+// A CTA in flight at window A's end is long (Sampler::long_in_flight) when it has more than this
+// many mean CTAs' work left; looked for when the CTAs work_per_cta() ran differ (the largest less
+// the smallest) by more than kVariedWork means
+constexpr double kLongWork = 2.0;
+constexpr double kVariedWork = 1.0;
 }  // namespace
 
 // SM slice. k is chosen so that the slice's work fits the detail budget, measured by running
@@ -191,7 +196,8 @@ void Sampler::run_windows(double& now) {
       !first_wave_ends_within(opts_.detail_budget - budget_a)) {
     two_windows_ = true;
     beyond_budget_ = true;  // extrapolated in any case
-    m_.abandon_in_flight(now);
+    kept_ = long_in_flight();
+    m_.abandon_in_flight(now, kept_);
     m_.fill(now);
     const std::size_t from = progress_.size();
     window_from_ = from;
@@ -213,6 +219,31 @@ void Sampler::run_windows(double& now) {
 bool Sampler::first_wave_ends_within(std::uint64_t left) {
   const double wave1 = work_per_cta() * static_cast<double>(std::min(m_.slots(), ctas_));
   return wave1 - static_cast<double>(m_.timed_insts()) <= static_cast<double>(left);
+}
+
+// The CTAs in flight at window A's end that window B keeps running (a power-law SpMV's long
+// rows): abandoned, a CTA far longer than the rest is neither timed nor seen by the floor, and the
+// launch ends with the grid's mean work, long before that CTA would (one 20,000-step chase in CTA
+// 0 among CTAs of FMAs: 31.6 us sampled against 453.9 us --full). Kept, it runs on beside window
+// B's CTAs and then alone in the drain, whose floor covers it (drain_floor). Looked for only when
+// the CTAs' work varies (the CTAs work_per_cta() ran differ by more than kVariedWork means): each
+// CTA in flight is run ahead alone (its writes undone) up to what it has timed plus kLongWork mean
+// CTAs' work, within kProbeBudgets detail budgets in all; one that reaches that bound (or cannot
+// end alone) is kept.
+std::vector<std::uint64_t> Sampler::long_in_flight() {
+  std::vector<std::uint64_t> keep;
+  const double mean = work_per_cta();
+  if (!m_.can_keep_in_flight() || !(mean > 0) || !(per_cta_spread_ > kVariedWork)) return keep;
+  const auto extra = static_cast<std::uint64_t>(kLongWork * mean) + 1;
+  std::uint64_t used = 0;
+  for (const auto& [id, timed] : m_.in_flight()) {
+    const std::uint64_t bound = timed + extra;
+    if (used + bound > kProbeBudgets * opts_.detail_budget) break;
+    const std::optional<std::uint64_t> w = m_.probe_cta(id, bound);
+    used += w ? *w : bound;
+    if (!w) keep.push_back(id);
+  }
+  return keep;
 }
 
 // Work per CTA from kWorkSampleCtas CTAs spread over the grid (golden-ratio steps, so a grid
@@ -318,6 +349,9 @@ void Sampler::extrapolate(TimingResult& r, double dirty, double flush) {
 double Sampler::drain_floor(double& now) {
   m_.hold();
   may_converge_ = false;  // the drain runs to its own ends
+  // the long CTAs kept from window A run on alone: window B's CTAs are extrapolated, and beside
+  // them the kept CTAs' rate over the drain's second half would be that of their first steps
+  if (!kept_.empty()) m_.abandon_in_flight(now, kept_);
   const std::size_t from = progress_.size();
   const std::uint64_t half = std::max<std::uint64_t>(1, opts_.detail_budget / 8);
   bool ended = simulate(half, now);

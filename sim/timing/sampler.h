@@ -7,8 +7,10 @@
 //   with k/N of the L2/HBM bandwidth, atomics and dispatch; the L2 starts as the CTAs after the
 //   slice leave it (run functionally, the last first, until every L2 set is full).
 // - Windows: window A times the kernel from its start (caches cold). When the first wave is
-//   still running at the end of A, window B times fresh CTAs of the next wave with the caches as
-//   A left them; a grid of one wave gets a second budget to reach its end.
+//   still running at the end of A and the rest of the budget cannot time it to its end, window B
+//   times fresh CTAs of the next wave with the caches as A left them (CTAs of A far longer than
+//   the rest keep running through B and the drain); a grid of one wave gets a second budget to
+//   reach its end.
 // - Steady-state rate: instructions per cycle over the second half of a window's checkpoints,
 //   bounded by the busiest shared resource's served work and by the work committed to it
 //   (sampling.h).
@@ -124,9 +126,11 @@ class SampledMachine {
   // that never ran (the CTAs after one the bound stopped are left out).
   virtual std::vector<std::pair<std::uint64_t, std::uint64_t>> run_in_flight(const std::vector<std::uint64_t>& ids,
                                                                              std::uint64_t max_insts) = 0;
-  // Stops every CTA in flight (kept for a later functional completion) and clears the units'
-  // timing state, so that window B starts from fresh CTAs.
-  virtual void abandon_in_flight(double now) = 0;
+  // Stops every CTA in flight but those in `keep` (kept for a later functional completion) and
+  // clears the units' timing state, so that window B starts from fresh CTAs; the CTAs in `keep`
+  // run on in their slots (only where can_keep_in_flight()).
+  virtual void abandon_in_flight(double now, const std::vector<std::uint64_t>& keep) = 0;
+  virtual bool can_keep_in_flight() const { return false; }
 
   // --- closing
   virtual double last_cta_end() const = 0;  // when the last completed CTA's work was done
@@ -212,6 +216,7 @@ class Sampler {
   bool converged_since(std::size_t from, std::uint64_t per_warp) const;
   void run_windows(double& now);
   bool first_wave_ends_within(std::uint64_t left);
+  std::vector<std::uint64_t> long_in_flight();
   void extrapolate(TimingResult& r, double dirty, double flush);
   double drain_floor(double& now);
   double project_in_flight(const std::vector<std::pair<std::uint64_t, std::uint64_t>>& mid, double t_mid, double now);
@@ -260,6 +265,8 @@ class Sampler {
   bool all_projected_ = false;
   double left_in_flight_ = 0;  // the instructions the CTAs run on in the drain had left
   double drain_cycles_ = -1;
+  // the long CTAs window A left in flight that window B and the drain keep running (long_in_flight)
+  std::vector<std::uint64_t> kept_;
 };
 
 }  // namespace kernsim::sim
