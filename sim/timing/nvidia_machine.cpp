@@ -141,6 +141,9 @@ struct Sub {
   Stall why = Stall::Idle;
   int wait_warp = -1;  // the warp it waits for, and that warp's next instruction
   std::uint32_t wait_pc = kNoPc;
+  // After a scan that found no warp to issue: the warp it would issue at `next` if none of its
+  // warps changes before then (requeue, start_cta and abandon_in_flight forget it), or -1.
+  int wake_warp = -1;
 };
 
 // Resident warps over time. A CTA's end is known when its last warp exits (stores still
@@ -877,6 +880,7 @@ void NvidiaMachine::start_cta(int s, int slot, std::uint64_t id, std::unique_ptr
     skip_folded(c, w);
     refresh(w);
     Sub& sub = sm.subs[static_cast<std::size_t>(w.sub)];
+    sub.wake_warp = -1;
     sub.next = std::min(sub.next, t);
   }
   sm.residency.change(t, c.warps_left);
@@ -928,6 +932,7 @@ void NvidiaMachine::abandon_in_flight(double now) {
         lis_.on_stall({s, static_cast<int>(si), sub.why, sub.idle_since, now - sub.idle_since, sub.wait_warp, sub.wait_pc});
       sub.pipes.reset(now);
       sub.next = kInf;
+      sub.wake_warp = -1;
       sub.idle_since = now;
       sub.last = -1;
     }
@@ -1070,6 +1075,15 @@ void NvidiaMachine::pick_and_issue(int s, Sm& sm, Sub& sub, int si, double now) 
     Stall why;
     if (x.live && !x.at_barrier && when(x, why) <= now) best = sub.last;
   }
+  // the warp the last scan found for this time, its warps unchanged since: the scan's choice
+  if (best < 0 && sub.wake_warp >= 0 && now == sub.next) best = sub.wake_warp;
+  sub.wake_warp = -1;
+  // The scan skips what cannot change its answer: once a warp can issue, the warps it would win
+  // against (the earliest time and the stall reasons matter only when none can); before that, a
+  // warp whose operands come after now and after the earliest time so far (its time is at least
+  // its operands'). Among the warps of the earliest time it keeps the one it would choose then.
+  int wake = -1;
+  std::uint64_t wake_key = ~std::uint64_t{0};
   const std::size_t n = best >= 0 ? 0 : sub.sched.size();
   for (std::size_t k = 0; k < n; ++k) {
     const SchedState& x = sub.sched[k];
@@ -1077,17 +1091,25 @@ void NvidiaMachine::pick_and_issue(int s, Sm& sm, Sub& sub, int si, double now) 
     any_live = true;
     if (x.at_barrier) continue;
     all_barrier = false;
+    if (best < 0 && x.dep_ready > now && x.dep_ready > earliest) continue;
+    const int wi = sub.warps[k];
+    const std::uint64_t key = warp_key(policy_, wi, sub.last, x.age);
+    if (best >= 0 && key >= best_key) continue;
     Stall why;
     const double t = when(x, why);
-    const int wi = sub.warps[k];
     if (t <= now) {
-      const std::uint64_t key = warp_key(policy_, wi, sub.last, x.age);
-      if (key < best_key) { best_key = key; best = wi; }
+      best_key = key;
+      best = wi;
       if (key == 0) break;
-    } else if (t < earliest) {
+    } else if (best < 0 && t < earliest) {
       earliest = t;
       earliest_why = why;
       earliest_w = wi;
+      wake = wi;
+      wake_key = key;
+    } else if (best < 0 && t == earliest && key < wake_key) {
+      wake = wi;
+      wake_key = key;
     }
   }
   if (best >= 0) {
@@ -1099,6 +1121,7 @@ void NvidiaMachine::pick_and_issue(int s, Sm& sm, Sub& sub, int si, double now) 
     return;
   }
   sub.next = earliest;
+  sub.wake_warp = wake;
   sub.why = !any_live ? Stall::Idle : all_barrier ? Stall::Barrier : earliest_why;
   sub.wait_warp = sub.why == Stall::Idle || all_barrier ? -1 : earliest_w;
   sub.wait_pc = sub.wait_warp >= 0 ? sm.warps[static_cast<std::size_t>(sub.wait_warp)].pc : kNoPc;
@@ -1246,6 +1269,7 @@ void NvidiaMachine::requeue(Sm& sm, CtaSlot& c, Warp& w) {
   skip_folded(c, w);
   refresh(w);
   Sub& sub = sm.subs[static_cast<std::size_t>(w.sub)];
+  sub.wake_warp = -1;
   sub.next = std::min(sub.next, w.ready);
   sm.next = std::min(sm.next, sub.next);
 }
