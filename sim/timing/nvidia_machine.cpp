@@ -15,6 +15,7 @@
 //         ClusterPlacer; DispatchClock), NvMemorySystem's L2/HBM/atomics
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -81,8 +82,12 @@ struct SchedState {
   bool at_barrier = false;
 };
 
+struct Sub;
+
 struct Warp {
   SchedState* sched = nullptr;  // its entry in its sub-partition's Sub::sched
+  Sub* home = nullptr;          // that sub-partition
+  std::uint64_t bit = 0;        // its bit in home's masks (its index in Sub::sched)
   std::uint32_t pc = 0;         // next instruction
   int cta = -1;  // CTA slot
   int widx = 0;  // warp index inside its CTA
@@ -144,7 +149,20 @@ struct Sub {
   // After a scan that found no warp to issue: the warp it would issue at `next` if none of its
   // warps changes before then (requeue, start_cta and abandon_in_flight forget it), or -1.
   int wake_warp = -1;
+  // its live warps and those of them waiting at a barrier, one bit per Sub::sched entry (kept by
+  // set_live and set_at_barrier): the scan visits the others only
+  std::uint64_t live = 0, at_barrier = 0;
 };
+
+// A warp's SchedState::live and ::at_barrier, and its sub-partition's masks of them.
+void set_live(Warp& w, bool v) {
+  w.sched->live = v;
+  w.home->live = v ? w.home->live | w.bit : w.home->live & ~w.bit;
+}
+void set_at_barrier(Warp& w, bool v) {
+  w.sched->at_barrier = v;
+  w.home->at_barrier = v ? w.home->at_barrier | w.bit : w.home->at_barrier & ~w.bit;
+}
 
 // Resident warps over time. A CTA's end is known when its last warp exits (stores still
 // draining), ahead of other SMs' and its own later events, so changes are recorded and put in
@@ -455,8 +473,15 @@ void NvidiaMachine::assemble(int sms, double share, std::uint64_t ctas) {
       sm.subs[static_cast<std::size_t>(sm.warps[w].sub)].warps.push_back(static_cast<int>(w));
     }
     for (Sub& sub : sm.subs) {
+      if (sub.warps.size() > 64)
+        throw Error(ErrorKind::Internal, "kernsim bug: " + std::to_string(sub.warps.size()) + " warps on one scheduler (its masks hold 64)");
       sub.sched.assign(sub.warps.size(), SchedState{});
-      for (std::size_t k = 0; k < sub.warps.size(); ++k) sm.warps[static_cast<std::size_t>(sub.warps[k])].sched = &sub.sched[k];
+      for (std::size_t k = 0; k < sub.warps.size(); ++k) {
+        Warp& w = sm.warps[static_cast<std::size_t>(sub.warps[k])];
+        w.sched = &sub.sched[k];
+        w.home = &sub;
+        w.bit = std::uint64_t{1} << k;
+      }
     }
   }
 }
@@ -858,8 +883,8 @@ void NvidiaMachine::start_cta(int s, int slot, std::uint64_t id, std::unique_ptr
   c.warps_left = c.cta->num_warps();
   for (int wi = 0; wi < c.warps_left; ++wi) {
     Warp& w = sm.warps[static_cast<std::size_t>(slot * wpb_ + wi)];
-    w.sched->live = true;
-    w.sched->at_barrier = false;
+    set_live(w, true);
+    set_at_barrier(w, false);
     w.cta = slot;
     w.widx = wi;
     w.sched->age = age_++;
@@ -922,7 +947,7 @@ void NvidiaMachine::abandon_in_flight(double now) {
       c.group.reset();
       c.active = false;
     }
-    for (auto& w : sm.warps) w.sched->live = false;
+    for (auto& w : sm.warps) set_live(w, false);
     sm.tensor->reset(now);  // the abandoned CTAs' queued wgmmas go with them
     if (sm.tc) sm.tc->reset(now);
     sm.tmem_free = now;
@@ -1058,7 +1083,6 @@ void NvidiaMachine::pick_and_issue(int s, Sm& sm, Sub& sub, int si, double now) 
   std::uint64_t best_key = ~std::uint64_t{0};
   double earliest = kInf;
   Stall earliest_why = Stall::Idle;
-  bool any_live = false, all_barrier = true;
   // when the warp could issue (its operands, then a free pipe) and why not earlier
   auto when = [&](const SchedState& x, Stall& why) {
     why = x.dep_why;
@@ -1084,13 +1108,10 @@ void NvidiaMachine::pick_and_issue(int s, Sm& sm, Sub& sub, int si, double now) 
   // its operands'). Among the warps of the earliest time it keeps the one it would choose then.
   int wake = -1;
   std::uint64_t wake_key = ~std::uint64_t{0};
-  const std::size_t n = best >= 0 ? 0 : sub.sched.size();
-  for (std::size_t k = 0; k < n; ++k) {
+  const bool any_live = sub.live != 0, all_barrier = (sub.live & ~sub.at_barrier) == 0;
+  for (std::uint64_t left = best >= 0 ? 0 : sub.live & ~sub.at_barrier; left; left &= left - 1) {
+    const std::size_t k = static_cast<std::size_t>(std::countr_zero(left));
     const SchedState& x = sub.sched[k];
-    if (!x.live) continue;
-    any_live = true;
-    if (x.at_barrier) continue;
-    all_barrier = false;
     if (best < 0 && x.dep_ready > now && x.dep_ready > earliest) continue;
     const int wi = sub.warps[k];
     const std::uint64_t key = warp_key(policy_, wi, sub.last, x.age);
@@ -1232,7 +1253,7 @@ double NvidiaMachine::sync_op(int s, Warp& w, const P::Inst& in, double done, do
 void NvidiaMachine::after_step(Sm& sm, Warp& w, CtaSlot& c, const P::Inst& in, const StepInfo& info, double now) {
   if (in.op == P::Op::Bar) c.barrier.arrive(now);  // arrivals count one by one
   if (info.kind == StepInfo::Kind::BarrierWait) {
-    w.sched->at_barrier = true;
+    set_at_barrier(w, true);
     check_cta_deadlock(sm, c, w);  // the others may all sleep on mbarriers
   }
   if (info.released_barrier) {
@@ -1240,11 +1261,11 @@ void NvidiaMachine::after_step(Sm& sm, Warp& w, CtaSlot& c, const P::Inst& in, c
     for (int k = 0; k < wpb_; ++k) {
       Warp& o = sm.warps[static_cast<std::size_t>(w.cta * wpb_ + k)];
       if (!o.sched->live || !o.sched->at_barrier || c.cta->warp_waiting(o.widx)) continue;
-      o.sched->at_barrier = false;
+      set_at_barrier(o, false);
       o.ready = std::max(o.ready, t_rel);
       requeue(sm, c, o);
     }
-    w.sched->at_barrier = false;
+    set_at_barrier(w, false);
     w.ready = std::max(w.ready, t_rel);
   }
   if (info.released_cluster_barrier) {
@@ -1255,7 +1276,7 @@ void NvidiaMachine::after_step(Sm& sm, Warp& w, CtaSlot& c, const P::Inst& in, c
                                                       : d_.sm.cluster_barrier_latency_cycles;
     release_cluster_barrier(c, static_cast<int>(&sm - sms_.data()), w.cta, last + latency);
     if (!c.cta->warp_waiting(w.widx)) {
-      w.sched->at_barrier = false;
+      set_at_barrier(w, false);
       w.ready = std::max(w.ready, last + latency);
     }
   }
@@ -1285,7 +1306,7 @@ void NvidiaMachine::release_cluster_barrier(const CtaSlot& c, int own_sm, int ow
     for (int k = 0; k < wpb_; ++k) {
       Warp& x = sm.warps[static_cast<std::size_t>(slot * wpb_ + k)];
       if (!x.sched->live || !x.sched->at_barrier || o.cta->warp_waiting(x.widx)) continue;
-      x.sched->at_barrier = false;
+      set_at_barrier(x, false);
       x.ready = std::max(x.ready, t_rel);
       requeue(sm, o, x);
     }
@@ -1296,7 +1317,7 @@ void NvidiaMachine::release_cluster_barrier(const CtaSlot& c, int own_sm, int ow
 // The CTA's work is done when its stores and reductions have been accepted and its outstanding
 // loads have drained; its slot takes a new CTA sm.cta_turnover_cycles after its last warp exits.
 void NvidiaMachine::warp_exited(int s, Sm& sm, Warp& w, double now) {
-  w.sched->live = false;
+  set_live(w, false);
   CtaSlot& c = sm.ctas[static_cast<std::size_t>(w.cta)];
   if (--c.warps_left != 0) return;
   double end = now + 1;
