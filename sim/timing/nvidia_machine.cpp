@@ -66,6 +66,10 @@ struct InstTiming {
   double flops_per_lane = 0, flops_per_inst = 0;
   double engine_cycles = 0;      // wgmma.mma_async: its service on the SM's tensor engine
   int guard_issued = 0;          // FP32 instructions ptxas adds around a non-ftz MUFU (TimingDesc::guard_issued)
+  std::uint8_t group[2] = {0, 0};  // pipe_group of unit / of alt (what its result carries)
+  std::uint8_t first_group = 0;    // pipe_group of the pipe it is issued to first (alt when it has one)
+  bool wgmma = false;              // wgmma.mma_async
+  bool folded = false;             // P::kFoldedModifier: executes with no time (skip_folded)
   // the scoreboard entries it waits for (guard, sources, destinations, address bases, in that
   // order): dep_regs_[dep_begin, dep_end)
   std::uint32_t dep_begin = 0, dep_end = 0;
@@ -564,6 +568,11 @@ void NvidiaMachine::describe_instructions() {
     t.flops_per_lane = desc.flops_per_lane;
     t.flops_per_inst = desc.flops_per_inst;
     t.guard_issued = desc.guard_issued;
+    t.group[0] = pipe_group(in.unit);
+    t.group[1] = t.alt >= 0 ? pipe_group(static_cast<Unit>(t.alt)) : 0;
+    t.first_group = t.alt >= 0 ? t.group[1] : t.group[0];
+    t.wgmma = in.op == P::Op::WgmmaMma;
+    t.folded = (in.flags & P::kFoldedModifier) != 0;
     if (in.op == P::Op::WgmmaMma) {  // one issue slot; the math is the tensor engine's
       t.busy[0] = t.latency[0] = 1;
       t.engine_cycles = wgmma_service(in);
@@ -1042,16 +1051,16 @@ void NvidiaMachine::report_memory(Listener& l, double scale, double busy_scale) 
 // launched, when a barrier releases it.
 void NvidiaMachine::refresh(Warp& w) {
   if (!w.sched->live) return;
-  const P::Inst& in = p_.insts[w.pc];
   const InstTiming& it = itime_[w.pc];
   double t = w.ready;
   Stall why = w.ready_is_async ? Stall::AsyncWait : Stall::ExecutionDependency;
-  const std::uint8_t group = pipe_group(it.alt >= 0 ? static_cast<Unit>(it.alt) : in.unit);  // the pipe it is issued to first
+  const std::uint8_t group = it.first_group;  // the pipe it is issued to first
+  const double cross = d_.sm.cross_pipe_latency_cycles;
   for (std::uint32_t k = it.dep_begin; k < it.dep_end; ++k) {
     const Scoreboard::Entry& e = w.sb.at(dep_regs_[k]);
-    if (e.from_wgmma && in.op == P::Op::WgmmaMma) continue;  // chained on the tensor engine, in order
+    if (e.from_wgmma && it.wgmma) continue;  // chained on the tensor engine, in order
     double v = e.ready;
-    if (e.pipe_group && group && e.pipe_group != group) v += d_.sm.cross_pipe_latency_cycles;
+    if (e.pipe_group && group && e.pipe_group != group) v += cross;
     if (v > t) {
       t = v;
       why = e.from_memory ? Stall::MemoryDependency : e.from_wgmma ? Stall::AsyncWait : Stall::ExecutionDependency;
@@ -1176,7 +1185,7 @@ void NvidiaMachine::issue(int s, Sm& sm, Sub& sub, int wi, double now) {
   w.ready_is_async = false;
   bool from_mem = false;
   const double done = execute(s, sm, w, in, info, now, now + it.latency[k], from_mem);
-  const std::uint8_t produced_by = from_mem ? 0 : pipe_group(u);
+  const std::uint8_t produced_by = from_mem ? 0 : it.group[k];
   // a wgmma's accumulators are the tensor engine's until it completes (`done`): wgmmas chained on
   // them are served in order (refresh), and any other reader waits for the completion, as the
   // wait ptxas injects before such a reader does (its C7517 note) when no wgmma.wait_group did
@@ -1332,7 +1341,7 @@ void NvidiaMachine::warp_exited(int s, Sm& sm, Warp& w, double now) {
 // neg/abs as an operand modifier, predicate logic into its comparison) execute with no time: the
 // value is ready when its latest source is.
 void NvidiaMachine::skip_folded(CtaSlot& c, Warp& w) {
-  while (p_.insts[w.pc].flags & P::kFoldedModifier) {
+  while (itime_[w.pc].folded) {
     const P::Inst& in = p_.insts[w.pc];
     int src = -1;
     for (int k = 0; k < in.nsrc; ++k)
