@@ -772,6 +772,37 @@ TEST_F(NvMemory, StoreCombiningKeepsEveryWarpsOwnCount) {
   EXPECT_LT(l2_busy(1), l2_busy(0)) << "warp 0's own request between them ends the combining";
 }
 
+// A load of the warp between two of its stores to the same lines sends the first store's
+// requests on: the second is a request of its own (clang's float4 copy as two 8-byte load/store
+// pairs: the H200's L2 sees both, calibration/data/h200/ncu_metrics.csv), even when the load hits
+// in L1 and costs the L2 nothing. Back to back, the second joins the first.
+TEST_F(NvMemory, AWarpsLoadBetweenItsStoresEndsTheirCombining) {
+  auto l2_after = [&](bool load_between) {
+    mem::NvMemorySystem sys(dev, 1, 128 * 1024);
+    const std::uint64_t src = 0x7000'0000'0000, dst = 0x7100'0000'0000;
+    auto half = [&](std::uint64_t base, std::uint64_t second) {  // lane l: 8 bytes at 16 l (+ 8)
+      for (int l = 0; l < 32; ++l) addrs[l] = base + 16 * static_cast<std::uint64_t>(l) + second;
+    };
+    half(src, 0);
+    const double loaded = sys.global(0, 0, addrs, ~0u, 8, Access::Load, 0).done;  // fills src's 4 lines in L1
+    half(dst, 0);
+    sys.global(0, loaded, addrs, ~0u, 8, Access::Store, 0);
+    if (load_between) {
+      half(src, 8);
+      sys.global(0, loaded + 1, addrs, ~0u, 8, Access::Load, 0);  // an L1 hit
+    }
+    const std::uint64_t before = sys.counters().requests[static_cast<int>(mem::Level::L2)];
+    half(dst, 8);
+    sys.global(0, loaded + 2, addrs, ~0u, 8, Access::Store, 0);
+    return std::pair{sys.counters().requests[static_cast<int>(mem::Level::L2)] - before, sys.l2_busy_cycles()};
+  };
+  const auto [joined_sectors, joined_busy] = l2_after(false);
+  const auto [own_sectors, own_busy] = l2_after(true);
+  EXPECT_EQ(own_sectors, 16u) << "4 lines x 4 partly written sectors, sent again";
+  EXPECT_EQ(joined_sectors, 0u) << "back to back: no new sectors, the first request carries them";
+  EXPECT_GT(own_busy, joined_busy + 4 * dev.l2.write_request_overhead * dev.l2.sector_bytes / dev.l2.bytes_per_cycle);
+}
+
 TEST(Occupancy, FollowsTheLimitsOfTheDevice) {
   auto d = device::load_builtin_device("h200");
   sim::KernelResources k{256, 32, 0};
