@@ -25,6 +25,9 @@
 //   4 nohalo     no halo loads (zeros stored): the above-plane load and the barriers alone
 //   5 xpred      the x halo as one predicated load by lanes 0 and 31 (one request, no divergence)
 //   6 stafter    the output store after the second barrier (not between the LDS and the barrier)
+//   7 stagger    orig, but each CTA first spins (linear CTA id % 8) x 256 cycles, so the CTAs' above-
+//                plane loads do not reach HBM as one synchronised burst (kernsim's HBM queue sees
+//                the load averaged over ~4 latencies, not the bursts)
 // Printed per variant: flushed time (CUDA events after a 256 MiB read flush, median of 9) and the
 // mean section cycles of warps ty 1..6 and of ty 0 and 7, and cycles per iteration.
 #include <cstdint>
@@ -53,6 +56,12 @@ __global__ void __launch_bounds__(256) march_phases(const float* __restrict__ in
   unsigned long long sx = 0, sy = 0, smid = 0, stail = 0, tprev = 0;
   float acc = 0.0f;
   const bool inner = x > 0 && x < nx - 1 && y > 0 && y < ny - 1;
+  if (kMode == 7) {
+    const unsigned long long start = mb_clock64();
+    const unsigned long long spin = (unsigned long long)((blockIdx.y * gridDim.x + blockIdx.x) % 8) * 256;
+    while (mb_clock64() - start < spin) {
+    }
+  }
 #pragma unroll 1
   for (int z = 1; z < nz - 1; ++z) {
     const unsigned long long t0 = mb_clock64();
@@ -142,12 +151,12 @@ int main() {
   unsigned long long* sums;
   CK(cudaMalloc(&sums, (size_t)warps * 4 * 8));
   auto read_flush = [&] { flush_read<<<1056, 512>>>(reinterpret_cast<const float4*>(flush), flush_n / 4, sink); };
-  const char* names[] = {"orig", "lane0", "halofirst", "nostore", "nohalo", "xpred", "stafter"};
+  const char* names[] = {"orig", "lane0", "halofirst", "nostore", "nohalo", "xpred", "stafter", "stagger"};
   const int iters = nz - 2 * kZ0;
   int clk = 0;
   CK(cudaDeviceGetAttribute(&clk, cudaDevAttrClockRate, 0));
   std::printf("{\n  \"clock_khz\": %d, \"counted_iterations\": %d,\n  \"march_phases_256\": {\n", clk, iters);
-  for (int m = 0; m < 7; ++m) {
+  for (int m = 0; m < 8; ++m) {
     auto launch = [&] {
       switch (m) {
         case 0: march_phases<0><<<grid, block>>>(in, out, nx, ny, nz, 0.4f, 0.1f, sums); break;
@@ -156,7 +165,8 @@ int main() {
         case 3: march_phases<3><<<grid, block>>>(in, out, nx, ny, nz, 0.4f, 0.1f, sums); break;
         case 4: march_phases<4><<<grid, block>>>(in, out, nx, ny, nz, 0.4f, 0.1f, sums); break;
         case 5: march_phases<5><<<grid, block>>>(in, out, nx, ny, nz, 0.4f, 0.1f, sums); break;
-        default: march_phases<6><<<grid, block>>>(in, out, nx, ny, nz, 0.4f, 0.1f, sums); break;
+        case 6: march_phases<6><<<grid, block>>>(in, out, nx, ny, nz, 0.4f, 0.1f, sums); break;
+        default: march_phases<7><<<grid, block>>>(in, out, nx, ny, nz, 0.4f, 0.1f, sums); break;
       }
     };
     auto flushed = event_times_ms(launch, 9, read_flush, 2);
@@ -181,7 +191,7 @@ int main() {
     std::printf("      \"ty1_6\": {\"x\": %.1f, \"y\": %.1f, \"mid\": %.1f, \"tail\": %.1f},\n", mid_rows[0], mid_rows[1], mid_rows[2],
                 mid_rows[3]);
     std::printf("      \"ty0_7\": {\"x\": %.1f, \"y\": %.1f, \"mid\": %.1f, \"tail\": %.1f}}%s\n", edge_rows[0], edge_rows[1], edge_rows[2],
-                edge_rows[3], m < 6 ? "," : "");
+                edge_rows[3], m < 7 ? "," : "");
   }
   std::printf("  }\n}\n");
   return 0;
@@ -200,4 +210,5 @@ KS_INST(3)
 KS_INST(4)
 KS_INST(5)
 KS_INST(6)
+KS_INST(7)
 #endif

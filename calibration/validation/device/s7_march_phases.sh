@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # One device call (issue 17 item 1, the marching 3-D stencils, < 30 s of GPU time): where a plane of
-# st7_march goes, section by section, in seven variants of the validation kernel's own shape
+# st7_march goes, section by section, in eight variants of the validation kernel's own shape
 # (calibration/microbenchmarks/cuda/march_phases.cu: orig, one x-halo lane, halo loads before the
 # above-plane load, no output store in the loop, no halo loads, the x halo as one predicated load,
-# the output store after the second barrier). Writes OUT/smi.txt, OUT/march_phases.json (+ .sass,
+# the output store after the second barrier, CTAs started apart). Writes OUT/smi.txt, OUT/march_phases.json (+ .sass,
 # .build.log, .err).
 # Usage on the GPU machine: bash calibration/validation/device/s7_march_phases.sh OUTDIR
 # (or through s6_session.sh: `bash calibration/validation/device/s6_session.sh OUT 60 march_phases`)
