@@ -10,18 +10,8 @@
 set -u
 OUT=${1:?output directory}
 mkdir -p "$OUT"
-D=calibration/microbenchmarks/cuda
-NVCC=$(command -v nvcc || ls /usr/local/cuda/bin/nvcc 2>/dev/null | head -1)
-CUOBJDUMP=$(command -v cuobjdump || ls /usr/local/cuda/bin/cuobjdump 2>/dev/null | head -1)
-{ date -u; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv; "$NVCC" --version | tail -1; } \
-  > "$OUT/smi.txt" 2>&1
-n=march_phases
-if "$NVCC" -O3 -gencode=arch=compute_90a,code=sm_90a -o "/tmp/$n" "$D/$n.cu" > "$OUT/$n.build.log" 2>&1; then
-  [ -n "$CUOBJDUMP" ] && "$CUOBJDUMP" -sass "/tmp/$n" > "$OUT/$n.sass" 2>/dev/null
-  timeout 60 "/tmp/$n" > "$OUT/$n.json" 2> "$OUT/$n.err"
-  echo "$n exit $?"
-  cat "$OUT/$n.json"
-else
-  echo "build $n failed"; cat "$OUT/$n.build.log"
-fi
-nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm --format=csv >> "$OUT/smi.txt" 2>&1
+. "$(dirname "$0")/mb_common.sh"
+mb_smi "$OUT"
+cat "$OUT/smi.txt"
+mb_run march_phases 60 "$OUT"; cat "$OUT/march_phases.json"
+mb_smi "$OUT"
