@@ -21,6 +21,10 @@
 //                  storing it to shared | the two loads issued by the whole warp one after another
 //                  (each waited for: a dependent address)
 //   div1_ld        one path (lane 0 only) with the load | the load by the whole warp
+//   switch7        switch_ops' shape: `switch (sel)` over 7 one-instruction cases and a default, sel
+//                  read from shared memory each trip, 8 different values in every warp (eight paths;
+//                  an unbounded selector: a BRX jump table, as switch_ops) | the same code with
+//                  sel = 0 in every lane (one path)
 // with 1 warp and with 8 warps per CTA (all warps run the same code; warp 0's cycles).
 #include <cstdint>
 
@@ -39,7 +43,7 @@ static __device__ __forceinline__ void sts(unsigned* p, unsigned v) {
 }
 
 // kMode: 0..2 chain k = 1, 4, 16; 3 unif_if; 4 unif_if twin; 5 unif_skip; 6 div2_alu; 7 div2_alu twin;
-// 8 div2_ld; 9 div2_ld twin; 10 div1_ld; 11 div1_ld twin
+// 8 div2_ld; 9 div2_ld twin; 10 div1_ld; 11 div1_ld twin; 12 switch7; 13 switch7 with one path
 template <int kMode>
 __global__ void branch_cost(const unsigned* __restrict__ warm, int iters, int flag, unsigned* __restrict__ sink,
                             unsigned long long* __restrict__ cyc) {
@@ -48,6 +52,7 @@ __global__ void branch_cost(const unsigned* __restrict__ warm, int iters, int fl
   unsigned x = threadIdx.x + (unsigned)flag;
   unsigned off = 0;
   const unsigned zero = (unsigned)flag - 1u;  // 0 at run time (flag is 1): keeps the loads' chain
+  if (warp == 0) s[32 + lane] = kMode == 12 ? (lane * 3u + 1u) & 7u : 0u;  // switch7: the lane's case
   __syncthreads();
   const unsigned long long t0 = mb_clock64();
 #pragma unroll 1
@@ -103,10 +108,25 @@ __global__ void branch_cost(const unsigned* __restrict__ warm, int iters, int fl
         sts(&s[warp * 2], v);
         off = v & zero;
       }
-    } else {
+    } else if (kMode == 11) {
       const unsigned v = ldnc(warm + (i * 64u + off));
       sts(&s[warp * 2], v);
       off = v & zero;
+    } else {
+      unsigned sel;  // from shared memory: ptxas cannot bound it, so the switch becomes a BRX jump table
+      asm volatile("ld.shared.u32 %0, [%1];" : "=r"(sel) : "r"((unsigned)__cvta_generic_to_shared(&s[32 + lane])));
+      unsigned r;
+      switch (sel) {
+        case 0: r = x + (unsigned)i; break;
+        case 1: r = x - (unsigned)i; break;
+        case 2: r = x * (unsigned)i; break;
+        case 3: r = x ^ (unsigned)i; break;
+        case 4: r = x | (unsigned)i; break;
+        case 5: r = x & (unsigned)i; break;
+        case 6: r = x * x + (unsigned)i; break;
+        default: r = 0u; break;
+      }
+      x = r + 1u;
     }
   }
   const unsigned long long t1 = mb_clock64();
@@ -157,11 +177,11 @@ int main() {
   CK(cudaMalloc(&cyc, 64));
   const int iters = 4096;
   const char* names[] = {"chain_1", "chain_4", "chain_16", "unif_if", "unif_if_twin", "unif_skip", "div2_alu",
-                         "div2_alu_twin", "div2_ld", "div2_ld_twin", "div1_ld", "div1_ld_twin"};
+                         "div2_alu_twin", "div2_ld", "div2_ld_twin", "div1_ld", "div1_ld_twin", "switch7", "switch7_uniform"};
   std::printf("{\n  \"cycles_per_trip\": {\n");
   for (int warps : {1, 8}) {
     std::printf("    \"warps_%d\": {", warps);
-    for (int m = 0; m < 12; ++m) {
+    for (int m = 0; m < 14; ++m) {
       double c = 0;
       switch (m) {
         case 0: c = run<0>(warm, iters, 1, sink, cyc, warps, wsink); break;
@@ -175,7 +195,9 @@ int main() {
         case 8: c = run<8>(warm, iters / 8, 1, sink, cyc, warps, wsink); break;
         case 9: c = run<9>(warm, iters / 8, 1, sink, cyc, warps, wsink); break;
         case 10: c = run<10>(warm, iters / 8, 1, sink, cyc, warps, wsink); break;
-        default: c = run<11>(warm, iters / 8, 1, sink, cyc, warps, wsink); break;
+        case 11: c = run<11>(warm, iters / 8, 1, sink, cyc, warps, wsink); break;
+        case 12: c = run<12>(warm, iters, 1, sink, cyc, warps, wsink); break;
+        default: c = run<13>(warm, iters, 1, sink, cyc, warps, wsink); break;
       }
       std::printf("%s\"%s\": %.2f", m ? ", " : "", names[m], c);
     }
@@ -201,4 +223,6 @@ KS_INST(8)
 KS_INST(9)
 KS_INST(10)
 KS_INST(11)
+KS_INST(12)
+KS_INST(13)
 #endif
