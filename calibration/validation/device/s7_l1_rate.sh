@@ -12,17 +12,11 @@ set -u
 OUT=${1:?output directory}
 mkdir -p "$OUT"
 export PYTHONUNBUFFERED=1
-NVCC=$(command -v nvcc || ls /usr/local/cuda/bin/nvcc 2>/dev/null | head -1)
-CUOBJDUMP=$(command -v cuobjdump || ls /usr/local/cuda/bin/cuobjdump 2>/dev/null | head -1)
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem --format=csv > "$OUT/smi.txt" 2>&1
+. "$(dirname "$0")/mb_common.sh"
+mb_smi "$OUT"
 cat "$OUT/smi.txt"
-D=calibration/microbenchmarks/cuda
-B=$(mktemp -d)
 n=l1_rate
-if "$NVCC" -O3 -gencode=arch=compute_90a,code=sm_90a -o "$B/$n" "$D/$n.cu" > "$OUT/$n.build.log" 2>&1; then
-  [ -n "$CUOBJDUMP" ] && "$CUOBJDUMP" -sass "$B/$n" > "$OUT/$n.sass" 2>/dev/null
-  timeout 150 "$B/$n" > "$OUT/$n.json" 2> "$OUT/$n.err"
-  echo "$n exit $?"
+if mb_run $n 150 "$OUT"; then
   python3 - "$OUT/$n.json" <<'PY' || tail -c 3000 "$OUT/$n.json"
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -35,8 +29,6 @@ for r in d["stride"]:
 for k, v in rows.items():
     print("stride %6d:" % k, " ".join(v))
 PY
-else
-  echo "build $n failed"; cat "$OUT/$n.build.log"
 fi
 PY=python3
 [ -x /opt/torch/.venv/bin/python3 ] && PY=/opt/torch/.venv/bin/python3
@@ -66,4 +58,4 @@ timeout 150 "$NCU" --clock-control none --target-processes all -k 'regex:^sgemm_
   --cache-dir /tmp/kernsim_s7_cubins $ONLY > "$OUT/ncu_naive_metrics.csv" 2> "$OUT/ncu_naive_metrics_stderr.txt"
 echo "ncu (metrics) exit $?"; wc -l "$OUT/ncu_naive_metrics.csv"
 tail -3 "$OUT/ncu_naive_stderr.txt" "$OUT/ncu_naive_metrics_stderr.txt"
-nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm --format=csv >> "$OUT/smi.txt" 2>&1
+mb_smi "$OUT"
