@@ -233,6 +233,9 @@ struct L2Cache : Cache {
   double atomic_pass_cycles = 0;
   double atomic_float_pass_cycles = 0;
   double atomic_latency_cycles = 0;      // issue to result of one atomic, unloaded
+  // NVIDIA: the sectors of atomic requests the whole chip's units serve per SM cycle at most
+  // (0: no limit beyond the units')
+  double atomic_chip_sectors_per_cycle = 0;
   // NVIDIA: the fraction of the capacity that holds dirty (written, not yet written back) data at
   // most; the oldest dirty lines are written back beyond it. 0 (absent): the whole L2.
   double max_dirty_fraction = 0;

@@ -70,6 +70,8 @@ NvMemorySystem::NvMemorySystem(const device::DeviceSpec& d, int num_sms, std::ui
     pending_next_.push_back(0);
   }
   atomic_units_.assign(static_cast<std::size_t>(std::max<std::int64_t>(1, d.l2.slices)), CalendarServer(d.l2.atomic_ops_per_cycle * share));
+  atomic_chip_on_ = d.l2.atomic_chip_sectors_per_cycle > 0;
+  if (atomic_chip_on_) atomic_chip_ = CalendarServer(d.l2.atomic_chip_sectors_per_cycle * share);
   addr_chains_.assign(atomic_units_.size() * kChainSlots, AddrChain{});
   unit_line_.assign(atomic_units_.size(), ~std::uint64_t{0});
   if (d.l2.slice_read_bytes_per_cycle > 0) {  // the slice's CTAs send a hot span's slice its share of the chip's reads
@@ -233,6 +235,7 @@ double NvMemorySystem::l2_read(int sm, double t, std::uint64_t line, std::uint32
 double NvMemorySystem::shared_busy_cycles() const {
   double b = std::max({l2_.busy_cycles(), dram_.busy_cycles(), link_.busy_cycles()});
   for (const auto& u : atomic_units_) b = std::max(b, u.busy_cycles());
+  b = std::max(b, atomic_chip_.busy_cycles());
   b = std::max(b, chain_busy_);
   return b;
 }
@@ -505,6 +508,8 @@ MemTiming NvMemorySystem::global(int sm, double t, const std::uint64_t* addrs, s
 // address follow each other by l2.atomic_*same_address_cycles, across requests too, while the
 // unit serves other addresses in between (atomic_units.cu on the H100: four same-address lanes
 // on each of 8 lines run at 2 cycles an f32 operation per unit, one address alone at 3.48).
+// Together the units serve at most l2.atomic_chip_sectors_per_cycle sectors a cycle (distinct lines
+// over the whole chip: 40.7 on the H100).
 double NvMemorySystem::atomic_at_unit(double arrive, std::uint64_t line, std::uint32_t need, const std::uint64_t* addrs,
                                       std::uint32_t mask, bool is_float) {
   const std::size_t ui = static_cast<std::size_t>((line / atomic_span_) % atomic_units_.size());
@@ -530,15 +535,17 @@ double NvMemorySystem::atomic_at_unit(double arrive, std::uint64_t line, std::ui
     const std::uint32_t s = sector_of(addrs[l] - line);
     sector_worst[s] = std::max<std::uint32_t>(sector_worst[s], static_cast<std::uint32_t>(++count[first]));
   }
-  double passes = 0, further = 0;  // the sectors' first passes; the further same-address passes
+  double passes = 0, further = 0, sectors = 0;  // the sectors' first passes; the further same-address passes
   for (std::uint32_t s = 0; s < line_ / sector_ && s < 32; ++s)
     if (sector_worst[s]) {
       passes += 1.0 / unit.rate();
       further += static_cast<double>(sector_worst[s] - 1) * pass;
+      sectors += 1;
     }
   const bool other_line = unit_line_[ui] != line;  // the unit's previous request was to another line
   unit_line_[ui] = line;
   double fin = unit.serve(arrive, (std::max(passes, other_line ? atomic_req_cycles_ : 0.0) + further) * unit.rate());
+  if (atomic_chip_on_) fin = std::max(fin, atomic_chip_.serve(arrive, sectors));  // the chip-wide sector rate
   for (std::uint32_t m = mask; m;) {
     const int l = std::countr_zero(m);
     m &= m - 1;

@@ -169,6 +169,10 @@ class NvMemorySystem {
   CalendarServer l2_;
   CalendarServer dram_;
   std::vector<CalendarServer> atomic_units_;  // per L2 slice
+  // the sectors the chip's atomic units serve together (l2.atomic_chip_sectors_per_cycle x share);
+  // absent: unused (atomic_chip_on_ false)
+  CalendarServer atomic_chip_;
+  bool atomic_chip_on_ = false;
   std::vector<MissSlots> slots_;  // per SM: its outstanding-line slots (l1.max_outstanding_lines)
   // TPC request merging (l2.tpc_merge_window_cycles): per TPC, the last L2 read of each line by
   // one of its SMs: a read of the same sectors by the other SM within the window joins it.

@@ -1,5 +1,6 @@
 // The memory model's parts, one behaviour each: caches, bandwidth servers, the NVIDIA
 // hierarchy's latencies, bandwidth limits, bank conflicts and atomics.
+#include <cstdio>
 #include <unordered_map>
 #include <vector>
 #include <numeric>
@@ -630,6 +631,35 @@ TEST_F(NvMemory, AtomicsOnLinesOfOneSpanShareAUnit) {
   EXPECT_LT(apart, 0.6 * unit_work + dev.l2.atomic_latency_cycles + dev.l2.hit_latency_cycles + 200);
   EXPECT_GT(shared - apart, 0.4 * unit_work);
   EXPECT_NEAR(own_line, apart, 1.0);
+}
+
+// l2.atomic_chip_sectors_per_cycle: the chip's atomic units together serve at most that many
+// sectors a cycle (atomic_units.cu on the H100: 40.7, however many lines the requests spread
+// over). 2048 warps add to 32 words of a line each, every warp its own line (4 sectors, 2048
+// lines: 512 units' spans), from every SM at once: the units alone finish them in a few of their
+// requests; with the chip's rate set to 8 sectors a cycle, the 8192 sectors take at least 1024
+// cycles, and the rate scales with the share of a slice.
+TEST_F(NvMemory, AtomicsOfTheWholeChipShareItsSectorRate) {
+  auto span = [&](double chip_rate, double share) {
+    auto d = dev;
+    d.l2.atomic_chip_sectors_per_cycle = chip_rate;
+    mem::NvMemorySystem s(d, 132, 128 * 1024, share);
+    std::uint64_t a[32];
+    double first = 1e300, last = 0;
+    for (std::uint64_t w = 0; w < 2048; ++w) {
+      for (int l = 0; l < 32; ++l) a[l] = 0x7000'0000'0000 + 128 * w + 4 * static_cast<std::uint64_t>(l);
+      const double done = s.global(static_cast<int>(w % 132), 5000, a, ~0u, 4, Access::Atomic).done;
+      first = std::min(first, done);
+      last = std::max(last, done);
+    }
+    return last - first;
+  };
+  const double units = span(0, 1.0), chip = span(8.0, 1.0), half = span(8.0, 0.5);
+  std::printf("units alone %.0f cycles, 8 sectors/cycle %.0f, half a chip's share %.0f\n", units, chip, half);
+  EXPECT_LT(units, 700.0);
+  EXPECT_GT(chip, 8192 / 8.0 * 0.95);
+  EXPECT_LT(chip, 8192 / 8.0 * 1.05 + units);
+  EXPECT_GT(half, 1.9 * 8192 / 8.0);
 }
 
 // TPC request merging (l2.tpc_merge_window_cycles, l2_merge.cu on the H200): a read of sectors
