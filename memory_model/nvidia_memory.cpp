@@ -382,7 +382,10 @@ MemTiming NvMemorySystem::global(int sm, double t, const std::uint64_t* addrs, s
       }
       e->sectors |= 1u << si;
       const std::uint32_t w0 = static_cast<std::uint32_t>((x - sector_base) / 4), w1 = static_cast<std::uint32_t>((stop - 1 - sector_base) / 4);
-      for (std::uint32_t wd = w0; wd <= w1 && wd < 32; ++wd) e->words[si] |= 1u << wd;
+      if (w0 <= w1 && w0 < 32) {  // words w0..w1 (at most 31) at once
+        const std::uint32_t hi = w1 >= 31 ? 0xffffffffu : (2u << w1) - 1u;
+        e->words[si] |= hi & ~((1u << w0) - 1u);
+      }
       x = stop;
     }
   }
