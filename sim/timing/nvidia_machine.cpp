@@ -139,23 +139,25 @@ struct CtaSlot {
 };
 
 // One sub-partition: its scheduler's state and its pipes.
-struct Sub {
+// What every visit of the SM reads comes first, in one cache line.
+struct alignas(64) Sub {
   explicit Sub(bool share) : pipes(share) {}
-  PipeSet pipes;
-  std::vector<int> warps;          // its warps (indices into Sm::warps)
-  std::vector<SchedState> sched;   // theirs, in the same order
-  int last = -1;
   double next = kInf;
+  // its live warps and those of them waiting at a barrier, one bit per Sub::sched entry (kept by
+  // set_live and set_at_barrier): the scan visits the others only
+  std::uint64_t live = 0, at_barrier = 0;
+  int last = -1;    // the warp that issued last (index into Sm::warps)
+  int last_k = -1;  // and its index in `sched`
+  // After a scan that found no warp to issue: the warp it would issue at `next` if none of its
+  // warps changes before then (requeue, start_cta and abandon_in_flight forget it), or -1.
+  int wake_warp = -1;
+  std::vector<SchedState> sched;   // what the scheduler reads of its warps
+  std::vector<int> warps;          // its warps (indices into Sm::warps), in the same order
   double idle_since = 0;
   Stall why = Stall::Idle;
   int wait_warp = -1;  // the warp it waits for, and that warp's next instruction
   std::uint32_t wait_pc = kNoPc;
-  // After a scan that found no warp to issue: the warp it would issue at `next` if none of its
-  // warps changes before then (requeue, start_cta and abandon_in_flight forget it), or -1.
-  int wake_warp = -1;
-  // its live warps and those of them waiting at a barrier, one bit per Sub::sched entry (kept by
-  // set_live and set_at_barrier): the scan visits the others only
-  std::uint64_t live = 0, at_barrier = 0;
+  PipeSet pipes;
 };
 
 // A warp's SchedState::live and ::at_barrier, and its sub-partition's masks of them.
@@ -968,7 +970,7 @@ void NvidiaMachine::abandon_in_flight(double now) {
       sub.next = kInf;
       sub.wake_warp = -1;
       sub.idle_since = now;
-      sub.last = -1;
+      sub.last = sub.last_k = -1;
     }
     sm.next = kInf;
   }
@@ -1104,7 +1106,7 @@ void NvidiaMachine::pick_and_issue(int s, Sm& sm, Sub& sub, int si, double now) 
   // greedy: the warp that issued last has key 0, the least any warp has, so when it can issue
   // the scan could only choose it
   if (policy_ == WarpPolicy::GreedyThenOldest && sub.last >= 0) {
-    const SchedState& x = *sm.warps[static_cast<std::size_t>(sub.last)].sched;
+    const SchedState& x = sub.sched[static_cast<std::size_t>(sub.last_k)];
     Stall why;
     if (x.live && !x.at_barrier && when(x, why) <= now) best = sub.last;
   }
@@ -1146,6 +1148,7 @@ void NvidiaMachine::pick_and_issue(int s, Sm& sm, Sub& sub, int si, double now) 
     if (now > sub.idle_since) lis_.on_stall({s, si, sub.why, sub.idle_since, now - sub.idle_since, sub.wait_warp, sub.wait_pc});
     issue(s, sm, sub, best, now);
     sub.last = best;
+    sub.last_k = static_cast<int>(sm.warps[static_cast<std::size_t>(best)].sched - sub.sched.data());
     sub.idle_since = now + 1;
     sub.next = now + 1;
     return;
