@@ -88,6 +88,7 @@ struct SchedState {
 
 struct Sub;
 
+// What every issue reads or writes comes first (two cache lines), the asynchronous state after.
 struct Warp {
   SchedState* sched = nullptr;  // its entry in its sub-partition's Sub::sched
   Sub* home = nullptr;          // that sub-partition
@@ -98,7 +99,14 @@ struct Warp {
   int sub = 0;
   double ready = 0;  // in-order issue: not before
   bool ready_is_async = false;
+  // asleep in a failing mbarrier.try_wait (MbarrierTimes wakes it at the phase's completion; its
+  // ready time is the time limit, or never when it is stuck: PtxCta's rule, AsyncStep::stuck)
+  bool asleep = false;
+  bool last_past_l1 = false;  // the last global access went beyond L1
+  double drain = 0;    // when its stores and reductions have been accepted
+  double l2_load_done = 0;  // when its latest load that went beyond L1 returns (they return in issue order)
   Scoreboard sb;
+  double sleep_floor = 0;  // when it could issue had it not slept
   AsyncGroups groups;  // cp.async
   AsyncGroups wgmma;   // wgmma.commit_group / wait_group
   AsyncGroups bulk;    // cp.async.bulk stores and reductions (bulk_group)
@@ -106,13 +114,6 @@ struct Warp {
   // tcgen05.ld / tcgen05.st so far are done (tcgen05.wait::ld / ::st)
   double tc_done = 0, tmem_ld_done = 0, tmem_st_done = 0;
   std::uint32_t wgmmas_issued = 0;  // wgmma.mma_async issued so far (a warpgroup's warps count alike)
-  // asleep in a failing mbarrier.try_wait (MbarrierTimes wakes it at the phase's completion; its
-  // ready time is the time limit, or never when it is stuck: PtxCta's rule, AsyncStep::stuck)
-  bool asleep = false;
-  double sleep_floor = 0;  // when it could issue had it not slept
-  double drain = 0;    // when its stores and reductions have been accepted
-  double l2_load_done = 0;  // when its latest load that went beyond L1 returns (they return in issue order)
-  bool last_past_l1 = false;  // the last global access went beyond L1
   // loads ptxas unrolled (Inst::batch > 1): executions so far and when the current group of
   // `batch` iterations began; the SASS issues a group's loads together
   std::vector<std::pair<std::uint32_t, double>> batch;
