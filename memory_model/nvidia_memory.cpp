@@ -354,20 +354,14 @@ void NvMemorySystem::cta_started(int sm, int slot, std::uint64_t cta) {
   l2c_.cta_started(cta);
 }
 
-MemTiming NvMemorySystem::global(int sm, double t, const std::uint64_t* addrs, std::uint32_t mask, std::uint32_t bytes,
-                                 Access kind, int warp) {
-  if (warps_per_cta_) {
-    const std::size_t slot = warp >= 0 ? static_cast<std::size_t>(warp / warps_per_cta_) : slots_per_sm_;
-    l2c_.set_user(slot < slots_per_sm_ ? slot_cta_[static_cast<std::size_t>(sm) * slots_per_sm_ + slot] : SectorCache::kNoCta);
-  }
-  // coalesce: lines, sector masks and the 4-byte words of each sector, in first-touch order
+// Coalescing: the lines a warp's access touches, each line's sectors and each sector's 4-byte
+// words, in first-touch order (scratch_). A full warp whose lanes take consecutive elements
+// touches one byte range, and the range is taken whole: the same lines, in the same order, as
+// lane by lane.
+void NvMemorySystem::coalesce(const std::uint64_t* addrs, std::uint32_t mask, std::uint32_t bytes) {
   scratch_.clear();
   const std::uint64_t line_mask = ~static_cast<std::uint64_t>(line_ - 1);
-  for (std::uint32_t m = mask; m;) {
-    const int l = std::countr_zero(m);
-    m &= m - 1;
-    const std::uint64_t a = addrs[l];
-    const std::uint64_t end = a + std::max<std::uint32_t>(bytes, 1);
+  auto touch = [&](std::uint64_t a, std::uint64_t end) {
     for (std::uint64_t x = a; x < end;) {
       const std::uint64_t line = x & line_mask;
       const std::uint32_t si = sector_of(x - line);
@@ -388,7 +382,26 @@ MemTiming NvMemorySystem::global(int sm, double t, const std::uint64_t* addrs, s
       }
       x = stop;
     }
+  };
+  if (mask == 0xffffffffu && bytes > 0) {
+    bool consecutive = true;
+    for (std::uint32_t l = 1; l < 32; ++l) consecutive &= addrs[l] == addrs[0] + static_cast<std::uint64_t>(l) * bytes;
+    if (consecutive) return touch(addrs[0], addrs[0] + 32ull * bytes);
   }
+  for (std::uint32_t m = mask; m;) {
+    const int l = std::countr_zero(m);
+    m &= m - 1;
+    touch(addrs[l], addrs[l] + std::max<std::uint32_t>(bytes, 1));
+  }
+}
+
+MemTiming NvMemorySystem::global(int sm, double t, const std::uint64_t* addrs, std::uint32_t mask, std::uint32_t bytes,
+                                 Access kind, int warp) {
+  if (warps_per_cta_) {
+    const std::size_t slot = warp >= 0 ? static_cast<std::size_t>(warp / warps_per_cta_) : slots_per_sm_;
+    l2c_.set_user(slot < slots_per_sm_ ? slot_cta_[static_cast<std::size_t>(sm) * slots_per_sm_ + slot] : SectorCache::kNoCta);
+  }
+  coalesce(addrs, mask, bytes);
   const bool is_load = kind == Access::Load || kind == Access::LoadBypassL1;
   const bool atomic = kind == Access::Atomic || kind == Access::AtomicFloat;
   SectorCache& l1 = l1_[static_cast<std::size_t>(sm)];
