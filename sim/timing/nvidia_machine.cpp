@@ -1185,7 +1185,9 @@ void NvidiaMachine::issue(int s, Sm& sm, Sub& sub, int wi, double now) {
   if (in.flags & P::kRangeReduced) sub.pipes.hold(Unit::Fp32, now + pipe_[static_cast<int>(Unit::Fp32)].issue);  // FMUL.RZ first
   if (it.guard_issued) sub.pipes.hold(Unit::Fp32, now + it.guard_issued * pipe_[static_cast<int>(Unit::Fp32)].issue);  // denormal guards
   sub.pipes.occupy(u, now, it.busy[k]);
-  w.ready = now + 1;
+  // a control transfer (a taken branch, the switch to another divergent path) holds the warp
+  const bool transfer = info.kind == StepInfo::Kind::Executed && info.next_pc != pc + 1;
+  w.ready = now + (transfer ? std::max(1.0, d_.sm.taken_branch_cycles) : 1.0);
   w.ready_is_async = false;
   bool from_mem = false;
   const double done = execute(s, sm, w, in, info, now, now + it.latency[k], from_mem);
