@@ -358,20 +358,14 @@ void NvMemorySystem::cta_started(int sm, int slot, std::uint64_t cta) {
   l2c_.cta_started(cta);
 }
 
-MemTiming NvMemorySystem::global(int sm, double t, const std::uint64_t* addrs, std::uint32_t mask, std::uint32_t bytes,
-                                 Access kind, int warp) {
-  if (warps_per_cta_) {
-    const std::size_t slot = warp >= 0 ? static_cast<std::size_t>(warp / warps_per_cta_) : slots_per_sm_;
-    l2c_.set_user(slot < slots_per_sm_ ? slot_cta_[static_cast<std::size_t>(sm) * slots_per_sm_ + slot] : SectorCache::kNoCta);
-  }
-  // coalesce: lines, sector masks and the 4-byte words of each sector, in first-touch order
+// Coalescing: the lines a warp's access touches, each line's sectors and each sector's 4-byte
+// words, in first-touch order (scratch_). A full warp whose lanes take consecutive elements
+// touches one byte range, and the range is taken whole: the same lines, in the same order, as
+// lane by lane.
+void NvMemorySystem::coalesce(const std::uint64_t* addrs, std::uint32_t mask, std::uint32_t bytes) {
   scratch_.clear();
   const std::uint64_t line_mask = ~static_cast<std::uint64_t>(line_ - 1);
-  for (std::uint32_t m = mask; m;) {
-    const int l = std::countr_zero(m);
-    m &= m - 1;
-    const std::uint64_t a = addrs[l];
-    const std::uint64_t end = a + std::max<std::uint32_t>(bytes, 1);
+  auto touch = [&](std::uint64_t a, std::uint64_t end) {
     for (std::uint64_t x = a; x < end;) {
       const std::uint64_t line = x & line_mask;
       const std::uint32_t si = sector_of(x - line);
@@ -386,10 +380,32 @@ MemTiming NvMemorySystem::global(int sm, double t, const std::uint64_t* addrs, s
       }
       e->sectors |= 1u << si;
       const std::uint32_t w0 = static_cast<std::uint32_t>((x - sector_base) / 4), w1 = static_cast<std::uint32_t>((stop - 1 - sector_base) / 4);
-      for (std::uint32_t wd = w0; wd <= w1 && wd < 32; ++wd) e->words[si] |= 1u << wd;
+      if (w0 <= w1 && w0 < 32) {  // words w0..w1 (at most 31) at once
+        const std::uint32_t hi = w1 >= 31 ? 0xffffffffu : (2u << w1) - 1u;
+        e->words[si] |= hi & ~((1u << w0) - 1u);
+      }
       x = stop;
     }
+  };
+  if (mask == 0xffffffffu && bytes > 0) {
+    bool consecutive = true;
+    for (std::uint32_t l = 1; l < 32; ++l) consecutive &= addrs[l] == addrs[0] + static_cast<std::uint64_t>(l) * bytes;
+    if (consecutive) return touch(addrs[0], addrs[0] + 32ull * bytes);
   }
+  for (std::uint32_t m = mask; m;) {
+    const int l = std::countr_zero(m);
+    m &= m - 1;
+    touch(addrs[l], addrs[l] + std::max<std::uint32_t>(bytes, 1));
+  }
+}
+
+MemTiming NvMemorySystem::global(int sm, double t, const std::uint64_t* addrs, std::uint32_t mask, std::uint32_t bytes,
+                                 Access kind, int warp) {
+  if (warps_per_cta_) {
+    const std::size_t slot = warp >= 0 ? static_cast<std::size_t>(warp / warps_per_cta_) : slots_per_sm_;
+    l2c_.set_user(slot < slots_per_sm_ ? slot_cta_[static_cast<std::size_t>(sm) * slots_per_sm_ + slot] : SectorCache::kNoCta);
+  }
+  coalesce(addrs, mask, bytes);
   const bool is_load = kind == Access::Load || kind == Access::LoadBypassL1;
   const bool atomic = kind == Access::Atomic || kind == Access::AtomicFloat;
   if (kind != Access::Store && warp >= 0) {  // the warp's pending stores no longer take data

@@ -215,6 +215,7 @@ class NvMemorySystem {
     std::uint32_t words[device::kMaxSectorsPerLine];  // 4-byte words of each sector this instruction touches
   };
   std::vector<LineReq> scratch_;
+  void coalesce(const std::uint64_t* addrs, std::uint32_t mask, std::uint32_t bytes);  // fills scratch_
   // shared(): the bank words of one phase, and the distinct words each bank serves (shared.banks)
   std::vector<std::uint64_t> phase_words_;
   std::vector<std::uint32_t> bank_words_;

@@ -88,6 +88,7 @@ struct SchedState {
 
 struct Sub;
 
+// What every issue reads or writes comes first (two cache lines), the asynchronous state after.
 struct Warp {
   SchedState* sched = nullptr;  // its entry in its sub-partition's Sub::sched
   Sub* home = nullptr;          // that sub-partition
@@ -98,7 +99,14 @@ struct Warp {
   int sub = 0;
   double ready = 0;  // in-order issue: not before
   bool ready_is_async = false;
+  // asleep in a failing mbarrier.try_wait (MbarrierTimes wakes it at the phase's completion; its
+  // ready time is the time limit, or never when it is stuck: PtxCta's rule, AsyncStep::stuck)
+  bool asleep = false;
+  bool last_past_l1 = false;  // the last global access went beyond L1
+  double drain = 0;    // when its stores and reductions have been accepted
+  double l2_load_done = 0;  // when its latest load that went beyond L1 returns (they return in issue order)
   Scoreboard sb;
+  double sleep_floor = 0;  // when it could issue had it not slept
   AsyncGroups groups;  // cp.async
   AsyncGroups wgmma;   // wgmma.commit_group / wait_group
   AsyncGroups bulk;    // cp.async.bulk stores and reductions (bulk_group)
@@ -106,13 +114,6 @@ struct Warp {
   // tcgen05.ld / tcgen05.st so far are done (tcgen05.wait::ld / ::st)
   double tc_done = 0, tmem_ld_done = 0, tmem_st_done = 0;
   std::uint32_t wgmmas_issued = 0;  // wgmma.mma_async issued so far (a warpgroup's warps count alike)
-  // asleep in a failing mbarrier.try_wait (MbarrierTimes wakes it at the phase's completion; its
-  // ready time is the time limit, or never when it is stuck: PtxCta's rule, AsyncStep::stuck)
-  bool asleep = false;
-  double sleep_floor = 0;  // when it could issue had it not slept
-  double drain = 0;    // when its stores and reductions have been accepted
-  double l2_load_done = 0;  // when its latest load that went beyond L1 returns (they return in issue order)
-  bool last_past_l1 = false;  // the last global access went beyond L1
   // loads ptxas unrolled (Inst::batch > 1): executions so far and when the current group of
   // `batch` iterations began; the SASS issues a group's loads together
   std::vector<std::pair<std::uint32_t, double>> batch;
@@ -139,23 +140,25 @@ struct CtaSlot {
 };
 
 // One sub-partition: its scheduler's state and its pipes.
-struct Sub {
+// What every visit of the SM reads comes first, in one cache line.
+struct alignas(64) Sub {
   explicit Sub(bool share) : pipes(share) {}
-  PipeSet pipes;
-  std::vector<int> warps;          // its warps (indices into Sm::warps)
-  std::vector<SchedState> sched;   // theirs, in the same order
-  int last = -1;
   double next = kInf;
+  // its live warps and those of them waiting at a barrier, one bit per Sub::sched entry (kept by
+  // set_live and set_at_barrier): the scan visits the others only
+  std::uint64_t live = 0, at_barrier = 0;
+  int last = -1;    // the warp that issued last (index into Sm::warps)
+  int last_k = -1;  // and its index in `sched`
+  // After a scan that found no warp to issue: the warp it would issue at `next` if none of its
+  // warps changes before then (requeue, start_cta and abandon_in_flight forget it), or -1.
+  int wake_warp = -1;
+  std::vector<SchedState> sched;   // what the scheduler reads of its warps
+  std::vector<int> warps;          // its warps (indices into Sm::warps), in the same order
   double idle_since = 0;
   Stall why = Stall::Idle;
   int wait_warp = -1;  // the warp it waits for, and that warp's next instruction
   std::uint32_t wait_pc = kNoPc;
-  // After a scan that found no warp to issue: the warp it would issue at `next` if none of its
-  // warps changes before then (requeue, start_cta and abandon_in_flight forget it), or -1.
-  int wake_warp = -1;
-  // its live warps and those of them waiting at a barrier, one bit per Sub::sched entry (kept by
-  // set_live and set_at_barrier): the scan visits the others only
-  std::uint64_t live = 0, at_barrier = 0;
+  PipeSet pipes;
 };
 
 // A warp's SchedState::live and ::at_barrier, and its sub-partition's masks of them.
@@ -978,7 +981,7 @@ void NvidiaMachine::abandon_in_flight(double now, const std::vector<std::uint64_
       sub.next = kept ? now : kInf;
       sub.wake_warp = -1;
       sub.idle_since = now;
-      sub.last = -1;
+      sub.last = sub.last_k = -1;
     }
     sm.next = kept ? now : kInf;
   }
@@ -1114,7 +1117,7 @@ void NvidiaMachine::pick_and_issue(int s, Sm& sm, Sub& sub, int si, double now) 
   // greedy: the warp that issued last has key 0, the least any warp has, so when it can issue
   // the scan could only choose it
   if (policy_ == WarpPolicy::GreedyThenOldest && sub.last >= 0) {
-    const SchedState& x = *sm.warps[static_cast<std::size_t>(sub.last)].sched;
+    const SchedState& x = sub.sched[static_cast<std::size_t>(sub.last_k)];
     Stall why;
     if (x.live && !x.at_barrier && when(x, why) <= now) best = sub.last;
   }
@@ -1156,6 +1159,7 @@ void NvidiaMachine::pick_and_issue(int s, Sm& sm, Sub& sub, int si, double now) 
     if (now > sub.idle_since) lis_.on_stall({s, si, sub.why, sub.idle_since, now - sub.idle_since, sub.wait_warp, sub.wait_pc});
     issue(s, sm, sub, best, now);
     sub.last = best;
+    sub.last_k = static_cast<int>(sm.warps[static_cast<std::size_t>(best)].sched - sub.sched.data());
     sub.idle_since = now + 1;
     sub.next = now + 1;
     return;
