@@ -54,3 +54,18 @@ extern "C" __global__ void long_rows(const int* next, float* out, int mask, int 
   for (int k = 0; k < others; ++k) v = v * w + 0.5f;
   out[t] = v;
 }
+
+// Every CTA copies the same 16 KiB table into shared memory with cp.async (16 bytes a lane, the
+// L1 bypassed) and writes one value a thread: CTAs share the table's lines through their copies
+// alone, so the slice's L2 warm-up must count cp.async sources as reads.
+extern "C" __global__ void table_cp_async(const float* table, float* out) {
+  __shared__ __align__(16) float t[4096];
+  for (int i = threadIdx.x; i < 1024; i += blockDim.x) {
+    const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(&t[i * 4]));
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(table + i * 4));
+  }
+  asm volatile("cp.async.commit_group;\n" ::);
+  asm volatile("cp.async.wait_group 0;\n" ::);
+  __syncthreads();
+  out[blockIdx.x * blockDim.x + threadIdx.x] = t[threadIdx.x] + t[4095 - threadIdx.x];
+}
