@@ -29,6 +29,7 @@
 #include <algorithm>
 #include <bit>
 #include <map>
+#include <optional>
 
 #include "isa/ptx/ops.h"
 
@@ -146,6 +147,37 @@ void address_slice(const Program& p, std::size_t start, std::size_t j, std::vect
   std::sort(slice.begin(), slice.end());
 }
 
+// Removes the instructions marked in `gone`, renumbering branch targets, reconvergence points,
+// branch tables and function ranges (a removed instruction's index becomes its successor's).
+void erase_insts(Program& p, const std::vector<char>& gone) {
+  const std::size_t n = p.insts.size();
+  std::vector<std::int64_t> where(n + 1);
+  std::int64_t kept = 0;
+  for (std::size_t i = 0; i <= n; ++i) {
+    where[i] = kept;
+    if (i < n && !gone[i]) ++kept;
+  }
+  auto renumber = [&](std::int32_t& x) {
+    if (x >= 0 && static_cast<std::size_t>(x) <= n) x = static_cast<std::int32_t>(where[static_cast<std::size_t>(x)]);
+  };
+  std::vector<Inst> out;
+  out.reserve(static_cast<std::size_t>(kept));
+  for (std::size_t i = 0; i < n; ++i) {
+    if (gone[i]) continue;
+    Inst in = p.insts[i];
+    if (in.op == Op::Bra || in.op == Op::BrxIdx) renumber(in.target);
+    renumber(in.reconv);
+    out.push_back(in);
+  }
+  p.insts = std::move(out);
+  for (auto& table : p.branch_tables)
+    for (std::uint32_t& t : table) t = static_cast<std::uint32_t>(where[std::min<std::size_t>(t, n)]);
+  for (Function& f : p.functions) {
+    f.first = static_cast<std::uint32_t>(where[std::min<std::size_t>(f.first, n)]);
+    f.end = static_cast<std::uint32_t>(where[std::min<std::size_t>(f.end, n)]);
+  }
+}
+
 }  // namespace
 
 void hoist_loads(Program& p) {
@@ -170,45 +202,52 @@ void hoist_loads(Program& p) {
   }
 }
 
-// If-conversion: ptxas turns a conditional skip of a short body of shared-memory accesses and
-// arithmetic (`@p bra join; body; [bra.uni join;] join:`) into the body with every instruction
-// predicated on !p and no branch, so every warp issues the body's instructions, those whose lanes
-// all skip it with no lane on. Read off ptxas 13.0 SASS for sm_90a: scan_blelloch's up- and
-// down-sweep bodies (`if (tid < d) { temp[bi] += temp[ai]; }`: 10 PTX instructions, 8 predicated
-// SASS ones) and reduce_shared_f32's tree step; ncu's instruction count of scan_blelloch_16M
-// (86.0 M warp instructions) is the SASS's with every warp issuing every body. Bodies that touch
-// global memory keep their branch here: transpose_tiled's LDS + STG body and the marching stencils'
-// halo loads stay branches in the SASS (the tile's one LDG + STS body is predicated there, a case
-// this pass leaves alone). The bodies taken: at most kIfConvertMaxBody instructions, straight-line,
-// entered only through the branch, each unguarded, arithmetic or a shared-memory ld/st, none
-// writing p. The branch (and a trailing bra.uni to the join) become folded jumps to the next
-// instruction: no machine instruction, as in the SASS.
+// If-conversion: ptxas turns a conditional skip of a short body (`@p bra J; body; J:`, or laid
+// out the other way round, `@p bra T; bra.uni J; T: body; J:`) into the body with every
+// instruction predicated (on !p, or on p for the second form) and no branch, so every warp issues
+// the body's instructions, those whose lanes all skip it with no lane on, in the block around it.
+// Which bodies ptxas predicates (predicated_body), read off ptxas 13.0 SASS for sm_90a:
+//  - shared-memory accesses and arithmetic, at most kSharedBodyMax instructions: scan_blelloch's
+//    up- and down-sweep bodies (`if (tid < d) { temp[bi] += temp[ai]; }`: 10 PTX instructions, 8
+//    predicated SASS ones) and reduce_shared_f32's tree step; ncu's instruction count of
+//    scan_blelloch_16M (86.0 M warp instructions) is the SASS's with every warp issuing every body;
+//  - loads from memory other than shared (global, generic, local, constant) with arithmetic and
+//    other loads, no stores, barriers or branches, at most kLoadBodyMax instructions: a
+//    bounds-checked load (`x = i < n ? a[i] : 0`) is a predicated LDG that issues with the loads
+//    before and after it (the register-blocked SGEMM of the grown set loads its tiles through four
+//    of them: four latencies per K step in PTX order, where its SASS has the four LDGs issued
+//    together).
+// Bodies with global stores keep their branch: transpose_tiled's LDS + STG body and the marching
+// stencils' halo loads stay branches in the SASS (the tile's one LDG + STS body is predicated
+// there, a case this pass leaves alone). Every body is straight-line, entered only through the
+// branch, unguarded, and writes no p. The branches go in one of two ways. A load body's branch
+// (and the second form's bra.uni) is erased: the body joins the block around it, so that hoisting
+// issues its loads with the loads before it, which is why ptxas predicates them. A shared body's
+// branches fold into jumps to the next instruction (kFoldedModifier: no machine instruction, no
+// time, still the end of a block), and its own trailing `bra.uni J` folds too (ptxas lays the
+// join out after the body); erasing them instead (the SASS has the predicated LDS in the block
+// after the barrier, its address computed before it) moves 18 of the grown set's 164 predictions
+// by up to 6% through the sampler's instruction counts and the blocks hoisting sees (MAPE 11.370%
+// -> 11.357%), so it waits for a change that is measured as one.
 namespace {
 
-constexpr std::size_t kIfConvertMaxBody = 12;
+constexpr std::size_t kSharedBodyMax = 12;
+constexpr std::size_t kLoadBodyMax = 8;
 
-bool if_convertible(const Program& p, const Inst& in, const Reg& guard) {
-  if (is_reg(in.guard) || (in.flags & kReadsClock)) return false;
-  bool writes_guard = false;
-  for_writes(p, in, [&](const Reg& w) { writes_guard = writes_guard || w == guard; });
-  if (writes_guard) return false;
+enum class Body { None, Shared, Load };
+
+bool shared_access(const Inst& in) { return (in.op == Op::Ld || in.op == Op::St) && in.space == Space::Shared; }
+
+// Arithmetic with a result, or a plain shared-memory ld/st.
+bool shared_body_inst(const Inst& in) {
   if (in.op == Op::Ld || in.op == Op::St) return in.space == Space::Shared && !(in.flags & kBypassL1);
   return !fence_like(in) && in.ndst >= 1 && (is_math(in.unit) || in.unit == Unit::Nop || in.unit == Unit::Fp64 || in.unit == Unit::Convert);
 }
 
-// Is [first, last] entered only by falling into `first` (no branch, table or reconvergence point
-// inside but at `first`, from anywhere in f)?
-bool entered_only_at(const Program& p, const Function& f, std::size_t first, std::size_t last) {
-  auto inside = [&](std::int64_t t) { return t > static_cast<std::int64_t>(first) && t <= static_cast<std::int64_t>(last); };
-  for (std::size_t i = f.first; i < f.end; ++i) {
-    const Inst& in = p.insts[i];
-    if ((in.op == Op::Bra && inside(in.target)) || inside(in.reconv)) return false;
-    if (in.op == Op::BrxIdx)
-      for (std::uint32_t t : p.branch_tables[in.imm])
-        if (inside(t) || t == first) return false;
-  }
-  return true;
-}
+// Anything but a store, barrier, fence, clock read or branch.
+bool load_body_inst(const Inst& in) { return !fence_like(in) && in.op != Op::Bra && in.op != Op::BrxIdx; }
+
+bool memory_load(const Inst& in) { return in.op == Op::Ld && in.space != Space::Shared && in.space != Space::Param; }
 
 void fold_into_jump(Inst& b, std::size_t next) {
   b.guard = Reg{};
@@ -218,34 +257,86 @@ void fold_into_jump(Inst& b, std::size_t next) {
   b.flags |= kFoldedModifier;
 }
 
+// Which kind of body [first, last) is under the skip's predicate `guard`, if ptxas predicates it.
+Body predicated_body(const Program& p, std::size_t first, std::size_t last, const Reg& guard) {
+  bool shared_ok = true, load_ok = true, any_shared = false, any_load = false;
+  for (std::size_t i = first; i < last; ++i) {
+    const Inst& in = p.insts[i];
+    bool writes_guard = false;
+    for_writes(p, in, [&](const Reg& w) { writes_guard = writes_guard || w == guard; });
+    if (writes_guard || is_reg(in.guard)) return Body::None;
+    shared_ok = shared_ok && shared_body_inst(in);
+    load_ok = load_ok && load_body_inst(in);
+    any_shared = any_shared || shared_access(in);
+    any_load = any_load || memory_load(in);
+  }
+  if (shared_ok && any_shared && last - first <= kSharedBodyMax) return Body::Shared;
+  if (load_ok && any_load && last - first <= kLoadBodyMax) return Body::Load;
+  return Body::None;
+}
+
+// Where the body from `first` to `join` ends: at the join, or at its own unguarded `bra.uni join`
+// (`last`); false when a branch or the function's end comes first, or it is longer than any body
+// ptxas predicates (a join laid out before `first` is only reached through such a bra.uni).
+bool body_end(const Program& p, const Function& f, std::size_t first, std::size_t join, std::size_t& last) {
+  for (last = first; last < f.end && last - first <= std::max(kSharedBodyMax, kLoadBodyMax); ++last) {
+    if (last == join) return last > first;
+    const Inst& in = p.insts[last];
+    if (in.op == Op::Bra || in.op == Op::BrxIdx)
+      return in.op == Op::Bra && !is_reg(in.guard) && in.target == static_cast<std::int32_t>(join) && last > first;
+  }
+  return false;
+}
+
+// Whether nothing but the branch at `from` enters the body [first, last) or lands on a removed
+// branch between `from` and `first`: no branch target, table entry or reconvergence point inside.
+bool entered_only_by(const Program& p, const Function& f, std::size_t from, std::size_t first, std::size_t last) {
+  auto inside = [&](std::int64_t t) { return t > static_cast<std::int64_t>(from) && t < static_cast<std::int64_t>(last) && t != static_cast<std::int64_t>(first); };
+  for (std::size_t i = f.first; i < f.end; ++i) {
+    const Inst& in = p.insts[i];
+    if (in.op == Op::Bra && (inside(in.target) || (in.target == static_cast<std::int32_t>(first) && i != from))) return false;
+    if (in.op == Op::BrxIdx)
+      for (std::uint32_t t : p.branch_tables[in.imm])
+        if (inside(t) || t == first) return false;
+    if (in.reconv >= 0 && (inside(in.reconv) || (in.reconv == static_cast<std::int32_t>(first) && i != from))) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
-int if_convert_shared_skips(Program& p) {
+int if_convert_skips(Program& p) {
+  std::vector<char> gone(p.insts.size(), 0);
   int converted = 0;
   for (const Function& f : p.functions)
-    for (std::size_t j = f.first; j + 1 < f.end; ++j) {
+    for (std::size_t j = f.first; j + 2 < f.end; ++j) {
       const Inst& b = p.insts[j];
-      if (b.op != Op::Bra || !is_reg(b.guard) || b.target < 0 || (b.flags & kFoldedModifier)) continue;
-      const std::size_t join = static_cast<std::size_t>(b.target);
-      std::size_t e = j + 1;
-      bool ok = true, shared = false;
-      for (; e < f.end && e != join && p.insts[e].op != Op::Bra && ok; ++e) {
-        ok = if_convertible(p, p.insts[e], b.guard);
-        shared = shared || ((p.insts[e].op == Op::Ld || p.insts[e].op == Op::St) && p.insts[e].space == Space::Shared);
+      if (b.op != Op::Bra || !is_reg(b.guard) || b.target < 0 || b.target == static_cast<std::int32_t>(j) || b.target == static_cast<std::int32_t>(j + 1))
+        continue;
+      const Inst& next = p.insts[j + 1];
+      // `@p bra T; bra.uni J; T: body; J:` : the body runs where p holds
+      const bool around = b.target == static_cast<std::int32_t>(j + 2) && next.op == Op::Bra && !is_reg(next.guard) && next.target > b.target;
+      const std::size_t first = around ? j + 2 : j + 1;
+      std::size_t last = 0;
+      if (!body_end(p, f, first, static_cast<std::size_t>(around ? next.target : b.target), last)) continue;
+      const Body kind = predicated_body(p, first, last, b.guard);
+      if (kind == Body::None || !entered_only_by(p, f, j, first, last)) continue;
+      for (std::size_t i = first; i < last; ++i) {
+        p.insts[i].guard = b.guard;
+        p.insts[i].guard_neg = around ? b.guard_neg : !b.guard_neg;
       }
-      if (!ok || !shared || e >= f.end || e - (j + 1) > kIfConvertMaxBody) continue;
-      const bool jumps = e != join;  // the body ends with an unconditional branch to the join
-      if (jumps && (is_reg(p.insts[e].guard) || p.insts[e].target != b.target)) continue;
-      if (!entered_only_at(p, f, j + 1, jumps ? e : e - 1)) continue;
-      for (std::size_t k = j + 1; k < e; ++k) {
-        p.insts[k].guard = b.guard;
-        p.insts[k].guard_neg = !b.guard_neg;
+      if (kind == Body::Shared) {  // the branches fold into jumps to the next instruction (see above)
+        fold_into_jump(p.insts[j], j + 1);
+        if (around) fold_into_jump(p.insts[j + 1], j + 2);
+        if (p.insts[last].op == Op::Bra) p.insts[last].flags |= kFoldedModifier;
+      } else {
+        gone[j] = 1;
+        if (around) gone[j + 1] = 1;
       }
-      if (jumps) p.insts[e].flags |= kFoldedModifier;
-      fold_into_jump(p.insts[j], j + 1);
+      j = last;
       ++converted;
-      j = e;
     }
+  if (converted) erase_insts(p, gone);
   return converted;
 }
 
@@ -681,8 +772,7 @@ class KnownZeros {
     if (r.bank == Bank::C32 || r.bank == Bank::C64) {
       int z = 64;
       for (int lane = 0; lane < 32; ++lane) {
-        const std::size_t at = std::size_t{r.idx} * 32 + static_cast<std::size_t>(lane);
-        const std::uint64_t v = r.bank == Bank::C32 ? (at < p_.c32.size() ? p_.c32[at] : 1) : (at < p_.c64.size() ? p_.c64[at] : 1);
+        const std::uint64_t v = constant_lane(r, lane).value_or(1);
         z = std::min(z, v == 0 ? bits(r) : std::countr_zero(v));
       }
       return z;
@@ -695,6 +785,15 @@ class KnownZeros {
   static std::pair<Bank, std::uint32_t> key(const Reg& r) { return {r.bank, r.idx}; }
   static int bits(const Reg& r) { return r.bank == Bank::R32 || r.bank == Bank::C32 ? 32 : 64; }
 
+  // Lane `lane`'s value of a constant register (C32/C64), or nothing for any other register or a
+  // lane the program's constant table does not hold.
+  std::optional<std::uint64_t> constant_lane(const Reg& c, int lane) const {
+    const std::size_t at = std::size_t{c.idx} * 32 + static_cast<std::size_t>(lane);
+    if (c.bank == Bank::C32 && at < p_.c32.size()) return p_.c32[at];
+    if (c.bank == Bank::C64 && at < p_.c64.size()) return p_.c64[at];
+    return std::nullopt;
+  }
+
   int transfer(const Inst& in) const {
     if (ty_is_float(in.type) && in.op != Op::Mov) return 0;
     auto s = [&](int k) { return k < in.nsrc ? of(p_.src(in, k)) : 0; };
@@ -705,11 +804,8 @@ class KnownZeros {
       case Op::Mul: return (in.flags & kHi) ? 0 : s(0) + s(1);
       case Op::Mad: return (in.flags & kHi) ? 0 : std::min(s(0) + s(1), s(2));
       case Op::Shl: {
-        const Reg& c = p_.src(in, 1);
-        if (c.bank != Bank::C32 && c.bank != Bank::C64) return s(0);
-        const std::size_t at = std::size_t{c.idx} * 32;
-        const std::uint64_t v = c.bank == Bank::C32 ? (at < p_.c32.size() ? p_.c32[at] : 0) : (at < p_.c64.size() ? p_.c64[at] : 0);
-        return s(0) + static_cast<int>(std::min<std::uint64_t>(v, 64));
+        const std::optional<std::uint64_t> v = constant_lane(p_.src(in, 1), 0);
+        return s(0) + static_cast<int>(std::min<std::uint64_t>(v.value_or(0), 64));
       }
       default: return 0;
     }
@@ -718,37 +814,6 @@ class KnownZeros {
   const Program& p_;
   std::map<std::pair<Bank, std::uint32_t>, int> tz_;
 };
-
-// Removes the instructions marked in `gone`, renumbering branch targets, reconvergence points,
-// branch tables and function ranges (a removed instruction's index becomes its successor's).
-void erase_insts(Program& p, const std::vector<char>& gone) {
-  const std::size_t n = p.insts.size();
-  std::vector<std::int64_t> where(n + 1);
-  std::int64_t kept = 0;
-  for (std::size_t i = 0; i <= n; ++i) {
-    where[i] = kept;
-    if (i < n && !gone[i]) ++kept;
-  }
-  auto renumber = [&](std::int32_t& x) {
-    if (x >= 0 && static_cast<std::size_t>(x) <= n) x = static_cast<std::int32_t>(where[static_cast<std::size_t>(x)]);
-  };
-  std::vector<Inst> out;
-  out.reserve(static_cast<std::size_t>(kept));
-  for (std::size_t i = 0; i < n; ++i) {
-    if (gone[i]) continue;
-    Inst in = p.insts[i];
-    if (in.op == Op::Bra || in.op == Op::BrxIdx) renumber(in.target);
-    renumber(in.reconv);
-    out.push_back(in);
-  }
-  p.insts = std::move(out);
-  for (auto& table : p.branch_tables)
-    for (std::uint32_t& t : table) t = static_cast<std::uint32_t>(where[std::min<std::size_t>(t, n)]);
-  for (Function& f : p.functions) {
-    f.first = static_cast<std::uint32_t>(where[std::min<std::size_t>(f.first, n)]);
-    f.end = static_cast<std::uint32_t>(where[std::min<std::size_t>(f.end, n)]);
-  }
-}
 
 bool scalar_shared_load(const Inst& in) {
   const int bytes = ty_bits(in.type) / 8;
@@ -818,92 +883,6 @@ void merge_shared_loads(Program& p) {
   if (any) erase_insts(p, gone);
 }
 
-// If-conversion of loads from memory (if_convert_shared_skips above takes the bodies with shared
-// accesses): ptxas turns a short then-part that loads from global memory, without stores, barriers
-// or branches, into predicated instructions (`@p bra J; T; J:` becomes T guarded by !p; `@p bra T; bra.uni J; T:
-// ...; J:` T guarded by p; a T that ends in `bra.uni J` keeps that branch), so a bounds-checked
-// load (`x = i < n ? a[i] : 0`) is a predicated LDG in the block around it and issues with the
-// loads before and after it. In PTX order each such load sat in its own block, and the shared
-// store after it waited for it before the next load could issue: the register-blocked SGEMM of
-// the grown set loads its tiles through four of them (four latencies per K step where its SASS
-// has its four LDGs predicated and issued together). The conditional branch goes; the then-part
-// keeps its place and computes what it computed for the lanes that took it (the others do
-// nothing, as they skipped it).
-namespace {
-
-constexpr std::size_t kIfConvertMaxInsts = 8;  // ptxas predicates short then-parts; longer ones keep their branch
-
-bool predicable(const Inst& in) { return !is_reg(in.guard) && !fence_like(in) && in.op != Op::Bra && in.op != Op::BrxIdx; }
-
-// Whether nothing but the branch at `from` enters [first, last) or lands on a removed branch in
-// [lo, first): no branch target, table entry or reconvergence point inside.
-bool entered_only_by(const Program& p, const Function& f, std::size_t from, std::size_t lo, std::size_t first, std::size_t last) {
-  auto inside = [&](std::int64_t t) { return t > static_cast<std::int64_t>(lo) && t < static_cast<std::int64_t>(last) && t != static_cast<std::int64_t>(first); };
-  for (std::size_t i = f.first; i < f.end; ++i) {
-    const Inst& in = p.insts[i];
-    if (in.op == Op::Bra && (inside(in.target) || (in.target == static_cast<std::int32_t>(first) && i != from))) return false;
-    if (in.op == Op::BrxIdx)
-      for (std::uint32_t t : p.branch_tables[in.imm])
-        if (inside(t) || t == first) return false;
-    if (in.reconv >= 0 && (inside(in.reconv) || (in.reconv == static_cast<std::int32_t>(first) && i != from))) return false;
-  }
-  return true;
-}
-
-// The then-part from `first` up to `join`: where it ends (`last`: at the join, or at its own
-// `bra.uni join`), or false when it is not short and predicable all the way.
-bool then_part(const Program& p, const Function& f, std::size_t first, std::size_t join, std::size_t& last) {
-  for (last = first; last < f.end && last - first <= kIfConvertMaxInsts; ++last) {
-    if (last == join) return last > first;  // falls through into the join (a join laid out before it never matches)
-    const Inst& in = p.insts[last];
-    if (in.op == Op::Bra && !is_reg(in.guard) && in.target == static_cast<std::int32_t>(join)) return last > first;
-    if (!predicable(in)) return false;
-  }
-  return false;
-}
-
-}  // namespace
-
-int if_convert_load_skips(Program& p) {
-  std::vector<char> gone(p.insts.size(), 0);
-  int converted = 0;
-  for (const Function& f : p.functions)
-    for (std::size_t j = f.first; j + 2 < f.end; ++j) {
-      const Inst& b = p.insts[j];
-      if (gone[j] || b.op != Op::Bra || !is_reg(b.guard) || b.target < 0 || b.target == static_cast<std::int32_t>(j) ||
-          b.target == static_cast<std::int32_t>(j + 1))
-        continue;
-      const auto target = static_cast<std::size_t>(b.target);
-      const Inst& next = p.insts[j + 1];
-      std::size_t first = j + 1, last = 0;
-      bool around = false;  // `@p bra T; bra.uni J; T:` : T runs where p holds
-      if (target == j + 2 && next.op == Op::Bra && !is_reg(next.guard) && next.target > static_cast<std::int32_t>(j + 2)) {
-        first = j + 2;
-        around = true;
-        if (!then_part(p, f, first, static_cast<std::size_t>(next.target), last)) continue;
-      } else if (!then_part(p, f, first, target, last)) {
-        continue;
-      }
-      bool loads_memory = false;  // bodies of arithmetic alone, or with shared accesses (if_convert_shared_skips), are left
-      for (std::size_t i = first; i < last; ++i)
-        loads_memory = loads_memory || (p.insts[i].op == Op::Ld && p.insts[i].space != Space::Shared && p.insts[i].space != Space::Param);
-      if (!loads_memory || !entered_only_by(p, f, j, j, first, last)) continue;
-      bool writes_guard = false;  // a guard T overwrites would not be the branch's condition
-      for (std::size_t i = first; i < last; ++i) for_writes(p, p.insts[i], [&](const Reg& r) { writes_guard = writes_guard || r == b.guard; });
-      if (writes_guard) continue;
-      for (std::size_t i = first; i < last; ++i) {
-        p.insts[i].guard = b.guard;
-        p.insts[i].guard_neg = around ? b.guard_neg : !b.guard_neg;
-      }
-      gone[j] = 1;
-      if (around) gone[j + 1] = 1;
-      j = last;
-      ++converted;
-    }
-  if (converted) erase_insts(p, gone);
-  return converted;
-}
-
 // Range reduction: ptxas puts an FMUL.RZ (x / 2 pi) ahead of the MUFU.SIN/COS of a sin/cos.f32,
 // in its dependency chain.
 void mark_range_reduction(Program& p) {
@@ -933,8 +912,7 @@ void mark_denormal_guards(Program& p) {
 // loops as they are after hoisting (hoisting never moves an instruction out of its block, so
 // loops keep their loads) and the SASS's loop facts, which only a launch with ptxas output has.
 void apply_ptxas_passes(Program& p, const SassLoops& sass) {
-  if_convert_shared_skips(p);
-  if_convert_load_skips(p);
+  if_convert_skips(p);
   merge_shared_loads(p);
   hoist_loads(p);
   sink_loads(p);

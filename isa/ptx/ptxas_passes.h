@@ -1,5 +1,5 @@
 // kernsim::isa::ptx — the passes that imitate what ptxas does to a kernel (if-conversion of
-// short shared-memory bodies, instruction order within basic blocks, operand folding, the uniform datapath, range reduction, loop unrolling),
+// short bodies, instruction order within basic blocks, operand folding, the uniform datapath, range reduction, loop unrolling),
 // run in one fixed order by apply_ptxas_passes(). decode_kernel() runs it on every program it
 // makes; the individual passes are public for their tests.
 #pragma once
@@ -21,22 +21,19 @@ struct SassLoops {
 };
 
 // Runs every pass below on `program`, in the order (and for the reasons) given at its definition
-// in ptxas_passes.cpp: if_convert_shared_skips, if_convert_load_skips, merge_shared_loads, hoist_loads, sink_loads,
+// in ptxas_passes.cpp: if_convert_skips, merge_shared_loads, hoist_loads, sink_loads,
 // fold_operand_modifiers, fold_predicate_logic, mark_uniform_addresses, mark_shared_increments,
 // mark_range_reduction, mark_denormal_guards, then mark_unrolled_loads when `sass` has loops.
 void apply_ptxas_passes(Program& program, const SassLoops& sass);
 
-// Predicates the body of a conditional skip (`@p bra join; body; [bra.uni join;] join:`) of at
-// most 12 arithmetic and shared-memory ld/st instructions on !p and folds the branches into
-// jumps to the next instruction, as ptxas does: every warp then issues the body (a warp whose lanes
-// all skip it, with no lane on). Returns the number of bodies converted.
-int if_convert_shared_skips(Program& program);
-
-// Predicates short then-parts (at most 8 instructions) that load from global memory, without
-// stores, barriers or branches, and removes the conditional branch around them, as ptxas does for
-// bounds-checked loads (`@p bra J; T; J:` -> T guarded by !p; `@p bra T; bra.uni J; T: ...` -> T
-// guarded by p), so the load joins the block around it. Returns the number converted.
-int if_convert_load_skips(Program& program);
+// Predicates the body of a conditional skip (`@p bra J; body; J:` on !p, or `@p bra T; bra.uni
+// J; T: body; J:` on p) where ptxas does: at most 12 arithmetic and shared-memory ld/st
+// instructions, or at most 8 without stores, barriers or branches that load from global (or
+// generic, local, constant) memory, as for bounds-checked loads. Every warp then issues the body.
+// A load body's branch is removed (the body joins the block around it); a shared body's branches,
+// its own trailing `bra.uni J` too, fold into jumps to the next instruction (kFoldedModifier: no
+// machine instruction). Returns the number of bodies converted.
+int if_convert_skips(Program& program);
 
 // Merges scalar shared loads of one base register at consecutive offsets into one vector load
 // (.v2/.v4, 8 or 16 bytes) where the address is provably aligned to its size (known trailing

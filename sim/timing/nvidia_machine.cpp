@@ -811,8 +811,8 @@ std::string NvidiaMachine::cluster_slice_text(int sms) const {
          std::to_string(warm_end_ - 1) + " ran, the last first, " + warm_why_ + ")";
 }
 
-// Up to 256 steps of warp w, its global loads and stores warming the L2; true when it stopped at
-// a failing mbarrier wait.
+// Up to 256 steps of warp w, its global loads and stores (and cp.async copies' global reads)
+// warming the L2; true when it stopped at a failing mbarrier wait.
 bool NvidiaMachine::warm_warp(PtxCta& cta, int w) {
   for (int n = 0; n < 256 && !cta.warp_done(w) && !cta.warp_waiting(w); ++n) {
     const P::Inst& in = p_.insts[cta.next_pc(w)];
@@ -822,8 +822,10 @@ bool NvidiaMachine::warm_warp(PtxCta& cta, int w) {
         if (e.what == MbarEvent::What::WaitFail) return true;
     }
     if (info.kind != StepInfo::Kind::Executed || !info.active) continue;
-    if ((in.op != P::Op::Ld && in.op != P::Op::St) || (info.space != P::Space::Global && info.space != P::Space::Generic)) continue;
-    const std::uint32_t eb = static_cast<std::uint32_t>(std::max(1, P::ty_bits(in.type) / 8)) * std::max<std::uint32_t>(1, in.vec);
+    const bool copy = in.op == P::Op::CpAsync;  // lane_addresses: the copy's global sources
+    if ((in.op != P::Op::Ld && in.op != P::Op::St && !copy) || (info.space != P::Space::Global && info.space != P::Space::Generic)) continue;
+    const std::uint32_t eb = copy ? static_cast<std::uint32_t>(in.shape[0])
+                                  : static_cast<std::uint32_t>(std::max(1, P::ty_bits(in.type) / 8)) * std::max<std::uint32_t>(1, in.vec);
     if (record_lines_)
       record(cta.lane_addresses(w), info.active, eb);
     else

@@ -379,6 +379,38 @@ TEST(IfConvert, AShortSharedMemoryBodyIsPredicatedAndItsBranchesFolded) {
   EXPECT_EQ(back.guard.bank, P::Bank::None);
 }
 
+// reduce_shuffle_f32's `if (lane == 0) warp_sums[warp] = v;` as clang lays it out (the body after
+// a jump over it: `@p bra T; bra.uni J; T: body; J:`): ptxas 13.0's SASS has `@!P0 STS` and no
+// branch, as for the other layout; the body runs where p holds.
+TEST(IfConvert, ASharedBodyLaidOutAfterAJumpIsPredicatedOnTheBranchCondition) {
+  auto p = decode(R"(
+    mov.u32 %r1, %tid.x;
+    and.b32 %r2, %r1, 31;
+    shr.u32 %r3, %r1, 5;
+    setp.eq.b32 %p1, %r2, 0;
+    mov.b64 %rd1, s;
+    @%p1 bra $L1;
+    bra.uni $L2;
+  $L1:
+    mul.wide.u32 %rd2, %r3, 4;
+    add.s64 %rd3, %rd1, %rd2;
+    st.shared.b32 [%rd3], %r1;
+  $L2:
+    bar.sync 0;
+    ret;)",
+                  ".reg .b64 %rd<4>;\n.reg .b32 %r<4>;\n.reg .pred %p<2>;\n.shared .align 4 .b8 s[128];");
+  int live_branches = 0;
+  for (const auto& in : p.insts) live_branches += in.op == P::Op::Bra && !(in.flags & P::kFoldedModifier);
+  EXPECT_EQ(live_branches, 0) << "neither the conditional branch nor the jump over the body is a machine instruction";
+  const int st = index_of(p, P::Op::St);
+  ASSERT_GE(st, 2);
+  for (int k = st - 2; k <= st; ++k) {
+    const P::Inst& in = p.insts[static_cast<std::size_t>(k)];
+    EXPECT_EQ(in.guard.bank, P::Bank::Pred) << "body instruction " << k;
+    EXPECT_FALSE(in.guard_neg) << "on where %p1 holds: the branch jumped into the body";
+  }
+}
+
 TEST(IfConvert, BodiesWithGlobalAccessesBarriersOtherEntriesOrManyInstructionsKeepTheirBranch) {
   auto branches_kept = [](const std::string& body, const std::string& regs) {
     auto p = decode(body, regs);

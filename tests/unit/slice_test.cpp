@@ -60,6 +60,23 @@ TEST(SmSlice, InPlaceUpdateHappensExactlyOnce) {
   expect_axpy_once(r);
 }
 
+// The CTAs share a table only through their cp.async copies: the slice's L2 warm-up runs (the
+// copies' global sources are reads), so the slice finds the table in L2 as the chip does, where
+// every CTA after the first hits it. Without the copies counted, the slice saw no shared line, ran
+// no warm-up and read the table from HBM once per few CTAs (its misses scaled to the grid).
+TEST(SmSlice, CpAsyncCopiesOfSharedDataWarmTheSlicesL2) {
+  const char* spec = R"({"source": "slice.cu", "kernel": "table_cp_async", "grid": 4096, "block": 256,
+    "args": [{"buffer": "f32", "count": 4096, "init": "iota"}, {"buffer": "f32", "count": 1048576}]})";
+  const auto sampled = nlohmann::json::parse(run(spec, false, 50000).report_json);
+  const std::string note = sampled["sampling"]["note"].get<std::string>();
+  ASSERT_NE(note.find("SM slice"), std::string::npos) << note;
+  EXPECT_EQ(note.find("no L2 warm-up"), std::string::npos) << note;
+  const auto full = nlohmann::json::parse(run(spec, true, 50000).report_json);
+  const double table_bytes = 4096 * 4;
+  EXPECT_LT(full["memory"]["dram"]["read_bytes"].get<double>(), 2 * table_bytes) << "the chip reads the table once";
+  EXPECT_LT(sampled["memory"]["dram"]["read_bytes"].get<double>(), 4 * table_bytes) << note;
+}
+
 TEST(SmSlice, WarmUpStoppedEarlyStillRunsEveryCtaOnce) {
   // an L2 of 64 KiB is full after a few of the warm-up CTAs (run last first); the ones it did
   // not need run with the rest of the grid

@@ -69,3 +69,18 @@ extern "C" __global__ void row_softmax(const float* __restrict__ in, float* __re
   float* y = out + static_cast<size_t>(r) * cols;
   for (int c = 0; c < cols; ++c) y[c] = expf(x[c] - m) * inv;
 }
+
+// Every CTA copies the same 16 KiB table into shared memory with cp.async (16 bytes a lane, the
+// L1 bypassed) and writes one value a thread: CTAs share the table's lines through their copies
+// alone, so the slice's L2 warm-up must count cp.async sources as reads.
+extern "C" __global__ void table_cp_async(const float* table, float* out) {
+  __shared__ __align__(16) float t[4096];
+  for (int i = threadIdx.x; i < 1024; i += blockDim.x) {
+    const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(&t[i * 4]));
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(table + i * 4));
+  }
+  asm volatile("cp.async.commit_group;\n" ::);
+  asm volatile("cp.async.wait_group 0;\n" ::);
+  __syncthreads();
+  out[blockIdx.x * blockDim.x + threadIdx.x] = t[threadIdx.x] + t[4095 - threadIdx.x];
+}
