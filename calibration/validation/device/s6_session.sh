@@ -4,7 +4,7 @@
 # directory it is given), each under its own time limit, then packs everything into OUT/all.tgz
 # (a device call brings back only a few files).
 #   bash calibration/validation/device/s6_session.sh OUT [SECONDS_EACH=90] NAME [NAME ...]
-# NAME is a script's middle part: "atomics" runs s6_atomics.sh into OUT/atomics. "hop12b" and
+# NAME is a script's middle part: "atomics" runs s6_atomics.sh (or s7_atomics.sh) into OUT/atomics. "hop12b" and
 # "march" run the earlier scripts (L2 hot lines, the marching stencil's halo) the same way.
 set -u
 OUT=${1:?output directory}
