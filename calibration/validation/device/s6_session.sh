@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # One device call that runs every one-call microbenchmark script named on the command line
-# (calibration/validation/device/s6_*.sh: each builds its microbenchmark and writes into the
+# (calibration/validation/device/s6_*.sh and s7_*.sh: each builds its microbenchmark and writes into the
 # directory it is given), each under its own time limit, then packs everything into OUT/all.tgz
 # (a device call brings back only a few files).
 #   bash calibration/validation/device/s6_session.sh OUT [SECONDS_EACH=90] NAME [NAME ...]
