@@ -121,6 +121,7 @@ struct ComputeUnit {
   // NVIDIA only (zero on AMD): CTA barriers and warp-wide operations. barrier_latency_cycles
   // above is bar.sync's last arrival to the released warps' next issue on both vendors.
   double barrier_cycles_per_warp = 0;    // bar.sync: time the CTA's barrier takes per arriving warp
+  double barrier_sm_cycles_per_arrival = 0;  // bar.sync: time the SM's barrier unit, shared by its CTAs, takes per arrival (absent 0)
   double cta_turnover_cycles = 0;        // from a CTA's last warp exiting to the next CTA's first instruction in its slot
   double vote_latency_cycles = 0;        // vote.sync (VOTE): issue to dependent issue
   // what ptxas's denormal guard around a non-ftz ex2/lg2/rsqrt/sqrt.approx.f32 MUFU (FSETP, a

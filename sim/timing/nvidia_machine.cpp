@@ -275,6 +275,7 @@ struct Sm {
   std::unique_ptr<TensorEngine> tc;     // tcgen05.mma (parts with tensor memory only)
   double tmem_free = 0;                 // when its TMEM <-> register path takes the next tcgen05.ld/st
   double dsmem_free = 0;                // when its DSMEM port takes the next transfer
+  double barrier_port = 0;              // when its barrier unit takes the next bar.sync arrival (any CTA's)
   double next = kInf;
   Residency residency;
 };
@@ -1278,7 +1279,14 @@ double NvidiaMachine::sync_op(int s, Warp& w, const P::Inst& in, double done, do
 
 // Barriers and folded instructions after a step; refreshes the warp's readiness.
 void NvidiaMachine::after_step(Sm& sm, Warp& w, CtaSlot& c, const P::Inst& in, const StepInfo& info, double now) {
-  if (in.op == P::Op::Bar) c.barrier.arrive(now);  // arrivals count one by one
+  if (in.op == P::Op::Bar) {  // arrivals count one by one: in the CTA, and in the SM's unit all its CTAs share
+    double t = now;
+    if (const double per = d_.sm.barrier_sm_cycles_per_arrival; per > 0) {
+      t = std::max(now, sm.barrier_port);
+      sm.barrier_port = t + per;
+    }
+    c.barrier.arrive(t);
+  }
   if (info.kind == StepInfo::Kind::BarrierWait) {
     set_at_barrier(w, true);
     check_cta_deadlock(sm, c, w);  // the others may all sleep on mbarriers

@@ -82,6 +82,32 @@ TEST(NvidiaTiming, NonFtzSfuChainsPayTheirDenormalGuards) {
   EXPECT_NEAR(per_iteration("ex2_loop", 32, no_key), sfu + 3 * fma, 1.0);
 }
 
+// sm.barrier_sm_cycles_per_arrival: the SM's barrier unit counts the arrivals of all its CTAs one
+// after another (smem_pipe.cu's phases on the H100: a 16-warp CTA's bar.sync loop takes 44.8 cycles
+// a phase alone and 98.1 with four such CTAs on the SM, 64 arrivals a round); absent, each CTA's
+// barrier counts only its own warps.
+TEST(NvidiaTiming, TheSmsCtasShareItsBarrierArrivals) {
+  auto d = device::load_builtin_device("h200");
+  d.sm.barrier_sm_cycles_per_arrival = 0;
+  auto phase = [&](const device::DeviceSpec& dev, int ctas_per_sm, int iters) {
+    const std::string json = R"({"source": "sync.cu", "kernel": "bar16_loop", "grid": )" +
+                             std::to_string(ctas_per_sm * d.sm.count) + R"(, "block": 512, "args": [{"buffer": "f32", "count": )" +
+                             std::to_string(4 * ctas_per_sm * d.sm.count) + R"(}, {"type": "i32", "value": )" + std::to_string(iters) + "}]}";
+    auto spec = api::parse_launch_spec_text(json, kData + "/kernels", "nvidia timing test");
+    return api::run_launch(spec, dev, api::RunOptions{}).cycles;
+  };
+  auto per_phase = [&](const device::DeviceSpec& dev, int ctas_per_sm) {
+    return (phase(dev, ctas_per_sm, 8) - phase(dev, ctas_per_sm, 4)) / (4.0 * 16);
+  };
+  const double alone = per_phase(d, 1), four = per_phase(d, 4);
+  const double round = 4 * 16 * 1.5;  // 64 arrivals a round at 1.5 cycles each
+  EXPECT_LT(four, 0.8 * round) << "without the key the four CTAs' barriers count apart";
+  auto shared = d;
+  shared.sm.barrier_sm_cycles_per_arrival = 1.5;
+  EXPECT_NEAR(per_phase(shared, 1), alone, 0.05 * alone) << "16 arrivals at 1.5 hide under the CTA's own count";
+  EXPECT_NEAR(per_phase(shared, 4), round, 0.15 * round) << "64 arrivals a round through the SM's unit (" << four << " without)";
+}
+
 // sm.taken_branch_cycles: a warp whose next instruction is not the one after (a taken branch, the
 // switch to another divergent path) waits that long before it issues again; absent, it waits the
 // issue cycle only (the timing before the key existed).

@@ -194,3 +194,14 @@ extern "C" __global__ void div2_loop(unsigned* out, int iters) {
   }
   out[threadIdx.x] = v;
 }
+
+// Sixteen back-to-back barriers a trip (as ptxas unrolls smem_pipe.cu's barrier loop): the loop's
+// own instructions do not set the phase.
+extern "C" __global__ void bar16_loop(float* out, int iters) {
+#pragma unroll 1
+  for (int i = 0; i < iters; ++i) {
+#pragma unroll
+    for (int k = 0; k < 16; ++k) asm volatile("bar.sync 0;" ::: "memory");
+  }
+  if (threadIdx.x == 0) out[blockIdx.x] = 1.0f;
+}
