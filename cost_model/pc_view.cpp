@@ -11,12 +11,7 @@ namespace kernsim::cost {
 
 using nlohmann::json;
 
-PcView::Pc& PcView::at(std::uint32_t pc) {
-  if (pc >= pcs_.size()) pcs_.resize(static_cast<std::size_t>(pc) + 1);
-  Pc& p = pcs_[pc];
-  p.seen = true;
-  return p;
-}
+void PcView::grow(std::uint32_t pc) { pcs_.resize(static_cast<std::size_t>(pc) + 1); }
 
 void PcView::on_issue(const sim::IssueEvent& e) {
   Pc& p = at(e.pc);

@@ -62,7 +62,14 @@ class PcView : public sim::Listener {
     Mem l1, shared;
     bool seen = false;
   };
-  Pc& at(std::uint32_t pc);
+  // pc's counters (every event of a timed instruction comes here: the common case inline)
+  Pc& at(std::uint32_t pc) {
+    if (pc >= pcs_.size()) [[unlikely]] grow(pc);
+    Pc& p = pcs_[pc];
+    p.seen = true;
+    return p;
+  }
+  void grow(std::uint32_t pc);
 
   const Listing* listing_;
   std::vector<Pc> pcs_;

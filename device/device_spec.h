@@ -128,6 +128,7 @@ struct ComputeUnit {
   // predicated FMUL before, a predicated FMUL or FADD after) adds to the chain (0: three FP32
   // latencies)
   double mufu_guard_latency_cycles = 0;
+  double taken_branch_cycles = 0;  // a warp's wait after a control transfer (taken branch, switch to another divergent path); absent 0
   double redux_latency_cycles = 0;       // redux.sync (REDUX): issue to dependent issue
   // barrier.cluster: last arrival in the cluster to the released warps' next issue, for the
   // default (.release) arrival, a .relaxed one, and a CTA launched without clusters

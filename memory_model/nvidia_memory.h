@@ -157,6 +157,7 @@ class NvMemorySystem {
   };
   std::size_t warps_per_sm_ = 1;         // sm.max_warps: the warp indices of one SM
   std::vector<std::uint32_t> warp_seq_;  // per SM and warp (sm * warps_per_sm_ + warp): store requests made
+  std::vector<std::uint32_t> warp_fence_;  // per SM and warp: its store requests made before its latest load
   std::uint32_t combine_lines_ = 0;
   // The SM's latest store requests, all warps together, that a new store may join. A policy of
   // the model, not a hardware size: it only has to hold each warp's last l1.store_combine_lines

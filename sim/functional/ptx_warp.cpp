@@ -1,5 +1,7 @@
 // Warp-wide PTX instructions: shfl.sync, vote.sync, match.sync, redux.sync, elect.sync, movmatrix, activemask
 // and the warp-level fences and waits (which have no functional effect in a lock-step warp).
+#include <type_traits>
+
 #include "sim/functional/ptx_impl.h"
 
 namespace kernsim::sim {
@@ -18,25 +20,40 @@ void PtxCta::Impl::exec_warp(Warp& w, const Inst& in, std::uint32_t m) {
       const Reg d = p.dst(in, 0), pd = p.dst(in, 1);
       std::uint32_t* D = row32(w, d);
       std::uint32_t pbits = 0;
-      const auto mode = static_cast<P::ShflMode>(in.sub);
-      for_lanes(m, [&](int l) {
-        const std::uint32_t b = B[l], c = C[l];
-        const std::uint32_t segmask = (c >> 8) & 0x1f, cval = c & 0x1f;
-        const std::int32_t lane = l;
-        const std::int32_t max_lane = static_cast<std::int32_t>((static_cast<std::uint32_t>(lane) & segmask) | (cval & ~segmask));
-        const std::int32_t min_lane = static_cast<std::int32_t>(static_cast<std::uint32_t>(lane) & segmask);
-        std::int32_t j;
-        bool ok;
-        switch (mode) {
-          case P::ShflMode::Up: j = lane - static_cast<std::int32_t>(b); ok = j >= max_lane; break;
-          case P::ShflMode::Down: j = lane + static_cast<std::int32_t>(b); ok = j <= max_lane; break;
-          case P::ShflMode::Bfly: j = lane ^ static_cast<std::int32_t>(b); ok = j <= max_lane; break;
-          default: j = min_lane | static_cast<std::int32_t>(b & 0x1f & ~segmask); ok = j <= max_lane; break;
-        }
-        if (!ok || j < 0 || j > 31) j = lane;
-        D[l] = a[j];
-        pbits |= static_cast<std::uint32_t>(ok) << l;
-      });
+      // the lane loop for one mode (the mode chosen once per instruction, not per lane)
+      auto lanes = [&](auto mode) {
+        for_lanes(m, [&](int l) {
+          const std::uint32_t b = B[l], c = C[l];
+          const std::uint32_t segmask = (c >> 8) & 0x1f, cval = c & 0x1f;
+          const std::int32_t lane = l;
+          const std::int32_t max_lane = static_cast<std::int32_t>((static_cast<std::uint32_t>(lane) & segmask) | (cval & ~segmask));
+          const std::int32_t min_lane = static_cast<std::int32_t>(static_cast<std::uint32_t>(lane) & segmask);
+          std::int32_t j;
+          bool ok;
+          if constexpr (decltype(mode)::value == P::ShflMode::Up) {
+            j = lane - static_cast<std::int32_t>(b);
+            ok = j >= max_lane;
+          } else if constexpr (decltype(mode)::value == P::ShflMode::Down) {
+            j = lane + static_cast<std::int32_t>(b);
+            ok = j <= max_lane;
+          } else if constexpr (decltype(mode)::value == P::ShflMode::Bfly) {
+            j = lane ^ static_cast<std::int32_t>(b);
+            ok = j <= max_lane;
+          } else {
+            j = min_lane | static_cast<std::int32_t>(b & 0x1f & ~segmask);
+            ok = j <= max_lane;
+          }
+          if (!ok || j < 0 || j > 31) j = lane;
+          D[l] = a[j];
+          pbits |= static_cast<std::uint32_t>(ok) << l;
+        });
+      };
+      switch (static_cast<P::ShflMode>(in.sub)) {
+        case P::ShflMode::Up: lanes(std::integral_constant<P::ShflMode, P::ShflMode::Up>{}); break;
+        case P::ShflMode::Down: lanes(std::integral_constant<P::ShflMode, P::ShflMode::Down>{}); break;
+        case P::ShflMode::Bfly: lanes(std::integral_constant<P::ShflMode, P::ShflMode::Bfly>{}); break;
+        default: lanes(std::integral_constant<P::ShflMode, P::ShflMode::Idx>{}); break;
+      }
       if (pd.bank == Bank::Pred) {
         std::uint32_t& pm = predr(w, pd);
         pm = (pm & ~m) | pbits;

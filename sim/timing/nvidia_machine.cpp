@@ -15,6 +15,7 @@
 //         ClusterPlacer; DispatchClock), NvMemorySystem's L2/HBM/atomics
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -65,6 +66,10 @@ struct InstTiming {
   double flops_per_lane = 0, flops_per_inst = 0;
   double engine_cycles = 0;      // wgmma.mma_async: its service on the SM's tensor engine
   int guard_issued = 0;          // FP32 instructions ptxas adds around a non-ftz MUFU (TimingDesc::guard_issued)
+  std::uint8_t group[2] = {0, 0};  // pipe_group of unit / of alt (what its result carries)
+  std::uint8_t first_group = 0;    // pipe_group of the pipe it is issued to first (alt when it has one)
+  bool wgmma = false;              // wgmma.mma_async
+  bool folded = false;             // P::kFoldedModifier: executes with no time (skip_folded)
   // the scoreboard entries it waits for (guard, sources, destinations, address bases, in that
   // order): dep_regs_[dep_begin, dep_end)
   std::uint32_t dep_begin = 0, dep_end = 0;
@@ -81,8 +86,12 @@ struct SchedState {
   bool at_barrier = false;
 };
 
+struct Sub;
+
 struct Warp {
   SchedState* sched = nullptr;  // its entry in its sub-partition's Sub::sched
+  Sub* home = nullptr;          // that sub-partition
+  std::uint64_t bit = 0;        // its bit in home's masks (its index in Sub::sched)
   std::uint32_t pc = 0;         // next instruction
   int cta = -1;  // CTA slot
   int widx = 0;  // warp index inside its CTA
@@ -141,7 +150,23 @@ struct Sub {
   Stall why = Stall::Idle;
   int wait_warp = -1;  // the warp it waits for, and that warp's next instruction
   std::uint32_t wait_pc = kNoPc;
+  // After a scan that found no warp to issue: the warp it would issue at `next` if none of its
+  // warps changes before then (requeue, start_cta and abandon_in_flight forget it), or -1.
+  int wake_warp = -1;
+  // its live warps and those of them waiting at a barrier, one bit per Sub::sched entry (kept by
+  // set_live and set_at_barrier): the scan visits the others only
+  std::uint64_t live = 0, at_barrier = 0;
 };
+
+// A warp's SchedState::live and ::at_barrier, and its sub-partition's masks of them.
+void set_live(Warp& w, bool v) {
+  w.sched->live = v;
+  w.home->live = v ? w.home->live | w.bit : w.home->live & ~w.bit;
+}
+void set_at_barrier(Warp& w, bool v) {
+  w.sched->at_barrier = v;
+  w.home->at_barrier = v ? w.home->at_barrier | w.bit : w.home->at_barrier & ~w.bit;
+}
 
 // Resident warps over time. A CTA's end is known when its last warp exits (stores still
 // draining), ahead of other SMs' and its own later events, so changes are recorded and put in
@@ -452,8 +477,15 @@ void NvidiaMachine::assemble(int sms, double share, std::uint64_t ctas) {
       sm.subs[static_cast<std::size_t>(sm.warps[w].sub)].warps.push_back(static_cast<int>(w));
     }
     for (Sub& sub : sm.subs) {
+      if (sub.warps.size() > 64)
+        throw Error(ErrorKind::Internal, "kernsim bug: " + std::to_string(sub.warps.size()) + " warps on one scheduler (its masks hold 64)");
       sub.sched.assign(sub.warps.size(), SchedState{});
-      for (std::size_t k = 0; k < sub.warps.size(); ++k) sm.warps[static_cast<std::size_t>(sub.warps[k])].sched = &sub.sched[k];
+      for (std::size_t k = 0; k < sub.warps.size(); ++k) {
+        Warp& w = sm.warps[static_cast<std::size_t>(sub.warps[k])];
+        w.sched = &sub.sched[k];
+        w.home = &sub;
+        w.bit = std::uint64_t{1} << k;
+      }
     }
   }
 }
@@ -536,6 +568,11 @@ void NvidiaMachine::describe_instructions() {
     t.flops_per_lane = desc.flops_per_lane;
     t.flops_per_inst = desc.flops_per_inst;
     t.guard_issued = desc.guard_issued;
+    t.group[0] = pipe_group(in.unit);
+    t.group[1] = t.alt >= 0 ? pipe_group(static_cast<Unit>(t.alt)) : 0;
+    t.first_group = t.alt >= 0 ? t.group[1] : t.group[0];
+    t.wgmma = in.op == P::Op::WgmmaMma;
+    t.folded = (in.flags & P::kFoldedModifier) != 0;
     if (in.op == P::Op::WgmmaMma) {  // one issue slot; the math is the tensor engine's
       t.busy[0] = t.latency[0] = 1;
       t.engine_cycles = wgmma_service(in);
@@ -855,8 +892,8 @@ void NvidiaMachine::start_cta(int s, int slot, std::uint64_t id, std::unique_ptr
   c.warps_left = c.cta->num_warps();
   for (int wi = 0; wi < c.warps_left; ++wi) {
     Warp& w = sm.warps[static_cast<std::size_t>(slot * wpb_ + wi)];
-    w.sched->live = true;
-    w.sched->at_barrier = false;
+    set_live(w, true);
+    set_at_barrier(w, false);
     w.cta = slot;
     w.widx = wi;
     w.sched->age = age_++;
@@ -877,6 +914,7 @@ void NvidiaMachine::start_cta(int s, int slot, std::uint64_t id, std::unique_ptr
     skip_folded(c, w);
     refresh(w);
     Sub& sub = sm.subs[static_cast<std::size_t>(w.sub)];
+    sub.wake_warp = -1;
     sub.next = std::min(sub.next, t);
   }
   sm.residency.change(t, c.warps_left);
@@ -918,7 +956,7 @@ void NvidiaMachine::abandon_in_flight(double now) {
       c.group.reset();
       c.active = false;
     }
-    for (auto& w : sm.warps) w.sched->live = false;
+    for (auto& w : sm.warps) set_live(w, false);
     sm.tensor->reset(now);  // the abandoned CTAs' queued wgmmas go with them
     if (sm.tc) sm.tc->reset(now);
     sm.tmem_free = now;
@@ -928,6 +966,7 @@ void NvidiaMachine::abandon_in_flight(double now) {
         lis_.on_stall({s, static_cast<int>(si), sub.why, sub.idle_since, now - sub.idle_since, sub.wait_warp, sub.wait_pc});
       sub.pipes.reset(now);
       sub.next = kInf;
+      sub.wake_warp = -1;
       sub.idle_since = now;
       sub.last = -1;
     }
@@ -1012,16 +1051,16 @@ void NvidiaMachine::report_memory(Listener& l, double scale, double busy_scale) 
 // launched, when a barrier releases it.
 void NvidiaMachine::refresh(Warp& w) {
   if (!w.sched->live) return;
-  const P::Inst& in = p_.insts[w.pc];
   const InstTiming& it = itime_[w.pc];
   double t = w.ready;
   Stall why = w.ready_is_async ? Stall::AsyncWait : Stall::ExecutionDependency;
-  const std::uint8_t group = pipe_group(it.alt >= 0 ? static_cast<Unit>(it.alt) : in.unit);  // the pipe it is issued to first
+  const std::uint8_t group = it.first_group;  // the pipe it is issued to first
+  const double cross = d_.sm.cross_pipe_latency_cycles;
   for (std::uint32_t k = it.dep_begin; k < it.dep_end; ++k) {
     const Scoreboard::Entry& e = w.sb.at(dep_regs_[k]);
-    if (e.from_wgmma && in.op == P::Op::WgmmaMma) continue;  // chained on the tensor engine, in order
+    if (e.from_wgmma && it.wgmma) continue;  // chained on the tensor engine, in order
     double v = e.ready;
-    if (e.pipe_group && group && e.pipe_group != group) v += d_.sm.cross_pipe_latency_cycles;
+    if (e.pipe_group && group && e.pipe_group != group) v += cross;
     if (v > t) {
       t = v;
       why = e.from_memory ? Stall::MemoryDependency : e.from_wgmma ? Stall::AsyncWait : Stall::ExecutionDependency;
@@ -1053,7 +1092,6 @@ void NvidiaMachine::pick_and_issue(int s, Sm& sm, Sub& sub, int si, double now) 
   std::uint64_t best_key = ~std::uint64_t{0};
   double earliest = kInf;
   Stall earliest_why = Stall::Idle;
-  bool any_live = false, all_barrier = true;
   // when the warp could issue (its operands, then a free pipe) and why not earlier
   auto when = [&](const SchedState& x, Stall& why) {
     why = x.dep_why;
@@ -1070,24 +1108,38 @@ void NvidiaMachine::pick_and_issue(int s, Sm& sm, Sub& sub, int si, double now) 
     Stall why;
     if (x.live && !x.at_barrier && when(x, why) <= now) best = sub.last;
   }
-  const std::size_t n = best >= 0 ? 0 : sub.sched.size();
-  for (std::size_t k = 0; k < n; ++k) {
+  // the warp the last scan found for this time, its warps unchanged since: the scan's choice
+  if (best < 0 && sub.wake_warp >= 0 && now == sub.next) best = sub.wake_warp;
+  sub.wake_warp = -1;
+  // The scan skips what cannot change its answer: once a warp can issue, the warps it would win
+  // against (the earliest time and the stall reasons matter only when none can); before that, a
+  // warp whose operands come after now and after the earliest time so far (its time is at least
+  // its operands'). Among the warps of the earliest time it keeps the one it would choose then.
+  int wake = -1;
+  std::uint64_t wake_key = ~std::uint64_t{0};
+  const bool any_live = sub.live != 0, all_barrier = (sub.live & ~sub.at_barrier) == 0;
+  for (std::uint64_t left = best >= 0 ? 0 : sub.live & ~sub.at_barrier; left; left &= left - 1) {
+    const std::size_t k = static_cast<std::size_t>(std::countr_zero(left));
     const SchedState& x = sub.sched[k];
-    if (!x.live) continue;
-    any_live = true;
-    if (x.at_barrier) continue;
-    all_barrier = false;
+    if (best < 0 && x.dep_ready > now && x.dep_ready > earliest) continue;
+    const int wi = sub.warps[k];
+    const std::uint64_t key = warp_key(policy_, wi, sub.last, x.age);
+    if (best >= 0 && key >= best_key) continue;
     Stall why;
     const double t = when(x, why);
-    const int wi = sub.warps[k];
     if (t <= now) {
-      const std::uint64_t key = warp_key(policy_, wi, sub.last, x.age);
-      if (key < best_key) { best_key = key; best = wi; }
+      best_key = key;
+      best = wi;
       if (key == 0) break;
-    } else if (t < earliest) {
+    } else if (best < 0 && t < earliest) {
       earliest = t;
       earliest_why = why;
       earliest_w = wi;
+      wake = wi;
+      wake_key = key;
+    } else if (best < 0 && t == earliest && key < wake_key) {
+      wake = wi;
+      wake_key = key;
     }
   }
   if (best >= 0) {
@@ -1099,6 +1151,7 @@ void NvidiaMachine::pick_and_issue(int s, Sm& sm, Sub& sub, int si, double now) 
     return;
   }
   sub.next = earliest;
+  sub.wake_warp = wake;
   sub.why = !any_live ? Stall::Idle : all_barrier ? Stall::Barrier : earliest_why;
   sub.wait_warp = sub.why == Stall::Idle || all_barrier ? -1 : earliest_w;
   sub.wait_pc = sub.wait_warp >= 0 ? sm.warps[static_cast<std::size_t>(sub.wait_warp)].pc : kNoPc;
@@ -1128,11 +1181,13 @@ void NvidiaMachine::issue(int s, Sm& sm, Sub& sub, int wi, double now) {
   if (in.flags & P::kRangeReduced) sub.pipes.hold(Unit::Fp32, now + pipe_[static_cast<int>(Unit::Fp32)].issue);  // FMUL.RZ first
   if (it.guard_issued) sub.pipes.hold(Unit::Fp32, now + it.guard_issued * pipe_[static_cast<int>(Unit::Fp32)].issue);  // denormal guards
   sub.pipes.occupy(u, now, it.busy[k]);
-  w.ready = now + 1;
+  // a control transfer (a taken branch, the switch to another divergent path) holds the warp
+  const bool transfer = info.kind == StepInfo::Kind::Executed && info.next_pc != pc + 1;
+  w.ready = now + (transfer ? std::max(1.0, d_.sm.taken_branch_cycles) : 1.0);
   w.ready_is_async = false;
   bool from_mem = false;
   const double done = execute(s, sm, w, in, info, now, now + it.latency[k], from_mem);
-  const std::uint8_t produced_by = from_mem ? 0 : pipe_group(u);
+  const std::uint8_t produced_by = from_mem ? 0 : it.group[k];
   // a wgmma's accumulators are the tensor engine's until it completes (`done`): wgmmas chained on
   // them are served in order (refresh), and any other reader waits for the completion, as the
   // wait ptxas injects before such a reader does (its C7517 note) when no wgmma.wait_group did
@@ -1209,7 +1264,7 @@ double NvidiaMachine::sync_op(int s, Warp& w, const P::Inst& in, double done, do
 void NvidiaMachine::after_step(Sm& sm, Warp& w, CtaSlot& c, const P::Inst& in, const StepInfo& info, double now) {
   if (in.op == P::Op::Bar) c.barrier.arrive(now);  // arrivals count one by one
   if (info.kind == StepInfo::Kind::BarrierWait) {
-    w.sched->at_barrier = true;
+    set_at_barrier(w, true);
     check_cta_deadlock(sm, c, w);  // the others may all sleep on mbarriers
   }
   if (info.released_barrier) {
@@ -1217,11 +1272,11 @@ void NvidiaMachine::after_step(Sm& sm, Warp& w, CtaSlot& c, const P::Inst& in, c
     for (int k = 0; k < wpb_; ++k) {
       Warp& o = sm.warps[static_cast<std::size_t>(w.cta * wpb_ + k)];
       if (!o.sched->live || !o.sched->at_barrier || c.cta->warp_waiting(o.widx)) continue;
-      o.sched->at_barrier = false;
+      set_at_barrier(o, false);
       o.ready = std::max(o.ready, t_rel);
       requeue(sm, c, o);
     }
-    w.sched->at_barrier = false;
+    set_at_barrier(w, false);
     w.ready = std::max(w.ready, t_rel);
   }
   if (info.released_cluster_barrier) {
@@ -1232,7 +1287,7 @@ void NvidiaMachine::after_step(Sm& sm, Warp& w, CtaSlot& c, const P::Inst& in, c
                                                       : d_.sm.cluster_barrier_latency_cycles;
     release_cluster_barrier(c, static_cast<int>(&sm - sms_.data()), w.cta, last + latency);
     if (!c.cta->warp_waiting(w.widx)) {
-      w.sched->at_barrier = false;
+      set_at_barrier(w, false);
       w.ready = std::max(w.ready, last + latency);
     }
   }
@@ -1246,6 +1301,7 @@ void NvidiaMachine::requeue(Sm& sm, CtaSlot& c, Warp& w) {
   skip_folded(c, w);
   refresh(w);
   Sub& sub = sm.subs[static_cast<std::size_t>(w.sub)];
+  sub.wake_warp = -1;
   sub.next = std::min(sub.next, w.ready);
   sm.next = std::min(sm.next, sub.next);
 }
@@ -1261,7 +1317,7 @@ void NvidiaMachine::release_cluster_barrier(const CtaSlot& c, int own_sm, int ow
     for (int k = 0; k < wpb_; ++k) {
       Warp& x = sm.warps[static_cast<std::size_t>(slot * wpb_ + k)];
       if (!x.sched->live || !x.sched->at_barrier || o.cta->warp_waiting(x.widx)) continue;
-      x.sched->at_barrier = false;
+      set_at_barrier(x, false);
       x.ready = std::max(x.ready, t_rel);
       requeue(sm, o, x);
     }
@@ -1272,7 +1328,7 @@ void NvidiaMachine::release_cluster_barrier(const CtaSlot& c, int own_sm, int ow
 // The CTA's work is done when its stores and reductions have been accepted and its outstanding
 // loads have drained; its slot takes a new CTA sm.cta_turnover_cycles after its last warp exits.
 void NvidiaMachine::warp_exited(int s, Sm& sm, Warp& w, double now) {
-  w.sched->live = false;
+  set_live(w, false);
   CtaSlot& c = sm.ctas[static_cast<std::size_t>(w.cta)];
   if (--c.warps_left != 0) return;
   double end = now + 1;
@@ -1287,7 +1343,7 @@ void NvidiaMachine::warp_exited(int s, Sm& sm, Warp& w, double now) {
 // neg/abs as an operand modifier, predicate logic into its comparison) execute with no time: the
 // value is ready when its latest source is.
 void NvidiaMachine::skip_folded(CtaSlot& c, Warp& w) {
-  while (p_.insts[w.pc].flags & P::kFoldedModifier) {
+  while (itime_[w.pc].folded) {
     const P::Inst& in = p_.insts[w.pc];
     int src = -1;
     for (int k = 0; k < in.nsrc; ++k)

@@ -82,6 +82,27 @@ TEST(NvidiaTiming, NonFtzSfuChainsPayTheirDenormalGuards) {
   EXPECT_NEAR(per_iteration("ex2_loop", 32, no_key), sfu + 3 * fma, 1.0);
 }
 
+// sm.taken_branch_cycles: a warp whose next instruction is not the one after (a taken branch, the
+// switch to another divergent path) waits that long before it issues again; absent, it waits the
+// issue cycle only (the timing before the key existed).
+TEST(NvidiaTiming, AControlTransferHoldsTheWarpForTheTakenBranchCycles) {
+  auto d = device::load_builtin_device("h200");
+  d.sm.taken_branch_cycles = 0;
+  const double loop0 = per_iteration("add_loop", 32, d), div0 = per_iteration("div2_loop", 32, d);
+  auto slow = d;
+  slow.sm.taken_branch_cycles = 41;
+  const double loop = per_iteration("add_loop", 32, slow), div = per_iteration("div2_loop", 32, slow);
+  // the loop's trip: one transfer (its back branch); an add's latency hid 40 of the 41 cycles before
+  EXPECT_GT(loop - loop0, 40.0 - d.pipes.int_alu.latency_cycles - 1) << loop0 << " -> " << loop;
+  EXPECT_LT(loop - loop0, 2 * 40.0) << "one transfer a trip";
+  // the divergent trip: into the first path, to the second, to the reconvergence point, back: more
+  EXPECT_GT(div - div0, 3 * (40.0 - d.pipes.int_alu.latency_cycles)) << div0 << " -> " << div;
+  // a key of one cycle is the issue cycle: no change
+  auto one = d;
+  one.sm.taken_branch_cycles = 1;
+  EXPECT_DOUBLE_EQ(per_iteration("div2_loop", 32, one), div0);
+}
+
 // atomicAdd(&hist[bin], 1u) with its result unread is ATOMS.POPC.INC in ptxas's SASS: the lanes on
 // one word are served together (hist_pow_shared_p16_256b_32M of the grown set, ~23 lanes a warp on
 // one bin: the H200 takes at most 18.4 cycles per warp instruction, kernsim took 24 serialising

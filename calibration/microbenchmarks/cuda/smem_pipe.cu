@@ -418,3 +418,11 @@ int main() {
   return 0;
 }
 #endif
+
+#if !defined(__NVCC__)
+// kernsim's specs (calibration/microbenchmarks/cuda/specs_sync/ms_phases_*.json) launch these instances.
+template __global__ void phases<0>(unsigned, int, int, unsigned long long*);
+template __global__ void phases<1>(unsigned, int, int, unsigned long long*);
+template __global__ void phases<2>(unsigned, int, int, unsigned long long*);
+template __global__ void phases<3>(unsigned, int, int, unsigned long long*);
+#endif

@@ -8,17 +8,10 @@
 set -u
 OUT=${1:?output directory}
 mkdir -p "$OUT"
-NVCC=$(command -v nvcc || ls /usr/local/cuda/bin/nvcc 2>/dev/null | head -1)
-CUOBJDUMP=$(command -v cuobjdump || ls /usr/local/cuda/bin/cuobjdump 2>/dev/null | head -1)
-nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm --format=csv > "$OUT/smi.txt" 2>&1
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu --format=csv >> "$OUT/smi.txt" 2>&1
+. "$(dirname "$0")/mb_common.sh"
+mb_smi "$OUT"
 cat "$OUT/smi.txt"
-D=calibration/microbenchmarks/cuda
-B=$(mktemp -d)
 for n in atomic_units sfu_pipe; do
-  "$NVCC" -O3 -gencode=arch=compute_90a,code=sm_90a -o "$B/$n" "$D/$n.cu" > "$OUT/$n.build.log" 2>&1 || { echo "build $n failed"; cat "$OUT/$n.build.log"; continue; }
-  [ -n "$CUOBJDUMP" ] && "$CUOBJDUMP" -sass "$B/$n" > "$OUT/$n.sass" 2>/dev/null
-  timeout 240 "$B/$n" > "$OUT/$n.json" 2> "$OUT/$n.err"
-  echo "$n exit $?"; tail -c 400 "$OUT/$n.json"; echo
+  mb_run "$n" 240 "$OUT"; tail -c 400 "$OUT/$n.json"; echo
 done
-nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm --format=csv >> "$OUT/smi.txt" 2>&1
+mb_smi "$OUT"

@@ -10,12 +10,9 @@
 set -u
 OUT=${1:?output directory}
 mkdir -p "$OUT"
-D=calibration/microbenchmarks/cuda
-{ date -u; nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm --format=csv; nvcc --version | tail -1; } > "$OUT/smi.txt" 2>&1
-nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -o /tmp/halo_latency $D/halo_latency.cu || exit 1
-timeout 60 /tmp/halo_latency "$OUT/far_l2_matrix.csv" > "$OUT/halo_latency.json"; echo "halo_latency exit $?"
-nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm --format=csv >> "$OUT/smi.txt" 2>&1
-cat "$OUT/smi.txt" "$OUT/halo_latency.json"
-nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -o /tmp/march_halo $D/march_halo.cu || exit 1
-timeout 60 /tmp/march_halo > "$OUT/march_halo.txt"; echo "march_halo exit $?"
-tail -8 "$OUT/march_halo.txt"
+. "$(dirname "$0")/mb_common.sh"
+mb_smi "$OUT"
+cat "$OUT/smi.txt"
+mb_run halo_latency 60 "$OUT" "$OUT/far_l2_matrix.csv"; cat "$OUT/halo_latency.json"
+MB_EXT=txt mb_run march_halo 60 "$OUT"; tail -8 "$OUT/march_halo.txt"
+mb_smi "$OUT"

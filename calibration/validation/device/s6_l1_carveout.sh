@@ -9,18 +9,11 @@
 set -u
 OUT=${1:?output directory}
 mkdir -p "$OUT"
-NVCC=$(command -v nvcc || ls /usr/local/cuda/bin/nvcc 2>/dev/null | head -1)
-CUOBJDUMP=$(command -v cuobjdump || ls /usr/local/cuda/bin/cuobjdump 2>/dev/null | head -1)
-nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm --format=csv > "$OUT/smi.txt" 2>&1
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu --format=csv >> "$OUT/smi.txt" 2>&1
+. "$(dirname "$0")/mb_common.sh"
+mb_smi "$OUT"
 cat "$OUT/smi.txt"
-D=calibration/microbenchmarks/cuda
-B=$(mktemp -d)
 n=l1_carveout
-if "$NVCC" -O3 -gencode=arch=compute_90a,code=sm_90a -o "$B/$n" "$D/$n.cu" > "$OUT/$n.build.log" 2>&1; then
-  [ -n "$CUOBJDUMP" ] && "$CUOBJDUMP" -sass "$B/$n" > "$OUT/$n.sass" 2>/dev/null
-  timeout 120 "$B/$n" > "$OUT/$n.json" 2> "$OUT/$n.err"
-  echo "$n exit $?"
+if mb_run $n 120 "$OUT"; then
   python3 - "$OUT/$n.json" <<'PY' || tail -c 2000 "$OUT/$n.json"
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -30,7 +23,5 @@ for r in d["results"]:
 for k, v in rows.items():
     print("ctas %d smem %6d pref %2d:" % k, " ".join("%d:%.0f" % x for x in v))
 PY
-else
-  echo "build $n failed"; cat "$OUT/$n.build.log"
 fi
-nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm --format=csv >> "$OUT/smi.txt" 2>&1
+mb_smi "$OUT"

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # One device call that runs every one-call microbenchmark script named on the command line
-# (calibration/validation/device/s6_*.sh: each builds its microbenchmark and writes into the
+# (calibration/validation/device/s6_*.sh and s7_*.sh: each builds its microbenchmark and writes into the
 # directory it is given), each under its own time limit, then packs everything into OUT/all.tgz
 # (a device call brings back only a few files).
 #   bash calibration/validation/device/s6_session.sh OUT [SECONDS_EACH=90] NAME [NAME ...]
-# NAME is a script's middle part: "atomics" runs s6_atomics.sh into OUT/atomics. "hop12b" and
+# NAME is a script's middle part: "atomics" runs s6_atomics.sh (or s7_atomics.sh) into OUT/atomics. "hop12b" and
 # "march" run the earlier scripts (L2 hot lines, the marching stencil's halo) the same way.
 set -u
 OUT=${1:?output directory}
@@ -25,11 +25,13 @@ for name in "$@"; do
       && /tmp/march_halo > '$OUT/s/$name/march_halo.txt'")
     ;;
   *)
-    if [ ! -f "$D/s6_$name.sh" ]; then
-      echo "$name: no $D/s6_$name.sh" | tee "$OUT/s/$name/missing.txt"
+    script="$D/s6_$name.sh"
+    [ -f "$script" ] || script="$D/s7_$name.sh"
+    if [ ! -f "$script" ]; then
+      echo "$name: no $D/s6_$name.sh or s7_$name.sh" | tee "$OUT/s/$name/missing.txt"
       continue
     fi
-    cmd=(bash "$D/s6_$name.sh" "$OUT/s/$name")
+    cmd=(bash "$script" "$OUT/s/$name")
     ;;
   esac
   timeout "$EACH" "${cmd[@]}" > "$OUT/s/$name/run.log" 2>&1

@@ -9,9 +9,8 @@
 set -u
 OUT=${1:?output directory}
 mkdir -p "$OUT"
-D=calibration/microbenchmarks/cuda
-{ date -u; nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm --format=csv; nvcc --version | tail -1; } > "$OUT/smi.txt" 2>&1
-nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -o /tmp/smem_pipe $D/smem_pipe.cu || exit 1
-timeout 60 /tmp/smem_pipe > "$OUT/smem_pipe.json"; echo "smem_pipe exit $?"
-nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm --format=csv >> "$OUT/smi.txt" 2>&1
-cat "$OUT/smi.txt" "$OUT/smem_pipe.json"
+. "$(dirname "$0")/mb_common.sh"
+mb_smi "$OUT"
+cat "$OUT/smi.txt"
+mb_run smem_pipe 60 "$OUT"; cat "$OUT/smem_pipe.json"
+mb_smi "$OUT"

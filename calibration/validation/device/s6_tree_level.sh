@@ -8,20 +8,8 @@
 set -u
 OUT=${1:?output directory}
 mkdir -p "$OUT"
-NVCC=$(command -v nvcc || ls /usr/local/cuda/bin/nvcc 2>/dev/null | head -1)
-CUOBJDUMP=$(command -v cuobjdump || ls /usr/local/cuda/bin/cuobjdump 2>/dev/null | head -1)
-nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm --format=csv > "$OUT/smi.txt" 2>&1
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu --format=csv >> "$OUT/smi.txt" 2>&1
+. "$(dirname "$0")/mb_common.sh"
+mb_smi "$OUT"
 cat "$OUT/smi.txt"
-D=calibration/microbenchmarks/cuda
-B=$(mktemp -d)
-n=tree_level
-if "$NVCC" -O3 -gencode=arch=compute_90a,code=sm_90a -o "$B/$n" "$D/$n.cu" > "$OUT/$n.build.log" 2>&1; then
-  [ -n "$CUOBJDUMP" ] && "$CUOBJDUMP" -sass "$B/$n" > "$OUT/$n.sass" 2>/dev/null
-  timeout 60 "$B/$n" > "$OUT/$n.json" 2> "$OUT/$n.err"
-  echo "$n exit $?"
-  tail -c 3000 "$OUT/$n.json"
-else
-  echo "build $n failed"; cat "$OUT/$n.build.log"
-fi
-nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm --format=csv >> "$OUT/smi.txt" 2>&1
+mb_run tree_level 60 "$OUT"; tail -c 3000 "$OUT/tree_level.json"
+mb_smi "$OUT"

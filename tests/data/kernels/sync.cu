@@ -171,3 +171,26 @@ extern "C" __global__ void hit_only_loop(const unsigned* buf, unsigned* out, int
   }
   out[threadIdx.x] = h;
 }
+
+// One dependent add a trip: the loop's back branch is the trip's one control transfer.
+extern "C" __global__ void add_loop(unsigned* out, int iters) {
+  unsigned v = threadIdx.x;
+#pragma unroll 1
+  for (int i = 0; i < iters; ++i) asm volatile("add.u32 %0, %0, 1;" : "+r"(v));
+  out[threadIdx.x] = v;
+}
+
+// The marching stencil's x-halo control flow: lane 0 and lane 31 run sibling paths (if / else if),
+// the other lanes skip both; one add on each path.
+extern "C" __global__ void div2_loop(unsigned* out, int iters) {
+  unsigned v = threadIdx.x;
+  const unsigned lane = threadIdx.x & 31;
+#pragma unroll 1
+  for (int i = 0; i < iters; ++i) {
+    if (lane == 0)
+      asm volatile("add.u32 %0, %0, 1;" : "+r"(v));
+    else if (lane == 31)
+      asm volatile("add.u32 %0, %0, 3;" : "+r"(v));
+  }
+  out[threadIdx.x] = v;
+}
