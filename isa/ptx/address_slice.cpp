@@ -12,31 +12,84 @@ namespace {
 bool register_only(const Inst& in) {
   if (in.flags & (kCarryIn | kCarryOut)) return false;  // the carry flag is state beyond the registers
   switch (in.op) {
-    case Op::Add: case Op::Sub: case Op::Mul: case Op::Mad: case Op::Mul24: case Op::Mad24: case Op::Sad:
-    case Op::Div: case Op::Rem: case Op::Abs: case Op::Neg: case Op::Min: case Op::Max: case Op::Popc:
-    case Op::Clz: case Op::Bfind: case Op::Brev: case Op::Bfe: case Op::Bfi: case Op::Prmt: case Op::And:
-    case Op::Or: case Op::Xor: case Op::Not: case Op::Cnot: case Op::Lop3: case Op::Shl: case Op::Shr:
-    case Op::Shf: case Op::Dp4a: case Op::Dp2a: case Op::Fma: case Op::Rcp: case Op::Sqrt: case Op::Rsqrt:
-    case Op::Sin: case Op::Cos: case Op::Lg2: case Op::Ex2: case Op::Tanh: case Op::Copysign: case Op::Testp:
-    case Op::Setp: case Op::Selp: case Op::Slct: case Op::Set: case Op::Mov: case Op::Cvt: case Op::CvtPack:
-    case Op::Cvta: case Op::Isspacep: case Op::Mma: case Op::WmmaMma: case Op::Shfl: case Op::Vote:
-    case Op::Redux: case Op::Movmatrix:
+    case Op::Add:
+    case Op::Sub:
+    case Op::Mul:
+    case Op::Mad:
+    case Op::Mul24:
+    case Op::Mad24:
+    case Op::Sad:
+    case Op::Div:
+    case Op::Rem:
+    case Op::Abs:
+    case Op::Neg:
+    case Op::Min:
+    case Op::Max:
+    case Op::Popc:
+    case Op::Clz:
+    case Op::Bfind:
+    case Op::Brev:
+    case Op::Bfe:
+    case Op::Bfi:
+    case Op::Prmt:
+    case Op::And:
+    case Op::Or:
+    case Op::Xor:
+    case Op::Not:
+    case Op::Cnot:
+    case Op::Lop3:
+    case Op::Shl:
+    case Op::Shr:
+    case Op::Shf:
+    case Op::Dp4a:
+    case Op::Dp2a:
+    case Op::Fma:
+    case Op::Rcp:
+    case Op::Sqrt:
+    case Op::Rsqrt:
+    case Op::Sin:
+    case Op::Cos:
+    case Op::Lg2:
+    case Op::Ex2:
+    case Op::Tanh:
+    case Op::Copysign:
+    case Op::Testp:
+    case Op::Setp:
+    case Op::Selp:
+    case Op::Slct:
+    case Op::Set:
+    case Op::Mov:
+    case Op::Cvt:
+    case Op::CvtPack:
+    case Op::Cvta:
+    case Op::Isspacep:
+    case Op::Mma:
+    case Op::WmmaMma:
+    case Op::Shfl:
+    case Op::Vote:
+    case Op::Redux:
+    case Op::Movmatrix:
       return true;
     default:
       return false;
   }
 }
 
-bool reads_memory(const Inst& in) { return in.unit == Unit::Mem || in.op == Op::CpAsync; }
+bool reads_memory(const Inst& in) {
+  return in.unit == Unit::Mem || in.op == Op::CpAsync;
+}
 
 // State spaces as bits; a generic address may be any of global, shared and local.
 std::uint32_t space_bits(Space s) {
   switch (s) {
-    case Space::Generic: return (1u << static_cast<int>(Space::Global)) | (1u << static_cast<int>(Space::Shared)) |
-                                (1u << static_cast<int>(Space::Local)) | (1u << static_cast<int>(Space::SharedCluster));
-    case Space::Shared: case Space::SharedCluster:
+    case Space::Generic:
+      return (1u << static_cast<int>(Space::Global)) | (1u << static_cast<int>(Space::Shared)) |
+             (1u << static_cast<int>(Space::Local)) | (1u << static_cast<int>(Space::SharedCluster));
+    case Space::Shared:
+    case Space::SharedCluster:
       return (1u << static_cast<int>(Space::Shared)) | (1u << static_cast<int>(Space::SharedCluster));
-    default: return 1u << static_cast<int>(s);
+    default:
+      return 1u << static_cast<int>(s);
   }
 }
 
@@ -65,19 +118,23 @@ class Slice {
         changed = true;
         mark(in.guard);
         for (int k = 0; k < in.nsrc; ++k) mark(p_.src(in, k));
-        if (in.op == Op::Ld || (reads_memory(in) && any_dst_needed(in))) spaces_ |= space_bits(in.space);  // what it reads must be real
+        if (in.op == Op::Ld || (reads_memory(in) && any_dst_needed(in)))
+          spaces_ |= space_bits(in.space);  // what it reads must be real
       }
       // a copy between spaces (cp.async, bulk and tensor copies, ...) carries data from one to the
       // other: once any space must be real, every one is
-      if ((spaces_ & space_bits(Space::Generic)) && copies_) spaces_ |= space_bits(Space::Generic);  // (params and constants: nothing writes them)
+      if ((spaces_ & space_bits(Space::Generic)) && copies_)
+        spaces_ |= space_bits(Space::Generic);  // (params and constants: nothing writes them)
       changed |= spaces_ != spaces;
     }
     std::vector<SliceRole> roles(p_.insts.size(), SliceRole::Execute);
     for (std::size_t i = 0; i < p_.insts.size(); ++i) {
       const Inst& in = p_.insts[i];
       if (data[i]) continue;
-      if (in.op == Op::Ld || in.op == Op::St) roles[i] = SliceRole::AddressesOnly;
-      else if (register_only(in)) roles[i] = SliceRole::Skip;
+      if (in.op == Op::Ld || in.op == Op::St)
+        roles[i] = SliceRole::AddressesOnly;
+      else if (register_only(in))
+        roles[i] = SliceRole::Skip;
     }
     return roles;
   }
@@ -112,10 +169,14 @@ class Slice {
   std::uint8_t* flag(const Reg& r) { return const_cast<std::uint8_t*>(static_cast<const Slice*>(this)->flag(r)); }
   const std::uint8_t* flag(const Reg& r) const {
     switch (r.bank) {
-      case Bank::Pred: return &needed_[r.idx];
-      case Bank::R32: return &needed_[n_ + r.idx];
-      case Bank::R64: return &needed_[2 * std::size_t{n_} + r.idx];
-      default: return nullptr;  // constants and special registers: read-only
+      case Bank::Pred:
+        return &needed_[r.idx];
+      case Bank::R32:
+        return &needed_[n_ + r.idx];
+      case Bank::R64:
+        return &needed_[2 * std::size_t{n_} + r.idx];
+      default:
+        return nullptr;  // constants and special registers: read-only
     }
   }
 
