@@ -28,6 +28,7 @@ inline constexpr std::int64_t kNvidiaWarpSize = 32;      // NVIDIA lane masks ar
 inline constexpr std::int64_t kMaxWarpSize = 64;         // AMD lane masks are 64 bits wide
 inline constexpr std::int64_t kMaxSectorsPerLine = 4;    // mem::SectorCache keeps fill times and word masks for 4 sectors
 inline constexpr std::int64_t kMaxLineWordBytes = 128;   // a sector's (AMD: line's) written 4-byte words are one 32-bit mask
+inline constexpr std::int64_t kMaxCacheWays = 256;       // mem::SectorCache keeps a set's use order in a byte a way
 
 enum class Vendor { Nvidia, Amd };
 // Measured: measured by this project on the part; PublishedMeasurement: a third party's published

@@ -684,6 +684,7 @@ void check_model_limits(const DeviceSpec& d) {
       reject(k + "sector_bytes", "gives " + std::to_string(c.line_bytes / c.sector_bytes) + " sectors per line, above the " +
                                      std::to_string(kMaxSectorsPerLine) + " the model holds (mem::SectorCache's per-sector state)");
     if (!nv) at_most(k + "line_bytes", c.line_bytes, kMaxLineWordBytes, "a line's written 4-byte words are one 32-bit mask");
+    if (nv) at_most(k + "ways", c.ways, kMaxCacheWays, "mem::SectorCache keeps a set's use order in a byte a way");
   }
   rate("l1.lines_per_cycle", d.l1.lines_per_cycle, "the L1 pipeline's tag lookups");
   count("l2.instances", d.l2.instances, "the part has an L2");

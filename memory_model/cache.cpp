@@ -20,13 +20,13 @@ SectorCache::SectorCache(std::uint64_t bytes, std::uint32_t line_bytes, std::uin
   set_magic_ = sets_ ? ~std::uint64_t{0} / sets_ + 1 : 0;
   ways_v_.assign(std::size_t{sets_} * ways_, Way{});
   tags_.assign(ways_v_.size(), 0);
-  stamps_.assign(ways_v_.size(), 0);
+  order_.resize(ways_v_.size());
+  for (std::size_t i = 0; i < order_.size(); ++i) order_[i] = static_cast<std::uint8_t>(i % ways_);
 }
 
 void SectorCache::clear() {
   std::fill(ways_v_.begin(), ways_v_.end(), Way{});
   std::fill(tags_.begin(), tags_.end(), 0);
-  std::fill(stamps_.begin(), stamps_.end(), 0);
   std::fill(used_at_.begin(), used_at_.end(), 0);
   std::fill(user_of_.begin(), user_of_.end(), kNoCta);
   started_at_.clear();
@@ -85,16 +85,15 @@ std::uint32_t SectorCache::set_of(std::uint64_t line) const {
   return static_cast<std::uint32_t>((static_cast<unsigned __int128>(low) * sets_) >> 64);
 }
 
-SectorCache::Way* SectorCache::find(std::uint64_t line) {
-  const std::size_t base = std::size_t{set_of(line)} * ways_;
+SectorCache::Way* SectorCache::find(std::size_t base, std::uint64_t line) {
   const std::uint64_t* t = tags_.data() + base;
   for (std::uint32_t i = 0; i < ways_; ++i)
     if (t[i] == line + 1) return &ways_v_[base + i];
   return nullptr;
 }
 
-SectorCache::Way* SectorCache::find_live(std::uint64_t line, CacheResult& r) {
-  Way* w = find(line);
+SectorCache::Way* SectorCache::find_live(std::size_t base, std::uint64_t line, CacheResult& r) {
+  Way* w = find(base, line);
   if (!w || !window_) return w;
   const auto i = static_cast<std::size_t>(w - ways_v_.data());
   const std::uint64_t age = filled_ - used_at_[i];
@@ -105,17 +104,31 @@ SectorCache::Way* SectorCache::find_live(std::uint64_t line, CacheResult& r) {
   return nullptr;
 }
 
-SectorCache::Way& SectorCache::allocate(std::uint64_t line, CacheResult& r) {
-  const std::size_t base = std::size_t{set_of(line)} * ways_;
-  std::size_t victim = base;
-  for (std::size_t i = base; i < base + ways_; ++i) {
-    if (tags_[i] == 0) { victim = i; break; }
-    if (stamps_[i] < stamps_[victim]) victim = i;
-  }
-  Way& w = ways_v_[victim];
-  if (tags_[victim] != 0) report_dirty(w, sectors_, full_words_, r);
+void SectorCache::prefetch_way(std::uint64_t line) const {
+  if (!sets_) return;
+  const std::size_t base = base_of(line);
+  std::size_t way = victim(base);
+  for (std::size_t i = base; i < base + ways_; ++i)
+    if (tags_[i] == line + 1) way = i;
+  __builtin_prefetch(ways_v_.data() + way);
+  if (window_) __builtin_prefetch(used_at_.data() + way);
+  if (chip_wave_) __builtin_prefetch(user_of_.data() + way);
+}
+
+// Exact LRU: a set's ways in use order (order_). A way allocated is used at once (touch), so every
+// valid way has its place by its last use.
+std::size_t SectorCache::victim(std::size_t base) const {
+  for (std::size_t i = base; i < base + ways_; ++i)
+    if (tags_[i] == 0) return i;
+  return base + order_[base + ways_ - 1];
+}
+
+SectorCache::Way& SectorCache::allocate(std::size_t base, std::uint64_t line, CacheResult& r) {
+  const std::size_t v = victim(base);
+  Way& w = ways_v_[v];
+  if (tags_[v] != 0) report_dirty(w, sectors_, full_words_, r);
   w = Way{};
-  tags_[victim] = line + 1;
+  tags_[v] = line + 1;
   return w;
 }
 
@@ -125,8 +138,8 @@ CacheResult SectorCache::read(std::uint64_t line, std::uint32_t mask, bool alloc
     r.miss_sectors = mask;
     return r;
   }
-  ++clock_;
-  Way* w = find_live(line, r);
+  const std::size_t base = base_of(line);
+  Way* w = find_live(base, line, r);
   if (w) {
     r.hit_sectors = w->valid & mask;
     r.miss_sectors = mask & ~w->valid;
@@ -138,17 +151,17 @@ CacheResult SectorCache::read(std::uint64_t line, std::uint32_t mask, bool alloc
       for (std::uint32_t s = 0; s < sectors_; ++s)
         if (mask >> s & 1) w->words[s] = full_words_;
     }
-    touch(w);
+    touch(base, w);
     return r;
   }
   r.miss_sectors = mask;
   if (!alloc) return r;
   if (counting_) filled_ += static_cast<std::uint64_t>(std::popcount(mask));
-  Way& n = allocate(line, r);
+  Way& n = allocate(base, line, r);
   n.valid = mask;
   for (std::uint32_t s = 0; s < sectors_; ++s)
     if (mask >> s & 1) n.words[s] = full_words_;
-  touch(&n);
+  touch(base, &n);
   return r;
 }
 
@@ -158,14 +171,14 @@ CacheResult SectorCache::write(std::uint64_t line, std::uint32_t mask, const std
     r.miss_sectors = mask;
     return r;
   }
-  ++clock_;
-  Way* w = find_live(line, r);
+  const std::size_t base = base_of(line);
+  Way* w = find_live(base, line, r);
   if (!w) {
     r.miss_sectors = mask;
     if (counting_) filled_ += static_cast<std::uint64_t>(std::popcount(mask));
-    w = &allocate(line, r);
+    w = &allocate(base, line, r);
   }
-  touch(w);
+  touch(base, w);
   r.newly_dirty = w->dirty == 0;
   for (std::uint32_t s = 0; s < sectors_; ++s) {
     if (!(mask >> s & 1)) continue;

@@ -10,11 +10,26 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
+#include <new>
 #include <unordered_map>
 #include <vector>
 
 namespace kernsim::mem {
+
+// Allocates on host cache line boundaries (64 bytes), so that a set's state starts one.
+template <class T>
+struct AlignedAllocator {
+  using value_type = T;
+  AlignedAllocator() = default;
+  template <class U>
+  AlignedAllocator(const AlignedAllocator<U>&) {}
+  T* allocate(std::size_t n) { return static_cast<T*>(::operator new(n * sizeof(T), std::align_val_t{64})); }
+  void deallocate(T* p, std::size_t) { ::operator delete(p, std::align_val_t{64}); }
+  template <class U>
+  bool operator==(const AlignedAllocator<U>&) const { return true; }
+};
 
 struct CacheResult {
   std::uint32_t hit_sectors = 0;      // requested sectors present with complete data
@@ -69,17 +84,21 @@ class SectorCache {
   void set_chip_wave(std::uint64_t chip_wave_ctas);
   void cta_started(std::uint64_t cta);                   // a CTA of the slice starts now
   void set_user(std::uint64_t cta) { user_ = cta; }      // the CTA of the accesses that follow (kNoCta: none)
-  // Starts loading what a lookup of `line` reads first (its set's tags and LRU stamps) into the
-  // host's cache, so that the lines of a scattered warp access miss there together rather than
-  // one after another. Changes nothing.
+  // Starts loading what a lookup of `line` reads first (its set's tags and recency order) into
+  // the host's cache, so that the lines of a scattered warp access miss there together rather
+  // than one after another. Changes nothing.
   void prefetch(std::uint64_t line) const {
     if (!sets_) return;
-    const std::size_t base = std::size_t{set_of(line)} * ways_;
-    __builtin_prefetch(tags_.data() + base);
-    __builtin_prefetch(tags_.data() + base + ways_ - 1);
-    __builtin_prefetch(stamps_.data() + base);
-    __builtin_prefetch(stamps_.data() + base + ways_ - 1);
+    const std::size_t base = base_of(line);
+    const auto first = reinterpret_cast<std::uintptr_t>(tags_.data() + base) / 64;
+    const auto last = (reinterpret_cast<std::uintptr_t>(tags_.data() + base + ways_) - 1) / 64;
+    for (std::uintptr_t l = first; l <= last; ++l) __builtin_prefetch(reinterpret_cast<const void*>(l * 64));
+    __builtin_prefetch(order_.data() + base);
   }
+  // The second step of a scattered access's prefetch, once prefetch() has had time to bring the
+  // set's tags and stamps: starts loading the per-way state a lookup of `line` reads next (the way
+  // holding it, or the way a miss would take, and that way's use-window entries). Changes nothing.
+  void prefetch_way(std::uint64_t line) const;
   // Writes a line's dirty sectors back (they become clean); reports them like an eviction.
   CacheResult clean(std::uint64_t line);
   void clear();
@@ -113,7 +132,9 @@ class SectorCache {
   };
 
  private:
-  struct Way {  // tags and LRU stamps live in tags_/stamps_, which lookups scan
+  // One host cache line a way (56 bytes of state): a lookup's per-way reads and writes miss the
+  // host's cache once, not twice where a way straddled two of its lines.
+  struct alignas(64) Way {  // tags and recency live in tags_/order_, which lookups scan
     std::array<double, kMaxSectors> ready{};  // when each sector's fill arrives
     std::uint32_t valid = 0;     // sectors with complete data
     std::uint32_t dirty = 0;     // sectors written since fill
@@ -121,19 +142,28 @@ class SectorCache {
   };
   std::uint64_t hash_of(std::uint64_t line) const { return (line >> line_shift_) * 0x9E3779B97F4A7C15ull; }  // multiplicative
   std::uint32_t set_of(std::uint64_t line) const;
+  std::size_t base_of(std::uint64_t line) const { return std::size_t{set_of(line)} * ways_; }  // the set's first way
   std::uint64_t set_magic_ = 0;  // ~0 / sets_ + 1: the set index's remainder without a division (set_of)
-  Way* find(std::uint64_t line);
+  Way* find(std::size_t base, std::uint64_t line);
+  Way* find(std::uint64_t line) { return find(base_of(line), line); }
   // find(), with a line out of the use window invalidated (its dirty sectors reported in `r`)
-  Way* find_live(std::uint64_t line, CacheResult& r);
-  Way& allocate(std::uint64_t line, CacheResult& r);
+  Way* find_live(std::size_t base, std::uint64_t line, CacheResult& r);
+  Way& allocate(std::size_t base, std::uint64_t line, CacheResult& r);
+  std::size_t victim(std::size_t base) const;  // the way allocate() takes: the first invalid one, else the least recently used
   static void report_dirty(const Way& w, std::uint32_t sectors, std::uint32_t full_words, CacheResult& r);
   std::uint32_t line_bytes_ = 128, sector_bytes_ = 32, sectors_ = 4, ways_ = 0, sets_ = 0;
   Index index_ = Index::Multiplicative;
   std::uint32_t fold_bits_ = 1;  // Index::Xor: bits per fold group, ceil(log2(sets_))
   std::uint32_t line_shift_ = 7, full_words_ = 0xff;
-  void touch(const Way* w) {
+  // the way at `base` + w of its set becomes the most recently used
+  void touch(std::size_t base, const Way* w) {
     const auto i = static_cast<std::size_t>(w - ways_v_.data());
-    stamps_[i] = clock_;
+    const auto way = static_cast<std::uint8_t>(i - base);
+    std::uint8_t* order = order_.data() + base;
+    std::size_t k = 0;
+    while (order[k] != way) ++k;
+    for (; k > 0; --k) order[k] = order[k - 1];
+    order[0] = way;
     if (window_) used_at_[i] = filled_;
     if (chip_wave_) user_of_[i] = user_;
   }
@@ -147,9 +177,12 @@ class SectorCache {
   std::vector<std::uint64_t> user_of_;  // per way, with a chip wave: the CTA of its last use
   std::unordered_map<std::uint64_t, std::uint64_t> started_at_;  // CTA -> filled_ when it started
   std::vector<Way> ways_v_;
-  std::vector<std::uint64_t> tags_;    // per way: line + 1; 0 = invalid
-  std::vector<std::uint64_t> stamps_;  // per way: last use
-  std::uint64_t clock_ = 0;
+  // per way: line + 1, 0 = invalid; a set's tags start on a host cache line (16 ways: two of them)
+  std::vector<std::uint64_t, AlignedAllocator<std::uint64_t>> tags_;
+  // per set, its ways' numbers from the most to the least recently used: exact LRU in a byte a way,
+  // so a lookup reads the tags and a few bytes (a 16-way set's 64-bit use stamps took two host
+  // cache lines, each a miss in a large L2's random access)
+  std::vector<std::uint8_t> order_;
 };
 
 }  // namespace kernsim::mem

@@ -22,59 +22,62 @@ class LineTable {
   const V* find(std::uint64_t line) const {
     if (size_ == 0) return nullptr;
     for (std::size_t i = slot(line);; i = (i + 1) & mask_) {
-      if (keys_[i] == 0) return nullptr;
-      if (keys_[i] == line + 1) return &vals_[i];
+      if (slots_[i].key == 0) return nullptr;
+      if (slots_[i].key == line + 1) return &slots_[i].val;
     }
+  }
+
+  // Starts loading the slot find(line) and put(line) read first into the host's cache (a
+  // scattered warp access's lines miss there together). Changes nothing.
+  void prefetch(std::uint64_t line) const {
+    if (!slots_.empty()) __builtin_prefetch(slots_.data() + slot(line));
   }
 
   // Stores `v` for `line` (any but the largest uint64, the empty mark), replacing what was there.
   void put(std::uint64_t line, const V& v) {
-    if (2 * (size_ + 1) > keys_.size()) grow();
+    if (2 * (size_ + 1) > slots_.size()) grow();
     std::size_t i = slot(line);
-    for (; keys_[i] != 0; i = (i + 1) & mask_)
-      if (keys_[i] == line + 1) {
-        vals_[i] = v;
+    for (; slots_[i].key != 0; i = (i + 1) & mask_)
+      if (slots_[i].key == line + 1) {
+        slots_[i].val = v;
         return;
       }
-    keys_[i] = line + 1;
-    vals_[i] = v;
+    slots_[i] = Slot{line + 1, v};
     ++size_;
   }
 
   // Keeps the entries for which keep(value) holds, drops the others.
   template <class Keep>
   void retain(Keep&& keep) {
-    std::vector<std::uint64_t> keys;
-    std::vector<V> vals;
-    keys.swap(keys_);
-    vals.swap(vals_);
-    keys_.assign(keys.size(), 0);
-    vals_.assign(vals.size(), V{});
+    std::vector<Slot> old;
+    old.swap(slots_);
+    slots_.assign(old.size(), Slot{});
     size_ = 0;
-    for (std::size_t i = 0; i < keys.size(); ++i)
-      if (keys[i] != 0 && keep(vals[i])) put(keys[i] - 1, vals[i]);
+    for (const Slot& e : old)
+      if (e.key != 0 && keep(e.val)) put(e.key - 1, e.val);
   }
 
  private:
+  // key and value side by side: a lookup of a random line misses the host's cache once
+  struct Slot {
+    std::uint64_t key = 0;  // line + 1; 0: empty
+    V val{};
+  };
   std::size_t slot(std::uint64_t line) const {
     return static_cast<std::size_t>((line * 0x9e3779b97f4a7c15ull) >> 32) & mask_;
   }
   void grow() {
-    std::vector<std::uint64_t> keys;
-    std::vector<V> vals;
-    keys.swap(keys_);
-    vals.swap(vals_);
-    const std::size_t cap = keys.empty() ? 64 : 2 * keys.size();
-    keys_.assign(cap, 0);
-    vals_.assign(cap, V{});
+    std::vector<Slot> old;
+    old.swap(slots_);
+    const std::size_t cap = old.empty() ? 64 : 2 * old.size();
+    slots_.assign(cap, Slot{});
     mask_ = cap - 1;
     size_ = 0;
-    for (std::size_t i = 0; i < keys.size(); ++i)
-      if (keys[i] != 0) put(keys[i] - 1, vals[i]);
+    for (const Slot& e : old)
+      if (e.key != 0) put(e.key - 1, e.val);
   }
 
-  std::vector<std::uint64_t> keys_;  // line + 1; 0: empty
-  std::vector<V> vals_;
+  std::vector<Slot> slots_;
   std::size_t size_ = 0, mask_ = 0;
 };
 

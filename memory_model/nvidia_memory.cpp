@@ -358,6 +358,22 @@ void NvMemorySystem::cta_started(int sm, int slot, std::uint64_t cta) {
   l2c_.cta_started(cta);
 }
 
+// A scattered access: its lines' lookups miss the host's cache together rather than one after
+// another. First the sets' tags and stamps (L1, L2) and the TPC table's slots; then, once those
+// have had a loop's time to arrive, the ways the lookups will read or take.
+void NvMemorySystem::prefetch_lookups(const SectorCache& l1, bool l1_reads, int tpc_sm) const {
+  const LineTable<TpcRead>* tpc = tpc_sm >= 0 ? &tpc_reads_[static_cast<std::size_t>(tpc_sm / tpc_sms_)] : nullptr;
+  for (const auto& e : scratch_) {
+    if (l1_reads) l1.prefetch(e.line);
+    l2c_.prefetch(e.line);
+    if (tpc) tpc->prefetch(e.line);
+  }
+  for (const auto& e : scratch_) {
+    if (l1_reads) l1.prefetch_way(e.line);
+    l2c_.prefetch_way(e.line);
+  }
+}
+
 // Coalescing: the lines a warp's access touches, each line's sectors and each sector's 4-byte
 // words, in first-touch order (scratch_). A full warp whose lanes take consecutive elements
 // touches one byte range, and the range is taken whole: the same lines, in the same order, as
@@ -413,11 +429,7 @@ MemTiming NvMemorySystem::global(int sm, double t, const std::uint64_t* addrs, s
     warp_fence_[w] = warp_seq_[w];
   }
   SectorCache& l1 = l1_[static_cast<std::size_t>(sm)];
-  if (scratch_.size() > 1)  // a scattered access: its lines' lookups miss the host's cache together
-    for (const auto& e : scratch_) {
-      if (kind == Access::Load) l1.prefetch(e.line);
-      l2c_.prefetch(e.line);
-    }
+  if (scratch_.size() > 1) prefetch_lookups(l1, kind == Access::Load, tpc_window_ > 0 && is_load ? sm : -1);
   const std::uint32_t full_words = sector_ >= 128 ? 0xffffffffu : ((1u << (sector_ / 4)) - 1);
   std::uint32_t total_sectors = 0;
   for (const auto& e : scratch_) total_sectors += static_cast<std::uint32_t>(std::popcount(e.sectors));

@@ -107,6 +107,8 @@ class NvMemorySystem {
   std::pair<double, double> l2_write(int sm, double t, std::uint64_t line, std::uint32_t sectors,
                                      const std::uint32_t* words, std::uint32_t charged, bool merged);
   double evictions(double t, const CacheResult& r);
+  // global(): starts loading a scattered access's lookups (tpc_sm: the SM whose TPC table it reads; -1: none)
+  void prefetch_lookups(const SectorCache& l1, bool l1_reads, int tpc_sm) const;
   double dram_bytes(std::uint32_t sectors) const;  // HBM bytes moved for these sectors of one line (bursts)
 
   const device::DeviceSpec& dev_;

@@ -21,19 +21,28 @@ namespace kernsim::mem {
 class MissSlots {
  public:
   explicit MissSlots(std::int64_t slots) : free_(static_cast<std::size_t>(std::max<std::int64_t>(1, slots)), 0.0) {}
-  // When a request arriving at `t` gets a slot (the slot is then held until release()).
-  double acquire(double t) {
-    std::pop_heap(free_.begin(), free_.end(), std::greater<>());
-    return std::max(t, free_.back());
-  }
+  // When a request arriving at `t` gets a slot: the earliest to free. The slot is then held until
+  // release(), which must come before the next acquire().
+  double acquire(double t) const { return std::max(t, free_[head_]); }
   // The slot taken by the last acquire() frees at `done`.
   void release(double done) {
-    free_.back() = done;
-    std::push_heap(free_.begin(), free_.end(), std::greater<>());
+    // The times sit in a ring in ascending order from head_: the earliest leaves at the front and
+    // `done` enters from the back, past the (usually no) later times it moves up by one.
+    const std::size_t n = free_.size();
+    std::size_t at = head_;  // the free place, at the back once head_ moves on
+    head_ = head_ + 1 == n ? 0 : head_ + 1;
+    for (std::size_t k = n - 1; k > 0; --k) {
+      const std::size_t before = at == 0 ? n - 1 : at - 1;
+      if (free_[before] <= done) break;
+      free_[at] = free_[before];
+      at = before;
+    }
+    free_[at] = done;
   }
 
  private:
-  std::vector<double> free_;  // min-heap of the times the slots free up
+  std::vector<double> free_;  // when each slot frees up: ascending in ring order from head_
+  std::size_t head_ = 0;
 };
 
 class HbmCost {

@@ -55,6 +55,15 @@ PtxKernel::PtxKernel(const isa::ptx::Program& program, GlobalMemory& memory, Lau
                 std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(opts_.wall_time_limit_s));
 }
 
+bool PtxKernel::set_addresses_only(bool on) {
+  if (on && !sliced_) {
+    roles_ = isa::ptx::address_slice(prog_);
+    sliced_ = true;
+  }
+  addresses_only_ = on && !roles_.empty();
+  return addresses_only_;
+}
+
 void PtxKernel::count(std::uint32_t active) {
   ++warp_insts_;
   thread_insts_ += static_cast<std::uint64_t>(std::popcount(active));
@@ -544,6 +553,12 @@ StepInfo PtxCta::step(int wi) {
       c.unsupported(in, c.p.unsupported[in.imm]);
     default: {
       top.pc = pc + 1;
+      const isa::ptx::SliceRole role = c.k.addresses_only() ? c.k.slice_role(pc) : isa::ptx::SliceRole::Execute;
+      if (role == isa::ptx::SliceRole::Skip) [[unlikely]] {
+        pop_done(c, w);
+        break;
+      }
+      c.no_transfer = role == isa::ptx::SliceRole::AddressesOnly;
       if (gm != 0 || in.op == Op::Shfl || in.op == Op::Vote || in.op == Op::BarWarp) {
         if (in.flags & isa::ptx::kReadsClock) {
           // %globaltimer counts nanoseconds on the Unix epoch, as a real part's does: simulated

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "isa/ptx/address_slice.h"
 #include "isa/ptx/program.h"
 #include "sim/functional/global_memory.h"
 
@@ -213,6 +214,16 @@ class PtxKernel {
   // Progress: the steps of warps that are not suspected of an endless loop (SpinWatch in
   // ptx_impl.h), counted as all steps less the suspects' so that the common step pays nothing.
   void note_suspect_step() { ++suspect_insts_; }
+  // Runs that need only the kernel's control flow and global addresses (an L2 warm-up, a work
+  // probe; isa::ptx::address_slice): while on, instructions outside the address slice are skipped
+  // and loads and stores it does not need form and check their addresses but move no data. The
+  // instruction counts, branches and addresses are those of a full run. Memory the skipped stores
+  // would have written keeps its old contents, so only runs whose writes do not matter (undone,
+  // or outputs not wanted) may use it. Returns whether it is on (off where the analysis does not
+  // apply: calls).
+  bool set_addresses_only(bool on);
+  bool addresses_only() const { return addresses_only_; }
+  isa::ptx::SliceRole slice_role(std::uint32_t pc) const { return roles_[pc]; }
   std::uint64_t progress() const { return warp_insts_ - suspect_insts_; }
 
  private:
@@ -223,6 +234,8 @@ class PtxKernel {
   ExecOptions opts_;
   std::uint64_t warp_insts_ = 0, thread_insts_ = 0, suspect_insts_ = 0;
   std::uint64_t limit_ = 0;  // the instruction count past which count() stops the run
+  bool addresses_only_ = false, sliced_ = false;
+  std::vector<isa::ptx::SliceRole> roles_;  // address_slice(prog_), made at the first set_addresses_only(true)
   std::function<std::optional<std::uint64_t>()> canceller_;
   [[noreturn]] void over_limit() const;
   std::chrono::steady_clock::time_point deadline_ = std::chrono::steady_clock::time_point::max();

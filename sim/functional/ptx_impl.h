@@ -191,6 +191,7 @@ struct PtxCta::Impl {
   std::uint32_t rank = 0;                 // %cluster_ctarank
   TensorMemory tmem;                      // tcgen05
   bool clc_failed_seen = false;  // a query_cancel of this CTA read a failed try_cancel response
+  bool no_transfer = false;      // the step's ld/st forms and checks its addresses only (PtxKernel::set_addresses_only)
 
   Impl(PtxCta& s, PtxKernel& kernel, std::uint64_t cta_linear, std::shared_ptr<ClusterState> cl, std::uint32_t r);
 

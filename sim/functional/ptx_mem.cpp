@@ -270,7 +270,7 @@ Space PtxCta::Impl::exec_mem(Warp& w, const Inst& in, std::uint32_t m) {
         // the lanes' span is one allocation; a lazy one fills only the pages the lanes reach
         Allocation* al =
             (lo >= P::kGlobalBase && hi < P::kLocalWindow) ? k.memory().find_unfilled(lo, hi - lo + bytes) : nullptr;
-        if (al && al->lazy()) [[unlikely]] {
+        if (al && al->lazy() && !no_transfer) [[unlikely]] {
           if (hi - lo < 4 * al->page)  // a coalesced access: its span at once
             al->materialize(lo - al->base, hi - lo + bytes);
           else
@@ -314,6 +314,7 @@ Space PtxCta::Impl::exec_mem(Warp& w, const Inst& in, std::uint32_t m) {
         });
       }
       // 2) the transfer
+      if (no_transfer) return resolved;
       if (is_ld) {
         for (int i = 0; i < in.vec; ++i) {
           const Reg d = p.dst(in, i);

@@ -282,8 +282,10 @@ struct Sm {
 
 class NvidiaMachine final : public SampledMachine {
  public:
-  NvidiaMachine(const device::DeviceSpec& d, PtxKernel& k, const KernelResources& res, Listener& l)
-      : d_(d), k_(k), p_(k.program()), res_(res), lis_(l), cluster_(static_cast<int>(k.dims().cluster_ctas())) {}
+  // writes_matter: the launch's outputs are wanted, so CTAs the warm-up runs must write what they write
+  NvidiaMachine(const device::DeviceSpec& d, PtxKernel& k, const KernelResources& res, Listener& l, bool writes_matter)
+      : d_(d), k_(k), p_(k.program()), res_(res), lis_(l), cluster_(static_cast<int>(k.dims().cluster_ctas())),
+        writes_matter_(writes_matter) {}
 
   // set-up
   std::uint64_t grid_ctas() const override { return k_.dims().num_blocks(); }
@@ -423,6 +425,7 @@ class NvidiaMachine final : public SampledMachine {
   std::uint64_t slice_ctas_ = 0;                 // the CTAs the assembled SMs run
   std::uint64_t slice_items_ = 0;                // clusters (CTAs) 0..slice_items_-1: those CTAs
   std::uint64_t warm_begin_ = 0, warm_end_ = 0;  // the clusters (CTAs) the L2 warm-up ran
+  bool writes_matter_ = false;
   const char* warm_why_ = "";                    // and why it stopped there, for slice_text (null: not run)
   std::vector<std::uint64_t>* record_lines_ = nullptr;  // where warm_warp records lines (shares_lines) instead of warming
   std::uint64_t slots_ = 0;                      // CTAs resident at once
@@ -612,9 +615,21 @@ int NvidiaMachine::sb_index(P::Reg r) const {
   }
 }
 
+// Untimed runs that need only the CTAs' instruction counts and global addresses (the work probes,
+// the L2 warm-up, shares_lines) run the kernel's address slice (PtxKernel::set_addresses_only)
+// while one of these lives: an SGEMM warm-up's FMAs, mma.syncs and data movement are skipped.
+struct AddressesOnly {
+  PtxKernel& k;
+  AddressesOnly(PtxKernel& kernel, bool on) : k(kernel) { k.set_addresses_only(on); }
+  ~AddressesOnly() { k.set_addresses_only(false); }
+  AddressesOnly(const AddressesOnly&) = delete;
+  AddressesOnly& operator=(const AddressesOnly&) = delete;
+};
+
 // A launch with clusters runs the cluster at the same place in the grid (its CTAs only run
 // together) and counts its mean per CTA.
 std::optional<std::uint64_t> NvidiaMachine::probe_cta(std::uint64_t id, std::uint64_t max_insts) {
+  const AddressesOnly slice(k_, true);  // its writes are undone
   const std::uint64_t before = k_.warp_instructions();
   const std::uint64_t per = k_.dims().cluster_ctas();
   auto run = [&] {
@@ -643,6 +658,7 @@ std::string NvidiaMachine::warm_up(std::uint64_t max_insts, bool previous_launch
   bool full = false, alone = true;
   const bool skip = warm_end_ > slice_items_ && !shares_lines(max_insts);
   if (skip) warm_end_ = warm_begin_ = slice_items_;
+  const AddressesOnly slice(k_, !writes_matter_);  // the warm-up's CTAs are not run again for outputs
   for (std::uint64_t id = warm_end_; !full && id-- > slice_items_;) {
     if (!(alone = probe_alone(k_, kProbeBudgets * max_insts, [&] { warm_item(id); }))) break;
     warm_begin_ = id;
@@ -672,6 +688,7 @@ bool NvidiaMachine::shares_lines(std::uint64_t max_insts) {
   const std::pair<std::uint64_t, std::uint64_t> pairs[] = {
       {0, 1}, {0, gx}, {0, gxy}, {mid, mid + 1}, {slice_items_ - 1, slice_items_}};
   std::unordered_map<std::uint64_t, std::vector<std::uint64_t>> lines;
+  const AddressesOnly slice(k_, true);  // writes undone
   auto lines_of = [&](std::uint64_t id) -> const std::vector<std::uint64_t>* {
     if (auto it = lines.find(id); it != lines.end()) return &it->second;
     std::vector<std::uint64_t> v;
@@ -703,6 +720,7 @@ bool NvidiaMachine::shares_lines(std::uint64_t max_insts) {
 // L2 set is full, the grid is done, a CTA cannot run alone (it waits on CTAs before it), or
 // kWarmReplayBudgets detail budgets of instructions ran.
 std::string NvidiaMachine::replay_previous_launch(bool full, std::uint64_t max_insts) {
+  const AddressesOnly slice(k_, true);  // writes undone
   const std::uint64_t start = k_.warp_instructions(), cap = max_insts * kWarmReplayBudgets;
   const std::uint64_t grid = items();
   std::uint64_t id = grid;
@@ -1705,7 +1723,7 @@ TimingResult time_ptx_kernel(const device::DeviceSpec& dev, PtxKernel& kernel, c
                              Listener& listener) {
   if (dev.vendor != device::Vendor::Nvidia)
     throw Error(ErrorKind::Unsupported, "PTX kernels run on NVIDIA devices; " + dev.name + " is an AMD part");
-  NvidiaMachine machine(dev, kernel, res, listener);
+  NvidiaMachine machine(dev, kernel, res, listener, opts.complete_functionally);
   TimingResult r = Sampler(machine, opts, listener).run();
   at_load_clock(r, dev);
   return r;

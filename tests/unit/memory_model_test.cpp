@@ -5,12 +5,15 @@
 #include <vector>
 #include <numeric>
 #include <bit>
+#include <array>
+#include <set>
 
 #include "device/loader.h"
 #include "memory_model/cache.h"
 #include "memory_model/line_table.h"
 #include "memory_model/nvidia_memory.h"
 #include "memory_model/server.h"
+#include "memory_model/units.h"
 #include "sim/timing/occupancy.h"
 #include "test_util.h"
 
@@ -44,6 +47,58 @@ TEST(LineTable, AnswersAsAMapThroughGrowthOverwritesAndPruning) {
       if (v) EXPECT_EQ(*v, it->second);
     }
   EXPECT_EQ(t.find(~std::uint64_t{0} - 1), nullptr);
+}
+
+// A set of 16 ways under random reads, writes and invalidations hits and misses as exact LRU
+// does: a miss takes the first empty way, else the way used longest ago (a reference kept here
+// by way and last-use step).
+TEST(SectorCache, SixteenWaysEvictExactlyTheLeastRecentlyUsed) {
+  constexpr int kWays = 16;
+  mem::SectorCache c(128 * kWays, 128, 32, kWays);  // one set
+  std::array<std::uint64_t, kWays> way{};           // line + 1; 0 empty
+  std::array<std::uint64_t, kWays> used{};
+  std::uint64_t x = 99;
+  for (std::uint64_t step = 1; step < 20000; ++step) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    const std::uint64_t line = 128 * ((x >> 33) % 24);
+    int at = -1;
+    for (int w = 0; w < kWays; ++w)
+      if (way[w] == line + 1) at = w;
+    const int op = static_cast<int>((x >> 20) % 10);
+    if (op == 0) {
+      EXPECT_EQ(c.invalidate(line), at >= 0);
+      if (at >= 0) way[at] = 0;
+      continue;
+    }
+    const auto r = op == 1 ? c.write(line, 0b1111, nullptr) : c.read(line, 0b1111, true);
+    ASSERT_EQ(r.miss_sectors == 0, at >= 0) << "step " << step;
+    if (at < 0) {
+      at = 0;  // the first empty way, else the one used longest ago
+      for (int w = 0; w < kWays && way[at] != 0; ++w)
+        if (way[w] == 0 || used[w] < used[at]) at = w;
+      way[at] = line + 1;
+    }
+    used[at] = step;
+  }
+}
+
+// MissSlots hands out the earliest free slot, as a multiset of free times does, whatever order
+// the requests and their completions come in.
+TEST(MissSlots, EachRequestGetsTheEarliestSlotToFree) {
+  mem::MissSlots slots(37);
+  std::multiset<double> ref;
+  for (int i = 0; i < 37; ++i) ref.insert(0.0);
+  std::uint64_t x = 7;
+  for (int step = 0; step < 20000; ++step) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    const double t = static_cast<double>((x >> 40) % 5000) + step * 0.5;
+    const double got = slots.acquire(t);
+    ASSERT_EQ(got, std::max(t, *ref.begin())) << "step " << step;
+    const double done = got + static_cast<double>((x >> 20) % 3000);
+    ref.erase(ref.begin());
+    ref.insert(done);
+    slots.release(done);
+  }
 }
 
 TEST(SectorCache, MissFillsThenHits) {
